@@ -1,0 +1,24 @@
+"""tenferro: eager tensors with exact derivatives through einsum and dense linear algebra.
+
+The public contract is DESIGN.md §1; every name below is part of it.
+"""
+from ._errors import (DTypeError, GaugeError, GraphFreedError, LinAlgError, ShapeError,
+                      TenferroError, UnsupportedADError)
+from ._tensor import Tensor, as_tensor, tensor, install_methods as _install_methods
+from ._ops.elementwise import *  # noqa: F401,F403
+from ._ops.elementwise import abs, pow  # noqa: F401  (shadow builtins on purpose)
+from ._ops.reductions import *  # noqa: F401,F403
+from ._ops.reductions import sum  # noqa: F401
+from ._ops.structure import *  # noqa: F401,F403
+from ._ops.einsum import *  # noqa: F401,F403
+from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad,
+                       is_grad_enabled, no_grad, set_grad_enabled, value_and_grad, vjp)
+from . import forward as forward_ad
+from .forward import hvp, jvp
+from . import linalg
+from .builders import Builder, builder
+from . import testing
+
+_install_methods()
+
+__version__ = "0.1.0"

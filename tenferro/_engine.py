@@ -1,0 +1,143 @@
+"""Recording op applications on the graph and propagating forward tangents.
+
+``apply``/``apply1`` are the one entry every op goes through after computing its primal
+with NumPy: they attach a graph node when grad mode is on and an input requires grad,
+and compute output tangents when a forward-AD dual level is active.
+"""
+import os
+
+import numpy as np
+
+from ._errors import GraphFreedError
+from ._state import STATE
+
+if os.environ.get("TENFERRO_PURE_PYTHON"):
+    from ._kernels._reference import Node, run_backward
+else:
+    try:
+        from ._kernels.tape import Node, run_backward
+    except ImportError:  # pragma: no cover - only in a source tree without a build
+        from ._kernels._reference import Node, run_backward
+
+__all__ = ["Node", "apply", "apply1", "run_backward", "graph_rule", "GraphFreedError"]
+
+_Tensor = None  # set by _tensor.py (avoids an import cycle)
+
+
+def _bind(tensor_cls):
+    global _Tensor
+    _Tensor = tensor_cls
+
+
+def apply1(op, inputs, out, ctx=None):
+    """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
+    node = None
+    if STATE.grad_enabled:
+        for x in inputs:
+            if x._node is not None:
+                node = Node(op, ctx, inputs, (out,))
+                break
+    t = _Tensor._wrap(out, node, 0)
+    if STATE.fw_level:
+        _forward(op, ctx, inputs, (out,), (t,), node)
+    return t
+
+
+def apply(op, inputs, outs, ctx=None):
+    """Wrap the output arrays ``outs`` (a tuple) of ``op(*inputs)`` as Tensors."""
+    node = None
+    if STATE.grad_enabled:
+        for x in inputs:
+            if x._node is not None:
+                node = Node(op, ctx, inputs, outs)
+                break
+    nondiff = op.nondiff
+    res = tuple(_Tensor._wrap(d, None if i in nondiff else node, i) for i, d in enumerate(outs))
+    if STATE.fw_level:
+        _forward(op, ctx, inputs, outs, res, node)
+    return res
+
+
+def _cast_like(t, ref_dtype):
+    """Give a tangent/cotangent the dtype of its primal (real part for a real primal)."""
+    if t.dtype != ref_dtype:
+        if t.dtype.kind == "c" and ref_dtype.kind != "c":
+            t = t.real
+        t = t.astype(ref_dtype)
+    return t
+
+
+def _forward(op, ctx, inputs, outs, results, node):
+    """Forward mode: output tangents from the input tangents of the active level."""
+    level = STATE.fw_level
+    ts = []
+    any_t = False
+    graph = False
+    for x in inputs:
+        fw = x._fw
+        if fw is not None and fw[0] == level:
+            ts.append(fw[1])
+            any_t = True
+            graph = graph or fw[1]._node is not None
+        else:
+            ts.append(None)
+    if not any_t:
+        return
+    if op.jvp is None:
+        from ._errors import UnsupportedADError
+        raise UnsupportedADError(f"{op.name} has no forward-mode rule")
+    graph = STATE.grad_enabled and (graph or node is not None)
+    STATE.fw_level = 0
+    try:
+        if graph:
+            # Tensors without tangents: the rule's own ops record reverse-mode graph
+            # (reverse-over-forward) but do not recurse into forward mode.
+            xs = tuple(_Tensor._wrap(x._data, x._node, x._index) for x in inputs)
+            ys = tuple(_Tensor._wrap(r._data, r._node, r._index) for r in results)
+            out_ts = op.jvp(ctx, tuple(ts), xs, ys)
+        else:
+            out_ts = op.jvp(ctx, tuple(None if t is None else t._data for t in ts),
+                            tuple(x._data for x in inputs), outs)
+    finally:
+        STATE.fw_level = level
+    tangents = []
+    for i, (r, t) in enumerate(zip(results, out_ts)):
+        if t is None or i in op.nondiff:
+            tangents.append(None)
+            continue
+        if not isinstance(t, _Tensor):
+            t = _Tensor._wrap(np.asarray(t))
+        t = _cast_like(t, r._data.dtype)
+        r._fw = (level, t)
+        tangents.append(t)
+    if node is not None:
+        node.out_tangents = tuple(tangents)
+
+
+def graph_rule(node, gs, needs):
+    """Run a pullback on Tensors so that its own ops are recorded (create_graph=True)."""
+    T = _Tensor
+    xs = node.inputs
+    tangents = node.out_tangents
+    ys = []
+    for i, d in enumerate(node.out_data):
+        y = T._wrap(d, None if i in node.op.nondiff else node, i)
+        if tangents is not None and tangents[i] is not None:
+            y._fw = (STATE.fw_level, tangents[i])
+        ys.append(y)
+    gs = tuple(g if (g is None or isinstance(g, T)) else T._wrap(g) for g in gs)
+    cots = node.op.vjp(node.ctx, needs, gs, xs, tuple(ys))
+    out = []
+    for i, c in enumerate(cots):
+        if c is None or not needs[i]:
+            out.append(None)
+            continue
+        if not isinstance(c, T):
+            c = T._wrap(np.asarray(c))
+        c = _cast_like(c, xs[i]._data.dtype)
+        if c.shape != xs[i].shape:
+            raise RuntimeError(
+                f"internal error: the pullback of {node.op.name!r} returned a cotangent of "
+                f"shape {c.shape} for input {i} of shape {xs[i].shape}; please report this")
+        out.append(c)
+    return tuple(out)

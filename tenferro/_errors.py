@@ -1,0 +1,39 @@
+"""Exception classes of tenferro (DESIGN.md §2). All subclass :class:`TenferroError`.
+
+Each also subclasses the standard exception a NumPy/SciPy user would catch, so
+``except ValueError`` or ``except numpy.linalg.LinAlgError`` keep working.
+"""
+import numpy as np
+
+__all__ = [
+    "TenferroError", "ShapeError", "DTypeError", "LinAlgError", "GaugeError",
+    "UnsupportedADError", "GraphFreedError",
+]
+
+
+class TenferroError(Exception):
+    """Base class of every error raised by tenferro."""
+
+
+class ShapeError(TenferroError, ValueError):
+    """Shapes do not match, do not broadcast, or are not what the op needs."""
+
+
+class DTypeError(TenferroError, TypeError):
+    """A dtype tenferro does not support (float16, integer where a float is needed, object...)."""
+
+
+class LinAlgError(TenferroError, np.linalg.LinAlgError):
+    """Singular or non-positive-definite matrix, non-finite entries, or no convergence."""
+
+
+class GaugeError(TenferroError, ValueError):
+    """The loss depends on the free phase of complex singular/eigen vectors."""
+
+
+class UnsupportedADError(TenferroError, NotImplementedError):
+    """A derivative that does not exist or that tenferro does not implement."""
+
+
+class GraphFreedError(TenferroError, RuntimeError):
+    """A backward pass reached a part of the graph whose saved values were freed."""

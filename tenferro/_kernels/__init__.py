@@ -1,0 +1,1 @@
+"""Compiled kernels and their pure-Python twins (``_reference``)."""

@@ -1,0 +1,233 @@
+# cython: language_level=3
+"""The tape core: graph nodes, topological order and cotangent accumulation.
+
+Every op application that a ``requires_grad`` tensor flows through records one
+:class:`Node`; a leaf tensor with ``requires_grad=True`` owns a leaf node (``op is
+None``). A tensor names its place in the graph by ``(tensor._node, tensor._index)``.
+
+:func:`run_backward` walks the graph from the roots: a post-order depth-first search
+finds the nodes that lead to a target, its reverse is a topological order, and each
+node's pullback runs once with the summed cotangents of its outputs. ``None`` is a
+structural zero everywhere: a node whose outputs all received ``None`` is skipped.
+
+``_reference.py`` holds the same algorithm in plain Python; ``tests/_kernels/test_tape.py``
+checks that both agree.
+"""
+
+cdef class Node:
+    """One recorded op application, or a leaf (``op is None``)."""
+    cdef public object op            # the Op: .name, .vjp(ctx, needs, gs, xs, ys)
+    cdef public object ctx           # op-specific non-differentiable data
+    cdef public tuple inputs         # input Tensors: parent links and saved values
+    cdef public tuple out_data       # output arrays
+    cdef public object out_tangents  # forward-mode tangents of the outputs, or None
+    cdef public object leaf          # weakref to the leaf Tensor (leaf nodes only)
+    cdef public Py_ssize_t n_out
+    cdef public bint freed
+    # scratch of one traversal, reset when it ends
+    cdef list pending
+    cdef int mark
+    cdef bint needed
+
+    def __init__(self, op, ctx, tuple inputs, tuple out_data, leaf=None):
+        self.op = op
+        self.ctx = ctx
+        self.inputs = inputs
+        self.out_data = out_data
+        self.out_tangents = None
+        self.leaf = leaf
+        self.n_out = len(out_data) if out_data is not None else 1
+        self.freed = False
+        self.pending = None
+        self.mark = 0
+        self.needed = False
+
+    @property
+    def is_leaf(self):
+        return self.op is None
+
+    def __repr__(self):
+        if self.op is None:
+            return "<Node leaf>"
+        return f"<Node {self.op.name}{' (freed)' if self.freed else ''}>"
+
+
+cdef object _add(object a, object b):
+    if a is None:
+        return b
+    return a + b
+
+
+cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
+    """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    if c.dtype != x.dtype:
+        if c.dtype.kind == 'c' and x.dtype.kind != 'c':
+            c = c.real
+        c = c.astype(x.dtype)
+    if c.shape != x.shape:
+        raise RuntimeError(
+            f"internal error: the pullback of {node.op.name!r} returned a cotangent of shape "
+            f"{c.shape} for input {i} of shape {x.shape}; please report this")
+    return c
+
+
+cdef list _discover(list roots, dict targets, bint all_leaves, object freed_error):
+    """Post-order DFS from the roots; marks which nodes lead to a target."""
+    cdef list order = []
+    cdef list nstack, pstack
+    cdef Node root, node, parent
+    cdef Py_ssize_t pos, n
+    cdef bint advanced, need
+    for root in roots:
+        if root.mark != 0:
+            continue
+        root.mark = 1
+        nstack = [root]
+        pstack = [0]
+        while nstack:
+            node = nstack[-1]
+            if node.freed:
+                raise freed_error(
+                    f"backward reached {node!r}, whose saved values were freed by an earlier "
+                    "backward pass; pass retain_graph=True to the first backward/grad call "
+                    "if you need to differentiate through the graph twice")
+            pos = pstack[-1]
+            n = len(node.inputs)
+            advanced = False
+            while pos < n:
+                parent = node.inputs[pos]._node
+                pos += 1
+                if parent is not None and parent.mark == 0:
+                    parent.mark = 1
+                    pstack[-1] = pos
+                    nstack.append(parent)
+                    pstack.append(0)
+                    advanced = True
+                    break
+            if advanced:
+                continue
+            nstack.pop()
+            pstack.pop()
+            node.mark = 2
+            if all_leaves:
+                need = True
+            else:
+                need = node in targets
+                if not need:
+                    for x in node.inputs:
+                        parent = x._node
+                        if parent is not None and parent.needed:
+                            need = True
+                            break
+            node.needed = need
+            order.append(node)
+    return order
+
+
+def run_backward(list roots, list seeds, list targets, bint create_graph,
+                 bint retain_graph, object graph_rule, object freed_error):
+    """Propagate ``seeds`` from ``roots`` back through the graph.
+
+    roots: list of (Node, output index); seeds: the matching cotangents.
+    targets: list of (Node, output index) whose cotangents are wanted, or None for
+    "every reachable leaf". create_graph: call ``graph_rule(node, gs, needs)`` (which
+    records the pullback's own ops) instead of the plain NumPy pullback.
+    Returns the list of cotangents aligned with ``targets`` or, when targets is None,
+    a list of (leaf Node, cotangent). Nothing is freed unless the whole pass succeeds.
+    """
+    cdef bint all_leaves = targets is None
+    cdef dict target_map = {}
+    cdef list results = None
+    cdef list leaf_results = []
+    cdef list order = []
+    cdef list root_nodes = []
+    cdef list processed = []
+    cdef Node node, parent
+    cdef Py_ssize_t i, k, n
+    cdef tuple inputs, needs_t, cots
+    cdef list gs, needs
+    cdef bint any_need, any_g
+
+    if not all_leaves:
+        results = [None] * len(targets)
+        for k in range(len(targets)):
+            node, i = targets[k]
+            target_map.setdefault(node, []).append((i, k))
+    for k in range(len(roots)):
+        node = roots[k][0]
+        root_nodes.append(node)
+    try:
+        order = _discover(root_nodes, target_map, all_leaves, freed_error)
+        for k in range(len(roots)):
+            node, i = roots[k]
+            if node.pending is None:
+                node.pending = [None] * node.n_out
+            node.pending[i] = _add(node.pending[i], seeds[k])
+        for k in range(len(order) - 1, -1, -1):
+            node = order[k]
+            if not node.needed or node.pending is None:
+                continue
+            gs = node.pending
+            if not all_leaves and node in target_map:
+                for i, slot in target_map[node]:
+                    results[slot] = gs[i]
+            if node.op is None:
+                if all_leaves and gs[0] is not None:
+                    leaf_results.append((node, gs[0]))
+                continue
+            inputs = node.inputs
+            n = len(inputs)
+            needs = [False] * n
+            any_need = False
+            for i in range(n):
+                parent = inputs[i]._node
+                if parent is not None and parent.needed:
+                    needs[i] = True
+                    any_need = True
+            if not any_need:
+                continue
+            any_g = False
+            for g in gs:
+                if g is not None:
+                    any_g = True
+                    break
+            processed.append(node)
+            if not any_g:
+                continue
+            needs_t = tuple(needs)
+            if create_graph:
+                cots = graph_rule(node, tuple(gs), needs_t)
+            else:
+                cots = tuple(node.op.vjp(node.ctx, needs_t, tuple(gs),
+                                         tuple([x._data for x in inputs]), node.out_data))
+                cots = tuple([None if (c is None or not needs[i])
+                              else _check_cast(c, inputs[i]._data, node, i)
+                              for i, c in enumerate(cots)])
+            for i in range(n):
+                c = cots[i]
+                if c is None or not needs[i]:
+                    continue
+                x = inputs[i]
+                parent = x._node
+                if parent.pending is None:
+                    parent.pending = [None] * parent.n_out
+                parent.pending[x._index] = _add(parent.pending[x._index], c)
+            node.pending = None
+        if not retain_graph:
+            for node in processed:
+                node.freed = True
+                node.inputs = ()
+                node.out_data = None
+                node.out_tangents = None
+                node.ctx = None
+    finally:
+        for node in order:
+            node.mark = 0
+            node.needed = False
+            node.pending = None
+        for node in root_nodes:
+            node.mark = 0
+            node.pending = None
+    if all_leaves:
+        return leaf_results
+    return results

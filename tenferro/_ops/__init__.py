@@ -1,0 +1,1 @@
+"""Differentiable ops: each module holds its ops' primals, rules and errors together."""

@@ -1,0 +1,67 @@
+"""Small helpers shared by the op modules; each works on ndarrays and on Tensors."""
+import numpy as np
+
+from .._errors import DTypeError, ShapeError
+from .._tensor import Tensor, as_tensor
+
+_PY_SCALARS = (bool, int, float, complex)
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def to_tensor(x):
+    """``x`` as a Tensor (no copy for an ndarray of a supported dtype)."""
+    return x if isinstance(x, Tensor) else as_tensor(x)
+
+
+def _weak_scalar(s, like):
+    """A Python scalar as a constant that keeps ``like``'s precision (NumPy 2 weak scalars)."""
+    dt = like._data.dtype
+    if type(s) is complex and dt.kind != "c":
+        dt = _COMPLEX_OF[dt]
+    return Tensor._wrap(np.asarray(s, dtype=dt))
+
+
+def operands(a, b):
+    """Both operands of a binary op as Tensors."""
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            return a, b
+        return a, (_weak_scalar(b, a) if type(b) in _PY_SCALARS else as_tensor(b))
+    if isinstance(b, Tensor):
+        return (_weak_scalar(a, b) if type(a) in _PY_SCALARS else as_tensor(a)), b
+    return as_tensor(a), as_tensor(b)
+
+
+def broadcast_shape(name, *shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError(
+            f"{name}: shapes {', '.join(map(str, shapes))} do not broadcast together; "
+            "insert length-1 axes (t[:, None]) or reshape so that trailing dimensions "
+            "agree") from None
+
+
+def conj(a):
+    """Complex conjugate; the identity (no copy) on real values."""
+    return a.conj() if a.dtype.kind == "c" else a
+
+
+def unbroadcast(g, shape):
+    """Sum a broadcast cotangent back to ``shape`` (NumPy broadcasting reversed)."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    if axes:
+        g = g.sum(axis=axes)
+    return g.reshape(shape)
+
+
+def require_real(name, *tensors):
+    for t in tensors:
+        if t.dtype.kind == "c":
+            raise DTypeError(f"{name} is defined for real tensors only, got {t.dtype}; "
+                             "apply it to .real / .imag or abs() explicitly")

@@ -1,0 +1,2 @@
+"""tf.einsum (filled in by the einsum work)."""
+__all__ = []

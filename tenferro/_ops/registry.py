@@ -1,0 +1,65 @@
+"""The op registry: every differentiable op, its rules, and how Tensor/NumPy reach it.
+
+An :class:`Op` carries the two rules the engine calls:
+
+* ``vjp(ctx, needs, gs, xs, ys) -> cotangents``: one cotangent (or ``None``, a
+  structural zero) per input. ``gs`` holds one cotangent per output (``None`` = zero),
+  ``xs``/``ys`` the input/output values, ``needs[i]`` says whether input ``i`` wants
+  its cotangent (skip the work otherwise).
+* ``jvp(ctx, ts, xs, ys) -> tangents``: one tangent (or ``None``) per output from one
+  tangent (or ``None``) per input.
+
+Rules are written once with NumPy functions and operators. In a plain backward the
+values are ndarrays and the rule is plain NumPy; with ``create_graph=True`` (or inside
+forward-over-reverse) the values are Tensors and the same code records differentiable
+ops through ``Tensor.__array_ufunc__``/``__array_function__``. That is what makes every
+rule twice differentiable.
+
+``python -m tenferro.rules`` prints the table of all registered ops.
+"""
+
+__all__ = ["Op", "OPS", "UFUNCS", "FUNCTIONS", "METHODS", "defop", "register"]
+
+OPS = {}        # op name -> Op
+UFUNCS = {}     # numpy ufunc -> tenferro function (Tensor.__array_ufunc__)
+FUNCTIONS = {}  # numpy function -> tenferro function (Tensor.__array_function__)
+METHODS = {}    # Tensor method name -> function
+
+
+class Op:
+    """A differentiable primitive: its name, rules and what it supports."""
+    __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc")
+
+    def __init__(self, name, vjp, jvp, *, nondiff=(), complex=True, batched=True,
+                 second_order=True, doc=""):
+        self.name = name
+        self.vjp = vjp
+        self.jvp = jvp
+        self.nondiff = frozenset(nondiff)   # output indices with no derivative (int-like)
+        self.complex = complex              # accepts complex inputs
+        self.batched = batched              # leading batch dims broadcast
+        self.second_order = second_order    # rules are written in differentiable ops
+        self.doc = doc
+
+    def __repr__(self):
+        return f"<Op {self.name}>"
+
+
+def defop(name, vjp, jvp, **kw):
+    """Create and register an Op under ``name`` (names are unique)."""
+    if name in OPS:
+        raise RuntimeError(f"op {name!r} registered twice")
+    op = Op(name, vjp, jvp, **kw)
+    OPS[name] = op
+    return op
+
+
+def register(fn, *, methods=(), ufuncs=(), functions=()):
+    """Expose ``fn`` as Tensor methods and as the override of NumPy ufuncs/functions."""
+    for m in methods:
+        METHODS[m] = fn
+    for u in ufuncs:
+        UFUNCS[u] = fn
+    for f in functions:
+        FUNCTIONS[f] = fn
+    return fn

@@ -1,0 +1,272 @@
+"""Reverse mode: grad, backward, vjp, value_and_grad, and grad mode switches.
+
+``grad`` returns gradients and never touches ``.grad``; ``backward`` accumulates into
+``.grad``. Both hand the graph walk to the tape core (``_kernels/tape.pyx``). Without
+``create_graph`` the pullbacks run on plain ndarrays with grad mode off; with it they run
+on Tensors so that the returned gradients are differentiable again.
+"""
+import contextlib
+import functools
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ._engine import graph_rule, run_backward
+from ._errors import DTypeError, GraphFreedError, ShapeError, TenferroError
+from ._state import STATE
+from ._tensor import Tensor, as_tensor
+
+__all__ = ["grad", "backward", "GradOptions", "BackwardOptions", "no_grad", "enable_grad",
+           "is_grad_enabled", "set_grad_enabled", "vjp", "value_and_grad"]
+
+
+@dataclass(frozen=True)
+class GradOptions:
+    """Options of :func:`grad`. ``retain_graph=None`` means ``retain_graph=create_graph``."""
+    retain_graph: Optional[bool] = None
+    create_graph: bool = False
+
+
+@dataclass(frozen=True)
+class BackwardOptions:
+    """Options of :func:`backward`. ``retain_graph=None`` means ``retain_graph=create_graph``."""
+    retain_graph: Optional[bool] = None
+    create_graph: bool = False
+
+
+class _GradMode:
+    """Context manager and decorator that sets grad mode for the current thread."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(STATE.grad_enabled)
+        STATE.grad_enabled = self.enabled
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._saved.pop()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with _GradMode(self.enabled):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def no_grad():
+    """Ops in this block record nothing (thread-local). Also a decorator."""
+    return _GradMode(False)
+
+
+def enable_grad():
+    """Ops in this block record the graph again (thread-local). Also a decorator."""
+    return _GradMode(True)
+
+
+def set_grad_enabled(mode):
+    return _GradMode(bool(mode))
+
+
+def is_grad_enabled():
+    return STATE.grad_enabled
+
+
+def _as_list(x, what):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        for i, t in enumerate(x):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"{what}[{i}] must be a tenferro Tensor, got {type(t).__name__}")
+        return list(x)
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
+
+
+def _seed(out, g, k, create_graph):
+    """The cotangent that starts the pass at output k (checked, never aliased)."""
+    if g is None:
+        if out.size != 1:
+            raise ShapeError(
+                f"grad can be implicitly created only for outputs with one element, but output "
+                f"{k} has shape {out.shape}; pass grad_outputs (a seed of that shape) or reduce "
+                f"the output first (e.g. out.sum())")
+        if out.dtype.kind == "c":
+            raise DTypeError(
+                f"grad can be implicitly created only for real outputs, but output {k} is "
+                f"{out.dtype}; pass grad_outputs or differentiate a real function of it "
+                "(e.g. abs(out)**2)")
+        arr = np.ones(out.shape, dtype=out.dtype)
+        return Tensor._wrap(arr) if create_graph else arr
+    if isinstance(g, Tensor):
+        t = g
+    else:
+        try:
+            arr = np.array(g)
+        except Exception as e:  # noqa: BLE001 - report any conversion failure the same way
+            raise DTypeError(f"grad_outputs[{k}] cannot be converted to an array: {e}") from None
+        if arr.dtype.kind not in "biufc":
+            raise DTypeError(f"grad_outputs[{k}] has dtype {arr.dtype}; it must be numeric")
+        t = Tensor._wrap(arr)
+    if t.shape != out.shape:
+        raise ShapeError(f"grad_outputs[{k}] has shape {t.shape} but output {k} has shape "
+                         f"{out.shape}; the seed must have the output's shape")
+    if t.dtype.kind == "c" and out.dtype.kind != "c":
+        raise DTypeError(f"grad_outputs[{k}] is complex ({t.dtype}) but output {k} is real "
+                         f"({out.dtype}); pass a real seed")
+    if create_graph:
+        return t if t.dtype == out.dtype else t.astype(out.dtype)
+    return np.array(t._data, dtype=out.dtype)  # a private copy: results never alias it
+
+
+def _resolve(options, retain_graph, create_graph):
+    if options is not None:
+        if retain_graph is None:
+            retain_graph = options.retain_graph
+        create_graph = create_graph or options.create_graph
+    if retain_graph is None:
+        retain_graph = create_graph
+    return bool(retain_graph), bool(create_graph)
+
+
+def _run(outputs, grad_outputs, targets, retain_graph, create_graph):
+    outs = _as_list(outputs, "outputs")
+    if grad_outputs is None:
+        gos = [None] * len(outs)
+    else:
+        gos = [grad_outputs] if not isinstance(grad_outputs, (list, tuple)) else list(grad_outputs)
+        if len(gos) != len(outs):
+            raise ShapeError(f"got {len(gos)} grad_outputs for {len(outs)} outputs")
+    roots, seeds = [], []
+    for k, (o, g) in enumerate(zip(outs, gos)):
+        seed = _seed(o, g, k, create_graph)     # validate every seed before any work
+        if o._node is not None:
+            roots.append((o._node, o._index))
+            seeds.append(seed)
+    if not roots:
+        return None
+    with _GradMode(create_graph):
+        return run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule,
+                            GraphFreedError)
+
+
+def _own(g):
+    """A gradient handed to the user owns its memory (no broadcast views, no aliases)."""
+    if isinstance(g, Tensor):
+        return g
+    if g.base is not None or not g.flags.writeable:
+        g = g.copy()
+    return Tensor._wrap(g)
+
+
+def grad(outputs, inputs, grad_outputs=None, options=None, *, retain_graph=None,
+         create_graph=False):
+    """Gradients of ``outputs`` with respect to ``inputs``; ``.grad`` is left untouched.
+
+    Returns a list with one entry per input: a Tensor, or None where the input is not
+    reachable from the outputs. ``grad_outputs`` (the seed) may be omitted only for
+    outputs with one element.
+    """
+    retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
+    ins = _as_list(inputs, "inputs")
+    targets = [(x._node, x._index) for x in ins if x._node is not None]
+    res = _run(outputs, grad_outputs, targets, retain_graph, create_graph)
+    out, j = [], 0
+    for x in ins:
+        if x._node is None:
+            out.append(None)
+            continue
+        g = None if res is None else res[j]
+        j += 1
+        out.append(None if g is None else _own(g))
+    return out
+
+
+def backward(outputs, grad_outputs=None, inputs=None, options=None, *, retain_graph=None,
+             create_graph=False):
+    """Accumulate gradients into ``.grad`` of every reachable leaf (or only ``inputs``)."""
+    retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
+    outs = _as_list(outputs, "outputs")
+    if all(o._node is None for o in outs):
+        raise TenferroError(
+            "backward() called on outputs that do not require grad: no input of the "
+            "computation had requires_grad=True (or it ran under tf.no_grad())")
+    if inputs is None:
+        res = _run(outs, grad_outputs, None, retain_graph, create_graph) or []
+        pairs = [(node.leaf(), g) for node, g in res]
+    else:
+        ins = _as_list(inputs, "inputs")
+        targets = [(x._node, x._index) for x in ins if x._node is not None]
+        res = _run(outs, grad_outputs, targets, retain_graph, create_graph)
+        it = iter(res or [])
+        pairs = [(x, next(it)) for x in ins if x._node is not None]
+    with _GradMode(create_graph):
+        for t, g in pairs:   # only after the whole pass succeeded: no half-updated .grad
+            if t is None or g is None:
+                continue
+            g = _own(g)
+            t.grad = g if t.grad is None else t.grad + g
+
+
+def vjp(f, *primals):
+    """``(outputs, pullback)``: ``pullback(cotangents)`` returns one gradient per primal.
+
+    Primals may be arrays or Tensors; they are detached and differentiated afresh. The
+    pullback can be called repeatedly; an input the output does not depend on gets zeros.
+    """
+    xs = [as_tensor(p).detach().set_requires_grad(True) for p in primals]
+    with enable_grad():
+        out = f(*xs)
+    outs = [out] if isinstance(out, Tensor) else list(out)
+
+    def pullback(cotangents):
+        cots = [cotangents] if isinstance(out, Tensor) else list(cotangents)
+        gs = grad(outs, xs, cots, retain_graph=True)
+        return tuple(Tensor._wrap(np.zeros_like(x._data)) if g is None else g
+                     for x, g in zip(xs, gs))
+
+    detached = out.detach() if isinstance(out, Tensor) else type(out)(o.detach() for o in outs)
+    return detached, pullback
+
+
+def value_and_grad(f, argnums=0):
+    """``f`` -> a function returning ``(f(*args), gradient)``.
+
+    With NumPy arrays in, NumPy comes out (the value as a Python float when it has one
+    element), so ``scipy.optimize.minimize(tf.value_and_grad(f), x0, jac=True)`` works.
+    ``argnums`` may be an int or a tuple (then the gradient is a tuple).
+    """
+    many = not isinstance(argnums, int)
+    nums = tuple(argnums) if many else (argnums,)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        numpy_in = not any(isinstance(args[i], Tensor) for i in nums)
+        args = list(args)
+        xs = []
+        for i in nums:
+            x = as_tensor(args[i]).detach().set_requires_grad(True)
+            args[i] = x
+            xs.append(x)
+        with enable_grad():
+            val = f(*args, **kwargs)
+        if not isinstance(val, Tensor):
+            raise TypeError(f"value_and_grad needs f to return a Tensor, got {type(val).__name__}")
+        gs = grad([val], xs)
+        gs = [Tensor._wrap(np.zeros_like(x._data)) if g is None else g for x, g in zip(xs, gs)]
+        if numpy_in:
+            v = val.detach()
+            value = v.item() if v.size == 1 else v.numpy()
+            gs = [g.numpy() for g in gs]
+        else:
+            value = val.detach()
+        return value, (tuple(gs) if many else gs[0])
+
+    return wrapped

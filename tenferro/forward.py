@@ -1,0 +1,123 @@
+"""Forward mode: dual levels, jvp, and Hessian-vector products (forward-over-reverse).
+
+Inside ``dual_level()``, a tensor made by ``make_dual(p, t)`` carries the tangent ``t``;
+every op applied to it computes its output tangents with its JVP rule as it runs. The
+rules are written in differentiable ops, so a tangent can itself be differentiated in
+reverse mode, and a reverse pass run with ``create_graph=True`` inside a dual level
+carries tangents too: that is how :func:`hvp` gets H·v.
+"""
+import contextlib
+import itertools
+from collections import namedtuple
+
+import numpy as np
+
+from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
+from ._state import STATE
+from ._tensor import Tensor, as_tensor, _to_array
+
+__all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "jvp", "hvp"]
+
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+_levels = itertools.count(1)
+
+
+@contextlib.contextmanager
+def dual_level():
+    """Scope in which ``make_dual`` tangents exist. Levels do not nest."""
+    if STATE.fw_level:
+        raise UnsupportedADError(
+            "dual levels do not nest: leave the active tf.forward_ad.dual_level() first "
+            "(tf.jvp and tf.hvp open their own)")
+    STATE.fw_level = next(_levels)
+    try:
+        yield
+    finally:
+        STATE.fw_level = 0
+
+
+def make_dual(primal, tangent):
+    """A tensor with the value of ``primal`` carrying ``tangent`` at the active level.
+
+    It shares ``primal``'s place in the reverse-mode graph, so gradients still flow to it.
+    """
+    level = STATE.fw_level
+    if not level:
+        raise TenferroError("make_dual needs an active level: use it inside "
+                            "`with tf.forward_ad.dual_level():`")
+    p = primal if isinstance(primal, Tensor) else as_tensor(primal)
+    t = tangent if isinstance(tangent, Tensor) else Tensor._wrap(_to_array(tangent))
+    if t.shape != p.shape:
+        raise ShapeError(f"tangent has shape {t.shape} but its primal has shape {p.shape}; "
+                         "a tangent must have its primal's shape")
+    if t.dtype.kind == "c" and p.dtype.kind != "c":
+        raise DTypeError(f"tangent is complex ({t.dtype}) but its primal is real "
+                         f"({p.dtype}); pass a real tangent")
+    if t.dtype != p.dtype:
+        t = t.astype(p.dtype)
+    d = Tensor._wrap(p._data, p._node, p._index)
+    d._fw = (level, t)
+    return d
+
+
+def unpack_dual(tensor):
+    """``(primal, tangent)``; the tangent is None when the tensor carries none."""
+    fw = tensor._fw
+    primal = Tensor._wrap(tensor._data, tensor._node, tensor._index)
+    if fw is not None and fw[0] == STATE.fw_level and STATE.fw_level:
+        return UnpackedDualTensor(primal, fw[1])
+    return UnpackedDualTensor(primal, None)
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _zeros_like(t):
+    return Tensor._wrap(np.zeros_like(t._data))
+
+
+def jvp(f, primals, tangents):
+    """``(outputs, output_tangents)`` of ``f`` at ``primals`` along ``tangents``.
+
+    ``primals``/``tangents`` are matching sequences (or single values). The outputs keep
+    ``f``'s structure (one Tensor or a tuple); a zero tangent comes back as zeros.
+    """
+    ps, ts = _as_tuple(primals), _as_tuple(tangents)
+    if len(ps) != len(ts):
+        raise ShapeError(f"jvp got {len(ps)} primals but {len(ts)} tangents")
+    with dual_level():
+        duals = [make_dual(as_tensor(p), t) for p, t in zip(ps, ts)]
+        out = f(*duals)
+        outs = _as_tuple(out)
+        pairs = [unpack_dual(o) for o in outs]
+    prim = [p.detach() for p, _ in pairs]
+    tang = [_zeros_like(p) if t is None else t for p, t in pairs]
+    if isinstance(out, Tensor):
+        return prim[0], tang[0]
+    return tuple(prim), tuple(tang)
+
+
+def hvp(f, primals, tangents):
+    """``(value, gradients, hvps)`` of a scalar ``f``: forward-over-reverse H·v.
+
+    For real f this is the Hessian applied to v; gradients follow the complex convention
+    of DESIGN.md §2, and so do the hvps (the JVP of the gradient map).
+    """
+    from .autograd import grad, enable_grad
+    ps, ts = _as_tuple(primals), _as_tuple(tangents)
+    if len(ps) != len(ts):
+        raise ShapeError(f"hvp got {len(ps)} primals but {len(ts)} tangents")
+    with dual_level(), enable_grad():
+        xs = [as_tensor(p).detach().set_requires_grad(True) for p in ps]
+        duals = [make_dual(x, t) for x, t in zip(xs, ts)]
+        val = f(*duals)
+        gs = grad([val], duals, create_graph=True)
+        gs = [_zeros_like(x) if g is None else g for x, g in zip(xs, gs)]
+        hv = [unpack_dual(g).tangent for g in gs]
+    hv = [_zeros_like(x) if h is None else h.detach() for x, h in zip(xs, hv)]
+    gs = [g.detach() for g in gs]
+    value = unpack_dual(val).primal.detach() if isinstance(val, Tensor) else val
+    if isinstance(primals, (tuple, list)):
+        return value, tuple(gs), tuple(hv)
+    return value, gs[0], hv[0]

@@ -1,0 +1,187 @@
+"""Gradient checking against central finite differences (public API).
+
+:func:`check_grads` compares, along random directions, tenferro's JVP (``"fwd"``) and
+VJP (``"rev"``) of ``f`` with central differences, then (``order=2``) does the same for
+the derivative maps themselves: the VJP map is checked in both modes (reverse-over-
+reverse and forward-over-reverse), the JVP map in reverse mode (reverse-over-forward).
+Complex inputs get complex directions; the reverse check uses the real inner product
+Re⟨ȳ, J v⟩ = Re⟨Jᴴ ȳ, v⟩ that fixes the complex convention of DESIGN.md §2.
+"""
+import numpy as np
+
+from ._tensor import Tensor, as_tensor
+
+__all__ = ["check_grads", "check_low_precision", "random_array", "random_tensor",
+           "random_spd", "random_well_conditioned", "DEFAULT_TOL"]
+
+_REAL = {np.dtype(np.complex64): np.dtype(np.float32),
+         np.dtype(np.complex128): np.dtype(np.float64)}
+# (finite-difference step, rtol, atol) per dtype
+DEFAULT_TOL = {np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
+               np.dtype(np.complex128): (1e-6, 1e-5, 1e-6),
+               np.dtype(np.float32): (1e-2, 5e-2, 5e-2),
+               np.dtype(np.complex64): (1e-2, 5e-2, 5e-2)}
+
+
+def random_array(shape, dtype=np.float64, rng=None, scale=1.0):
+    """Standard-normal entries (complex: independent real and imaginary parts)."""
+    rng = np.random.default_rng(rng)
+    dtype = np.dtype(dtype)
+    a = rng.standard_normal(shape)
+    if dtype.kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    return (scale * a).astype(dtype)
+
+
+def random_tensor(shape, dtype=np.float64, rng=None, requires_grad=False):
+    return Tensor(random_array(shape, dtype, rng), requires_grad=requires_grad)
+
+
+def random_spd(n, dtype=np.float64, batch=(), rng=None):
+    """A Hermitian positive-definite matrix (or stack) with eigenvalues in [1, n + 1]."""
+    a = random_array(tuple(batch) + (n, n), dtype, rng)
+    return (a @ np.swapaxes(a, -1, -2).conj() / n + np.eye(n, dtype=dtype)).astype(dtype)
+
+
+def random_well_conditioned(shape, dtype=np.float64, rng=None):
+    """A random (stack of) matrix with singular values bounded away from zero."""
+    a = random_array(shape, dtype, rng)
+    m, n = shape[-2], shape[-1]
+    k = min(m, n)
+    a[..., np.arange(k), np.arange(k)] += 3.0
+    return a
+
+
+def _tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _values(out):
+    return [np.asarray(o.numpy() if isinstance(o, Tensor) else o) for o in _tuple(out)]
+
+
+def _real_inner(a, b):
+    """Re Σ conj(a)·b over all entries."""
+    return float(np.sum((np.conj(a) * b).real))
+
+
+def _fd_jvp(f, args, dirs, eps):
+    plus = _values(f(*[as_tensor(a + eps * v) for a, v in zip(args, dirs)]))
+    minus = _values(f(*[as_tensor(a - eps * v) for a, v in zip(args, dirs)]))
+    return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+def _assert_close(actual, expected, rtol, atol, what):
+    for k, (a, e) in enumerate(zip(actual, expected)):
+        a = np.asarray(a)
+        e = np.asarray(e)
+        scale = max(1.0, float(np.max(np.abs(e)))) if e.size else 1.0
+        if a.shape != e.shape:
+            raise AssertionError(f"{what}: output {k} has shape {a.shape}, expected {e.shape}")
+        if not np.allclose(a, e, rtol=rtol, atol=atol * scale, equal_nan=False):
+            err = float(np.max(np.abs(a - e))) if a.size else 0.0
+            raise AssertionError(
+                f"{what}: output {k} differs from finite differences (max abs error {err:.3g}, "
+                f"rtol={rtol}, atol={atol * scale:.3g})\n got      {a!r}\n expected {e!r}")
+
+
+def _check_once(f, args, modes, rng, tol):
+    from .autograd import grad
+    from .forward import jvp
+    dtype = np.result_type(*[a.dtype for a in args])
+    eps, rtol, atol = tol or DEFAULT_TOL[np.dtype(dtype)]
+    dirs = [random_array(a.shape, a.dtype, rng) for a in args]
+    fd = _fd_jvp(f, args, dirs, eps)
+    if "fwd" in modes:
+        _, tangents = jvp(f, [as_tensor(a) for a in args], [as_tensor(v) for v in dirs])
+        _assert_close(_values(tangents), fd, rtol, atol, "JVP (forward mode)")
+    if "rev" in modes:
+        xs = [Tensor(a, requires_grad=True) for a in args]
+        outs = _tuple(f(*xs))
+        cots = [random_array(o.shape, o.dtype, rng) for o in outs]
+        gs = grad(list(outs), xs, cots)
+        lhs = sum(_real_inner(g.numpy(), v) for g, v in zip(gs, dirs) if g is not None)
+        rhs = sum(_real_inner(c, d) for c, d in zip(cots, fd))
+        _assert_close([lhs], [rhs], rtol, atol, "VJP (reverse mode), <ȳ, J v> = <Jᴴ ȳ, v>")
+    return dirs
+
+
+def _tracked(x):
+    """``x`` itself if it requires grad, else a fresh leaf keeping its forward tangent."""
+    if x.requires_grad:
+        return x
+    t = Tensor._wrap(x.numpy()).set_requires_grad(True)
+    t._fw = x._fw
+    return t
+
+
+def check_grads(f, args, modes=("rev", "fwd"), order=2, *, rng=0, tol=None):
+    """Check the derivatives of ``f`` at ``args`` against central finite differences.
+
+    f: function of Tensors returning a Tensor or a tuple of Tensors. args: arrays (or
+    Tensors) of float or complex dtype; every one is differentiated. tol: optional
+    ``(eps, rtol, atol)`` overriding :data:`DEFAULT_TOL`. Raises AssertionError.
+    """
+    rng = np.random.default_rng(rng)
+    args = [np.array(a.numpy() if isinstance(a, Tensor) else a) for a in args]
+    for a in args:
+        if a.dtype.kind not in "fc":
+            raise TypeError(f"check_grads differentiates float/complex arrays, got {a.dtype}")
+    modes = tuple(modes)
+    _check_once(f, args, modes, rng, tol)
+    if order < 2:
+        return
+    from .autograd import grad
+    from .forward import jvp
+    if "rev" in modes:
+        probe = [Tensor(a) for a in args]
+        cots = [random_array(o.shape, o.dtype, rng) for o in _tuple(f(*probe))]
+
+        def vjp_map(*xs):
+            xs = [_tracked(x) for x in xs]
+            outs = _tuple(f(*xs))
+            gs = grad(list(outs), list(xs), [as_tensor(c) for c in cots], create_graph=True)
+            return tuple(Tensor._wrap(np.zeros_like(x.numpy())) if g is None else g
+                         for x, g in zip(xs, gs))
+
+        check_grads(vjp_map, args, modes, order - 1, rng=rng, tol=tol)
+    if "fwd" in modes:
+        dirs = [random_array(a.shape, a.dtype, rng) for a in args]
+
+        def jvp_map(*xs):
+            return _tuple(jvp(f, list(xs), [as_tensor(d) for d in dirs])[1])
+
+        check_grads(jvp_map, args, ("rev",), order - 1, rng=rng, tol=tol)
+
+
+def check_low_precision(f, args, rtol=None, rng=0):
+    """Value and VJP of ``f`` in float32/complex64 agree with the float64 result.
+
+    ``args`` are float64/complex128 arrays; they are cast down, and the single-precision
+    value and gradient are compared with the double-precision ones.
+    """
+    from .autograd import grad
+    rng = np.random.default_rng(rng)
+    down = {np.dtype(np.float64): np.float32, np.dtype(np.complex128): np.complex64}
+    hi = [np.asarray(a) for a in args]
+    lo = [a.astype(down[a.dtype]) for a in hi]
+    results = []
+    for group in (hi, lo):
+        xs = [Tensor(a, requires_grad=True) for a in group]
+        outs = _tuple(f(*xs))
+        results.append((outs, xs))
+    outs_hi, xs_hi = results[0]
+    outs_lo, xs_lo = results[1]
+    cots = [random_array(o.shape, o.dtype, rng) for o in outs_hi]
+    g_hi = grad(list(outs_hi), xs_hi, cots)
+    g_lo = grad(list(outs_lo), xs_lo, [c.astype(down[c.dtype]) for c in cots])
+    rtol = 2e-3 if rtol is None else rtol
+    for o_lo, o_hi in zip(outs_lo, outs_hi):
+        assert o_lo.dtype in (np.float32, np.complex64), f"output dtype {o_lo.dtype}"
+        _assert_close(_values(o_lo), _values(o_hi), rtol, rtol, "single-precision value")
+    for a, b in zip(g_lo, g_hi):
+        if a is None or b is None:
+            assert a is None and b is None
+            continue
+        assert a.dtype in (np.float32, np.complex64), f"gradient dtype {a.dtype}"
+        _assert_close(_values(a), _values(b), rtol, rtol, "single-precision gradient")
