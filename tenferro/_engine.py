@@ -16,8 +16,11 @@ if os.environ.get("TENFERRO_PURE_PYTHON"):
 else:
     try:
         from ._kernels.tape import Node, run_backward
-    except ImportError:  # pragma: no cover - only in a source tree without a build
-        from ._kernels._reference import Node, run_backward
+    except ImportError as e:  # pragma: no cover - a source tree without a build
+        raise ImportError(
+            "tenferro's compiled tape is missing: install the package (pip install .) and run "
+            "from outside the source tree, or set TENFERRO_PURE_PYTHON=1 for the Python twin"
+        ) from e
 
 __all__ = ["Node", "apply", "apply1", "run_backward", "graph_rule", "GraphFreedError"]
 
