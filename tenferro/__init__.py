@@ -16,9 +16,11 @@ from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad
 from . import forward as forward_ad
 from .forward import hvp, jvp
 from . import linalg
+from . import autograd, _tensor as _tensor_module
 from .builders import Builder, builder
 from . import testing
 
 _install_methods()
+_tensor_module._autograd = autograd
 
 __version__ = "0.1.0"

@@ -187,8 +187,7 @@ class Tensor:
     def backward(self, grad_output=None, inputs=None, options=None, *, retain_graph=None,
                  create_graph=False):
         """Accumulate d(self)/d(leaf) into ``.grad`` of the leaves (or of ``inputs``)."""
-        from .autograd import backward
-        backward([self], None if grad_output is None else [grad_output], inputs, options,
+        _autograd.backward([self], None if grad_output is None else [grad_output], inputs, options,
                  retain_graph=retain_graph, create_graph=create_graph)
 
     # ---- NumPy dispatch -------------------------------------------------------------
@@ -228,3 +227,4 @@ def install_methods():
 
 
 _engine._bind(Tensor)
+_autograd = None  # tenferro.autograd, bound by tenferro/__init__.py (import cycle)

@@ -78,10 +78,10 @@ def is_grad_enabled():
 
 
 def _as_list(x, what):
+    if type(x) is Tensor:
+        return [x]
     if x is None:
         return None
-    if isinstance(x, Tensor):
-        return [x]
     if isinstance(x, (list, tuple)):
         for i, t in enumerate(x):
             if not isinstance(t, Tensor):
@@ -90,21 +90,37 @@ def _as_list(x, what):
     raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
 
 
+_ONES = {}  # dtype -> read-only 0-d one: the implicit seed of a scalar output, never copied
+_ONES_IDS = set()
+
+
+def _implicit_seed(out, k, create_graph):
+    if out._data.size != 1:
+        raise ShapeError(
+            f"grad can be implicitly created only for outputs with one element, but output "
+            f"{k} has shape {out.shape}; pass grad_outputs (a seed of that shape) or reduce "
+            f"the output first (e.g. out.sum())")
+    dt = out._data.dtype
+    if dt.kind == "c":
+        raise DTypeError(
+            f"grad can be implicitly created only for real outputs, but output {k} is "
+            f"{dt}; pass grad_outputs or differentiate a real function of it "
+            "(e.g. abs(out)**2)")
+    if out._data.ndim == 0:
+        one = _ONES.get(dt)
+        if one is None:
+            one = _ONES[dt] = np.ones((), dtype=dt)
+            one.flags.writeable = False   # shared: _own() copies it before it reaches a user
+            _ONES_IDS.add(id(one))
+    else:
+        one = np.ones(out.shape, dtype=dt)
+    return Tensor._wrap(one) if create_graph else one
+
+
 def _seed(out, g, k, create_graph):
     """The cotangent that starts the pass at output k (checked, never aliased)."""
     if g is None:
-        if out.size != 1:
-            raise ShapeError(
-                f"grad can be implicitly created only for outputs with one element, but output "
-                f"{k} has shape {out.shape}; pass grad_outputs (a seed of that shape) or reduce "
-                f"the output first (e.g. out.sum())")
-        if out.dtype.kind == "c":
-            raise DTypeError(
-                f"grad can be implicitly created only for real outputs, but output {k} is "
-                f"{out.dtype}; pass grad_outputs or differentiate a real function of it "
-                "(e.g. abs(out)**2)")
-        arr = np.ones(out.shape, dtype=out.dtype)
-        return Tensor._wrap(arr) if create_graph else arr
+        return _implicit_seed(out, k, create_graph)
     if isinstance(g, Tensor):
         t = g
     else:
@@ -136,32 +152,36 @@ def _resolve(options, retain_graph, create_graph):
     return bool(retain_graph), bool(create_graph)
 
 
-def _run(outputs, grad_outputs, targets, retain_graph, create_graph):
-    outs = _as_list(outputs, "outputs")
+def _run(outs, grad_outputs, targets, retain_graph, create_graph):
+    """Validate every seed, then walk the graph; None when no output requires grad."""
     if grad_outputs is None:
-        gos = [None] * len(outs)
+        gos = None
     else:
-        gos = [grad_outputs] if not isinstance(grad_outputs, (list, tuple)) else list(grad_outputs)
+        gos = list(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
         if len(gos) != len(outs):
             raise ShapeError(f"got {len(gos)} grad_outputs for {len(outs)} outputs")
     roots, seeds = [], []
-    for k, (o, g) in enumerate(zip(outs, gos)):
-        seed = _seed(o, g, k, create_graph)     # validate every seed before any work
+    for k, o in enumerate(outs):
+        seed = _seed(o, None if gos is None else gos[k], k, create_graph)
         if o._node is not None:
             roots.append((o._node, o._index))
             seeds.append(seed)
     if not roots:
         return None
-    with _GradMode(create_graph):
+    saved = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
         return run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule,
                             GraphFreedError)
+    finally:
+        STATE.grad_enabled = saved
 
 
 def _own(g):
     """A gradient handed to the user owns its memory (no broadcast views, no aliases)."""
-    if isinstance(g, Tensor):
+    if type(g) is not np.ndarray:
         return g
-    if g.base is not None or not g.flags.writeable:
+    if g.base is not None or id(g) in _ONES_IDS or not g.flags.writeable:
         g = g.copy()
     return Tensor._wrap(g)
 
@@ -174,10 +194,13 @@ def grad(outputs, inputs, grad_outputs=None, options=None, *, retain_graph=None,
     reachable from the outputs. ``grad_outputs`` (the seed) may be omitted only for
     outputs with one element.
     """
-    retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
+    if options is not None or retain_graph is not None or create_graph:
+        retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
+    else:
+        retain_graph = False
     ins = _as_list(inputs, "inputs")
     targets = [(x._node, x._index) for x in ins if x._node is not None]
-    res = _run(outputs, grad_outputs, targets, retain_graph, create_graph)
+    res = _run(_as_list(outputs, "outputs"), grad_outputs, targets, retain_graph, create_graph)
     out, j = [], 0
     for x in ins:
         if x._node is None:
@@ -192,27 +215,39 @@ def grad(outputs, inputs, grad_outputs=None, options=None, *, retain_graph=None,
 def backward(outputs, grad_outputs=None, inputs=None, options=None, *, retain_graph=None,
              create_graph=False):
     """Accumulate gradients into ``.grad`` of every reachable leaf (or only ``inputs``)."""
-    retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
+    if options is not None or retain_graph is not None or create_graph:
+        retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
+    else:
+        retain_graph = False
     outs = _as_list(outputs, "outputs")
-    if all(o._node is None for o in outs):
+    for o in outs:
+        if o._node is not None:
+            break
+    else:
         raise TenferroError(
             "backward() called on outputs that do not require grad: no input of the "
             "computation had requires_grad=True (or it ran under tf.no_grad())")
     if inputs is None:
-        res = _run(outs, grad_outputs, None, retain_graph, create_graph) or []
-        pairs = [(node.leaf(), g) for node, g in res]
+        pairs = _run(outs, grad_outputs, None, retain_graph, create_graph)
     else:
         ins = _as_list(inputs, "inputs")
         targets = [(x._node, x._index) for x in ins if x._node is not None]
         res = _run(outs, grad_outputs, targets, retain_graph, create_graph)
         it = iter(res or [])
         pairs = [(x, next(it)) for x in ins if x._node is not None]
-    with _GradMode(create_graph):
-        for t, g in pairs:   # only after the whole pass succeeded: no half-updated .grad
+    # only now, after the whole pass succeeded: no half-updated .grad on failure
+    saved = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
+        for t, g in pairs:
+            if type(t) is not Tensor:   # a leaf Node from the all-leaves pass
+                t = t.leaf()
             if t is None or g is None:
                 continue
             g = _own(g)
             t.grad = g if t.grad is None else t.grad + g
+    finally:
+        STATE.grad_enabled = saved
 
 
 def vjp(f, *primals):

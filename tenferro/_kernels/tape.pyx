@@ -60,7 +60,7 @@ cdef object _add(object a, object b):
 
 cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
     """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
-    if c.dtype != x.dtype:
+    if c.dtype is not x.dtype and c.dtype != x.dtype:
         if c.dtype.kind == 'c' and x.dtype.kind != 'c':
             c = c.real
         c = c.astype(x.dtype)
@@ -145,7 +145,7 @@ def run_backward(list roots, list seeds, list targets, bint create_graph,
     cdef Node node, parent
     cdef Py_ssize_t i, k, n
     cdef tuple inputs, needs_t, cots
-    cdef list gs, needs
+    cdef list gs, needs, xs
     cdef bint any_need, any_g
 
     if not all_leaves:
@@ -196,18 +196,20 @@ def run_backward(list roots, list seeds, list targets, bint create_graph,
                 continue
             needs_t = tuple(needs)
             if create_graph:
-                cots = graph_rule(node, tuple(gs), needs_t)
+                cots = tuple(graph_rule(node, tuple(gs), needs_t))
             else:
-                cots = tuple(node.op.vjp(node.ctx, needs_t, tuple(gs),
-                                         tuple([x._data for x in inputs]), node.out_data))
-                cots = tuple([None if (c is None or not needs[i])
-                              else _check_cast(c, inputs[i]._data, node, i)
-                              for i, c in enumerate(cots)])
+                xs = [None] * n
+                for i in range(n):
+                    xs[i] = (<object>inputs[i])._data
+                cots = tuple(node.op.vjp(node.ctx, needs_t, tuple(gs), tuple(xs),
+                                         node.out_data))
             for i in range(n):
                 c = cots[i]
                 if c is None or not needs[i]:
                     continue
                 x = inputs[i]
+                if not create_graph:
+                    c = _check_cast(c, xs[i], node, i)
                 parent = x._node
                 if parent.pending is None:
                     parent.pending = [None] * parent.n_out
