@@ -34,6 +34,8 @@ def _bind(tensor_cls):
 
 def apply1(op, inputs, out, ctx=None):
     """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
+    if type(out) is not np.ndarray:   # NumPy returns scalars for 0-d results
+        out = np.asarray(out)
     node = None
     if STATE.grad_enabled:
         for x in inputs:
@@ -48,6 +50,7 @@ def apply1(op, inputs, out, ctx=None):
 
 def apply(op, inputs, outs, ctx=None):
     """Wrap the output arrays ``outs`` (a tuple) of ``op(*inputs)`` as Tensors."""
+    outs = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in outs)
     node = None
     if STATE.grad_enabled:
         for x in inputs:

@@ -180,7 +180,9 @@ def _run(outs, grad_outputs, targets, retain_graph, create_graph):
 def _own(g):
     """A gradient handed to the user owns its memory (no broadcast views, no aliases)."""
     if type(g) is not np.ndarray:
-        return g
+        if not isinstance(g, np.generic):
+            return g                      # a Tensor (create_graph=True)
+        g = np.asarray(g)                 # NumPy returns scalars for 0-d results
     if g.base is not None or id(g) in _ONES_IDS or not g.flags.writeable:
         g = g.copy()
     return Tensor._wrap(g)

@@ -5,6 +5,8 @@ docstring for the algorithm). Set ``TENFERRO_PURE_PYTHON=1`` to run tenferro on 
 twins; ``tests/_kernels/test_tape.py`` checks that both give the same results.
 """
 
+from numpy import asarray, ndarray
+
 
 class Node:
     """One recorded op application, or a leaf (``op is None``)."""
@@ -40,6 +42,8 @@ def _add(a, b):
 
 def _check_cast(c, x, node, i):
     """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    if type(c) is not ndarray:   # NumPy arithmetic on 0-d arrays returns scalars
+        c = asarray(c)
     if c.dtype != x.dtype:
         if c.dtype.kind == "c" and x.dtype.kind != "c":
             c = c.real

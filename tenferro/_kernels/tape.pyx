@@ -14,6 +14,9 @@ structural zero everywhere: a node whose outputs all received ``None`` is skippe
 checks that both agree.
 """
 
+from numpy import asarray, ndarray
+
+
 cdef class Node:
     """One recorded op application, or a leaf (``op is None``)."""
     cdef public object op            # the Op: .name, .vjp(ctx, needs, gs, xs, ys)
@@ -60,6 +63,8 @@ cdef object _add(object a, object b):
 
 cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
     """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    if type(c) is not ndarray:   # NumPy arithmetic on 0-d arrays returns scalars
+        c = asarray(c)
     if c.dtype is not x.dtype and c.dtype != x.dtype:
         if c.dtype.kind == 'c' and x.dtype.kind != 'c':
             c = c.real

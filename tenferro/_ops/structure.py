@@ -1,13 +1,57 @@
-"""Structure ops: reshape, broadcasting, transposes, indexing, joins, diagonals, products."""
+"""Structure ops: reshape, broadcasting, transposes, indexing, joins, diagonals, products.
+
+Most ops here are linear, so their rules are the op's adjoint (VJP) and the op itself
+applied to the tangent (JVP). Ops that select entries come in adjoint pairs whose rules
+call each other, which makes every derivative differentiable again:
+
+* ``getitem`` (gather ``x[key]``)        <->  ``index_add`` (scatter-add into zeros)
+* ``diagonal`` (copy of a diagonal)       <->  ``diag_embed`` (diagonal into zeros)
+
+The helpers ``_gather``/``_scatter``/``_diagonal``/``_embed`` run the member of a pair on
+whatever a rule holds: plain NumPy on ndarrays (normal backward), the recorded op on
+Tensors (``create_graph=True``, forward-over-reverse).
+"""
+import operator
+
 import numpy as np
 
 from .._engine import apply1
-from .._errors import ShapeError
+from .._errors import DTypeError, ShapeError
+from .._tensor import SUPPORTED_DTYPES, Tensor, as_tensor
 from .registry import defop, register
-from ._util import to_tensor, unbroadcast
+from ._util import conj, operands, to_tensor, unbroadcast
 
-__all__ = ["reshape", "broadcast_to"]
+__all__ = [
+    "reshape", "broadcast_to", "ravel", "flatten", "transpose", "permute", "swapaxes",
+    "moveaxis", "expand_dims", "unsqueeze", "squeeze", "matrix_transpose", "stack",
+    "concatenate", "concat", "diagonal", "diag", "trace", "matmul", "tensordot", "astype",
+    "zeros_like", "ones_like",
+]
 
+
+def _axis(a, ndim, name="axis"):
+    """One axis as a non-negative int (ShapeError when out of range)."""
+    try:
+        a = operator.index(a)
+    except TypeError:
+        raise ShapeError(f"{name} must be an int, got {a!r}") from None
+    if not -ndim <= a < ndim:
+        raise ShapeError(f"{name} {a} is out of bounds for a tensor of dimension {ndim}")
+    return a % ndim
+
+
+def _axes(axes, ndim, name="axis"):
+    """An int or a sequence of ints as a tuple of distinct non-negative axes (in order)."""
+    if isinstance(axes, (tuple, list)):
+        out = tuple(_axis(a, ndim, name) for a in axes)
+    else:
+        out = (_axis(axes, ndim, name),)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"repeated axis in {name}={axes!r}")
+    return out
+
+
+# ---- reshape family ---------------------------------------------------------------------
 
 _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[0].shape),),
                     lambda ctx, ts, xs, ys: (ts[0].reshape(ys[0].shape),))
@@ -23,6 +67,71 @@ def reshape(x, *shape):
     except (ValueError, TypeError) as e:
         raise ShapeError(f"cannot reshape a tensor of shape {x.shape} to {shape}: {e}") from None
     return apply1(_reshape_op, (x,), out)
+
+
+def _reshape_to(x, shape):
+    """``x`` (a Tensor) with the already-validated ``shape`` (x itself when unchanged)."""
+    if x._data.shape == shape:
+        return x
+    return apply1(_reshape_op, (x,), x._data.reshape(shape))
+
+
+def _np_reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """``numpy.reshape`` on Tensors (C order only)."""
+    if order != "C":
+        raise ShapeError(f"reshape supports order='C' only, got order={order!r}")
+    return reshape(a, newshape if shape is None else shape)
+
+
+def ravel(x, order="C"):
+    """``x`` as a 1-D tensor (C order), like ``numpy.ravel``."""
+    if order != "C":
+        raise ShapeError(f"ravel supports order='C' only, got order={order!r}")
+    x = to_tensor(x)
+    return _reshape_to(x, (x._data.size,))
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    """Merge axes ``start_dim..end_dim`` (all by default) into one, like ``torch.flatten``."""
+    x = to_tensor(x)
+    shape = x._data.shape
+    if not shape:
+        return _reshape_to(x, (1,))
+    s = _axis(start_dim, len(shape), "start_dim")
+    e = _axis(end_dim, len(shape), "end_dim")
+    if s > e:
+        raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
+                         f"for a tensor of dimension {len(shape)}")
+    return _reshape_to(x, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
+
+
+def expand_dims(x, axis):
+    """``x`` with length-1 axes inserted at ``axis`` (positions in the result)."""
+    x = to_tensor(x)
+    shape = x._data.shape
+    ndim = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    axes = _axes(axis, ndim)
+    it = iter(shape)
+    return _reshape_to(x, tuple(1 if i in axes else next(it) for i in range(ndim)))
+
+
+def unsqueeze(x, dim):
+    """``x`` with a length-1 axis inserted at ``dim`` (PyTorch spelling of expand_dims)."""
+    return expand_dims(x, dim)
+
+
+def squeeze(x, axis=None):
+    """``x`` without its length-1 axes (only those in ``axis`` when given)."""
+    x = to_tensor(x)
+    shape = x._data.shape
+    if axis is None:
+        return _reshape_to(x, tuple(n for n in shape if n != 1))
+    axes = _axes(axis, len(shape))
+    for a in axes:
+        if shape[a] != 1:
+            raise ShapeError(f"cannot squeeze axis {a} of a tensor of shape {shape}: "
+                             f"it has length {shape[a]}, not 1")
+    return _reshape_to(x, tuple(n for i, n in enumerate(shape) if i not in axes))
 
 
 _broadcast_op = defop("broadcast_to",
@@ -43,5 +152,586 @@ def broadcast_to(x, shape):
     return apply1(_broadcast_op, (x,), out)
 
 
-register(reshape, methods=("reshape",), functions=(np.reshape,))
+# ---- axis permutations ------------------------------------------------------------------
+
+def _inverse(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+# y = transpose(x, p): x̄ = transpose(ȳ, p⁻¹), ẏ = transpose(ẋ, p)
+_transpose_op = defop(
+    "transpose",
+    lambda ctx, needs, gs, xs, ys: (np.transpose(gs[0], _inverse(ctx)),),
+    lambda ctx, ts, xs, ys: (np.transpose(ts[0], ctx),))
+
+
+def _permuted(x, perm):
+    """Apply the validated permutation ``perm`` (x itself for the identity)."""
+    if perm == tuple(range(len(perm))):
+        return x
+    return apply1(_transpose_op, (x,), x._data.transpose(perm), ctx=perm)
+
+
+def transpose(x, axes=None):
+    """Permute the axes (reverse them by default), like ``numpy.transpose``."""
+    x = to_tensor(x)
+    ndim = x._data.ndim
+    if axes is None:
+        return _permuted(x, tuple(range(ndim - 1, -1, -1)))
+    perm = _axes(axes, ndim, "axes")
+    if len(perm) != ndim:
+        raise ShapeError(f"axes {tuple(axes)!r} do not match a tensor of dimension {ndim}: "
+                         f"give a permutation of all {ndim} axes")
+    return _permuted(x, perm)
+
+
+def permute(x, *axes):
+    """Permute the axes (PyTorch spelling): ``permute(x, 2, 0, 1)`` or
+    ``permute(x, (2, 0, 1))``."""
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    return transpose(x, axes)
+
+
+def _transpose_method(self, *axes):
+    # NumPy's ndarray.transpose: t.transpose(), t.transpose(1, 0), t.transpose((1, 0))
+    if not axes or (len(axes) == 1 and axes[0] is None):
+        return transpose(self)
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = axes[0]
+    return transpose(self, axes)
+
+
+def swapaxes(x, axis1, axis2):
+    """Exchange two axes, like ``numpy.swapaxes``."""
+    x = to_tensor(x)
+    ndim = x._data.ndim
+    a, b = _axis(axis1, ndim, "axis1"), _axis(axis2, ndim, "axis2")
+    perm = list(range(ndim))
+    perm[a], perm[b] = b, a
+    return _permuted(x, tuple(perm))
+
+
+def moveaxis(x, source, destination):
+    """Move axes to new positions (the others keep their order), like ``numpy.moveaxis``."""
+    x = to_tensor(x)
+    ndim = x._data.ndim
+    src = _axes(source, ndim, "source")
+    dst = _axes(destination, ndim, "destination")
+    if len(src) != len(dst):
+        raise ShapeError(f"moveaxis: source {source!r} and destination {destination!r} "
+                         "must name the same number of axes")
+    perm = [a for a in range(ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return _permuted(x, tuple(perm))
+
+
+def matrix_transpose(x):
+    """Swap the last two axes (``t.mT``)."""
+    x = to_tensor(x)
+    if x._data.ndim < 2:
+        raise ShapeError(f"matrix transpose needs a tensor of dimension >= 2, got shape "
+                         f"{x.shape}; use .T for vectors or reshape first")
+    return swapaxes(x, -1, -2)
+
+
+def _mH(x):
+    # conjugate transpose through the elementwise conj op (np.conj dispatches to it)
+    return np.conj(matrix_transpose(x))
+
+
+Tensor.T = property(transpose, doc="The tensor with its axes reversed (like ndarray.T).")
+Tensor.mT = property(matrix_transpose, doc="Transpose of the last two axes.")
+Tensor.mH = property(_mH, doc="Conjugate transpose of the last two axes.")
+
+# ---- indexing ---------------------------------------------------------------------------
+# y = x[key] gathers; its adjoint scatters ȳ into zeros of x's shape, adding at repeated
+# integer indices (numpy.add.at semantics). Keys without integer arrays (ints, slices,
+# None, Ellipsis, boolean masks) hit every position at most once, so the scatter is a
+# plain assignment there ("unique").
+
+_BASIC = (int, np.integer, slice, type(None), type(Ellipsis))
+
+
+def _index_array(k):
+    """An index entry given as Tensor/list/ndarray, as an ndarray of ints or bools."""
+    if isinstance(k, Tensor):
+        # Tensors hold floats: accept integral values as integer indices (not differentiated)
+        d = k._data
+        if d.dtype.kind == "c" or not np.all(np.floor(d.real) == d.real):
+            raise IndexError(f"a tensor used as an index must hold integer values, got "
+                             f"{d!r}; for a mask, index with a boolean ndarray (t[t > 0])")
+        k = d.real.astype(np.intp)
+    else:
+        k = np.asarray(k)
+        if k.dtype.kind == "f" and k.size == 0:
+            k = k.astype(np.intp)  # t[[]]: an empty list selects nothing, as in NumPy
+    if k.ndim == 0 and k.dtype.kind in "iu":
+        return int(k)
+    return k
+
+
+def _index_key(key):
+    """``key`` as a tuple ending in Ellipsis (so results are arrays, never scalars) and
+    whether each position is hit at most once."""
+    if type(key) is not tuple:
+        key = (key,)
+    unique = True
+    has_ellipsis = False
+    out = None
+    for i, k in enumerate(key):
+        if isinstance(k, _BASIC) and k is not True and k is not False:
+            if k is Ellipsis:
+                has_ellipsis = True
+            continue
+        if out is None:
+            out = list(key)
+        if isinstance(k, (bool, np.bool_)):
+            continue
+        k = _index_array(k)
+        out[i] = k
+        if isinstance(k, np.ndarray) and k.dtype != bool:
+            unique = False
+    if out is not None:
+        key = tuple(out)
+    if not has_ellipsis:
+        key = key + (Ellipsis,)
+    return key, unique
+
+
+def _gather(a, key):
+    """``a[key]`` on an ndarray or a Tensor (key already normalized)."""
+    return a[key]
+
+
+def _scatter(g, key, shape, unique):
+    """Zeros of ``shape`` with ``g`` added at ``key``, on an ndarray or a Tensor."""
+    if isinstance(g, Tensor):
+        return apply1(_index_add_op, (g,), _scatter_np(g._data, key, shape, unique),
+                      ctx=(key, shape, unique))
+    return _scatter_np(g, key, shape, unique)
+
+
+def _scatter_np(g, key, shape, unique):
+    z = np.zeros(shape, dtype=g.dtype)
+    if unique:
+        z[key] = g
+    else:
+        np.add.at(z, key, g)
+    return z
+
+
+# gather and scatter-add are each other's adjoints (RULES: linear maps, VJP = adjoint)
+_getitem_op = defop(
+    "getitem",
+    lambda ctx, needs, gs, xs, ys: (_scatter(gs[0], ctx[0], xs[0].shape, ctx[1]),),
+    lambda ctx, ts, xs, ys: (_gather(ts[0], ctx[0]),))
+
+_index_add_op = defop(
+    "index_add",
+    lambda ctx, needs, gs, xs, ys: (_gather(gs[0], ctx[0]),),
+    lambda ctx, ts, xs, ys: (_scatter(ts[0], *ctx),))
+
+
+def getitem(x, key):
+    """``x[key]``: NumPy basic and advanced (integer-array, boolean-mask) indexing.
+
+    Index arrays are constants; a Tensor used as an index must hold integer values.
+    The gradient adds up at repeated indices.
+    """
+    key, unique = _index_key(key)
+    d = x._data
+    try:
+        out = d[key]
+    except IndexError as e:
+        raise IndexError(f"{e} (indexing a tensor of shape {d.shape})") from None
+    return apply1(_getitem_op, (x,), out, ctx=(key, unique))
+
+
+# ---- joins ------------------------------------------------------------------------------
+
+def _zeros_for(ts, xs, dtype):
+    """Tangents with structural zeros (None) replaced by zeros of the input's shape."""
+    return [np.zeros(x.shape, dtype) if t is None else t for t, x in zip(ts, xs)]
+
+
+def _stack_vjp(ctx, needs, gs, xs, ys):
+    g, lead = gs[0], (slice(None),) * ctx
+    return tuple(g[lead + (i, Ellipsis)] if needs[i] else None for i in range(len(xs)))
+
+
+_stack_op = defop("stack", _stack_vjp,
+                  lambda ctx, ts, xs, ys: (np.stack(_zeros_for(ts, xs, ys[0].dtype), ctx),))
+
+
+def _tensors(tensors, name):
+    if isinstance(tensors, (Tensor, np.ndarray)):
+        raise ShapeError(f"{name} takes a sequence of tensors, not a single tensor")
+    ts = tuple(to_tensor(t) for t in tensors)
+    if not ts:
+        raise ShapeError(f"{name} needs at least one tensor")
+    return ts
+
+
+def stack(tensors, axis=0):
+    """Join same-shape tensors along a new axis, like ``numpy.stack`` (dtypes promote)."""
+    ts = _tensors(tensors, "stack")
+    shape = ts[0]._data.shape
+    for t in ts:
+        if t._data.shape != shape:
+            raise ShapeError(f"stack needs tensors of one shape, got shapes "
+                             f"{', '.join(str(u.shape) for u in ts)}")
+    axis = _axis(axis, len(shape) + 1)
+    return apply1(_stack_op, ts, np.stack([t._data for t in ts], axis), ctx=axis)
+
+
+def _concat_vjp(ctx, needs, gs, xs, ys):
+    g, lead = gs[0], (slice(None),) * ctx
+    out, start = [], 0
+    for x, need in zip(xs, needs):
+        stop = start + x.shape[ctx]
+        out.append(g[lead + (slice(start, stop), Ellipsis)] if need else None)
+        start = stop
+    return tuple(out)
+
+
+_concat_op = defop(
+    "concatenate", _concat_vjp,
+    lambda ctx, ts, xs, ys: (np.concatenate(_zeros_for(ts, xs, ys[0].dtype), ctx),))
+
+
+def concatenate(tensors, axis=0):
+    """Join tensors along an existing axis, like ``numpy.concatenate`` (dtypes promote;
+    ``axis=None`` joins the flattened tensors)."""
+    ts = _tensors(tensors, "concatenate")
+    if axis is None:
+        ts = tuple(ravel(t) for t in ts)
+        axis = 0
+    ndim = ts[0]._data.ndim
+    if ndim == 0:
+        raise ShapeError("concatenate cannot join 0-d tensors; use stack")
+    axis = _axis(axis, ndim)
+    try:
+        out = np.concatenate([t._data for t in ts], axis)
+    except ValueError:
+        raise ShapeError(
+            f"concatenate along axis {axis} needs tensors whose shapes agree except on that "
+            f"axis, got shapes {', '.join(str(t.shape) for t in ts)}") from None
+    return apply1(_concat_op, ts, out, ctx=axis)
+
+
+concat = concatenate
+
+# ---- diagonals --------------------------------------------------------------------------
+# diagonal (a copy) and diag_embed (a diagonal written into zeros) are adjoint.
+
+
+def _diag_axes(shape, offset, axis1, axis2):
+    ndim = len(shape)
+    if ndim < 2:
+        raise ShapeError(f"diagonal needs a tensor of dimension >= 2, got shape {shape}")
+    a1, a2 = _axis(axis1, ndim, "axis1"), _axis(axis2, ndim, "axis2")
+    if a1 == a2:
+        raise ShapeError(f"axis1 and axis2 must differ, both are {a1}")
+    return (operator.index(offset), a1, a2)
+
+
+def _diag_len(shape, offset, a1, a2):
+    n1, n2 = shape[a1], shape[a2]
+    return max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+
+
+def _diagonal(a, diag):
+    """The diagonal ``diag = (offset, axis1, axis2)`` of an ndarray (a copy) or a Tensor."""
+    if isinstance(a, Tensor):
+        return apply1(_diagonal_op, (a,), np.diagonal(a._data, *diag).copy(), ctx=diag)
+    return np.diagonal(a, *diag).copy()
+
+
+def _embed(g, shape, diag):
+    """Zeros of ``shape`` with the diagonal ``diag`` set to ``g``, on ndarrays or Tensors."""
+    if isinstance(g, Tensor):
+        return apply1(_embed_op, (g,), _embed_np(g._data, shape, diag), ctx=(shape, diag))
+    return _embed_np(g, shape, diag)
+
+
+def _embed_np(g, shape, diag):
+    offset, a1, a2 = diag
+    z = np.zeros(shape, dtype=g.dtype)
+    n = g.shape[-1]
+    rows = np.arange(max(-offset, 0), max(-offset, 0) + n)
+    cols = np.arange(max(offset, 0), max(offset, 0) + n)
+    # moveaxis gives a writable view of z with the two diagonal axes last
+    np.moveaxis(z, (a1, a2), (-2, -1))[..., rows, cols] = g
+    return z
+
+
+_diagonal_op = defop("diagonal",
+                     lambda ctx, needs, gs, xs, ys: (_embed(gs[0], xs[0].shape, ctx),),
+                     lambda ctx, ts, xs, ys: (_diagonal(ts[0], ctx),))
+
+_embed_op = defop("diag_embed",
+                  lambda ctx, needs, gs, xs, ys: (_diagonal(gs[0], ctx[1]),),
+                  lambda ctx, ts, xs, ys: (_embed(ts[0], *ctx),))
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    """The diagonal(s) as a new tensor, like ``numpy.diagonal`` (the diagonal axis last)."""
+    x = to_tensor(x)
+    return _diagonal(x, _diag_axes(x.shape, offset, axis1, axis2))
+
+
+def diag(v, k=0):
+    """``numpy.diag``: a 1-D tensor becomes a matrix with it on diagonal ``k``; a matrix
+    gives its ``k``-th diagonal."""
+    v = to_tensor(v)
+    if v.ndim == 1:
+        k = operator.index(k)
+        n = v.shape[0] + abs(k)
+        return _embed(v, (n, n), (k, 0, 1))
+    if v.ndim == 2:
+        return diagonal(v, k)
+    raise ShapeError(f"diag takes a 1-D or 2-D tensor, got shape {v.shape}; use diagonal "
+                     "for stacks of matrices")
+
+
+def _trace_vjp(ctx, needs, gs, xs, ys):
+    # x̄ = ȳ placed on every entry of the diagonal
+    diag, n = ctx
+    g = gs[0]
+    return (_embed(np.broadcast_to(np.expand_dims(g, -1), g.shape + (n,)), xs[0].shape, diag),)
+
+
+_trace_op = defop("trace", _trace_vjp,
+                  lambda ctx, ts, xs, ys: (np.trace(ts[0], *ctx[0]),))
+
+
+def trace(x, offset=0, axis1=0, axis2=1):
+    """Sum along a diagonal, like ``numpy.trace``."""
+    x = to_tensor(x)
+    diag = _diag_axes(x.shape, offset, axis1, axis2)
+    out = np.asarray(np.trace(x._data, *diag))
+    return apply1(_trace_op, (x,), out, ctx=(diag, _diag_len(x.shape, *diag)))
+
+
+# ---- products ---------------------------------------------------------------------------
+
+def _matmul_vjp(ctx, needs, gs, xs, ys):
+    # C = A B (batched, A: ...×m×k, B: ...×k×n):  Ā = C̄ Bᴴ,  B̄ = Aᴴ C̄, each summed over
+    # the batch dims its operand was broadcast along. A 1-D operand is a 1×k row (a) or
+    # k×1 column (b) whose added axis is missing from C̄; restore it first.
+    g, (a, b) = gs[0], xs
+    a1, b1 = a.ndim == 1, b.ndim == 1
+    A = np.expand_dims(a, 0) if a1 else a
+    B = np.expand_dims(b, -1) if b1 else b
+    if a1 and b1:
+        g = g.reshape((1, 1))
+    elif a1:
+        g = np.expand_dims(g, -2)
+    elif b1:
+        g = np.expand_dims(g, -1)
+    ga = gb = None
+    if needs[0]:
+        ga = unbroadcast(np.matmul(g, conj(np.swapaxes(B, -1, -2))), A.shape)
+        ga = ga.reshape(a.shape) if a1 else ga
+    if needs[1]:
+        gb = unbroadcast(np.matmul(conj(np.swapaxes(A, -1, -2)), g), B.shape)
+        gb = gb.reshape(b.shape) if b1 else gb
+    return ga, gb
+
+
+def _matmul_jvp(ctx, ts, xs, ys):
+    # Ċ = Ȧ B + A Ḃ
+    (ta, tb), (a, b) = ts, xs
+    out = None if ta is None else np.matmul(ta, b)
+    if tb is not None:
+        d = np.matmul(a, tb)
+        out = d if out is None else out + d
+    return (out,)
+
+
+_matmul_op = defop("matmul", _matmul_vjp, _matmul_jvp)
+
+
+def _matmul_error(sa, sb):
+    if not sa or not sb:
+        return ShapeError(f"matmul does not take 0-d operands (shapes {sa} and {sb}); "
+                          "use * to multiply by a scalar")
+    ka, kb = sa[-1], (sb[-2] if len(sb) > 1 else sb[0])
+    if ka != kb:
+        return ShapeError(
+            f"matmul: shapes {sa} and {sb} do not match: the last axis of the first operand "
+            f"({ka}) must equal the {'second-to-last' if len(sb) > 1 else 'only'} axis of "
+            f"the second ({kb})")
+    return ShapeError(f"matmul: the batch dimensions of shapes {sa} and {sb} do not "
+                      "broadcast together")
+
+
+def matmul(a, b):
+    """Matrix product with NumPy semantics (1-D operands, broadcast batch dimensions)."""
+    a, b = operands(a, b)
+    ad, bd = a._data, b._data
+    try:
+        out = np.matmul(ad, bd)
+    except ValueError:
+        raise _matmul_error(ad.shape, bd.shape) from None
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    return apply1(_matmul_op, (a, b), out)
+
+
+def _rmatmul(b, a):
+    return matmul(a, b)
+
+
+def _tensordot_axes(axes, sa, sb):
+    """NumPy's ``axes`` as two tuples of non-negative axes, with the sizes checked."""
+    na, nb = len(sa), len(sb)
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if not 0 <= n <= min(na, nb):
+            raise ShapeError(f"tensordot: axes={n} must be between 0 and {min(na, nb)} for "
+                             f"shapes {sa} and {sb}")
+        ax_a, ax_b = tuple(range(na - n, na)), tuple(range(n))
+    else:
+        try:
+            xa, xb = axes
+        except (TypeError, ValueError):
+            raise ShapeError(f"tensordot: axes must be an int or a pair of axis lists, got "
+                             f"{axes!r}") from None
+        ax_a, ax_b = _axes(xa, na, "axes"), _axes(xb, nb, "axes")
+        if len(ax_a) != len(ax_b):
+            raise ShapeError(f"tensordot: axes {axes!r} name {len(ax_a)} axes of the first "
+                             f"operand but {len(ax_b)} of the second")
+    for i, j in zip(ax_a, ax_b):
+        if sa[i] != sb[j]:
+            raise ShapeError(f"tensordot: shapes {sa} and {sb} do not match: axis {i} of the "
+                             f"first has length {sa[i]}, axis {j} of the second {sb[j]}")
+    return ax_a, ax_b
+
+
+def _argsort(seq):
+    return tuple(sorted(range(len(seq)), key=seq.__getitem__))
+
+
+def _tensordot_vjp(ctx, needs, gs, xs, ys):
+    # C[fa, fb] = Σ_c A[fa, c] B[c, fb]  (fa/fb the free axes, c the contracted pairs):
+    # Ā[fa, c] = Σ_fb C̄[fa, fb] conj(B)[c, fb],  B̄[c, fb] = Σ_fa conj(A)[fa, c] C̄[fa, fb].
+    # tensordot leaves the contracted axes in the other operand's order; transpose back.
+    ax_a, ax_b = ctx
+    g, (a, b) = gs[0], xs
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [j for j in range(b.ndim) if j not in ax_b]
+    nfa = len(free_a)
+    ga = gb = None
+    if needs[0]:
+        r = np.tensordot(g, conj(b), (tuple(range(nfa, g.ndim)), tuple(free_b)))
+        src = free_a + [ax_a[k] for k in _argsort(ax_b)]
+        ga = np.transpose(r, _argsort(src))
+    if needs[1]:
+        r = np.tensordot(conj(a), g, (tuple(free_a), tuple(range(nfa))))
+        src = [ax_b[k] for k in _argsort(ax_a)] + free_b
+        gb = np.transpose(r, _argsort(src))
+    return ga, gb
+
+
+def _tensordot_jvp(ctx, ts, xs, ys):
+    (ta, tb), (a, b) = ts, xs
+    out = None if ta is None else np.tensordot(ta, b, ctx)
+    if tb is not None:
+        d = np.tensordot(a, tb, ctx)
+        out = d if out is None else out + d
+    return (out,)
+
+
+_tensordot_op = defop("tensordot", _tensordot_vjp, _tensordot_jvp, batched=False)
+
+
+def tensordot(a, b, axes=2):
+    """Sum of products over the axes ``axes``, like ``numpy.tensordot``: an int ``n``
+    contracts the last n axes of ``a`` with the first n of ``b``; a pair of axis lists
+    contracts them pairwise. The result has a's free axes, then b's."""
+    a, b = operands(a, b)
+    ctx = _tensordot_axes(axes, a._data.shape, b._data.shape)
+    out = np.tensordot(a._data, b._data, ctx)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    return apply1(_tensordot_op, (a, b), out, ctx=ctx)
+
+
+# ---- dtype ------------------------------------------------------------------------------
+# A cast is the identity on values: the engine casts the cotangent back to the input's
+# dtype (the real part for a real input) and the tangent to the output's.
+_astype_op = defop("astype", lambda ctx, needs, gs, xs, ys: (gs[0],),
+                   lambda ctx, ts, xs, ys: (ts[0],))
+
+
+def astype(x, dtype, copy=True):
+    """``x`` cast to float32, float64, complex64 or complex128."""
+    x = to_tensor(x)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"astype: {dtype!r} is not a dtype; use float32, float64, complex64 "
+                         "or complex128") from None
+    src = x._data.dtype
+    if dt == src:
+        return x
+    if dt not in SUPPORTED_DTYPES:
+        raise DTypeError(f"astype: tenferro tensors hold float32, float64, complex64 or "
+                         f"complex128, not {dt}; call .numpy().astype(...) for other dtypes")
+    if src.kind == "c" and dt.kind != "c":
+        raise DTypeError(f"astype: casting complex ({src}) to real ({dt}) would drop the "
+                         "imaginary part; take .real (or abs()) first if that is what you mean")
+    return apply1(_astype_op, (x,), x._data.astype(dt))
+
+
+# ---- constants for rules ----------------------------------------------------------------
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """A constant (non-differentiable) tensor of zeros shaped like ``a``."""
+    a = to_tensor(a)
+    return as_tensor(np.zeros(a.shape if shape is None else shape,
+                              a.dtype if dtype is None else dtype))
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """A constant (non-differentiable) tensor of ones shaped like ``a``."""
+    a = to_tensor(a)
+    return as_tensor(np.ones(a.shape if shape is None else shape,
+                             a.dtype if dtype is None else dtype))
+
+
+register(_np_reshape, functions=(np.reshape,))
+register(reshape, methods=("reshape",))
 register(broadcast_to, methods=("broadcast_to",), functions=(np.broadcast_to,))
+register(ravel, methods=("ravel",), functions=(np.ravel,))
+register(flatten, methods=("flatten",))
+register(expand_dims, functions=(np.expand_dims,))
+register(unsqueeze, methods=("unsqueeze",))
+register(squeeze, methods=("squeeze",), functions=(np.squeeze,))
+# NumPy 2 names (permute_dims, matrix_transpose) are registered when present (numpy>=1.26)
+_NP2 = tuple(getattr(np, n) for n in ("permute_dims",) if hasattr(np, n))
+register(transpose, functions=(np.transpose,) + _NP2)
+register(_transpose_method, methods=("transpose",))
+register(permute, methods=("permute",))
+register(swapaxes, methods=("swapaxes",), functions=(np.swapaxes,))
+register(moveaxis, methods=("moveaxis",), functions=(np.moveaxis,))
+register(matrix_transpose,
+         functions=(np.matrix_transpose,) if hasattr(np, "matrix_transpose") else ())
+register(getitem, methods=("__getitem__",))
+register(stack, functions=(np.stack,))
+register(concatenate, functions=(np.concatenate,))
+register(diagonal, methods=("diagonal",), functions=(np.diagonal,))
+register(diag, methods=("diag",), functions=(np.diag,))
+register(trace, methods=("trace",), functions=(np.trace,))
+register(matmul, methods=("matmul", "__matmul__"), ufuncs=(np.matmul,))
+register(_rmatmul, methods=("__rmatmul__",))
+register(tensordot, functions=(np.tensordot,))
+register(astype, methods=("astype",))
+register(zeros_like, functions=(np.zeros_like,))
+register(ones_like, functions=(np.ones_like,))
