@@ -30,7 +30,8 @@ def random_array(shape, dtype=np.float64, rng=None, scale=1.0):
     a = rng.standard_normal(shape)
     if dtype.kind == "c":
         a = a + 1j * rng.standard_normal(shape)
-    return (scale * a).astype(dtype)
+    # np.asarray: for shape () NumPy hands back a scalar, not a 0-d array
+    return np.asarray((scale * a).astype(dtype))
 
 
 def random_tensor(shape, dtype=np.float64, rng=None, requires_grad=False):

@@ -45,7 +45,11 @@ def broadcast_shape(name, *shapes):
 
 def conj(a):
     """Complex conjugate; the identity (no copy) on real values."""
-    return a.conj() if a.dtype.kind == "c" else a
+    if a.dtype.kind != "c":
+        return a
+    c = a.conj()
+    # ndarray.conj() of a 0-d array is a NumPy scalar; keep cotangents arrays
+    return np.asarray(c) if isinstance(c, np.generic) else c
 
 
 def broadcast_to_shape(g, shape):

@@ -17,6 +17,8 @@ __all__ = [
     "imag", "exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tan", "tanh", "arcsin",
     "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "atan2", "hypot",
     "maximum", "minimum", "where", "clip", "sign", "square", "reciprocal",
+    # PyTorch/Python-style spellings (DESIGN.md §3 names them)
+    "pow", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arctan2",
 ]
 
 _conj = conj
@@ -24,6 +26,11 @@ _conj = conj
 
 def _bcast(t, shape):
     return t if t.shape == shape else np.broadcast_to(t, shape)
+
+
+def _arr(out):
+    """A ufunc result as an ndarray: on 0-d inputs NumPy returns a scalar instead."""
+    return out if type(out) is np.ndarray else np.asarray(out)
 
 
 # ---- unary holomorphic functions -------------------------------------------------------
@@ -43,7 +50,7 @@ def _unary(name, ufunc, deriv, aliases=(), real_only=False):
         x = to_tensor(x)
         if real_only:
             require_real(name, x)
-        return apply1(op, (x,), ufunc(x._data))
+        return apply1(op, (x,), _arr(ufunc(x._data)))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``numpy.{ufunc.__name__}``, differentiable."
@@ -85,13 +92,20 @@ _neg_op = defop("negative", lambda ctx, needs, gs, xs, ys: (-gs[0],),
 def negative(x):
     """``-x``."""
     x = to_tensor(x)
-    return apply1(_neg_op, (x,), np.negative(x._data))
+    return apply1(_neg_op, (x,), _arr(np.negative(x._data)))
 
 
 def _abs_sgn(x, y):
-    # x/|x| with 0 at x = 0; dividing by where(|x| = 0, 1, |x|) keeps the rule NaN-free
-    # (and so its own derivative) at the origin.
-    return x / np.where(y == 0, 1, y)
+    """x/|x|, 0 at x = 0 (the subgradient PyTorch picks)."""
+    if x.dtype.kind != "c":
+        # sign(x) is piecewise constant and not differentiated: the second derivative of
+        # |x| is then 0 everywhere, also at 0.
+        return np.sign(x)
+    # Dividing by where(|z| = 0, 1, |z|) keeps the rule NaN-free at the origin; the outer
+    # where makes it a constant 0 there, so its own derivative (the Hessian of |z|) is 0
+    # at z = 0 rather than that of z/1.
+    zero = y == 0
+    return np.where(zero, 0, x / np.where(zero, 1, y))
 
 
 _abs_op = defop(
@@ -106,7 +120,7 @@ _abs_op = defop(
 def abs(x):
     """``|x|`` (complex modulus for complex x); subgradient 0 at 0."""
     x = to_tensor(x)
-    return apply1(_abs_op, (x,), np.abs(x._data))
+    return apply1(_abs_op, (x,), _arr(np.abs(x._data)))
 
 
 _conj_op = defop("conj", lambda ctx, needs, gs, xs, ys: (_conj(gs[0]),),
@@ -118,7 +132,7 @@ def conj(x):
     x = to_tensor(x)
     if x.dtype.kind != "c":
         return x
-    return apply1(_conj_op, (x,), np.conj(x._data))
+    return apply1(_conj_op, (x,), _arr(np.conj(x._data)))
 
 
 # real(z): z̄ = ȳ + 0i (the engine gives the cotangent z's complex dtype)
@@ -134,7 +148,9 @@ def real(x):
     x = to_tensor(x)
     if x.dtype.kind != "c":
         return x
-    return apply1(_real_op, (x,), np.ascontiguousarray(x._data.real))
+    # .copy(): a contiguous array that does not alias x (np.ascontiguousarray would turn a
+    # 0-d result into shape (1,))
+    return apply1(_real_op, (x,), x._data.real.copy())
 
 
 def imag(x):
@@ -142,13 +158,13 @@ def imag(x):
     x = to_tensor(x)
     if x.dtype.kind != "c":
         return Tensor._wrap(np.zeros_like(x._data))
-    return apply1(_imag_op, (x,), np.ascontiguousarray(x._data.imag))
+    return apply1(_imag_op, (x,), x._data.imag.copy())
 
 
 def sign(x):
     """``numpy.sign`` (x/|x| for complex); piecewise constant, so not differentiated."""
     x = to_tensor(x)
-    return Tensor._wrap(np.sign(x._data))
+    return Tensor._wrap(_arr(np.sign(x._data)))
 
 
 register(negative, methods=("negative", "__neg__"), ufuncs=(np.negative,))
@@ -164,6 +180,19 @@ Tensor.imag = property(imag, doc="Imaginary part (differentiable).")
 # ---- binary arithmetic ------------------------------------------------------------------
 
 
+def _promote(a, b, y):
+    """Both inputs in the output's dtype, as the primal computed them. Otherwise a rule
+    mixing float32 and float64 loses precision (log(a) of a float32 base in power), and a
+    real input of a complex op leaves the complex branch (log of a negative real base of
+    a complex power is NaN in real arithmetic)."""
+    dt = y.dtype
+    if a.dtype != dt:
+        a = a.astype(dt)
+    if b.dtype != dt:
+        b = b.astype(dt)
+    return a, b
+
+
 def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod=None):
     """Register y = ufunc(a, b) with broadcasting.
 
@@ -172,13 +201,16 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
     """
 
     def vjp(ctx, needs, gs, xs, ys):
-        g, (a, b), y = gs[0], xs, ys[0]
-        ga = unbroadcast(vjp_a(g, a, b, y), a.shape) if needs[0] else None
-        gb = unbroadcast(vjp_b(g, a, b, y), b.shape) if needs[1] else None
+        g, y = gs[0], ys[0]
+        a, b = _promote(xs[0], xs[1], y)
+        ga = unbroadcast(vjp_a(g, a, b, y), xs[0].shape) if needs[0] else None
+        gb = unbroadcast(vjp_b(g, a, b, y), xs[1].shape) if needs[1] else None
         return ga, gb
 
     def jvp_rule(ctx, ts, xs, ys):
-        return (_bcast(jvp(ts[0], ts[1], xs[0], xs[1], ys[0]), ys[0].shape),)
+        y = ys[0]
+        a, b = _promote(xs[0], xs[1], y)
+        return (_bcast(jvp(ts[0], ts[1], a, b, y), y.shape),)
 
     op = defop(name, vjp, jvp_rule, complex=not real_only)
 
@@ -186,10 +218,12 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
         a, b = operands(a, b)
         if real_only:
             require_real(name, a, b)
-        ad, bd = a._data, b._data
-        if ad.shape != bd.shape:
-            broadcast_shape(name, ad.shape, bd.shape)
-        return apply1(op, (a, b), ufunc(ad, bd))
+        try:
+            out = ufunc(a._data, b._data)
+        except ValueError:
+            broadcast_shape(name, a.shape, b.shape)  # raises ShapeError if that is the cause
+            raise
+        return apply1(op, (a, b), _arr(out))
 
     def rf(b, a):
         return f(a, b)
@@ -253,8 +287,12 @@ def _pow_da(a, b, y):
 
 
 def _pow_db(a, b, y):
-    # ∂y/∂b = y·log a, 0 where a = 0 and y = 0 (0**b for b > 0)
-    zero = (a == 0) & (y == 0)
+    # ∂y/∂b = y·log a, 0 where a = 0 and b is real and >= 0: 0**b is 0 for b > 0 (y = 0)
+    # and also 0**0 = 1 gets a finite derivative (PyTorch's convention) instead of -inf.
+    if b.dtype.kind == "c":
+        zero = (a == 0) & (np.real(b) >= 0) & (np.imag(b) == 0)
+    else:
+        zero = (a == 0) & (b >= 0)
     return np.where(zero, 0, y * np.log(np.where(zero, 1, a)))
 
 
@@ -398,7 +436,7 @@ def clip(x, min=None, max=None):
         inside &= d >= lo
     if hi is not None:
         inside &= d <= hi
-    out = np.clip(d, lo, hi).astype(d.dtype, copy=False)
+    out = _arr(np.clip(d, lo, hi)).astype(d.dtype, copy=False)
     return apply1(_clip_op, (x,), out, ctx=inside.astype(d.dtype))
 
 
