@@ -33,11 +33,16 @@ def normalize_axis(axis, ndim, name="axis"):
     """``axis`` as a sorted tuple of non-negative ints (None -> all axes)."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if isinstance(axis, (int, np.integer)):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = axis
+    else:
+        raise ShapeError(f"{name} must be None, an int or a tuple of ints, got {axis!r}")
     out = []
     for a in axes:
         if not isinstance(a, (int, np.integer)):
-            raise ShapeError(f"{name} must be an int or a tuple of ints, got {axis!r}")
+            raise ShapeError(f"{name} must be None, an int or a tuple of ints, got {axis!r}")
         if not -ndim <= a < ndim:
             raise ShapeError(f"{name} {a} is out of bounds for a tensor of dimension {ndim}")
         out.append(int(a) % ndim if ndim else 0)
