@@ -121,15 +121,22 @@ def check_grads(f, args, modes=("rev", "fwd"), order=2, *, rng=0, tol=None):
 
     f: function of Tensors returning a Tensor or a tuple of Tensors. args: arrays (or
     Tensors) of float or complex dtype; every one is differentiated. tol: optional
-    ``(eps, rtol, atol)`` overriding :data:`DEFAULT_TOL`. Raises AssertionError.
+    ``(eps, rtol, atol)`` overriding :data:`DEFAULT_TOL`. Raises AssertionError, whose
+    message says which map failed (``f``, its VJP map or its JVP map) in which mode.
     """
     rng = np.random.default_rng(rng)
     args = [np.array(a.numpy() if isinstance(a, Tensor) else a) for a in args]
     for a in args:
         if a.dtype.kind not in "fc":
             raise TypeError(f"check_grads differentiates float/complex arrays, got {a.dtype}")
-    modes = tuple(modes)
-    _check_once(f, args, modes, rng, tol)
+    _check_grads(f, args, tuple(modes), order, rng, tol, "")
+
+
+def _check_grads(f, args, modes, order, rng, tol, where):
+    try:
+        _check_once(f, args, modes, rng, tol)
+    except AssertionError as e:
+        raise AssertionError(f"{where}{e}") from None
     if order < 2:
         return
     from .autograd import grad
@@ -145,14 +152,18 @@ def check_grads(f, args, modes=("rev", "fwd"), order=2, *, rng=0, tol=None):
             return tuple(Tensor._wrap(np.zeros_like(x.numpy())) if g is None else g
                          for x, g in zip(xs, gs))
 
-        check_grads(vjp_map, args, modes, order - 1, rng=rng, tol=tol)
+        # its "rev" check is reverse-over-reverse, its "fwd" check forward-over-reverse
+        _check_grads(vjp_map, args, modes, order - 1, rng, tol,
+                     f"{where}derivative of the VJP map x -> Jᴴȳ (create_graph=True): ")
     if "fwd" in modes:
         dirs = [random_array(a.shape, a.dtype, rng) for a in args]
 
         def jvp_map(*xs):
             return _tuple(jvp(f, list(xs), [as_tensor(d) for d in dirs])[1])
 
-        check_grads(jvp_map, args, ("rev",), order - 1, rng=rng, tol=tol)
+        # reverse-over-forward
+        _check_grads(jvp_map, args, ("rev",), order - 1, rng, tol,
+                     f"{where}derivative of the JVP map x -> J v: ")
 
 
 def check_low_precision(f, args, rtol=None, rng=0):
