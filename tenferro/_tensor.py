@@ -21,6 +21,9 @@ SUPPORTED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64),
                     np.dtype(np.complex64), np.dtype(np.complex128))
 
 
+_SUPPORTED_SET = frozenset(SUPPORTED_DTYPES)
+
+
 def _checked_dtype(dtype):
     dt = np.dtype(dtype)
     if dt in SUPPORTED_DTYPES:
@@ -34,6 +37,8 @@ def _checked_dtype(dtype):
 
 def _to_array(data, dtype=None, copy=True):
     """The float/complex ndarray for ``data`` (ints and bools become float64)."""
+    if type(data) is np.ndarray and dtype is None and data.dtype in _SUPPORTED_SET:
+        return data.copy() if copy else data          # the common case, kept lean
     if isinstance(data, Tensor):
         data = data._data
     try:
@@ -187,8 +192,8 @@ class Tensor:
     def backward(self, grad_output=None, inputs=None, options=None, *, retain_graph=None,
                  create_graph=False):
         """Accumulate d(self)/d(leaf) into ``.grad`` of the leaves (or of ``inputs``)."""
-        _autograd.backward([self], None if grad_output is None else [grad_output], inputs, options,
-                 retain_graph=retain_graph, create_graph=create_graph)
+        _autograd.backward(self, None if grad_output is None else [grad_output], inputs,
+                           options, retain_graph=retain_graph, create_graph=create_graph)
 
     # ---- NumPy dispatch -------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *args, **kwargs):

@@ -24,7 +24,7 @@ from .._engine import apply1
 from .._errors import ShapeError
 from .._tensor import Tensor
 from .registry import defop, register
-from ._util import conj, require_real, to_tensor
+from ._util import broadcast_to_shape, conj, require_real, to_tensor
 
 __all__ = ["sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "logsumexp"]
 
@@ -53,14 +53,14 @@ def normalize_axis(axis, ndim, name="axis"):
 
 def _keep(y, axes, keepdims, shape):
     """A reduced value with its reduced axes back as length-1 axes (keepdims form)."""
-    if keepdims or not axes:
+    if keepdims or not axes or y.ndim == 0:   # a 0-d value broadcasts as it is
         return y
     return y.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
 
 
 def expand(g, axes, keepdims, shape):
     """A reduced cotangent broadcast back to the input ``shape``."""
-    return np.broadcast_to(_keep(g, axes, keepdims, shape), shape)
+    return broadcast_to_shape(_keep(g, axes, keepdims, shape), shape)
 
 
 def _count(shape, axes):
@@ -83,12 +83,18 @@ def _sl(axis, s):
 
 # ---- sum --------------------------------------------------------------------------------
 
+# ctx is (axes, keepdims), or None for the common full reduction (sum of every entry).
+
 def _sum_vjp(ctx, needs, gs, xs, ys):
+    if ctx is None:
+        return (broadcast_to_shape(gs[0], xs[0].shape),)
     axes, keepdims = ctx
     return (expand(gs[0], axes, keepdims, xs[0].shape),)
 
 
 def _sum_jvp(ctx, ts, xs, ys):
+    if ctx is None:
+        return (ts[0].sum(),)
     axes, keepdims = ctx
     return (ts[0].sum(axis=axes, keepdims=keepdims),)
 
@@ -99,10 +105,11 @@ _sum_op = defop("sum", _sum_vjp, _sum_jvp)
 def sum(x, axis=None, keepdims=False):
     """Sum over ``axis`` (all axes by default)."""
     x = to_tensor(x)
-    axes = normalize_axis(axis, x.ndim)
     d = x._data
-    return apply1(_sum_op, (x,), np.asarray(d.sum(axis=axes, keepdims=keepdims)),
-                  ctx=(axes, keepdims))
+    if axis is None and not keepdims:        # the common case, kept lean
+        return apply1(_sum_op, (x,), d.sum(), ctx=None)
+    axes = normalize_axis(axis, d.ndim)
+    return apply1(_sum_op, (x,), d.sum(axis=axes, keepdims=keepdims), ctx=(axes, keepdims))
 
 
 # ---- mean -------------------------------------------------------------------------------
