@@ -1,2 +1,15 @@
-"""tf.linalg: decompositions, solvers and matrix functions (see the linalg issues)."""
-__all__ = []
+"""tf.linalg: decompositions, solvers and matrix functions (DESIGN.md §3).
+
+Each module holds one family: its public functions, primals (through ``_lapack``), reverse
+and forward rules, and error messages.
+"""
+from .svd import *  # noqa: F401,F403
+from .eigh import *  # noqa: F401,F403
+from .eig import *  # noqa: F401,F403
+from .qr import *  # noqa: F401,F403
+from .lu import *  # noqa: F401,F403
+from .cholesky import *  # noqa: F401,F403
+from .triangular import *  # noqa: F401,F403
+from .solve import *  # noqa: F401,F403
+from .det import *  # noqa: F401,F403
+from .matfuncs import *  # noqa: F401,F403

@@ -1,0 +1,53 @@
+"""Validation and small helpers shared by the linalg modules.
+
+Every linalg op validates its input here before any LAPACK call, so a bad input raises a
+specific error and records nothing (DESIGN.md §2).
+"""
+import numpy as np
+
+from .._errors import DTypeError, LinAlgError, ShapeError
+from .._tensor import Tensor
+from .._ops._util import to_tensor
+
+__all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of"]
+
+
+def matrix_input(a, name, *, square=False, check_finite=True):
+    """``a`` as a Tensor holding a (stack of) matrix, validated for ``name``."""
+    a = to_tensor(a)
+    d = a._data
+    if d.ndim < 2:
+        raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2), got "
+                         f"shape {d.shape}; use t.reshape(1, -1) or t[None] for a single row")
+    if square and d.shape[-1] != d.shape[-2]:
+        raise ShapeError(f"{name} needs square matrices, got shape {d.shape} "
+                         f"({d.shape[-2]}x{d.shape[-1]})")
+    if check_finite:
+        check_finite_or_raise(d, name)
+    return a
+
+
+def check_finite_or_raise(d, name):
+    if d.size and not np.isfinite(d).all():
+        bad = np.argwhere(~np.isfinite(d))[0]
+        raise LinAlgError(f"{name}: the input has a non-finite entry (NaN or Inf) at index "
+                          f"{tuple(int(i) for i in bad)}; clean the input, or pass "
+                          "check_finite=False to let LAPACK see it")
+
+
+def batch_index(flat_index, batch_shape):
+    """The batch position (a tuple) of the ``flat_index``-th matrix of a stack."""
+    if not batch_shape:
+        return ()
+    return tuple(int(i) for i in np.unravel_index(flat_index, batch_shape))
+
+
+def mH(x):
+    """Conjugate transpose of the last two axes (ndarray or Tensor)."""
+    x = np.swapaxes(x, -1, -2)
+    return x.conj() if x.dtype.kind == "c" else x
+
+
+def eps_of(dtype):
+    """Machine epsilon of ``dtype``'s real type."""
+    return float(np.finfo(np.dtype(dtype)).eps)

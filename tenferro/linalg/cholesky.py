@@ -1,0 +1,2 @@
+"""tf.linalg.cholesky (in progress)."""
+__all__ = []

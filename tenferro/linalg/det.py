@@ -1,0 +1,2 @@
+"""tf.linalg.det (in progress)."""
+__all__ = []

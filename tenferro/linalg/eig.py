@@ -1,0 +1,2 @@
+"""tf.linalg.eig (in progress)."""
+__all__ = []

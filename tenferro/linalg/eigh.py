@@ -1,0 +1,2 @@
+"""tf.linalg.eigh (in progress)."""
+__all__ = []

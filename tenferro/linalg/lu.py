@@ -1,0 +1,2 @@
+"""tf.linalg.lu (in progress)."""
+__all__ = []

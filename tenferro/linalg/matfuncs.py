@@ -1,0 +1,2 @@
+"""tf.linalg.matfuncs (in progress)."""
+__all__ = []

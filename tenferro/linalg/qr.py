@@ -1,0 +1,2 @@
+"""tf.linalg.qr (in progress)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""tf.linalg.solve (in progress)."""
+__all__ = []

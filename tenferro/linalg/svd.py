@@ -1,0 +1,2 @@
+"""tf.linalg.svd (in progress)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""tf.linalg.triangular (in progress)."""
+__all__ = []
