@@ -125,7 +125,7 @@ def _seed(out, g, k, create_graph):
         t = g
     else:
         try:
-            arr = np.array(g)
+            arr = np.asarray(g)       # the one private copy is made below
         except Exception as e:  # noqa: BLE001 - report any conversion failure the same way
             raise DTypeError(f"grad_outputs[{k}] cannot be converted to an array: {e}") from None
         if arr.dtype.kind not in "biufc":

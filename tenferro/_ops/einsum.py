@@ -31,7 +31,7 @@ import numpy as np
 
 from .._engine import apply1
 from .._errors import ShapeError
-from .._tensor import Tensor
+from .._tensor import Tensor, as_tensor
 from ..builders import builder
 from .registry import defop, register
 from ._util import conj, to_tensor
@@ -65,7 +65,7 @@ def _term(subscripts, term, where):
     before, ell, after = term.partition("...")
     if not ell or "." in before or "." in after:
         raise _err(subscripts, f"malformed ellipsis in {where} {term!r}: write exactly three "
-                   "dots '...', at most once per operand")
+                   "dots '...', at most once per term")
     return before, after
 
 
@@ -84,7 +84,7 @@ def _parse(subscripts, shapes):
     if len(terms) != len(shapes):
         raise _err(subscripts, f"the subscripts name {len(terms)} operand(s) but "
                    f"{len(shapes)} were given; pass one operand per comma-separated term")
-    labels, sizes, ell_rank = [], {}, 0
+    labels, sizes, origin, ell_rank = [], {}, {}, 0
     for k, (term, shape) in enumerate(zip(terms, shapes)):
         before, after = _term(subscripts, term, f"operand {k}")
         n_named = len(before) + (len(after) if after is not None else 0)
@@ -112,12 +112,14 @@ def _parse(subscripts, shapes):
             m = sizes.get(lab, 1)
             if n != m and n != 1:
                 if m != 1:
-                    raise _err(subscripts, f"label {_name(lab)} has size {m} in one operand "
-                               f"and {n} in operand {k}; sizes of a label must agree (or be 1, "
-                               "which broadcasts)")
+                    raise _err(subscripts, f"label {_name(lab)} has size {m} in operand "
+                               f"{origin[lab]} and {n} in operand {k}; sizes of a label must "
+                               "agree (or be 1, which broadcasts)")
                 sizes[lab] = n
-            else:
-                sizes.setdefault(lab, n)
+                origin[lab] = k
+            elif lab not in sizes:
+                sizes[lab] = n
+                origin[lab] = k
         labels.append(labs)
     letters = [lab for labs in labels for lab in labs if lab < _ELL]
     ell_out = [_ELL + r for r in range(ell_rank - 1, -1, -1)]
@@ -232,13 +234,22 @@ class _PairSpec:
         if self.matmul:
             k = math.prod(size(lab) for lab in con)
             lead = (math.prod(nb),) if batch else ()
-            self.shape_a = lead + (math.prod(na), k)
-            self.shape_b = lead + (k, math.prod(nn))
+            shape_a = lead + (math.prod(na), k)
+            shape_b = lead + (k, math.prod(nn))
+            shape_r = shape_a[:-1] + shape_b[-1:]       # of the matmul result
         else:
             # no summed label: an outer/Hadamard product by broadcasting
-            self.shape_a = tuple(nb + na + [1] * len(nn))
-            self.shape_b = tuple(nb + [1] * len(na) + nn)
-        self.shape_y = tuple(nb + na + nn)
+            shape_a = tuple(nb + na + [1] * len(nn))
+            shape_b = tuple(nb + [1] * len(na) + nn)
+            shape_r = tuple(nb + na + nn)
+        # reshapes that change nothing are skipped (a result that is a view of another
+        # array would be copied once more when handed to the user as a gradient)
+        self.shape_a = None if shape_a == tuple(size(lab) for lab in batch + afree + con) \
+            else shape_a
+        self.shape_b = None if shape_b == tuple(size(lab) for lab in batch + con + bfree) \
+            else shape_b
+        shape_y = tuple(nb + na + nn)
+        self.shape_y = None if shape_y == shape_r else shape_y
         self.perm_y = _perm(batch + afree + bfree, list(lo))
         self._vjp_a = self._vjp_b = None
 
@@ -274,18 +285,17 @@ def _pair_kernel(a, b, s):
         a = a.transpose(s.perm_a)
     if s.perm_b is not None:
         b = b.transpose(s.perm_b)
-    if s.matmul:
-        y = np.matmul(a.reshape(s.shape_a), b.reshape(s.shape_b)).reshape(s.shape_y)
-    else:
-        y = np.asarray(np.multiply(a.reshape(s.shape_a), b.reshape(s.shape_b)))
+    if s.shape_a is not None:
+        a = a.reshape(s.shape_a)
+    if s.shape_b is not None:
+        b = b.reshape(s.shape_b)
+    y = np.matmul(a, b) if s.matmul else np.asarray(np.multiply(a, b))
+    if s.shape_y is not None:
+        y = y.reshape(s.shape_y)
     return y if s.perm_y is None else y.transpose(s.perm_y)
 
 
 # ---- the three ops and their rules -------------------------------------------------------
-
-def _is_t(*xs):
-    return any(isinstance(x, Tensor) for x in xs)
-
 
 def _reduce(x, s):
     if isinstance(x, Tensor):
@@ -300,7 +310,7 @@ def _embed(g, s):
 
 
 def _pair(a, b, s):
-    if _is_t(a, b):
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
         a, b = to_tensor(a), to_tensor(b)
         return apply1(_pair_op, (a, b), _pair_kernel(a._data, b._data, s), s)
     return _pair_kernel(a, b, s)
@@ -345,7 +355,9 @@ class _Plan:
 
     def __init__(self, preps, steps):
         self.preps = preps    # per operand: a _ReduceSpec or None (used as is)
-        self.steps = steps    # (operand positions to pop, _PairSpecs folding them)
+        # (ia, ib, spec): operands ia and ib (positions in the current list) leave the list
+        # and pair(a, b, spec) joins its end; spec None moves operand ia to the end
+        self.steps = steps
 
 
 def _path(subscripts, labels, shapes, optimize):
@@ -393,28 +405,34 @@ def _plan(subscripts, shapes, optimize):
     steps = []
     if n > 1:
         for inds in _path(subscripts, cur, cur_shapes, optimize):
-            inds = tuple(sorted(inds))
-            group = [cur[i] for i in inds]
-            for i in reversed(inds):
-                del cur[i]
-            specs, acc = [], group[0]
-            for k in range(1, len(group)):
-                needed = set(out_set)
-                for labs in cur + group[k + 1:]:
-                    needed.update(labs)
-                if not cur and k == len(group) - 1:
+            inds = sorted(inds)
+            if len(inds) == 1:      # a path may move an operand to the end
+                cur.append(cur.pop(inds[0]))
+                steps.append((inds[0], None, None))
+                continue
+            # a group of k operands folds left to right in k - 1 binary steps; each result
+            # goes to the end of the list, as in numpy.einsum
+            ia, ib, rest = inds[0], inds[1], inds[2:]
+            while True:
+                la, lb = cur[ia], cur[ib]
+                others = [labs for p, labs in enumerate(cur) if p != ia and p != ib]
+                if not others:
                     lo = out
                 else:
+                    needed = set(out_set).union(*others)
+                    sa, sb = set(la), set(lb)
                     # the matmul layout (batch, free of a, free of b): no transpose
-                    b, sa, sb = group[k], set(acc), set(group[k])
-                    lo = (tuple(lab for lab in acc if lab in sb and lab in needed)
-                          + tuple(lab for lab in acc if lab not in sb)
-                          + tuple(lab for lab in b if lab not in sa))
-                spec = _PairSpec(acc, group[k], lo, sizes)
-                specs.append(spec)
-                acc = lo
-            cur.append(acc)
-            steps.append((inds, tuple(specs)))
+                    lo = (tuple(lab for lab in la if lab in sb and lab in needed)
+                          + tuple(lab for lab in la if lab not in sb)
+                          + tuple(lab for lab in lb if lab not in sa))
+                steps.append((ia, ib, _PairSpec(la, lb, lo, sizes)))
+                for p in sorted((ia, ib), reverse=True):
+                    del cur[p]
+                cur.append(lo)
+                if not rest:
+                    break
+                rest = [p - (p > ia) - (p > ib) for p in rest]
+                ia, ib = len(cur) - 1, rest.pop(0)
         if len(cur) != 1:
             raise _err(subscripts, f"the path leaves {len(cur)} operands uncontracted; "
                        "give a path that contracts all of them")
@@ -457,22 +475,27 @@ def einsum(subscripts, *operands, optimize="greedy"):
     """
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts,) + operands)
-    ops = [to_tensor(o) for o in operands]
+    ops = [o if isinstance(o, Tensor) else as_tensor(o) for o in operands]
+    shapes = tuple([x._data.shape for x in ops])
     try:
-        plan = _plan(subscripts, tuple(x._data.shape for x in ops), optimize)
+        plan = _plan(subscripts, shapes, optimize)
     except TypeError:   # an unhashable optimize (a list path)
-        plan = _plan(subscripts, tuple(x._data.shape for x in ops), _freeze(optimize))
+        plan = _plan(subscripts, shapes, _freeze(optimize))
     for k, s in enumerate(plan.preps):
         if s is not None:
             ops[k] = _reduce(ops[k], s)
-    for inds, specs in plan.steps:
-        group = [ops[i] for i in inds]
-        for i in reversed(inds):
-            del ops[i]
-        acc = group[0]
-        for x, s in zip(group[1:], specs):
-            acc = _pair(acc, x, s)
-        ops.append(acc)
+    for ia, ib, s in plan.steps:
+        a = ops[ia]
+        if s is None:
+            del ops[ia]
+            ops.append(a)
+            continue
+        b = ops[ib]
+        if ia > ib:
+            del ops[ia], ops[ib]
+        else:
+            del ops[ib], ops[ia]
+        ops.append(_pair(a, b, s))
     return ops[0]
 
 
