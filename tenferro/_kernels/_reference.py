@@ -166,3 +166,292 @@ def run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule, 
             node.mark = 0
             node.pending = None
     return leaf_results if all_leaves else results
+
+
+# =========================================================================================
+# spectral twins: NumPy versions of spectral.pyx (same names, signatures and results);
+# tests/_kernels/test_spectral.py checks that both agree. Formulas: spectral.pyx docstring.
+# =========================================================================================
+
+import numpy as np  # noqa: E402  (this section only; the tape twin above needs no NumPy)
+
+
+def _spectral_gap_inverse(d, e2):
+    """F = d/(d² + ε²), 0 where the denominator is 0 (d = 0 and ε = 0)."""
+    den = d * d + e2
+    return np.divide(d, den, out=np.zeros_like(den), where=den != 0)
+
+
+def svd_core(X, Y, s, sbar, eps, rel, mode, out, sinv):
+    """Fill ``out`` (B, k, k) and ``sinv`` (B, k) with the SVD pullback core;
+    ε_b = eps + rel·s_max²."""
+    smax = s[:, 0].astype(np.float64) if s.shape[1] else np.zeros(s.shape[0])
+    e = eps + rel * smax * smax
+    eps2 = e * e
+    e2 = eps2[:, None]
+    s2 = s * s
+    den = s2 * s2 + e2
+    sinv[...] = np.divide(s2 * s, den, out=np.zeros_like(den), where=den != 0)
+    F = _spectral_gap_inverse(s2[:, None, :] - s2[:, :, None], eps2[:, None, None])
+    acc = np.zeros(out.shape, out.dtype)
+    if X is not None:
+        acc += (X - X.conj().transpose(0, 2, 1)) * s[:, None, :]
+    if Y is not None:
+        acc += s[:, :, None] * (Y - Y.conj().transpose(0, 2, 1))
+    core = F * acc
+    diag = np.zeros(s.shape, out.dtype) if sbar is None else sbar.astype(out.dtype)
+    if X is not None:
+        xd = np.diagonal(X, 0, 1, 2)
+        if out.dtype.kind == "c":
+            diag = diag + 1j * xd.imag * sinv
+        if mode == 1:
+            core -= X * sinv[:, None, :]
+            diag = diag - xd * sinv
+    if Y is not None and mode == 2:
+        core -= Y.conj().transpose(0, 2, 1) * sinv[:, :, None]
+        diag = diag - np.diagonal(Y, 0, 1, 2).conj() * sinv
+    k = s.shape[1]
+    core[:, np.arange(k), np.arange(k)] = diag
+    out[...] = core
+
+
+def eigh_core(X, w, wbar, eps, rel, out):
+    """Fill ``out`` (B, k, k) with the eigh pullback core; ε_b = eps + rel·max|λ|."""
+    k = w.shape[1]
+    scale = (np.maximum(np.abs(w[:, 0]), np.abs(w[:, -1])).astype(np.float64) if k
+             else np.zeros(w.shape[0]))
+    e = eps + rel * scale
+    F = _spectral_gap_inverse(w[:, None, :] - w[:, :, None], (e * e)[:, None, None])
+    core = 0.5 * F * (X - X.conj().transpose(0, 2, 1))
+    core[:, np.arange(k), np.arange(k)] = 0 if wbar is None else wbar
+    out[...] = core
+
+
+def phase_check(X, Y, GU, GV):
+    """(worst, flat): the largest |Im(X_ii + Y_ii)| / (‖GU[b, :, i]‖ + ‖GV[b, i, :]‖)."""
+    num = 0
+    den = 0
+    if X is not None:
+        num = np.diagonal(X, 0, 1, 2).imag.astype(np.float64)
+        den = np.sqrt(np.sum(np.abs(GU.astype(np.complex128)) ** 2, axis=1))
+    if Y is not None:
+        num = num + np.diagonal(Y, 0, 1, 2).imag
+        den = den + np.sqrt(np.sum(np.abs(GV.astype(np.complex128)) ** 2, axis=2))
+    num = np.abs(num)
+    if num.size == 0:
+        return 0.0, 0
+    ratio = np.where(num == 0, 0.0, num / np.where(den > 0, den, 1.0))
+    ratio = np.where((num != 0) & (den == 0), 1e300, ratio)
+    flat = int(np.argmax(ratio))
+    return float(ratio.reshape(-1)[flat]), flat
+
+
+# =======================================================================================
+# lapack_twins: NumPy/SciPy twins of lapack.pyx
+# =======================================================================================
+# Same names, signatures, results and errors as the compiled drivers in lapack.pyx
+# (whose docstrings are the reference), written with numpy.linalg / scipy.linalg one
+# matrix or one gufunc call at a time. ``tests/_kernels/test_lapack.py`` checks that both
+# agree; lapack.pyx also calls these for 0-size inputs.
+
+import warnings as _warnings  # noqa: E402
+
+import numpy as _np  # noqa: E402
+
+
+def _lapack_array(a):
+    a = _np.asarray(a)
+    if a.dtype.kind in "biu":
+        a = a.astype(_np.float64)
+    if a.dtype.char not in "fdFD":
+        from .._errors import DTypeError
+        raise DTypeError(f"LAPACK needs float32, float64, complex64 or complex128 input, "
+                         f"got {a.dtype}; convert with .astype(np.float64) first")
+    return a
+
+
+def _lapack_where(k, batch):
+    if not batch:
+        return "the matrix"
+    from ..linalg._common import batch_index
+    return f"matrix {batch_index(k, batch)} of the stack"
+
+
+def _lapack_flat(a):
+    batch = a.shape[:-2]
+    nb = int(_np.prod(batch, dtype=_np.int64))
+    return a.reshape((nb,) + a.shape[-2:]), batch
+
+
+def _lapack_check_finite(a, what, tri=None):
+    """The iterative drivers reject a matrix with a NaN/Inf entry (in its referenced
+    triangle for eigh), naming it, like lapack.pyx."""
+    from .._errors import LinAlgError
+    if a.size == 0:
+        return
+    flat, batch = _lapack_flat(a)
+    if tri == "lower":
+        flat = _np.tril(flat)
+    elif tri == "upper":
+        flat = _np.triu(flat)
+    bad = ~_np.isfinite(flat).reshape(flat.shape[0], -1).all(axis=1)
+    if bad.any():
+        k = int(_np.flatnonzero(bad)[0])
+        raise LinAlgError(f"{what}: {_lapack_where(k, batch)} has a non-finite entry (NaN "
+                          "or Inf); LAPACK cannot decompose it")
+
+
+def svd(a, full_matrices=False, compute_uv=True):
+    """Twin of lapack.svd: numpy.linalg.svd."""
+    from .._errors import LinAlgError
+    a = _lapack_array(a)
+    _lapack_check_finite(a, "SVD did not converge")
+    try:
+        r = _np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    except _np.linalg.LinAlgError as e:
+        raise LinAlgError(f"SVD did not converge: {e}") from None
+    return tuple(r) if compute_uv else r
+
+
+def eigh(a, lower=True, compute_v=True):
+    """Twin of lapack.eigh: numpy.linalg.eigh / eigvalsh."""
+    from .._errors import LinAlgError
+    a = _lapack_array(a)
+    _lapack_check_finite(a, "eigh did not converge", "lower" if lower else "upper")
+    uplo = "L" if lower else "U"
+    try:
+        if compute_v:
+            return tuple(_np.linalg.eigh(a, UPLO=uplo))
+        return _np.linalg.eigvalsh(a, UPLO=uplo)
+    except _np.linalg.LinAlgError as e:
+        raise LinAlgError(f"eigh did not converge: {e}") from None
+
+
+def qr(a, mode="reduced"):
+    """Twin of lapack.qr: numpy.linalg.qr."""
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    r = _np.linalg.qr(_lapack_array(a), mode=mode)
+    return r if mode == "r" else tuple(r)
+
+
+def getrf(a, return_info=False):
+    """Twin of lapack.getrf: scipy.linalg.lu_factor per matrix."""
+    import scipy.linalg as sla
+    a = _lapack_array(a)
+    flat, batch = _lapack_flat(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lu = _np.empty(flat.shape, a.dtype)
+    piv = _np.zeros((flat.shape[0], k), _np.int32)
+    info = _np.zeros(flat.shape[0], _np.int32)
+    if k:
+        for i in range(flat.shape[0]):
+            with _warnings.catch_warnings():   # exactly singular: reported through info
+                _warnings.simplefilter("ignore", sla.LinAlgWarning)
+                lu[i], piv[i] = sla.lu_factor(flat[i], check_finite=False)
+            zero = _np.flatnonzero(_np.diagonal(lu[i]) == 0)
+            info[i] = zero[0] + 1 if zero.size else 0
+    lu = lu.reshape(a.shape)
+    piv = piv.reshape(batch + (k,))
+    if return_info:
+        return lu, piv, info.reshape(batch)
+    return lu, piv
+
+
+def lu(a):
+    """Twin of lapack.lu: scipy.linalg.lu per matrix (p of a's real dtype)."""
+    import scipy.linalg as sla
+    a = _lapack_array(a)
+    flat, batch = _lapack_flat(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    rdt = _np.finfo(a.dtype).dtype
+    p = _np.broadcast_to(_np.eye(m, dtype=rdt), (flat.shape[0], m, m)).copy()
+    l_ = _np.zeros((flat.shape[0], m, k), a.dtype)
+    u = _np.zeros((flat.shape[0], k, n), a.dtype)
+    if k:
+        for i in range(flat.shape[0]):
+            p[i], l_[i], u[i] = sla.lu(flat[i], check_finite=False)
+    return p.reshape(batch + (m, m)), l_.reshape(batch + (m, k)), u.reshape(batch + (k, n))
+
+
+def potrf(a, lower=True):
+    """Twin of lapack.potrf: scipy.linalg.cholesky per matrix."""
+    import scipy.linalg as sla
+    from .._errors import LinAlgError
+    a = _lapack_array(a)
+    flat, batch = _lapack_flat(a)
+    out = _np.empty(flat.shape, a.dtype)
+    if a.shape[-1]:
+        for i in range(flat.shape[0]):
+            try:
+                out[i] = sla.cholesky(flat[i], lower=lower, check_finite=False)
+            except _np.linalg.LinAlgError as e:
+                raise LinAlgError(f"{_lapack_where(i, batch)} is not positive definite "
+                                  f"({e})") from None
+    return out.reshape(a.shape)
+
+
+def eig(a, compute_v=True):
+    """Twin of lapack.eig: numpy.linalg.eig / eigvals, always complex."""
+    from .._errors import LinAlgError
+    a = _lapack_array(a)
+    _lapack_check_finite(a, "eig did not converge")
+    cdt = _np.result_type(a.dtype, _np.complex64)
+    try:
+        if compute_v:
+            w, v = _np.linalg.eig(a)
+            return w.astype(cdt, copy=False), v.astype(cdt, copy=False)
+        return _np.linalg.eigvals(a).astype(cdt, copy=False)
+    except _np.linalg.LinAlgError as e:
+        raise LinAlgError(f"eig did not converge: {e}") from None
+
+
+def _lapack_solve_operands(a, b):
+    a = _lapack_array(a)
+    b = _lapack_array(b)
+    dt = _np.result_type(a.dtype, b.dtype)
+    batch = _np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return a.astype(dt, copy=False), b.astype(dt, copy=False), batch
+
+
+def getrs(lu, piv, b, trans=0):
+    """Twin of lapack.getrs: scipy.linalg.lu_solve per matrix."""
+    if trans not in (0, 1, 2):
+        raise ValueError(f"getrs: trans must be 0, 1 or 2, got {trans!r}")
+    import scipy.linalg as sla
+    lu, b, batch = _lapack_solve_operands(lu, b)
+    n, nrhs = b.shape[-2:]
+    nb = int(_np.prod(batch, dtype=_np.int64))
+    lu = _np.broadcast_to(lu, batch + (n, n)).reshape((nb, n, n))
+    piv = _np.broadcast_to(_np.asarray(piv), batch + (n,)).reshape((nb, n))
+    fb = _np.broadcast_to(b, batch + (n, nrhs)).reshape((nb, n, nrhs))
+    out = _np.zeros(fb.shape, b.dtype)
+    if n and nrhs:
+        for i in range(fb.shape[0]):
+            out[i] = sla.lu_solve((lu[i], piv[i]), fb[i], trans=trans, check_finite=False)
+    return out.reshape(batch + (n, nrhs))
+
+
+def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
+    """Twin of lapack.trtrs: scipy.linalg.solve_triangular per matrix."""
+    if trans not in (0, 1, 2):
+        raise ValueError(f"trtrs: trans must be 0, 1 or 2, got {trans!r}")
+    import scipy.linalg as sla
+    from .._errors import LinAlgError
+    a, b, batch = _lapack_solve_operands(a, b)
+    n, nrhs = b.shape[-2:]
+    nb = int(_np.prod(batch, dtype=_np.int64))
+    fa = _np.broadcast_to(a, batch + (n, n)).reshape((nb, n, n))
+    fb = _np.broadcast_to(b, batch + (n, nrhs)).reshape((nb, n, nrhs))
+    out = _np.zeros(fb.shape, b.dtype)
+    if n and nrhs:
+        for i in range(fa.shape[0]):
+            try:
+                out[i] = sla.solve_triangular(fa[i], fb[i], lower=lower, trans=trans,
+                                              unit_diagonal=unit_diagonal,
+                                              check_finite=False)
+            except _np.linalg.LinAlgError as e:
+                raise LinAlgError(f"{_lapack_where(i, batch)} is singular ({e})") from None
+    return out.reshape(batch + (n, nrhs))

@@ -1,2 +1,1448 @@
-# cython: language_level=3
-"""Placeholder: being written."""
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: initializedcheck=False, cdivision=True
+"""Batched LAPACK drivers, called straight through ``scipy.linalg.cython_lapack``.
+
+Every driver takes a stack of matrices ``(*batch, m, n)`` and runs ONE loop over the
+batch with the GIL released. The LAPACK workspace is queried once per call (``lwork=-1``
+on the first matrix: every matrix of a stack has the same shape) and the buffers are
+reused for every matrix, so a stack of 1000 4x4 matrices costs 1000 LAPACK calls and no
+Python per matrix. Each LAPACK info is collected inside the loop; the first failing
+matrix is reported after the loop, with the GIL, as a LinAlgError naming its batch index.
+
+Row-major vs column-major. NumPy stacks are C-ordered and LAPACK is Fortran-ordered: the
+memory of a C-ordered m x n matrix A is the Fortran n x m matrix Aᵀ. The drivers use that
+to avoid copies where the algebra allows it:
+
+  svd     SVD of Aᵀ = U' S V'ᴴ gives A = conj(V') S U'ᵀ: LAPACK writes U' straight into
+          the memory of vt and V'ᴴ into the memory of u (no transposition at all).
+  eigh    A's memory is Aᵀ = conj(A) (Hermitian), with A's lower triangle in Aᵀ's upper
+          one: the eigenvectors come out conjugated and Fortran-ordered, and one
+          conjugating transposed copy writes them out.
+  potrf   likewise, potrf of Aᵀ = conj(A) = conj(L) Lᵀ on the flipped triangle gives
+          the Fortran factor Lᵀ, which read C-ordered is L itself: computed in place
+          in the output.
+  trtrs   a C-ordered triangular matrix is used in place as Aᵀ, with uplo flipped and
+          the transposition flag swapped (aᴴ x = b is solved as conj of Aᵀ x̄ = b̄).
+  others  (geqrf/orgqr, getrf, getrs' right-hand sides, geev) copy each matrix once
+          into a Fortran work buffer. getrf factors in the output's memory and returns
+          a per-matrix Fortran view, which getrs then uses without a copy.
+
+Non-finite input (only possible with check_finite=False upstream): svd, eigh and eig
+reject a matrix with a NaN or Inf entry (in eigh's referenced triangle) before LAPACK
+sees it, raising LinAlgError naming it, since LAPACK's iterations would fail, return
+garbage or print "illegal value" messages; the direct factorizations and solves
+propagate NaN.
+
+The pure NumPy/SciPy twins of these functions (same names and signatures) are in
+``_reference.py``; ``tests/_kernels/test_lapack.py`` checks that both agree.
+"""
+cimport cython
+from libc.stdlib cimport malloc, free
+from libc.math cimport isfinite
+from libc.string cimport memcpy
+
+cimport scipy.linalg.cython_lapack as lp
+
+import numpy as np
+
+from tenferro._errors import DTypeError, LinAlgError
+from tenferro._kernels import _reference as _ref
+
+# The integer type of every LAPACK argument. scipy.linalg.cython_lapack declares LAPACK
+# integers as plain C int (LP64) today; an ILP64 SciPy build would change this typedef
+# (and the int32 pivot arrays below) and nothing else.
+ctypedef int blas_int
+
+ctypedef float complex cfloat
+ctypedef double complex cdouble
+
+ctypedef fused lapack_t:
+    float
+    double
+    cfloat
+    cdouble
+
+__all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs"]
+
+# dtype.char of the four LAPACK types, in the order of the dispatch codes below
+cdef str _CHARS = "fdFD"
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64),
+           np.dtype(np.complex64), np.dtype(np.complex128))
+_REAL = (_DTYPES[0], _DTYPES[1], _DTYPES[0], _DTYPES[1])
+_COMPLEX = (_DTYPES[2], _DTYPES[3], _DTYPES[2], _DTYPES[3])
+
+# Return codes of the kernels besides a batch position (>= 0) of a failing matrix, and
+# two info values of our own (LAPACK's are > 0 for failures, < 0 for bad arguments).
+cdef enum:
+    OK = -1
+    BAD_STRIDES = -3    # a stride that is not a multiple of the item size: copy, retry
+    NO_MEMORY = -4
+    # info of a matrix with a NaN or Inf entry, which the iterative drivers (svd, eigh,
+    # eig) reject before LAPACK sees it: LAPACK would return garbage, not converge, or
+    # print "illegal value" messages (?gebal, ?lascl) on stderr.
+    NOT_FINITE = -1000
+    # info of a getrs pivot outside 0..n-1 (LAPACK would read or write out of bounds)
+    BAD_PIVOT = -1001
+
+
+# Testing hook: treat every gesdd call as failed, so the gesvd fallback can be tested
+# (gesdd's non-convergence is too rare to trigger from a test input).
+cdef bint _force_gesvd = False
+
+
+def _testing_force_gesvd(bint on):
+    """Make svd skip gesdd and use its gesvd fallback for every matrix (tests only)."""
+    global _force_gesvd
+    _force_gesvd = on
+
+
+# ---------------------------------------------------------------------------------------
+# Tiny per-prefix wrappers: one fused name per LAPACK routine. Arguments that are real
+# for the complex routines (s, w, rwork) travel as void*.
+# ---------------------------------------------------------------------------------------
+
+cdef inline void xgesdd(char* jobz, blas_int* m, blas_int* n, lapack_t* a, blas_int* lda,
+                        void* s, lapack_t* u, blas_int* ldu, lapack_t* vt, blas_int* ldvt,
+                        lapack_t* work, blas_int* lwork, void* rwork, blas_int* iwork,
+                        blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.sgesdd(jobz, m, n, a, lda, <float*>s, u, ldu, vt, ldvt, work, lwork, iwork, info)
+    elif lapack_t is double:
+        lp.dgesdd(jobz, m, n, a, lda, <double*>s, u, ldu, vt, ldvt, work, lwork, iwork, info)
+    elif lapack_t is cfloat:
+        lp.cgesdd(jobz, m, n, a, lda, <float*>s, u, ldu, vt, ldvt, work, lwork,
+                  <float*>rwork, iwork, info)
+    else:
+        lp.zgesdd(jobz, m, n, a, lda, <double*>s, u, ldu, vt, ldvt, work, lwork,
+                  <double*>rwork, iwork, info)
+
+
+cdef inline void xgesvd(char* jobu, char* jobvt, blas_int* m, blas_int* n, lapack_t* a,
+                        blas_int* lda, void* s, lapack_t* u, blas_int* ldu, lapack_t* vt,
+                        blas_int* ldvt, lapack_t* work, blas_int* lwork, void* rwork,
+                        blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.sgesvd(jobu, jobvt, m, n, a, lda, <float*>s, u, ldu, vt, ldvt, work, lwork, info)
+    elif lapack_t is double:
+        lp.dgesvd(jobu, jobvt, m, n, a, lda, <double*>s, u, ldu, vt, ldvt, work, lwork, info)
+    elif lapack_t is cfloat:
+        lp.cgesvd(jobu, jobvt, m, n, a, lda, <float*>s, u, ldu, vt, ldvt, work, lwork,
+                  <float*>rwork, info)
+    else:
+        lp.zgesvd(jobu, jobvt, m, n, a, lda, <double*>s, u, ldu, vt, ldvt, work, lwork,
+                  <double*>rwork, info)
+
+
+cdef inline void xsyevd(char* jobz, char* uplo, blas_int* n, lapack_t* a, blas_int* lda,
+                        void* w, lapack_t* work, blas_int* lwork, void* rwork,
+                        blas_int* lrwork, blas_int* iwork, blas_int* liwork,
+                        blas_int* info) noexcept nogil:
+    """?syevd for real types, ?heevd for complex ones (rwork/lrwork unused when real)."""
+    if lapack_t is float:
+        lp.ssyevd(jobz, uplo, n, a, lda, <float*>w, work, lwork, iwork, liwork, info)
+    elif lapack_t is double:
+        lp.dsyevd(jobz, uplo, n, a, lda, <double*>w, work, lwork, iwork, liwork, info)
+    elif lapack_t is cfloat:
+        lp.cheevd(jobz, uplo, n, a, lda, <float*>w, work, lwork, <float*>rwork, lrwork,
+                  iwork, liwork, info)
+    else:
+        lp.zheevd(jobz, uplo, n, a, lda, <double*>w, work, lwork, <double*>rwork, lrwork,
+                  iwork, liwork, info)
+
+
+cdef inline void xgeqrf(blas_int* m, blas_int* n, lapack_t* a, blas_int* lda, lapack_t* tau,
+                        lapack_t* work, blas_int* lwork, blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.sgeqrf(m, n, a, lda, tau, work, lwork, info)
+    elif lapack_t is double:
+        lp.dgeqrf(m, n, a, lda, tau, work, lwork, info)
+    elif lapack_t is cfloat:
+        lp.cgeqrf(m, n, a, lda, tau, work, lwork, info)
+    else:
+        lp.zgeqrf(m, n, a, lda, tau, work, lwork, info)
+
+
+cdef inline void xorgqr(blas_int* m, blas_int* n, blas_int* k, lapack_t* a, blas_int* lda,
+                        lapack_t* tau, lapack_t* work, blas_int* lwork,
+                        blas_int* info) noexcept nogil:
+    """?orgqr for real types, ?ungqr for complex ones."""
+    if lapack_t is float:
+        lp.sorgqr(m, n, k, a, lda, tau, work, lwork, info)
+    elif lapack_t is double:
+        lp.dorgqr(m, n, k, a, lda, tau, work, lwork, info)
+    elif lapack_t is cfloat:
+        lp.cungqr(m, n, k, a, lda, tau, work, lwork, info)
+    else:
+        lp.zungqr(m, n, k, a, lda, tau, work, lwork, info)
+
+
+cdef inline void xgetrf(blas_int* m, blas_int* n, lapack_t* a, blas_int* lda, blas_int* ipiv,
+                        blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.sgetrf(m, n, a, lda, ipiv, info)
+    elif lapack_t is double:
+        lp.dgetrf(m, n, a, lda, ipiv, info)
+    elif lapack_t is cfloat:
+        lp.cgetrf(m, n, a, lda, ipiv, info)
+    else:
+        lp.zgetrf(m, n, a, lda, ipiv, info)
+
+
+cdef inline void xgetrs(char* trans, blas_int* n, blas_int* nrhs, lapack_t* a, blas_int* lda,
+                        blas_int* ipiv, lapack_t* b, blas_int* ldb,
+                        blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.sgetrs(trans, n, nrhs, a, lda, ipiv, b, ldb, info)
+    elif lapack_t is double:
+        lp.dgetrs(trans, n, nrhs, a, lda, ipiv, b, ldb, info)
+    elif lapack_t is cfloat:
+        lp.cgetrs(trans, n, nrhs, a, lda, ipiv, b, ldb, info)
+    else:
+        lp.zgetrs(trans, n, nrhs, a, lda, ipiv, b, ldb, info)
+
+
+cdef inline void xpotrf(char* uplo, blas_int* n, lapack_t* a, blas_int* lda,
+                        blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.spotrf(uplo, n, a, lda, info)
+    elif lapack_t is double:
+        lp.dpotrf(uplo, n, a, lda, info)
+    elif lapack_t is cfloat:
+        lp.cpotrf(uplo, n, a, lda, info)
+    else:
+        lp.zpotrf(uplo, n, a, lda, info)
+
+
+cdef inline void xtrtrs(char* uplo, char* trans, char* diag, blas_int* n, blas_int* nrhs,
+                        lapack_t* a, blas_int* lda, lapack_t* b, blas_int* ldb,
+                        blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.strtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
+    elif lapack_t is double:
+        lp.dtrtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
+    elif lapack_t is cfloat:
+        lp.ctrtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
+    else:
+        lp.ztrtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
+
+
+cdef inline void xgeev(char* jobvl, char* jobvr, blas_int* n, lapack_t* a, blas_int* lda,
+                       void* w1, void* w2, lapack_t* vl, blas_int* ldvl, lapack_t* vr,
+                       blas_int* ldvr, lapack_t* work, blas_int* lwork, void* rwork,
+                       blas_int* info) noexcept nogil:
+    """Real types: w1, w2 = wr, wi (rwork unused). Complex: w1 = w (w2 unused)."""
+    if lapack_t is float:
+        lp.sgeev(jobvl, jobvr, n, a, lda, <float*>w1, <float*>w2, vl, ldvl, vr, ldvr,
+                 work, lwork, info)
+    elif lapack_t is double:
+        lp.dgeev(jobvl, jobvr, n, a, lda, <double*>w1, <double*>w2, vl, ldvl, vr, ldvr,
+                 work, lwork, info)
+    elif lapack_t is cfloat:
+        lp.cgeev(jobvl, jobvr, n, a, lda, <cfloat*>w1, vl, ldvl, vr, ldvr, work, lwork,
+                 <float*>rwork, info)
+    else:
+        lp.zgeev(jobvl, jobvr, n, a, lda, <cdouble*>w1, vl, ldvl, vr, ldvr, work, lwork,
+                 <double*>rwork, info)
+
+
+# ---------------------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------------------
+
+cdef inline blas_int _lwork(lapack_t q) noexcept nogil:
+    """The workspace size a ``lwork=-1`` query returned in ``q``. Single precision returns
+    it rounded to a float (24-bit mantissa): pad so the buffer is never short."""
+    cdef double x
+    if lapack_t is cfloat or lapack_t is cdouble:
+        x = q.real
+    else:
+        x = q
+    return <blas_int>(x * (1.0 + 1e-6)) + 1
+
+
+cdef inline blas_int _lreal(void* q, bint single) noexcept nogil:
+    """A real workspace size (rwork[0] after a query), float or double."""
+    cdef double x = (<float*>q)[0] if single else (<double*>q)[0]
+    return <blas_int>(x * (1.0 + 1e-6)) + 1
+
+
+cdef inline void _copy(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1,
+                       lapack_t* dst, Py_ssize_t d0, Py_ssize_t d1,
+                       Py_ssize_t m, Py_ssize_t n, bint conj) noexcept nogil:
+    """dst[i*d0 + j*d1] = src[i*s0 + j*s1] (conjugated if ``conj``), i < m, j < n.
+    Strides in elements; a plain memcpy when both sides have the same contiguous layout."""
+    cdef Py_ssize_t i, j
+    if lapack_t is float or lapack_t is double:
+        conj = False
+    if not conj and ((s1 == 1 and d1 == 1 and s0 == n and d0 == n) or
+                     (s0 == 1 and d0 == 1 and s1 == m and d1 == m)):
+        memcpy(dst, src, m * n * sizeof(lapack_t))
+        return
+    if d1 <= d0:   # write along dst's faster axis
+        for i in range(m):
+            for j in range(n):
+                if lapack_t is cfloat or lapack_t is cdouble:
+                    if conj:
+                        dst[i * d0 + j * d1] = src[i * s0 + j * s1].conjugate()
+                        continue
+                dst[i * d0 + j * d1] = src[i * s0 + j * s1]
+    else:
+        for j in range(n):
+            for i in range(m):
+                if lapack_t is cfloat or lapack_t is cdouble:
+                    if conj:
+                        dst[i * d0 + j * d1] = src[i * s0 + j * s1].conjugate()
+                        continue
+                dst[i * d0 + j * d1] = src[i * s0 + j * s1]
+
+
+cdef inline bint _elem_strides(Py_ssize_t* strides, Py_ssize_t itemsize, Py_ssize_t ndim,
+                               Py_ssize_t* out) noexcept:
+    """Byte strides -> element strides; False if one is not a multiple of the item size."""
+    cdef Py_ssize_t i
+    for i in range(ndim):
+        if strides[i] % itemsize:
+            return False
+        out[i] = strides[i] // itemsize
+    return True
+
+
+cdef inline size_t _real_size(lapack_t* tag) noexcept nogil:
+    """Size of the real type of lapack_t (the type of s, w and rwork)."""
+    if lapack_t is cfloat or lapack_t is cdouble:
+        return sizeof(lapack_t) // 2
+    return sizeof(lapack_t)
+
+
+cdef inline bint _finite(const lapack_t* x, Py_ssize_t n, Py_ssize_t m, int tri) noexcept nogil:
+    """Whether the C-ordered n x m matrix x is finite: all of it (tri = 0), its lower
+    (tri = 1) or its upper (tri = 2) triangle."""
+    cdef Py_ssize_t i, j, lo, hi
+    for i in range(n):
+        lo = i if tri == 2 else 0
+        hi = i + 1 if tri == 1 else m
+        for j in range(lo, hi):
+            if lapack_t is cfloat or lapack_t is cdouble:
+                if not (isfinite(x[i * m + j].real) and isfinite(x[i * m + j].imag)):
+                    return False
+            else:
+                if not isfinite(x[i * m + j]):
+                    return False
+    return True
+
+
+cdef inline void* _alloc(size_t count, size_t size, bint* failed) noexcept nogil:
+    cdef void* p = malloc((count if count > 0 else 1) * size)
+    if p == NULL:
+        failed[0] = True
+    return p
+
+
+# ---------------------------------------------------------------------------------------
+# The batched kernels. Each returns OK (-1), BAD_STRIDES, NO_MEMORY, or the position of
+# the first matrix whose LAPACK info is not 0 (stored in info[0]). Inputs are non-empty.
+# ---------------------------------------------------------------------------------------
+
+cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
+                     lapack_t[:, :, ::1] vt, char* s, int jobz, blas_int* info) noexcept:
+    # A (m x n, C-ordered) is the Fortran n x m matrix A' = Aᵀ. gesdd on A' = U' S V'ᴴ:
+    # A = conj(V') S U'ᵀ, so u = (V'ᴴ)ᵀ and vt = U'ᵀ. LAPACK's Fortran U' (n x ku) is the
+    # C-ordered vt, and its Fortran V'ᴴ (ku x m) is the C-ordered u: written in place.
+    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b
+    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t mn = m if m < n else n, mx = m if m > n else n
+    cdef blas_int M = <blas_int>n, N = <blas_int>m, lda = M, k = <blas_int>mn
+    cdef blas_int ldu = M, ldvt = 1, lwork = -1, lwork2 = -1, inf = 0
+    cdef Py_ssize_t lrwork
+    cdef char jz = b'N'
+    cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef lapack_t q
+    cdef lapack_t* abuf = NULL
+    cdef lapack_t* work = NULL
+    cdef lapack_t* work2 = NULL
+    cdef lapack_t* ub
+    cdef lapack_t* vtb
+    cdef void* rwork = NULL
+    cdef blas_int* iwork = NULL
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
+        return BAD_STRIDES
+    if jobz == 1:
+        jz = b'S'
+        ldvt = k
+    elif jobz == 2:
+        jz = b'A'
+        ldvt = N
+    if lapack_t is cfloat or lapack_t is cdouble:
+        if jobz == 0:
+            lrwork = 7 * mn
+        else:
+            lrwork = max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn)
+    else:
+        lrwork = 1
+    abuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
+    iwork = <blas_int*>_alloc(8 * mn, sizeof(blas_int), &failed)
+    rwork = _alloc(lrwork, rsize, &failed)
+    if failed:
+        free(abuf); free(iwork); free(rwork)
+        return NO_MEMORY
+    # dummies for jobz = 'N' (u, vt not referenced, but LAPACK wants valid pointers)
+    ub = abuf
+    vtb = abuf
+    if jobz != 0:
+        ub = &vt[0, 0, 0]
+        vtb = &u[0, 0, 0]
+    xgesdd(&jz, &M, &N, abuf, &lda, s, ub, &ldu, vtb, &ldvt, &q, &lwork, rwork, iwork, &inf)
+    lwork = _lwork(q)
+    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
+    if failed:
+        free(abuf); free(iwork); free(rwork)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, m, n, False)
+            if not _finite(abuf, m, n, 0):
+                info[0] = NOT_FINITE
+                result = b
+                break
+            if jobz != 0:
+                ub = &vt[b, 0, 0]
+                vtb = &u[b, 0, 0]
+            xgesdd(&jz, &M, &N, abuf, &lda, s + b * mn * rsize, ub, &ldu, vtb, &ldvt,
+                   work, &lwork, rwork, iwork, &inf)
+            if inf != 0 or _force_gesvd:
+                # gesdd did not converge (info > 0) or saw a NaN (info = -4 in LAPACK
+                # >= 3.7): retry with the slower, more robust QR-iteration gesvd.
+                if work2 == NULL:
+                    lwork2 = -1
+                    xgesvd(&jz, &jz, &M, &N, abuf, &lda, s, ub, &ldu, vtb, &ldvt,
+                           &q, &lwork2, rwork, &inf)
+                    lwork2 = _lwork(q)
+                    work2 = <lapack_t*>_alloc(lwork2, sizeof(lapack_t), &failed)
+                    if failed:
+                        result = NO_MEMORY
+                        break
+                _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, m, n, False)
+                xgesvd(&jz, &jz, &M, &N, abuf, &lda, s + b * mn * rsize, ub, &ldu, vtb,
+                       &ldvt, work2, &lwork2, rwork, &inf)
+                if inf != 0:
+                    info[0] = inf
+                    result = b
+                    break
+    free(abuf); free(iwork); free(rwork); free(work); free(work2)
+    return result
+
+
+cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
+                      bint lower, bint jobv, blas_int* info) noexcept:
+    # A's C-ordered memory is the Fortran Aᵀ = conj(A) for Hermitian A, and A's lower
+    # triangle is Aᵀ's upper one. heevd of conj(A) gives the same eigenvalues and the
+    # eigenvectors conj(V), Fortran-ordered: one conjugating transposed copy writes V.
+    cdef Py_ssize_t nb = a.shape[0], n = a.shape[1], b
+    cdef Py_ssize_t st[3]
+    cdef blas_int N = <blas_int>n, lwork = -1, lrwork = -1, liwork = -1, inf = 0
+    cdef char jz = b'V' if jobv else b'N'
+    cdef char uplo = b'U' if lower else b'L'
+    cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef lapack_t q
+    cdef double rq[2]
+    cdef blas_int iq = 0
+    cdef lapack_t* abuf = NULL
+    cdef lapack_t* work = NULL
+    cdef void* rwork = NULL
+    cdef blas_int* iwork = NULL
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
+        return BAD_STRIDES
+    abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
+    if failed:
+        return NO_MEMORY
+    rq[0] = 0
+    xsyevd(&jz, &uplo, &N, abuf, &N, w, &q, &lwork, rq, &lrwork, &iq, &liwork, &inf)
+    lwork = _lwork(q)
+    liwork = iq if iq > 1 else 1
+    if lapack_t is cfloat or lapack_t is cdouble:
+        lrwork = _lreal(rq, rsize == sizeof(float))
+    else:
+        lrwork = 1
+    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
+    rwork = _alloc(lrwork, rsize, &failed)
+    iwork = <blas_int*>_alloc(liwork, sizeof(blas_int), &failed)
+    if failed:
+        free(abuf); free(work); free(rwork); free(iwork)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, n, n, False)
+            if not _finite(abuf, n, n, 1 if lower else 2):
+                info[0] = NOT_FINITE
+                result = b
+                break
+            xsyevd(&jz, &uplo, &N, abuf, &N, w + b * n * rsize, work, &lwork, rwork,
+                   &lrwork, iwork, &liwork, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            if jobv:
+                _copy(abuf, 1, n, &v[b, 0, 0], n, 1, n, n, True)
+    free(abuf); free(work); free(rwork); free(iwork)
+    return result
+
+
+cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
+                    lapack_t[:, :, ::1] r, int mode, blas_int* info) noexcept:
+    # mode 0: r only (k x n); 1: reduced (q m x k, r k x n); 2: complete (q m x m,
+    # r m x n). Each matrix is copied once, transposed, into a Fortran m x max(n, qcols)
+    # buffer; geqrf, then R read off its upper triangle, then orgqr/ungqr in place.
+    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b, i, j
+    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t k = m if m < n else n
+    cdef Py_ssize_t qcols = (m if mode == 2 else k)
+    cdef Py_ssize_t rrows = r.shape[1]
+    cdef Py_ssize_t width = n if n > qcols else qcols
+    cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k, QC = <blas_int>qcols
+    cdef blas_int lwork = -1, lw2 = -1, inf = 0
+    cdef lapack_t wq
+    cdef lapack_t* abuf = NULL
+    cdef lapack_t* tau = NULL
+    cdef lapack_t* work = NULL
+    cdef lapack_t* rb
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
+        return BAD_STRIDES
+    abuf = <lapack_t*>_alloc(m * width, sizeof(lapack_t), &failed)
+    tau = <lapack_t*>_alloc(k, sizeof(lapack_t), &failed)
+    if failed:
+        free(abuf); free(tau)
+        return NO_MEMORY
+    xgeqrf(&M, &N, abuf, &M, tau, &wq, &lwork, &inf)
+    lwork = _lwork(wq)
+    if mode != 0:
+        xorgqr(&M, &QC, &K, abuf, &M, tau, &wq, &lw2, &inf)
+        lw2 = _lwork(wq)
+        if lw2 > lwork:
+            lwork = lw2
+    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
+    if failed:
+        free(abuf); free(tau)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            _copy(&a[b, 0, 0], st[1], st[2], abuf, 1, m, m, n, False)
+            xgeqrf(&M, &N, abuf, &M, tau, work, &lwork, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            rb = &r[b, 0, 0]
+            for i in range(rrows):
+                for j in range(n):
+                    if i <= j:
+                        rb[i * n + j] = abuf[i + j * m]
+                    else:
+                        rb[i * n + j] = 0
+            if mode != 0:
+                xorgqr(&M, &QC, &K, abuf, &M, tau, work, &lwork, &inf)
+                if inf != 0:
+                    info[0] = inf
+                    result = b
+                    break
+                _copy(abuf, 1, m, &q[b, 0, 0], qcols, 1, m, qcols, False)
+    free(abuf); free(tau); free(work)
+    return result
+
+
+cdef Py_ssize_t _getrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] lu, int[:, ::1] piv,
+                       blas_int* infos, blas_int* info) noexcept:
+    # lu is (nb, n, m) C-ordered: each matrix's memory is the Fortran m x n factor. The
+    # caller returns its transposed view. Zero pivots (info > 0) are recorded in
+    # ``infos`` (when given), not reported as failures: det and solve decide.
+    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b, i
+    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t k = m if m < n else n
+    cdef blas_int M = <blas_int>m, N = <blas_int>n, inf = 0
+    cdef blas_int* ipiv
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
+        return BAD_STRIDES
+    with nogil:
+        for b in range(nb):
+            _copy(&a[b, 0, 0], st[1], st[2], &lu[b, 0, 0], 1, m, m, n, False)
+            ipiv = &piv[b, 0]
+            xgetrf(&M, &N, &lu[b, 0, 0], &M, ipiv, &inf)
+            if inf < 0:
+                info[0] = inf
+                result = b
+                break
+            if infos != NULL:
+                infos[b] = inf
+            for i in range(k):
+                ipiv[i] -= 1      # LAPACK's 1-based row interchanges -> 0-based
+    return result
+
+
+cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
+                     lapack_t[:, :, ::1] u, blas_int* info) noexcept:
+    # a = p @ l @ u with p (m x m) a permutation matrix of a's real type, l (m x k) unit
+    # lower trapezoidal, u (k x n) upper trapezoidal; exactly singular input is fine.
+    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b, i, j, t
+    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t k = m if m < n else n
+    cdef blas_int M = <blas_int>m, N = <blas_int>n, inf = 0
+    cdef lapack_t* buf = NULL
+    cdef blas_int* ipiv = NULL
+    cdef Py_ssize_t* perm = NULL
+    cdef lapack_t* lb
+    cdef lapack_t* ubp
+    cdef float* pf
+    cdef double* pd
+    cdef bint single = _real_size(<lapack_t*>NULL) == sizeof(float)
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
+        return BAD_STRIDES
+    buf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
+    ipiv = <blas_int*>_alloc(k, sizeof(blas_int), &failed)
+    perm = <Py_ssize_t*>_alloc(m, sizeof(Py_ssize_t), &failed)
+    if failed:
+        free(buf); free(ipiv); free(perm)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            _copy(&a[b, 0, 0], st[1], st[2], buf, 1, m, m, n, False)
+            xgetrf(&M, &N, buf, &M, ipiv, &inf)
+            if inf < 0:
+                info[0] = inf
+                result = b
+                break
+            lb = &l[b, 0, 0]
+            ubp = &u[b, 0, 0]
+            for i in range(m):
+                for j in range(k):
+                    if i > j:
+                        lb[i * k + j] = buf[i + j * m]
+                    elif i == j:
+                        lb[i * k + j] = 1
+                    else:
+                        lb[i * k + j] = 0
+            for i in range(k):
+                for j in range(n):
+                    if i <= j:
+                        ubp[i * n + j] = buf[i + j * m]
+                    else:
+                        ubp[i * n + j] = 0
+            # Row i of (row-swapped a) is a[perm[i]]: a = p (l u) with p[perm[i], i] = 1.
+            for i in range(m):
+                perm[i] = i
+            for i in range(k):
+                j = ipiv[i] - 1
+                t = perm[i]
+                perm[i] = perm[j]
+                perm[j] = t
+            if single:
+                pf = (<float*>p) + b * m * m
+                for i in range(m * m):
+                    pf[i] = 0
+                for i in range(m):
+                    pf[perm[i] * m + i] = 1
+            else:
+                pd = (<double*>p) + b * m * m
+                for i in range(m * m):
+                    pd[i] = 0
+                for i in range(m):
+                    pd[perm[i] * m + i] = 1
+    free(buf); free(ipiv); free(perm)
+    return result
+
+
+cdef Py_ssize_t _potrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] c, bint lower,
+                       blas_int* info) noexcept:
+    # A's memory is the Fortran Aᵀ = conj(A) with A's lower triangle as its upper one.
+    # potrf('U') of conj(A) = U'ᴴ U' gives U' = Lᵀ (A = L Lᴴ), whose Fortran memory read
+    # C-ordered is L: factor in place in the output, then zero the other triangle.
+    cdef Py_ssize_t nb = a.shape[0], n = a.shape[1], b, i, j
+    cdef Py_ssize_t st[3]
+    cdef blas_int N = <blas_int>n, inf = 0
+    cdef char uplo = b'U' if lower else b'L'
+    cdef lapack_t* cb
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
+        return BAD_STRIDES
+    with nogil:
+        for b in range(nb):
+            cb = &c[b, 0, 0]
+            _copy(&a[b, 0, 0], st[1], st[2], cb, n, 1, n, n, False)
+            xpotrf(&uplo, &N, cb, &N, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            for i in range(n):
+                if lower:
+                    for j in range(i + 1, n):
+                        cb[i * n + j] = 0
+                else:
+                    for j in range(i):
+                        cb[i * n + j] = 0
+    return result
+
+
+cdef Py_ssize_t _geev(const lapack_t[:, :, :] a, char* w, char* v, bint jobv,
+                      blas_int* info) noexcept:
+    # w: (nb, n) complex, v: (nb, n, n) complex C-ordered, both of lapack_t's complex
+    # type, addressed as interleaved (re, im) reals for real lapack_t. Each matrix is
+    # copied transposed into a Fortran buffer (geev destroys it; the transpose keeps the
+    # eigenvalue order identical to numpy.linalg.eig).
+    cdef Py_ssize_t nb = a.shape[0], n = a.shape[1], b, i, j
+    cdef Py_ssize_t st[3]
+    cdef blas_int N = <blas_int>n, lwork = -1, inf = 0, ldvr = N
+    cdef char jl = b'N'
+    cdef char jr = b'V' if jobv else b'N'
+    cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef lapack_t q
+    cdef lapack_t* abuf = NULL
+    cdef lapack_t* vr = NULL
+    cdef lapack_t* work = NULL
+    cdef void* wr = NULL     # real: wr then wi (2n); complex: rwork (2n)
+    cdef lapack_t dummy
+    cdef float* fo
+    cdef double* do_
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
+        return BAD_STRIDES
+    abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
+    vr = <lapack_t*>_alloc(n * n if jobv else 1, sizeof(lapack_t), &failed)
+    wr = _alloc(2 * n, rsize, &failed)
+    if failed:
+        free(abuf); free(vr); free(wr)
+        return NO_MEMORY
+    if not jobv:
+        ldvr = 1
+    if lapack_t is cfloat or lapack_t is cdouble:
+        xgeev(&jl, &jr, &N, abuf, &N, w, NULL, &dummy, &N, vr, &ldvr, &q, &lwork, wr, &inf)
+    else:
+        xgeev(&jl, &jr, &N, abuf, &N, wr, <char*>wr + n * rsize, &dummy, &N, vr, &ldvr,
+              &q, &lwork, NULL, &inf)
+    lwork = _lwork(q)
+    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
+    if failed:
+        free(abuf); free(vr); free(wr)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            _copy(&a[b, 0, 0], st[1], st[2], abuf, 1, n, n, n, False)
+            if not _finite(abuf, n, n, 0):
+                info[0] = NOT_FINITE
+                result = b
+                break
+            if lapack_t is cfloat or lapack_t is cdouble:
+                xgeev(&jl, &jr, &N, abuf, &N, w + b * n * sizeof(lapack_t), NULL, &dummy,
+                      &N, vr, &ldvr, work, &lwork, wr, &inf)
+            else:
+                xgeev(&jl, &jr, &N, abuf, &N, wr, <char*>wr + n * rsize, &dummy, &N, vr,
+                      &ldvr, work, &lwork, NULL, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            if lapack_t is cfloat or lapack_t is cdouble:
+                if jobv:
+                    _copy(vr, 1, n, <lapack_t*>(v + b * n * n * sizeof(lapack_t)), n, 1,
+                          n, n, False)
+            elif lapack_t is float:
+                _real_eig_out((<float*>wr), (<float*>wr) + n, <float*>vr,
+                              (<float*>w) + 2 * b * n,
+                              (<float*>v) + 2 * b * n * n if jobv else NULL, n)
+            else:
+                _real_eig_out((<double*>wr), (<double*>wr) + n, <double*>vr,
+                              (<double*>w) + 2 * b * n,
+                              (<double*>v) + 2 * b * n * n if jobv else NULL, n)
+    free(abuf); free(vr); free(wr); free(work)
+    return result
+
+
+ctypedef fused real_t:
+    float
+    double
+
+
+cdef inline void _real_eig_out(real_t* wr, real_t* wi, real_t* vr, real_t* w, real_t* v,
+                               Py_ssize_t n) noexcept nogil:
+    """Real geev's output -> complex (interleaved re, im) w and C-ordered v. A complex
+    pair (wi[j] > 0, then its conjugate) stores its vector as vr[:, j] ± i vr[:, j+1]."""
+    cdef Py_ssize_t i, j = 0
+    for i in range(n):
+        w[2 * i] = wr[i]
+        w[2 * i + 1] = wi[i]
+    if v == NULL:
+        return
+    while j < n:
+        if wi[j] == 0 or j + 1 == n:
+            for i in range(n):
+                v[2 * (i * n + j)] = vr[i + j * n]
+                v[2 * (i * n + j) + 1] = 0
+            j += 1
+        else:
+            for i in range(n):
+                v[2 * (i * n + j)] = vr[i + j * n]
+                v[2 * (i * n + j) + 1] = vr[i + (j + 1) * n]
+                v[2 * (i * n + j + 1)] = vr[i + j * n]
+                v[2 * (i * n + j + 1) + 1] = -vr[i + (j + 1) * n]
+            j += 2
+
+
+cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
+                       const lapack_t[:, :, :] rhs, lapack_t[:, :, ::1] x, int trans,
+                       blas_int* info) noexcept:
+    # lu and piv are broadcast to rhs's batch (stride 0 allowed). A factor that is
+    # per-matrix Fortran-contiguous (what getrf returns) is used in place; otherwise it
+    # is copied, once per distinct matrix. The right-hand sides go through a Fortran
+    # buffer (copy in, solve, copy out).
+    cdef Py_ssize_t nb = rhs.shape[0], n = rhs.shape[1], nrhs = rhs.shape[2], b, i
+    cdef Py_ssize_t sa[3]
+    cdef Py_ssize_t sb[3]
+    cdef blas_int N = <blas_int>n, NR = <blas_int>nrhs, inf = 0
+    cdef char tr = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
+    cdef lapack_t* abuf = NULL
+    cdef lapack_t* bbuf = NULL
+    cdef blas_int* ipiv = NULL
+    cdef const lapack_t* src
+    cdef const lapack_t* last = NULL
+    cdef lapack_t* ap
+    cdef bint fortran
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not (_elem_strides(lu.strides, sizeof(lapack_t), 3, sa) and
+            _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
+        return BAD_STRIDES
+    fortran = sa[1] == 1 and sa[2] == n
+    abuf = <lapack_t*>_alloc(1 if fortran else n * n, sizeof(lapack_t), &failed)
+    bbuf = <lapack_t*>_alloc(n * nrhs, sizeof(lapack_t), &failed)
+    ipiv = <blas_int*>_alloc(n, sizeof(blas_int), &failed)
+    if failed:
+        free(abuf); free(bbuf); free(ipiv)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            src = &lu[b, 0, 0]
+            if fortran:
+                ap = <lapack_t*>src     # getrs only reads it
+            else:
+                ap = abuf
+                if src != last:
+                    _copy(src, sa[1], sa[2], abuf, 1, n, n, n, False)
+                    last = src
+            for i in range(n):
+                ipiv[i] = piv[b, i] + 1
+                if ipiv[i] < 1 or ipiv[i] > N:
+                    inf = BAD_PIVOT
+            if inf == BAD_PIVOT:
+                info[0] = inf
+                result = b
+                break
+            _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, n, n, nrhs, False)
+            xgetrs(&tr, &N, &NR, ap, &N, ipiv, bbuf, &N, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            _copy(bbuf, 1, n, &x[b, 0, 0], nrhs, 1, n, nrhs, False)
+    free(abuf); free(bbuf); free(ipiv)
+    return result
+
+
+cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
+                       lapack_t[:, :, ::1] x, bint lower, int trans, bint unit,
+                       blas_int* info) noexcept:
+    # A C-ordered triangular a is the Fortran T = aᵀ: used in place with uplo flipped;
+    # a x = b is Tᵀ x = b ('T'), aᵀ x = b is T x = b ('N'), and aᴴ x = b is conj(T) x = b,
+    # i.e. T x̄ = b̄ ('N' with b conjugated on the way in and x on the way out). A
+    # Fortran-ordered a is used as is; any other layout is copied (once per distinct a).
+    cdef Py_ssize_t nb = rhs.shape[0], n = rhs.shape[1], nrhs = rhs.shape[2], b
+    cdef Py_ssize_t sa[3]
+    cdef Py_ssize_t sb[3]
+    cdef blas_int N = <blas_int>n, NR = <blas_int>nrhs, inf = 0
+    cdef char uplo, tr
+    cdef char dg = b'U' if unit else b'N'
+    cdef bint c_order, conj = False
+    cdef lapack_t* abuf = NULL
+    cdef lapack_t* bbuf = NULL
+    cdef const lapack_t* src
+    cdef const lapack_t* last = NULL
+    cdef lapack_t* ap
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not (_elem_strides(a.strides, sizeof(lapack_t), 3, sa) and
+            _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
+        return BAD_STRIDES
+    c_order = sa[2] == 1 and sa[1] == n
+    if c_order:
+        uplo = b'U' if lower else b'L'
+        if trans == 0:
+            tr = b'T'
+        else:
+            tr = b'N'
+            if lapack_t is cfloat or lapack_t is cdouble:
+                conj = trans == 2
+    else:
+        uplo = b'L' if lower else b'U'
+        tr = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
+    abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
+    bbuf = <lapack_t*>_alloc(n * nrhs, sizeof(lapack_t), &failed)
+    if failed:
+        free(abuf); free(bbuf)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            src = &a[b, 0, 0]
+            if c_order or (sa[1] == 1 and sa[2] == n):
+                ap = <lapack_t*>src     # trtrs only reads it
+            else:
+                ap = abuf
+                if src != last:
+                    _copy(src, sa[1], sa[2], abuf, 1, n, n, n, False)
+                    last = src
+            _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, n, n, nrhs, conj)
+            xtrtrs(&uplo, &tr, &dg, &N, &NR, ap, &N, bbuf, &N, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            _copy(bbuf, 1, n, &x[b, 0, 0], nrhs, 1, n, nrhs, conj)
+    free(abuf); free(bbuf)
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Python entry points (same names, signatures and results as the twins in _reference.py)
+# ---------------------------------------------------------------------------------------
+
+cdef inline int _code_of(object dtype) except -1:
+    cdef str ch = dtype.char
+    cdef Py_ssize_t c = _CHARS.find(ch)
+    if c < 0:
+        raise DTypeError(f"LAPACK needs float32, float64, complex64 or complex128 input, "
+                         f"got {dtype}; convert with .astype(np.float64) first")
+    return <int>c
+
+
+cdef object _lapack_array(object a):
+    """``a`` as an ndarray of one of the four LAPACK dtypes (ints and bools -> float64)."""
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
+    dt = a.dtype
+    if dt.kind in "biu":
+        a = a.astype(np.float64)
+    elif not dt.isnative:
+        a = a.astype(dt.newbyteorder("="))
+    return a
+
+
+cdef Py_ssize_t _prod(tuple shape):
+    cdef Py_ssize_t p = 1
+    for d in shape:
+        p *= <Py_ssize_t>d
+    return p
+
+
+# np.newaxis, as an opaque object: Cython would otherwise compile ``a[None]`` with an
+# integer fast path that the C compiler warns about.
+cdef object _NEWAXIS = None
+
+
+@cython.wraparound(True)
+cdef inline object _flat3(object a, tuple batch, Py_ssize_t nb):
+    """The stack ``a`` (*batch, m, n) as (nb, m, n): a view when it can be (a[None] and a
+    itself are cheaper than reshape for the common 2-D and 3-D cases)."""
+    cdef Py_ssize_t nd = len(batch)
+    if nd == 0:
+        return a[_NEWAXIS]
+    if nd == 1:
+        return a
+    return a.reshape((nb,) + a.shape[nd:])
+
+
+cdef inline object _unflat(object x, tuple batch):
+    """An output (nb, ...) back to (*batch, ...)."""
+    cdef Py_ssize_t nd = len(batch)
+    if nd == 0:
+        return x[0]
+    if nd == 1:
+        return x
+    return x.reshape(batch + x.shape[1:])
+
+
+cdef str _where(Py_ssize_t bad, tuple batch):
+    if not batch:
+        return "the matrix"
+    from tenferro.linalg._common import batch_index
+    return f"matrix {batch_index(bad, batch)} of the stack"
+
+
+cdef object _fail(Py_ssize_t bad, blas_int info, tuple batch, str routine, str what):
+    """The exception for a kernel's return code ``bad`` (a batch position, or < -1)."""
+    if bad == NO_MEMORY:
+        return MemoryError(f"tenferro: out of memory for the {routine} workspace")
+    if info == BAD_PIVOT:
+        return ValueError(f"getrs: the pivots of {_where(bad, batch)} are not row indices "
+                          "0..n-1 (piv must come from getrf)")
+    if info == NOT_FINITE:
+        return LinAlgError(f"{what}: {_where(bad, batch)} has a non-finite entry (NaN or "
+                           "Inf); LAPACK cannot decompose it")
+    if info < 0:
+        return RuntimeError(f"internal error: LAPACK {routine} rejected its argument "
+                            f"{-info}; please report this")
+    return LinAlgError(f"{what}: {_where(bad, batch)} ({routine} info={info})")
+
+
+cdef float* _fp(float[:, ::1] x) noexcept:
+    return &x[0, 0]
+
+
+cdef double* _dp(double[:, ::1] x) noexcept:
+    return &x[0, 0]
+
+
+cdef char* _real_ptr(object x, int code):
+    """Data pointer of a C-contiguous 2-D real output (float32 for codes 0 and 2)."""
+    if code == 0 or code == 2:
+        return <char*>_fp(x)
+    return <char*>_dp(x)
+
+
+cdef char* _real_ptr3(object x, int code):
+    """Data pointer of a C-contiguous 3-D real output (float32 for codes 0 and 2)."""
+    cdef float[:, :, ::1] xf
+    cdef double[:, :, ::1] xd
+    if code == 0 or code == 2:
+        xf = x
+        return <char*>&xf[0, 0, 0]
+    xd = x
+    return <char*>&xd[0, 0, 0]
+
+
+cdef char* _cplx_ptr2(object x, int code):
+    """Data pointer of a C-contiguous 2-D complex output (complex64 for codes 0, 2)."""
+    cdef cfloat[:, ::1] xf
+    cdef cdouble[:, ::1] xd
+    if code == 0 or code == 2:
+        xf = x
+        return <char*>&xf[0, 0]
+    xd = x
+    return <char*>&xd[0, 0]
+
+
+cdef char* _cplx_ptr(object x, int code):
+    """Data pointer of a C-contiguous 3-D complex output (complex64 for codes 0, 2)."""
+    cdef cfloat[:, :, ::1] xf
+    cdef cdouble[:, :, ::1] xd
+    if code == 0 or code == 2:
+        xf = x
+        return <char*>&xf[0, 0, 0]
+    xd = x
+    return <char*>&xd[0, 0, 0]
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def svd(a, full_matrices=False, compute_uv=True):
+    """(u, s, vt) like numpy.linalg.svd, or s alone when ``compute_uv`` is False.
+
+    gesdd on each matrix, falling back to gesvd for a matrix where it does not converge;
+    LinAlgError naming the batch index when both fail (e.g. a NaN entry)."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef int jobz = (2 if full_matrices else 1) if compute_uv else 0
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* sp
+    if nb == 0 or k == 0:
+        return _ref.svd(a, full_matrices, compute_uv)
+    a3 = _flat3(a, batch, nb)
+    s = np.empty((nb, k), _REAL[code])
+    u = vt = None
+    if jobz:
+        u = np.empty((nb, m, m if jobz == 2 else k), a.dtype)
+        vt = np.empty((nb, n if jobz == 2 else k, n), a.dtype)
+    sp = _real_ptr(s, code)
+    while True:
+        if code == 0:
+            bad = _svd[float](a3, u, vt, sp, jobz, &info)
+        elif code == 1:
+            bad = _svd[double](a3, u, vt, sp, jobz, &info)
+        elif code == 2:
+            bad = _svd[cfloat](a3, u, vt, sp, jobz, &info)
+        else:
+            bad = _svd[cdouble](a3, u, vt, sp, jobz, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "gesdd/gesvd", "SVD did not converge")
+    s = _unflat(s, batch)
+    if not jobz:
+        return s
+    return _unflat(u, batch), s, _unflat(vt, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def eigh(a, lower=True, compute_v=True):
+    """(w, v): ascending eigenvalues and unit eigenvectors (columns of v) of Hermitian
+    matrices, reading their lower (or upper) triangle; w alone if ``compute_v`` is False.
+    syevd/heevd; LinAlgError naming the batch index when it does not converge."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t n = shape[-1], nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef bint jobv = compute_v
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* wp
+    if nb == 0 or n == 0:
+        return _ref.eigh(a, lower, compute_v)
+    a3 = _flat3(a, batch, nb)
+    w = np.empty((nb, n), _REAL[code])
+    v = np.empty((nb, n, n), a.dtype) if jobv else None
+    wp = _real_ptr(w, code)
+    while True:
+        if code == 0:
+            bad = _eigh[float](a3, v, wp, lower, jobv, &info)
+        elif code == 1:
+            bad = _eigh[double](a3, v, wp, lower, jobv, &info)
+        elif code == 2:
+            bad = _eigh[cfloat](a3, v, wp, lower, jobv, &info)
+        else:
+            bad = _eigh[cdouble](a3, v, wp, lower, jobv, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "heevd" if code >= 2 else "syevd",
+                    "eigh did not converge")
+    w = _unflat(w, batch)
+    if not jobv:
+        return w
+    return w, _unflat(v, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def qr(a, mode="reduced"):
+    """(q, r) like numpy.linalg.qr for mode "reduced" (q m x k, r k x n) or "complete"
+    (q m x m, r m x n); r alone (k x n) for mode "r". geqrf + orgqr/ungqr."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef int imode
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if mode == "reduced":
+        imode = 1
+    elif mode == "complete":
+        imode = 2
+    elif mode == "r":
+        imode = 0
+    else:
+        raise ValueError(f"qr mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    if nb == 0 or k == 0:
+        return _ref.qr(a, mode)
+    a3 = _flat3(a, batch, nb)
+    r = np.empty((nb, m if imode == 2 else k, n), a.dtype)
+    q = np.empty((nb, m, m if imode == 2 else k), a.dtype) if imode else None
+    while True:
+        if code == 0:
+            bad = _qr[float](a3, q, r, imode, &info)
+        elif code == 1:
+            bad = _qr[double](a3, q, r, imode, &info)
+        elif code == 2:
+            bad = _qr[cfloat](a3, q, r, imode, &info)
+        else:
+            bad = _qr[cdouble](a3, q, r, imode, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "geqrf/orgqr", "QR failed")
+    r = _unflat(r, batch)
+    if not imode:
+        return r
+    return _unflat(q, batch), r
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def getrf(a, return_info=False):
+    """LU factors of each matrix: (lu, piv) with 0-based row interchanges, like
+    scipy.linalg.lu_factor (piv has min(m, n) entries, int32). Exactly singular matrices
+    are factored (zero pivot), not rejected: with ``return_info=True`` the result is
+    (lu, piv, info), info (*batch) int32 holding LAPACK's info per matrix (k > 0: u[k-1,
+    k-1] is exactly zero), for det and solve to use. lu is a per-matrix Fortran-ordered
+    view (a transposed C array), which getrs uses without a copy."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef int[::1] infos_mv
+    cdef blas_int* infos = NULL
+    if nb == 0 or k == 0:
+        return _ref.getrf(a, return_info)
+    a3 = _flat3(a, batch, nb)
+    lu = np.empty((nb, n, m), a.dtype)
+    piv = np.empty((nb, k), np.int32)
+    infos_arr = None
+    if return_info:
+        infos_arr = np.empty(nb, np.int32)
+        infos_mv = infos_arr
+        infos = &infos_mv[0]
+    while True:
+        if code == 0:
+            bad = _getrf[float](a3, lu, piv, infos, &info)
+        elif code == 1:
+            bad = _getrf[double](a3, lu, piv, infos, &info)
+        elif code == 2:
+            bad = _getrf[cfloat](a3, lu, piv, infos, &info)
+        else:
+            bad = _getrf[cdouble](a3, lu, piv, infos, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "getrf", "LU failed")
+    lu = _unflat(lu, batch).swapaxes(-1, -2)
+    piv = _unflat(piv, batch)
+    if return_info:
+        return lu, piv, infos_arr.reshape(batch)
+    return lu, piv
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def lu(a):
+    """(p, l, u) with a = p @ l @ u for any m x n: p (m x m) a permutation matrix of a's
+    real dtype, l (m x k) unit lower, u (k x n) upper, k = min(m, n), like scipy.linalg.lu.
+    Exactly singular matrices are fine."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* pp
+    if nb == 0 or k == 0:
+        return _ref.lu(a)
+    a3 = _flat3(a, batch, nb)
+    p = np.empty((nb, m, m), _REAL[code])
+    l = np.empty((nb, m, k), a.dtype)
+    u = np.empty((nb, k, n), a.dtype)
+    pp = _real_ptr3(p, code)
+    while True:
+        if code == 0:
+            bad = _plu[float](a3, pp, l, u, &info)
+        elif code == 1:
+            bad = _plu[double](a3, pp, l, u, &info)
+        elif code == 2:
+            bad = _plu[cfloat](a3, pp, l, u, &info)
+        else:
+            bad = _plu[cdouble](a3, pp, l, u, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "getrf", "LU failed")
+    return _unflat(p, batch), _unflat(l, batch), _unflat(u, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def potrf(a, lower=True):
+    """Cholesky factor (lower: a = l lᴴ; upper: a = uᴴ u), zeros in the other triangle,
+    reading only that triangle of a. Raises LinAlgError naming the batch index when a
+    matrix is not positive definite."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t n = shape[-1], nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if nb == 0 or n == 0:
+        return _ref.potrf(a, lower)
+    a3 = _flat3(a, batch, nb)
+    c = np.empty((nb, n, n), a.dtype)
+    while True:
+        if code == 0:
+            bad = _potrf[float](a3, c, lower, &info)
+        elif code == 1:
+            bad = _potrf[double](a3, c, lower, &info)
+        elif code == 2:
+            bad = _potrf[cfloat](a3, c, lower, &info)
+        else:
+            bad = _potrf[cdouble](a3, c, lower, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad >= 0 and info > 0:
+        raise LinAlgError(f"{_where(bad, batch)} is not positive definite (its leading "
+                          f"minor of order {info} is not positive)")
+    if bad != OK:
+        raise _fail(bad, info, batch, "potrf", "Cholesky failed")
+    return _unflat(c, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def eig(a, compute_v=True):
+    """(w, v) of general square matrices, always complex (complex64 for float32 and
+    complex64 input), v with unit-norm columns; w alone if ``compute_v`` is False.
+    geev; LinAlgError naming the batch index when it does not converge."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t n = shape[-1], nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef bint jobv = compute_v
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* vp = NULL
+    cdef char* wp
+    if nb == 0 or n == 0:
+        return _ref.eig(a, compute_v)
+    a3 = _flat3(a, batch, nb)
+    cdt = _COMPLEX[code]
+    w = np.empty((nb, n), cdt)
+    wp = _cplx_ptr2(w, code)
+    v = None
+    if jobv:
+        v = np.empty((nb, n, n), cdt)
+        vp = _cplx_ptr(v, code)
+    while True:
+        if code == 0:
+            bad = _geev[float](a3, wp, vp, jobv, &info)
+        elif code == 1:
+            bad = _geev[double](a3, wp, vp, jobv, &info)
+        elif code == 2:
+            bad = _geev[cfloat](a3, wp, vp, jobv, &info)
+        else:
+            bad = _geev[cdouble](a3, wp, vp, jobv, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "geev", "eig did not converge")
+    w = _unflat(w, batch)
+    if not jobv:
+        return w
+    return w, _unflat(v, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+cdef tuple _solve_operands(a, b, str name):
+    """Common LAPACK dtype and broadcast 3-D stacks for getrs/trtrs."""
+    a = _lapack_array(a)
+    b = _lapack_array(b)
+    dt = a.dtype
+    if b.dtype != dt:
+        dt = np.result_type(dt, b.dtype)
+        a = a.astype(dt, copy=False)
+        b = b.astype(dt, copy=False)
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != a.shape[-2] or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not fit "
+                         "(*batch, n, n) and (*batch, n, k)")
+    batch = a.shape[:-2]
+    if b.shape[:-2] != batch:
+        batch = np.broadcast_shapes(batch, b.shape[:-2])
+    return a, b, dt, batch
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def getrs(lu, piv, b, trans=0):
+    """Solve with getrf's factors: op(a) x = b, op = (identity, transpose, conj-transpose)
+    for trans = 0, 1, 2. b has shape (*batch, n, k); lu/piv's batch broadcasts with it."""
+    if trans not in (0, 1, 2):
+        raise ValueError(f"getrs: trans must be 0, 1 or 2, got {trans!r}")
+    lu, b, dt, batch = _solve_operands(lu, b, "getrs")
+    cdef Py_ssize_t n = b.shape[-2], nrhs = b.shape[-1], nb = _prod(batch)
+    cdef int code = _code_of(dt)
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if nb == 0 or n == 0 or nrhs == 0:
+        return np.zeros(batch + (n, nrhs), dt)
+    if type(piv) is not np.ndarray or piv.dtype != np.int32:
+        piv = np.asarray(piv).astype(np.int32)
+    if lu.shape[:-2] != batch:
+        lu = np.broadcast_to(lu, batch + (n, n))
+    if piv.shape[:-1] != batch:
+        piv = np.broadcast_to(piv, batch + (n,))
+    if b.shape[:-2] != batch:
+        b = np.broadcast_to(b, batch + (n, nrhs))
+    lu3 = _flat3(lu, batch, nb)
+    piv2 = piv[_NEWAXIS] if not batch else (piv if len(batch) == 1 else piv.reshape((nb, n)))
+    b3 = _flat3(b, batch, nb)
+    x = np.empty((nb, n, nrhs), dt)
+    while True:
+        if code == 0:
+            bad = _getrs[float](lu3, piv2, b3, x, trans, &info)
+        elif code == 1:
+            bad = _getrs[double](lu3, piv2, b3, x, trans, &info)
+        elif code == 2:
+            bad = _getrs[cfloat](lu3, piv2, b3, x, trans, &info)
+        else:
+            bad = _getrs[cdouble](lu3, piv2, b3, x, trans, &info)
+        if bad != BAD_STRIDES:
+            break
+        lu3 = lu3.copy()
+        b3 = b3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "getrs", "solve failed")
+    return _unflat(x, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
+    """Solve op(a) x = b with triangular a (trans 0, 1, 2 as in getrs); b (*batch, n, k),
+    the batches broadcast. Only a's ``lower`` (or upper) triangle is read. LinAlgError
+    naming the batch index when a diagonal entry is exactly zero."""
+    if trans not in (0, 1, 2):
+        raise ValueError(f"trtrs: trans must be 0, 1 or 2, got {trans!r}")
+    a, b, dt, batch = _solve_operands(a, b, "trtrs")
+    cdef Py_ssize_t n = b.shape[-2], nrhs = b.shape[-1], nb = _prod(batch)
+    cdef int code = _code_of(dt)
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if nb == 0 or n == 0 or nrhs == 0:
+        return np.zeros(batch + (n, nrhs), dt)
+    if a.shape[:-2] != batch:
+        a = np.broadcast_to(a, batch + (n, n))
+    if b.shape[:-2] != batch:
+        b = np.broadcast_to(b, batch + (n, nrhs))
+    a3 = _flat3(a, batch, nb)
+    b3 = _flat3(b, batch, nb)
+    x = np.empty((nb, n, nrhs), dt)
+    while True:
+        if code == 0:
+            bad = _trtrs[float](a3, b3, x, lower, trans, unit_diagonal, &info)
+        elif code == 1:
+            bad = _trtrs[double](a3, b3, x, lower, trans, unit_diagonal, &info)
+        elif code == 2:
+            bad = _trtrs[cfloat](a3, b3, x, lower, trans, unit_diagonal, &info)
+        else:
+            bad = _trtrs[cdouble](a3, b3, x, lower, trans, unit_diagonal, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+        b3 = b3.copy()
+    if bad >= 0 and info > 0:
+        raise LinAlgError(f"{_where(bad, batch)} is singular: diagonal entry {info - 1} "
+                          "of the triangular matrix is exactly zero")
+    if bad != OK:
+        raise _fail(bad, info, batch, "trtrs", "triangular solve failed")
+    return _unflat(x, batch)

@@ -1,2 +1,176 @@
-"""tf.linalg.eigh (in progress)."""
-__all__ = []
+"""tf.linalg.eigh / eigen and eigvalsh: Hermitian eigendecomposition and its derivatives.
+
+``a = V diag(λ) Vᴴ`` with real eigenvalues λ in ascending order. Like numpy, only the
+``UPLO`` triangle of ``a`` is read (the other one is assumed to mirror it).
+
+Rules (RULES.md "eigh"; Giles 2008, Seeger et al. 2017), X = VᴴV̄:
+
+    Ā = V [diag(λ̄) + ½(F∘X + (F∘X)ᴴ)] Vᴴ,   F_ij = d/(d² + ε²), d = λ_j − λ_i, F_ii = 0
+    only λ̄ (eigvalsh, or an unused V): Ā = V diag(λ̄) Vᴴ (exact, no F)
+    JVP: C = VᴴȦₕV, λ̇ = Re diag(C), V̇ = V(F∘C), Ȧₕ = ½(Ȧ + Ȧᴴ)
+
+**Which derivative.** The gradient is the Hermitian full matrix (RULES.md; PyTorch does the
+same), i.e. both rules are those of a ↦ eigh(½(a + aᴴ)): the derivative with respect to
+Hermitian perturbations, the only ones that keep the input in the domain of the
+decomposition. For Hermitian ``a`` this is the derivative of the primal along every
+Hermitian direction; for a non-Hermitian ``a`` it is not the derivative of the
+triangle-reading primal (which would put the whole gradient in one triangle and depend on
+UPLO), so pass Hermitian matrices, e.g. ``eigh(a + a.mH)``, as the oracle cases do.
+
+Degenerate eigenvalues, ε and the gauge check follow svd.py (see :func:`eigh`).
+The plain backward builds the core with ``_kernels/spectral.pyx`` (``eigh_core``).
+"""
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from .._engine import apply
+from .._ops.registry import defop, register
+from .._tensor import Tensor
+from ..builders import builder
+from . import _lapack
+from ._common import mH, matrix_input
+from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
+                  _kernel, _mH, _values_only_jvp, _wants_derivative)
+
+__all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
+
+EighResult = namedtuple("EighResult", ["values", "vectors"])
+EighResult.__doc__ = "Result of tf.linalg.eigh: a = vectors @ diag(values) @ vectorsᴴ."
+
+
+def _eigh_eps2(w, n, derivative_eps):
+    """ε² per matrix, shape w.shape[:-1]; the gap d = λ_j − λ_i has the units of λ, so the
+    scale is max|λ| (the rule on Tensors and the JVP; the kernel computes the same)."""
+    eps, rel = _eps_params(derivative_eps, n, w.dtype)
+    if w.shape[-1] == 0:
+        return np.zeros(w.shape[:-1])
+    return _eps2(np.maximum(np.abs(w[..., 0]), np.abs(w[..., -1])), eps, rel)  # ascending
+
+
+def _eigh_vjp(ctx, needs, gs, xs, ys):
+    gw, gv = gs
+    w, v = ys
+    if gv is None:
+        # exact path (no F): Ā = V diag(λ̄) Vᴴ
+        return (None if gw is None else (v * gw[..., None, :]) @ _mH(v),)
+    derivative_eps, check_gauge, _ = ctx
+    n = w.shape[-1]
+    X = _mH(v) @ gv                                   # VᴴV̄
+    if check_gauge and v.dtype.kind == "c":
+        # phase of v_i: dL/dθ_i = Im X_ii must vanish
+        _check_phase(_data(X), None, _data(gv), None, w.shape[:-1], "tf.linalg.eigh",
+                     "eigenvectors")
+    if type(w) is np.ndarray:
+        if gw is not None and gw.dtype != w.dtype:
+            gw = gw.real.astype(w.dtype)
+        out = np.empty(X.shape, dtype=v.dtype)
+        eps, rel = _eps_params(derivative_eps, n, w.dtype)
+        if w.ndim == 1:
+            _kernel.eigh_core(X[None], w[None], None if gw is None else gw[None], eps, rel,
+                              out[None])
+        else:
+            sq = (w.size // n if n else math.prod(w.shape[:-1]), n, n)
+            _kernel.eigh_core(X.reshape(sq), w.reshape(sq[:2]),
+                              None if gw is None else gw.reshape(sq[:2]), eps, rel,
+                              out.reshape(sq))
+        return (v @ out @ _mH(v),)
+    # create_graph / forward-over-reverse: the same formula on Tensors
+    eps2 = _eigh_eps2(_data(w), n, derivative_eps).astype(w.dtype)
+    F = _gap_inverse(w[..., None, :] - w[..., :, None], eps2[..., None, None])
+    FX = F * X
+    core = 0.5 * (FX + mH(FX))
+    if gw is not None:
+        core = core + np.eye(n, dtype=w.dtype) * gw[..., None, :]
+    return (v @ core @ mH(v),)
+
+
+def _eigh_jvp(ctx, ts, xs, ys):
+    derivative_eps, _, values_only = ctx
+    w, v = ys
+    C0 = mH(v) @ ts[0] @ v
+    C = 0.5 * (C0 + mH(C0))                           # VᴴȦₕV, Ȧₕ the Hermitian part
+    dw = np.real(np.diagonal(C, 0, -2, -1))           # λ̇ = Re diag(C)
+    if values_only:
+        return (dw, None)
+    eps2 = _eigh_eps2(_data(w), w.shape[-1], derivative_eps).astype(w.dtype)
+    F = _gap_inverse(w[..., None, :] - w[..., :, None], eps2[..., None, None])
+    return (dw, v @ (F * C))                          # V̇ = V(F∘C)
+
+
+_eigh_op = defop("eigh", _eigh_vjp, _eigh_jvp,
+                 doc="a = V diag(λ) Vᴴ; RULES.md eigh (broadened F, gauge check)")
+
+
+def _uplo(UPLO, name):
+    u = UPLO.upper() if isinstance(UPLO, str) else None
+    if u not in ("L", "U"):
+        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return u == "L"
+
+
+def _eigh(a, lower, derivative_eps, check_gauge, values_only):
+    d = a._data
+    if d.size == 0:
+        outs = (np.zeros(d.shape[:-1], np.finfo(d.dtype).dtype), np.zeros(d.shape, d.dtype))
+    else:
+        outs = _lapack.eigh(d, lower=lower)
+    ctx = (derivative_eps, bool(check_gauge), values_only and _values_only_jvp(a))
+    return apply(_eigh_op, (a,), outs, ctx)
+
+
+def eigh(a, UPLO="L", *, derivative_eps=None, check_gauge=True, check_finite=True):
+    """Eigenvalues (ascending, real) and eigenvectors of a Hermitian (stack of) matrix.
+
+    Returns ``EighResult(values, vectors)`` with ``a = vectors @ diag(values) @ vectorsᴴ``.
+    Only the ``UPLO`` ("L" or "U") triangle of ``a`` is read, like numpy.linalg.eigh.
+
+    Derivatives (RULES.md "eigh"): the gradient is the Hermitian full matrix — both modes
+    differentiate a ↦ eigh(½(a + aᴴ)), i.e. along Hermitian directions (module docstring).
+
+    * A loss that uses only the values takes the exact path Ā = V diag(λ̄) Vᴴ, finite for
+      repeated eigenvalues.
+    * Losses of the vectors use F_ij = d/(d² + ε²), d = λ_j − λ_i, instead of 1/d: finite
+      for repeated eigenvalues, exact (relative change (ε/d)²) for gaps well above ε.
+      ``derivative_eps`` is ε (units of λ); the default, per matrix, is
+      ε = n · eps(dtype) · max|λ|, the rounding level of the computed eigenvalues (the
+      same as numpy's rank tolerance): smaller gaps carry no information, larger ones keep
+      F = 1/d to working precision. ε is a constant of the derivative.
+    * Complex input: a cotangent that makes the loss depend on the free phase of an
+      eigenvector (Im(VᴴV̄)_ii ≠ 0 beyond √eps(dtype) times the cotangent's column norm)
+      raises GaugeError; ``check_gauge=False`` skips the check. Real input never raises.
+
+    Raises ShapeError (ndim < 2 or not square), DTypeError, LinAlgError (non-finite input
+    unless ``check_finite=False``; no convergence), ValueError (bad UPLO).
+    """
+    a = matrix_input(a, "tf.linalg.eigh", square=True, check_finite=check_finite)
+    lower = _uplo(UPLO, "tf.linalg.eigh")
+    eps = _check_eps(derivative_eps, "tf.linalg.eigh")
+    return EighResult(*_eigh(a, lower, eps, check_gauge, False))
+
+
+eigen = eigh
+
+
+def eigvalsh(a, UPLO="L", check_finite=True):
+    """Eigenvalues (ascending, real) of a Hermitian (stack of) matrix, reading its ``UPLO``
+    triangle. Differentiable by the exact rule Ā = V diag(λ̄) Vᴴ (finite for repeated
+    eigenvalues, no F); the vectors are computed only when a derivative is needed."""
+    a = matrix_input(a, "tf.linalg.eigvalsh", square=True, check_finite=check_finite)
+    lower = _uplo(UPLO, "tf.linalg.eigvalsh")
+    if _wants_derivative(a):
+        return _eigh(a, lower, None, False, True)[0]
+    d = a._data
+    if d.size == 0:
+        return Tensor._wrap(np.zeros(d.shape[:-1], np.finfo(d.dtype).dtype))
+    return Tensor._wrap(_lapack.eigh(d, lower=lower, compute_v=False))
+
+
+eigh_ad = builder(eigh)
+eigen_ad = builder(eigen)
+eigen_ad.__name__ = eigen_ad.__qualname__ = "eigen_ad"
+eigvalsh_ad = builder(eigvalsh)
+
+register(eigh, methods=("eigh", "eigen"))
+register(eigvalsh, methods=("eigvalsh",))

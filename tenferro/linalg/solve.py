@@ -1,2 +1,223 @@
-"""tf.linalg.solve (in progress)."""
-__all__ = []
+"""tf.linalg.solve and tf.linalg.inv: square linear systems through one LU factorization.
+
+``solve(a, b)`` factors ``a`` once (getrf) and keeps the factors for the pullback, which
+then costs a single triangular solve pair (getrs with ``trans=2``) and a matmul:
+
+    X = A⁻¹B:   B̄ = A⁻ᴴX̄,  Ā = −B̄Xᴴ;     Ẋ = A⁻¹(Ḃ − ȦX)            (RULES.md, Giles 2008)
+    Y = A⁻¹:    Ā = −YᴴȲYᴴ;               Ẏ = −YȦY
+
+With ``create_graph=True`` (rule values are Tensors) the saved factors cannot carry a
+graph, so the rule calls the differentiable ``solve`` on ``aᴴ`` instead: a second
+factorization, paid only when a differentiable gradient is asked for.
+"""
+import numpy as np
+
+from .._engine import apply1
+from .._errors import LinAlgError, ShapeError
+from .._ops._util import broadcast_shape, to_tensor, unbroadcast
+from .._ops.registry import defop, register
+from .._tensor import Tensor
+from ..builders import builder
+from . import _lapack
+from ._common import batch_index, check_finite_or_raise, matrix_input, mH
+
+__all__ = ["solve", "inv", "solve_ad", "inv_ad"]
+
+
+# ---- LU helpers (ndarrays) ---------------------------------------------------------------
+
+def _factor(a, name, remedy):
+    """getrf of each matrix of the stack ``a``; LinAlgError naming the first singular one.
+
+    getrf factors exactly singular matrices too and reports the first zero pivot in
+    ``info``; that is the test numpy.linalg.solve/inv apply as well (no condition
+    estimate).
+    """
+    lu, piv, info = _lapack.getrf(a, return_info=True)
+    if np.count_nonzero(info):
+        k = int(np.argmax(info.reshape(-1) > 0))
+        i = int(info.reshape(-1)[k]) - 1
+        which = (f"matrix {batch_index(k, a.shape[:-2])} of the stack" if a.ndim > 2
+                 else "the matrix")
+        raise LinAlgError(f"{name}: {which} is singular (pivot U[{i},{i}] = 0 in its LU "
+                          f"factorization); {remedy}")
+    return lu, piv
+
+
+def _lu_solve(lu, piv, rhs, trans=0):
+    """op(A)⁻¹·rhs from getrf factors (trans 0: A, 2: Aᴴ). ``rhs`` is (*batch, n, k); the
+    batch dimensions of the factors and of rhs broadcast (getrs does that)."""
+    rb = rhs.shape[:-2]
+    if lu.ndim == 2 and rb:
+        # one matrix, a stack of right-hand sides: a single getrs with the stack as columns
+        # rather than one LAPACK call per right-hand side
+        n, k = rhs.shape[-2:]
+        cols = np.moveaxis(rhs, -2, 0).reshape(n, -1)
+        x = _lapack.getrs(lu, piv, cols, trans).reshape((n,) + rb + (k,))
+        return np.ascontiguousarray(np.moveaxis(x, 0, -2))
+    return _lapack.getrs(lu, piv, rhs, trans)
+
+
+def solve_in_rule(a, b, name="a derivative rule"):
+    """A⁻¹B inside a derivative rule (a, b matrices or stacks, batch dims broadcast);
+    ``name`` (e.g. "tf.linalg.eig backward") heads the error for a singular ``a``.
+
+    On ndarrays (a plain backward) this is a bare getrf + getrs; on Tensors
+    (create_graph / forward-over-reverse) it is the differentiable :func:`solve`, so the
+    rule that calls it stays differentiable. Other linalg rules (eig, ...) use it to apply
+    an inverse without forming it.
+    """
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return solve(a, b, check_finite=False)
+    dt = a.dtype if a.dtype == b.dtype else np.result_type(a.dtype, b.dtype)
+    ab, bb = a.shape[:-2], b.shape[:-2]
+    shape = (ab if ab == bb else np.broadcast_shapes(ab, bb)) + b.shape[-2:]
+    if 0 in shape or a.shape[-1] == 0:
+        return np.zeros(shape, dt)
+    lu, piv = _factor(a if a.dtype == dt else a.astype(dt), name,
+                      "the derivative does not exist at this point")
+    return _lu_solve(lu, piv, b)
+
+
+# ---- solve -------------------------------------------------------------------------------
+
+def _solve_vjp(ctx, needs, gs, xs, ys):
+    # B̄ = A⁻ᴴX̄ (reusing the forward LU), Ā = −B̄Xᴴ; each summed over broadcast batch dims
+    lu, piv, vector = ctx
+    a, b = xs
+    g, x = gs[0], ys[0]
+    if vector:  # b was a vector (n,): work with the (…, n, 1) column the primal solved
+        g, x = g[..., None], x[..., None]
+    if isinstance(g, Tensor):
+        gb = solve(mH(a), g, check_finite=False)
+    elif lu is None:  # empty system: nothing was factored
+        gb = np.zeros(g.shape, g.dtype)
+    else:
+        gb = _lu_solve(lu, piv, g, trans=2)
+    ga = unbroadcast(-(gb @ mH(x)), a.shape) if needs[0] else None
+    gbb = None
+    if needs[1]:
+        gbb = unbroadcast(gb, b.shape + (1,) if vector else b.shape)
+        if vector:
+            gbb = gbb.reshape(b.shape)
+    return ga, gbb
+
+
+def _solve_jvp(ctx, ts, xs, ys):
+    # Ẋ = A⁻¹(Ḃ − ȦX)
+    lu, piv, vector = ctx
+    ta, tb = ts
+    x = ys[0]
+    if vector:
+        x = x[..., None]
+        if tb is not None:
+            tb = tb[..., None]
+    rhs = tb
+    if ta is not None:
+        rhs = -(ta @ x) if rhs is None else rhs - ta @ x
+    if isinstance(rhs, Tensor):
+        dx = solve(xs[0], rhs, check_finite=False)
+    elif lu is None:
+        dx = np.zeros(x.shape, x.dtype)
+    else:
+        dx = _lu_solve(lu, piv, rhs)
+    return (dx[..., 0] if vector else dx,)
+
+
+_solve_op = defop("solve", _solve_vjp, _solve_jvp,
+                  doc="X = A⁻¹B through one LU factorization (numpy.linalg.solve)")
+
+_SOLVE = "tf.linalg.solve"
+
+
+def solve(a, b, *, check_finite=True):
+    """Solve ``a @ x = b`` for square ``a``, like ``numpy.linalg.solve`` (NumPy 2 rules).
+
+    a: (*batch, n, n). b: a vector (n,) when ``b.ndim == 1`` (x is then (*batch, n)),
+    otherwise a stack of matrices (*batch, n, k); the batch dimensions broadcast. The
+    result dtype is the promotion of both. An exactly singular matrix (a zero pivot in
+    its LU factorization) raises LinAlgError naming its batch index; non-finite input
+    raises LinAlgError unless ``check_finite=False``.
+    """
+    a, b = to_tensor(a), to_tensor(b)
+    ad, bd = a._data, b._data
+    if ad.ndim >= 2 and ad.shape[-1] != ad.shape[-2]:
+        raise ShapeError(
+            f"{_SOLVE} needs a square coefficient matrix, got shape {ad.shape} "
+            f"({ad.shape[-2]}x{ad.shape[-1]}); for a tall (overdetermined) or wide "
+            "(underdetermined) system use tf.linalg.lstsq")
+    matrix_input(a, _SOLVE, check_finite=check_finite)
+    n = ad.shape[-1]
+    vector = bd.ndim == 1
+    if bd.ndim == 0:
+        raise ShapeError(f"{_SOLVE}: b must be a vector (n,) or a stack of matrices "
+                         f"(..., n, k), got a 0-d tensor")
+    if bd.shape[-1 if vector else -2] != n:
+        raise ShapeError(
+            f"{_SOLVE}: a of shape {ad.shape} and b of shape {bd.shape} do not match: "
+            + (f"the vector b must have length {n}" if vector else
+               f"b must have {n} rows (b.shape[-2]); a vector right-hand side is 1-D "
+               "(NumPy 2 rule), use b[..., None] for a stack of vectors"))
+    if check_finite:
+        check_finite_or_raise(bd, _SOLVE)
+    bm = bd[:, None] if vector else bd
+    ab, bb = ad.shape[:-2], bm.shape[:-2]
+    batch = ab if ab == bb or not bb else bb if not ab else broadcast_shape(_SOLVE, ab, bb)
+    dt = ad.dtype if ad.dtype == bd.dtype else np.result_type(ad.dtype, bd.dtype)
+    out_shape = batch + bm.shape[-2:]
+    if n == 0 or 0 in out_shape:
+        lu = piv = None
+        x = np.zeros(out_shape, dt)
+    else:
+        lu, piv = _factor(ad if ad.dtype == dt else ad.astype(dt), _SOLVE,
+                          "use tf.linalg.lstsq or tf.linalg.pinv for a least-squares "
+                          "solution")
+        x = _lu_solve(lu, piv, bm)
+    if vector:
+        x = x[..., 0]
+    return apply1(_solve_op, (a, b), x, ctx=(lu, piv, vector))
+
+
+# ---- inv ---------------------------------------------------------------------------------
+
+def _inv_vjp(ctx, needs, gs, xs, ys):
+    # Ā = −YᴴȲYᴴ
+    yh = mH(ys[0])
+    return (-(yh @ gs[0] @ yh),)
+
+
+def _inv_jvp(ctx, ts, xs, ys):
+    # Ẏ = −YȦY
+    y = ys[0]
+    return (-(y @ ts[0] @ y),)
+
+
+_inv_op = defop("inv", _inv_vjp, _inv_jvp, doc="Y = A⁻¹ through getrf + getrs")
+
+_INV = "tf.linalg.inv"
+
+
+def inv(a, *, check_finite=True):
+    """Inverse of each square matrix of ``a`` (*batch, n, n), like ``numpy.linalg.inv``.
+
+    Prefer :func:`solve` to multiplying by an inverse. An exactly singular matrix raises
+    LinAlgError naming its batch index.
+    """
+    a = matrix_input(a, _INV, square=True, check_finite=check_finite)
+    d = a._data
+    if d.size == 0:
+        y = np.zeros(d.shape, d.dtype)
+    else:
+        n = d.shape[-1]
+        lu, piv = _factor(d, _INV, "use tf.linalg.pinv for a pseudo-inverse, or "
+                                   "tf.linalg.solve for a system with a particular b")
+        eye = np.zeros(d.shape, d.dtype)
+        eye[..., np.arange(n), np.arange(n)] = 1
+        y = _lapack.getrs(lu, piv, eye)
+    return apply1(_inv_op, (a,), y)
+
+
+solve_ad = builder(solve)
+inv_ad = builder(inv)
+register(solve, functions=(np.linalg.solve,))
+register(inv, methods=("inv",), functions=(np.linalg.inv,))

@@ -1,2 +1,409 @@
-"""tf.linalg.svd (in progress)."""
-__all__ = []
+"""tf.linalg.svd and svdvals: the singular value decomposition and its derivatives.
+
+``a = u @ diag(s) @ vt`` with k = min(m, n) singular values in descending order, u (m, k)
+and vt (k, n) (or (m, m) and (n, n) with ``full_matrices=True``). The rules are RULES.md
+"svd" (Giles 2008; Townsend 2016; Wan & Zhang 2019 for the complex term), in the symbols
+used there: V = vtᴴ, X = UᴴŪ, Y = VᴴV̄, S = diag(s).
+
+Three policies make the derivatives usable on real data (DESIGN.md §2):
+
+* **Exact path.** When neither u nor vt receives a cotangent (a loss of the singular values
+  only, ``svdvals``), Ā = U diag(s̄) Vᴴ: no F matrix, finite for repeated singular values.
+* **Broadened gaps.** Otherwise the gap inverse 1/(s_j² − s_i²) is replaced by
+  F_ij = d/(d² + ε²), d = s_j² − s_i², and every 1/s_i (the S⁻¹ terms of non-square
+  matrices and the complex phase term) by s_i³/(s_i⁴ + ε²), which is F between s_i and a
+  zero singular value of the missing columns. See :func:`svd` for the default ε.
+* **Gauge check.** Complex singular vectors have a free phase per pair (u_i, v_i); a loss
+  that depends on it has no gradient, and the rule raises GaugeError (as PyTorch does).
+
+The plain backward builds the k x k core with the fused kernel ``_kernels/spectral.pyx``
+(``svd_core``); with create_graph=True the same formula runs on Tensors (``_core_tensor``).
+"""
+import math
+import os
+from collections import namedtuple
+
+import numpy as np
+
+from .._engine import apply
+from .._errors import GaugeError, UnsupportedADError
+from .._ops.registry import defop, register
+from .._state import STATE
+from .._tensor import Tensor
+from ..builders import builder
+from . import _lapack
+from ._common import batch_index, mH, matrix_input
+
+if os.environ.get("TENFERRO_PURE_PYTHON"):
+    from .._kernels import _reference as _kernel
+else:
+    from .._kernels import spectral as _kernel
+
+__all__ = ["SVDResult", "svd", "svdvals", "svd_ad", "svdvals_ad"]
+
+SVDResult = namedtuple("SVDResult", ["u", "s", "vt"])
+SVDResult.__doc__ = "Result of tf.linalg.svd: a = u @ diag(s) @ vt."
+
+
+# ---- helpers shared with eigh.py ---------------------------------------------------------
+
+def _data(x):
+    """The ndarray behind a rule value (for checks that must not be differentiated)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _check_eps(derivative_eps, name):
+    if derivative_eps is None:
+        return None
+    try:
+        e = float(derivative_eps)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: derivative_eps must be a real number or None, got "
+                        f"{derivative_eps!r}") from None
+    if not (e >= 0 and math.isfinite(e)):
+        raise ValueError(f"{name}: derivative_eps must be finite and >= 0, got {e}; "
+                         "pass None for the dtype-aware default")
+    return e
+
+
+_EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}
+
+
+def _eps_params(derivative_eps, size, dtype):
+    """(eps, rel) with ε = eps + rel·scale per matrix (the kernels' convention): the given
+    derivative_eps, or by default size · machine eps(dtype) times the spectrum's scale
+    (in the units of the gaps)."""
+    if derivative_eps is not None:
+        return derivative_eps, 0.0
+    return 0.0, size * _EPS[dtype]
+
+
+def _eps2(scale, eps, rel):
+    """ε² = (eps + rel·scale)² per matrix, float64, shape of ``scale``."""
+    e = scale.astype(np.float64)
+    e *= rel
+    e += eps
+    return e * e
+
+
+def _gap_inverse(d, eps2, matrix=True):
+    """F = d/(d² + ε²) on ndarrays or Tensors; 0 (not NaN) where d = 0 and ε = 0.
+
+    ``matrix``: d is a gap matrix d_ij = x_j − x_i whose diagonal is identically 0. There
+    (and wherever the denominator is 0) F is computed as d/1: the value is 0 as it should
+    be, and so is its derivative, where d/(d² + ε²) would have the derivative 1/ε² ~ 1e30
+    on a zero that cancels only up to rounding (second order would be garbage)."""
+    den = d * d + eps2
+    mask = _data(den) == 0
+    if matrix:
+        mask = mask | np.eye(d.shape[-1], dtype=bool)
+    if mask.any():
+        den = np.where(mask, 1, den)
+    return d / den
+
+
+_PHASE_TOL = {np.dtype(np.complex64): math.sqrt(_EPS[np.dtype(np.float32)]),
+              np.dtype(np.complex128): math.sqrt(_EPS[np.dtype(np.float64)])}
+
+
+def _check_phase(X, Y, gu, gv, batch, name, vectors):
+    """GaugeError if the loss depends on the free phases: |Im(X_ii + Y_ii)| beyond √eps of
+    the dtype times the cotangent's column norm ‖ū_i‖ + ‖v̄_i‖ (rounding in a phase-invariant
+    loss stays orders of magnitude below; a phase-dependent one is O(1)). X = UᴴŪ with
+    gu = Ū, Y = VᴴV̄ with gv = V̄ᴴ (either pair None); ndarrays (the data of Tensors)."""
+    k = (X if X is not None else Y).shape[-1]
+    B = math.prod(batch)
+    if B * k == 0:
+        return
+    sq = (B, k, k)
+    worst, flat = _kernel.phase_check(
+        None if X is None else X.reshape(sq), None if Y is None else Y.reshape(sq),
+        None if gu is None else gu.reshape((B,) + gu.shape[-2:]),
+        None if gv is None else gv.reshape((B,) + gv.shape[-2:]))
+    if worst <= _PHASE_TOL[(X if X is not None else Y).dtype]:
+        return
+    where = batch_index(flat // k, batch)
+    at = f"matrix {where}, column {flat % k}" if where else f"column {flat % k}"
+    raise GaugeError(
+        f"{name}: the loss depends on the arbitrary phase of the complex {vectors} "
+        f"({at}: the phase derivative is {worst:.3g} times the cotangent's norm), so its "
+        "gradient is not defined. Differentiate a phase-invariant function of the vectors "
+        "instead (|u|, u @ vt, u @ diag(s) @ vt, projectors v @ vᴴ, ...), or pass "
+        "check_gauge=False to skip this check (the gradient is then only meaningful for a "
+        "phase-invariant loss)")
+
+
+def _mH(x):
+    """Conjugate transpose of the last two axes (``mH`` without NumPy's function-dispatch
+    overhead on ndarrays; a plain backward runs it on the per-op overhead path)."""
+    if type(x) is np.ndarray:
+        x = x.swapaxes(-1, -2)
+        return x.conj() if x.dtype.kind == "c" else x
+    return mH(x)
+
+
+# ---- the op ------------------------------------------------------------------------------
+
+def _svd_eps2(s, m, n, derivative_eps):
+    """ε² per matrix, shape s.shape[:-1]; the gap d = s_j² − s_i² has units of s², so the
+    scale is s_max² (the rules on Tensors; the kernel computes the same itself)."""
+    eps, rel = _eps_params(derivative_eps, max(m, n), s.dtype)
+    if s.shape[-1] == 0:
+        return np.zeros(s.shape[:-1])
+    smax = s[..., 0]                                     # descending
+    return _eps2(smax * smax, eps, rel)
+
+
+def _thin(ctx, gs, ys, m, n):
+    """(gu, s̄, gvt), (u, s, vt) cut to the k = min(m, n) columns/rows the rules use; for
+    full_matrices=True a nonzero cotangent of the extra columns raises."""
+    gu, gs_, gvt = gs
+    u, s, vt = ys
+    if not ctx[0]:
+        return (gu, gs_, gvt), (u, s, vt)
+    k = s.shape[-1]
+    for g, extra, what in ((gu, m > k, "u[..., :, k:]"), (gvt, n > k, "vt[..., k:, :]")):
+        if g is not None and extra:
+            tail = _data(g)[..., :, k:] if what[0] == "u" else _data(g)[..., k:, :]
+            if tail.size and np.any(tail != 0):
+                raise UnsupportedADError(
+                    f"tf.linalg.svd(full_matrices=True): the loss depends on the extra "
+                    f"singular vectors {what} (k = {k}), which span the null space and are "
+                    "not unique, so they have no derivative. Use full_matrices=False or "
+                    "only the first k columns of u / rows of vt (or a function of the "
+                    "projector onto their span)")
+    if m > k:
+        u = u[..., :, :k]
+        gu = None if gu is None else gu[..., :, :k]
+    if n > k:
+        vt = vt[..., :k, :]
+        gvt = None if gvt is None else gvt[..., :k, :]
+    return (gu, gs_, gvt), (u, s, vt)
+
+
+def _core_tensor(X, Y, s, sbar, eps2):
+    """The k x k core of the SVD pullback on Tensors (create_graph), the formula of
+    ``spectral.svd_core`` for a square matrix:
+    (F∘(X − Xᴴ))S + S(F∘(Y − Yᴴ)) + diag(s̄) + diag(i·Im diag(X)/s) = (J + Jᴴ)S + S(K + Kᴴ) + ...
+    (J = F∘X and F antisymmetric). Returns (core, sinv) with sinv the broadened 1/s."""
+    s2 = s * s
+    F = _gap_inverse(s2[..., None, :] - s2[..., :, None], eps2[..., None, None])
+    sinv = _gap_inverse(s2, eps2[..., None], False) * s          # s³/(s⁴ + ε²)
+    acc = None
+    if X is not None:
+        acc = (X - mH(X)) * s[..., None, :]
+    if Y is not None:
+        t = s[..., :, None] * (Y - mH(Y))
+        acc = t if acc is None else acc + t
+    core = F * acc
+    diag = sbar
+    if X is not None and X.dtype.kind == "c":
+        ph = 1j * (np.imag(np.diagonal(X, 0, -2, -1)) * sinv)
+        diag = ph if diag is None else diag + ph
+    if diag is not None:
+        k = s.shape[-1]
+        core = core + np.eye(k, dtype=s.dtype) * diag[..., None, :]
+    return core, sinv
+
+
+def _svd_vjp(ctx, needs, gs, xs, ys):
+    m, n = xs[0].shape[-2:]
+    (gu, sbar, gvt), (u, s, vt) = _thin(ctx, gs, ys, m, n)
+    if gu is None and gvt is None:
+        # exact path (no F): Ā = U diag(s̄) Vᴴ
+        return (None if sbar is None else (u * sbar[..., None, :]) @ vt,)
+    _, derivative_eps, check_gauge, _ = ctx
+    k = s.shape[-1]
+    X = None if gu is None else _mH(u) @ gu           # UᴴŪ
+    Y = None if gvt is None else vt @ _mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
+    if check_gauge and u.dtype.kind == "c":
+        # phase θ_i of (u_i, v_i): dL/dθ_i = Im(X_ii + Y_ii) must vanish
+        _check_phase(None if X is None else _data(X), None if Y is None else _data(Y),
+                     None if gu is None else _data(gu), None if gvt is None else _data(gvt),
+                     s.shape[:-1], "tf.linalg.svd", "singular vectors")
+    if type(s) is np.ndarray:
+        # plain backward: the fused kernel builds the core with the S⁻¹ corrections in it
+        mode = 0 if m == n else (1 if m > n else 2)
+        if sbar is not None and sbar.dtype != s.dtype:
+            sbar = sbar.real.astype(s.dtype)
+        out = np.empty(s.shape[:-1] + (k, k), dtype=u.dtype)
+        sinv = np.empty(s.shape, dtype=s.dtype)
+        eps, rel = _eps_params(derivative_eps, max(m, n), s.dtype)
+        # the kernel takes stacks (B, k, k) / (B, k): views, the arrays are contiguous
+        if s.ndim == 1:
+            _kernel.svd_core(None if X is None else X[None], None if Y is None else Y[None],
+                             s[None], None if sbar is None else sbar[None], eps, rel, mode,
+                             out[None], sinv[None])
+        else:
+            sq = (s.size // k if k else math.prod(s.shape[:-1]), k, k)
+            vec = sq[:2]
+            _kernel.svd_core(None if X is None else X.reshape(sq),
+                             None if Y is None else Y.reshape(sq), s.reshape(vec),
+                             None if sbar is None else sbar.reshape(vec), eps, rel, mode,
+                             out.reshape(sq), sinv.reshape(vec))
+        if mode == 1 and gu is not None:
+            # Ā = [U(core − X S⁻¹) + Ū S⁻¹] Vᴴ: the projector term (Ū − UX)S⁻¹Vᴴ folded in
+            return ((u @ out + gu * sinv[..., None, :]) @ vt,)
+        if mode == 2 and gvt is not None:
+            # Ā = U[(core − S⁻¹Yᴴ)Vᴴ + S⁻¹V̄ᴴ]: the term US⁻¹(V̄ − VY)ᴴ folded in
+            return (u @ (out @ vt + sinv[..., :, None] * gvt),)
+        return (u @ out @ vt,)
+    # create_graph / forward-over-reverse: RULES.md's formula on Tensors
+    eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
+    core, sinv = _core_tensor(X, Y, s, sbar, eps2)
+    ga = u @ core @ vt
+    if m > k and gu is not None:
+        # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ
+        ga = ga + ((gu - u @ X) * sinv[..., None, :]) @ vt
+    if n > k and gvt is not None:
+        # [n > k] U S⁻¹ (V̄ − V(VᴴV̄))ᴴ = U S⁻¹ (gvt − Yᴴ vt)
+        ga = ga + (u * sinv[..., None, :]) @ (gvt - mH(Y) @ vt)
+    return (ga,)
+
+
+def _svd_jvp(ctx, ts, xs, ys):
+    ta = ts[0]
+    full, derivative_eps, _, values_only = ctx
+    m, n = xs[0].shape[-2:]
+    u, s, vt = ys
+    k = s.shape[-1]
+    U = u[..., :, :k] if full and m > k else u
+    Vt = vt[..., :k, :] if full and n > k else vt
+    V = mH(Vt)
+    # C = UᴴȦV, associated so that the middle product is the cheaper one
+    if m >= n:
+        AV = ta @ V
+        C = mH(U) @ AV
+    else:
+        UhA = mH(U) @ ta
+        C = UhA @ V
+    ds = np.real(np.diagonal(C, 0, -2, -1))             # ṡ = Re diag(C)
+    if values_only:
+        return (None, ds, None)
+    eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
+    s2 = s * s
+    F = _gap_inverse(s2[..., None, :] - s2[..., :, None], eps2[..., None, None])
+    sinv = _gap_inverse(s2, eps2[..., None], False) * s          # broadened 1/s
+    CS = C * s[..., None, :]
+    SC = s[..., :, None] * C
+    # U̇ = U(F∘(CS + SCᴴ)) + i·U diag(Im C_ii / s_i) + (ȦV − UC)S⁻¹ [m > k]
+    du = U @ (F * (CS + mH(CS)))
+    if C.dtype.kind == "c":
+        du = du + U * (1j * (np.imag(np.diagonal(C, 0, -2, -1)) * sinv))[..., None, :]
+    if m > k:
+        du = du + (AV - U @ C) * sinv[..., None, :]
+    # V̇ = V(F∘(SC + CᴴS)) + (ȦᴴU − VCᴴ)S⁻¹ [n > k]
+    dv = V @ (F * (SC + mH(SC)))
+    if n > k:
+        dv = dv + (mH(UhA) - V @ mH(C)) * sinv[..., None, :]
+    if full and m > k:
+        # extra columns U⊥: not unique; the minimal tangent that keeps [U, U⊥] unitary
+        du = np.concatenate([du, -(U @ (mH(du) @ u[..., :, k:]))], axis=-1)
+    dvt = mH(dv)
+    if full and n > k:
+        dvt = np.concatenate([dvt, -((vt[..., k:, :] @ dv) @ Vt)], axis=-2)
+    return (du, ds, dvt)
+
+
+_svd_op = defop("svd", _svd_vjp, _svd_jvp,
+                doc="a = u diag(s) vt; RULES.md svd (broadened F, gauge check)")
+
+
+def _empty_svd(d, full_matrices):
+    """svd of a stack with no entries (m = 0, n = 0 or an empty batch)."""
+    batch, (m, n) = d.shape[:-2], d.shape[-2:]
+    k = min(m, n)
+    real = np.finfo(d.dtype).dtype
+    ku, kv = (m, n) if full_matrices else (k, k)
+    u = np.zeros(batch + (m, ku), d.dtype)
+    vt = np.zeros(batch + (kv, n), d.dtype)
+    if full_matrices:
+        # the orthonormal basis LAPACK returns when there is nothing to factor
+        u[...] = np.eye(m, dtype=d.dtype)
+        vt[...] = np.eye(n, dtype=d.dtype)
+    return u, np.zeros(batch + (k,), real), vt
+
+
+def _wants_derivative(a):
+    return ((STATE.grad_enabled and a._node is not None)
+            or (STATE.fw_level and a._fw is not None))
+
+
+def _values_only_jvp(a):
+    """Whether the forward rule of svdvals/eigvalsh may skip the vector tangents: only
+    when no reverse graph is recorded, since forward-over-reverse runs the reverse rule on
+    the outputs' tangents (node.out_tangents), vectors included."""
+    return not (STATE.grad_enabled and a._node is not None)
+
+
+def _svd(a, full_matrices, derivative_eps, check_gauge, values_only):
+    d = a._data
+    if d.size == 0:
+        outs = _empty_svd(d, full_matrices)
+    else:
+        outs = _lapack.svd(d, full_matrices=full_matrices)
+    ctx = (bool(full_matrices), derivative_eps, bool(check_gauge),
+           values_only and _values_only_jvp(a))
+    return apply(_svd_op, (a,), outs, ctx)
+
+
+def svd(a, full_matrices=False, *, derivative_eps=None, check_gauge=True, check_finite=True):
+    """Singular value decomposition ``a = u @ diag(s) @ vt`` of a (stack of) matrix.
+
+    Returns ``SVDResult(u, s, vt)``: u (..., m, k), s (..., k) real, descending, vt
+    (..., k, n), k = min(m, n); with ``full_matrices=True`` u is (..., m, m) and vt
+    (..., n, n), and the extra columns/rows (a basis of the null spaces, not unique) have
+    no derivative: reverse mode raises UnsupportedADError unless their cotangent is zero,
+    and forward mode gives them the minimal tangent that keeps u (vt) unitary.
+
+    Derivatives (RULES.md "svd"):
+
+    * A loss that uses only ``s`` takes the exact path Ā = U diag(s̄) Vᴴ, finite for
+      repeated singular values.
+    * Losses of u or vt use F_ij = d/(d² + ε²), d = s_j² − s_i², instead of 1/d, and
+      s³/(s⁴ + ε²) instead of 1/s (the S⁻¹ terms of non-square matrices and the complex
+      phase term), so the gradient is finite for repeated and zero singular values. For
+      gaps and singular values well above ε this is the exact derivative (relative change
+      (ε/d)²); below, the gradient is bounded (|F| ≤ 1/(2ε)) instead of infinite — exact
+      degeneracy makes the derivative of the vectors undefined, and a gauge-invariant loss
+      then gets a finite (regularized) gradient.
+    * ``derivative_eps`` is ε, in the units of d (squared singular values). The default,
+      per matrix, is ε = max(m, n) · eps(dtype) · s_max²: gaps d = (s_j − s_i)(s_j + s_i)
+      with |s_j − s_i| below numpy's rank tolerance max(m, n)·eps·s_max are at the
+      rounding level of the computed s and carry no information, while every resolvable
+      gap keeps F = 1/d to working precision. It is a constant of the derivative (not
+      differentiated itself).
+    * Complex input: a cotangent that makes the loss depend on the free phase of a pair
+      (u_i, v_i), i.e. Im(UᴴŪ + VᴴV̄)_ii ≠ 0 beyond √eps(dtype) times the cotangent's column
+      norm, raises GaugeError; ``check_gauge=False`` skips the check. Real input never
+      raises (its sign ambiguity is discrete).
+
+    Raises ShapeError (ndim < 2), DTypeError, LinAlgError (non-finite input unless
+    ``check_finite=False``; no convergence).
+    """
+    a = matrix_input(a, "tf.linalg.svd", check_finite=check_finite)
+    eps = _check_eps(derivative_eps, "tf.linalg.svd")
+    return SVDResult(*_svd(a, full_matrices, eps, check_gauge, False))
+
+
+def svdvals(a, check_finite=True):
+    """Singular values (..., k), descending, k = min(m, n), like numpy's
+    ``svd(a, compute_uv=False)``. Differentiable by the exact rule Ā = U diag(s̄) Vᴴ
+    (finite for repeated singular values, no F); the vectors are computed only when a
+    derivative is needed."""
+    a = matrix_input(a, "tf.linalg.svdvals", check_finite=check_finite)
+    if _wants_derivative(a):
+        return _svd(a, False, None, False, True)[1]
+    d = a._data
+    if d.size == 0:
+        s = _empty_svd(d, False)[1]
+    else:
+        s = _lapack.svd(d, compute_uv=False)
+    return Tensor._wrap(s)
+
+
+svd_ad = builder(svd)
+svdvals_ad = builder(svdvals)
+
+register(svd, methods=("svd",))
+register(svdvals, methods=("svdvals",))

@@ -1,0 +1,531 @@
+"""The compiled LAPACK drivers (lapack.pyx) agree with numpy.linalg / scipy.linalg and with
+their NumPy twins (_reference.py), for the four dtypes, every layout and 0-size stacks."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+import tenferro as tf
+from tenferro._kernels import _reference as ref
+from tenferro._kernels import lapack as lp
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+SHAPES = [(4, 4), (5, 3), (3, 5), (2, 3, 4, 4), (2, 3, 5, 2)]
+SQUARE = [(1, 1), (4, 4), (2, 3, 4, 4)]
+LAYOUTS = ["c", "fortran", "strided", "reversed", "readonly"]
+
+
+def rand(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def tol(dtype):
+    return 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-11
+
+
+def mH(x):
+    return np.swapaxes(x, -1, -2).conj()
+
+
+def layout(a, kind):
+    """The same values as ``a`` with another memory layout."""
+    if kind == "fortran":      # each matrix column-major
+        return np.swapaxes(np.swapaxes(a, -1, -2).copy(), -1, -2)
+    if kind == "strided":      # every other row and column of a larger array
+        big = np.zeros(a.shape[:-2] + (2 * a.shape[-2], 2 * a.shape[-1]), a.dtype)
+        big[..., ::2, ::2] = a
+        return big[..., ::2, ::2]
+    if kind == "reversed":     # negative strides
+        return a[..., ::-1, ::-1].copy()[..., ::-1, ::-1]
+    if kind == "readonly":
+        a = a.copy()
+        a.setflags(write=False)
+        return a
+    return a
+
+
+def assert_close(x, y, dtype, scale=1.0):
+    y = np.broadcast_to(y, np.shape(x))     # e.g. an identity for a whole stack
+    np.testing.assert_allclose(x, y, rtol=tol(dtype) * scale, atol=tol(dtype) * scale)
+
+
+def check_layouts(fn, arrays, expected, dtype, scale=10.0):
+    """fn gives the same result (to rounding) for every other memory layout of its inputs:
+    Fortran-ordered, strided, negative strides, read-only."""
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    for kind in LAYOUTS[1:]:
+        out = fn(*[layout(x, kind) for x in arrays])
+        out = out if isinstance(out, tuple) else (out,)
+        assert len(out) == len(expected)
+        for x, y in zip(out, expected):
+            assert x.dtype == y.dtype
+            assert_close(x, y, dtype, scale)
+
+
+def hermitian_from(tri, lower):
+    """The Hermitian matrix defined by the lower (or upper) triangle of ``tri``."""
+    t = np.tril(tri) if lower else np.triu(tri)
+    d = np.real(np.diagonal(t, axis1=-2, axis2=-1))
+    h = t + mH(t)
+    n = tri.shape[-1]
+    h[..., np.arange(n), np.arange(n)] = d
+    return h
+
+
+# --- svd ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_svd(dtype, shape, full):
+    a = rand(shape, dtype)
+    u, s, vt = lp.svd(a, full)
+    u0, s0, vt0 = np.linalg.svd(a, full_matrices=full)
+    assert (u.shape, s.shape, vt.shape) == (u0.shape, s0.shape, vt0.shape)
+    assert (u.dtype, s.dtype, vt.dtype) == (u0.dtype, s0.dtype, vt0.dtype)
+    assert_close(s, s0, dtype, 10)
+    k = s.shape[-1]
+    # the vectors are defined up to a phase per singular triplet: check the factorization
+    assert_close((u[..., :k] * s[..., None, :]) @ vt[..., :k, :], a, dtype, 10)
+    assert_close(mH(u) @ u, np.eye(u.shape[-1]), dtype, 10)
+    assert_close(vt @ mH(vt), np.eye(vt.shape[-2]), dtype, 10)
+    assert_close(lp.svd(a, full, compute_uv=False), s0, dtype, 10)
+    assert_close(ref.svd(a, full)[1], s, dtype, 10)
+    check_layouts(lambda x: lp.svd(x, full), [a], (u, s, vt), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_svd_gesvd_fallback(dtype):
+    """The gesvd path (taken when gesdd does not converge) gives a valid SVD too."""
+    a = rand((2, 5, 3), dtype, seed=1)
+    lp._testing_force_gesvd(True)
+    try:
+        outs = [lp.svd(a, full) for full in (False, True)]
+        s_only = lp.svd(a, compute_uv=False)
+    finally:
+        lp._testing_force_gesvd(False)
+    s0 = np.linalg.svd(a, compute_uv=False)
+    assert_close(s_only, s0, dtype, 10)
+    for u, s, vt in outs:
+        assert_close(s, s0, dtype, 10)
+        assert_close((u[..., :3] * s[..., None, :]) @ vt[..., :3, :], a, dtype, 10)
+        assert_close(mH(u) @ u, np.eye(u.shape[-1]), dtype, 10)
+
+
+# --- eigh -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("shape", SQUARE)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eigh(dtype, shape, lower):
+    # the other triangle holds unrelated values (and NaN): only one triangle is read
+    a = rand(shape, dtype)
+    junk = np.full(shape, np.nan, dtype)
+    tri = np.where(np.tril(np.ones(shape[-2:], bool)) if lower
+                   else np.triu(np.ones(shape[-2:], bool)), a, junk)
+    h = hermitian_from(a, lower)
+    w, v = lp.eigh(tri, lower)
+    w0 = np.linalg.eigvalsh(h)
+    assert w.dtype == w0.dtype and v.dtype == h.dtype and v.shape == h.shape
+    assert_close(w, w0, dtype, 100)
+    assert np.all(np.diff(w, axis=-1) >= 0)                 # ascending
+    assert_close((v * w[..., None, :]) @ mH(v), h, dtype, 100)
+    assert_close(mH(v) @ v, np.eye(shape[-1]), dtype, 100)
+    assert_close(lp.eigh(tri, lower, compute_v=False), w0, dtype, 100)
+    assert_close(ref.eigh(tri, lower)[0], w, dtype, 100)
+    check_layouts(lambda x: lp.eigh(x, lower), [tri], (w, v), dtype)
+
+
+# --- qr -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_qr(dtype, shape, mode):
+    # geqrf + orgqr on the same matrix as numpy.linalg.qr: the same q and r, signs too
+    a = rand(shape, dtype)
+    out = lp.qr(a, mode)
+    check_layouts(lambda x: lp.qr(x, mode), [a], out, dtype)
+    expect = np.linalg.qr(a, mode=mode)
+    twin = ref.qr(a, mode)
+    if mode == "r":
+        out, expect, twin = (out,), (expect,), (twin,)
+    for x, x0, xt in zip(out, expect, twin):
+        assert x.shape == x0.shape and x.dtype == x0.dtype
+        assert_close(x, x0, dtype, 10)
+        assert_close(x, xt, dtype, 10)
+    if mode != "r":
+        q, r = out
+        assert_close(q @ r, a, dtype, 10)
+
+
+def test_qr_bad_mode():
+    with pytest.raises(ValueError, match="mode"):
+        lp.qr(np.eye(2), "raw")
+    with pytest.raises(ValueError, match="mode"):
+        ref.qr(np.eye(2), "raw")
+
+
+# --- getrf / lu -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_getrf(dtype, shape):
+    a = rand(shape, dtype)
+    lu, piv, info = lp.getrf(a, return_info=True)
+    check_layouts(lambda x: lp.getrf(x, return_info=True), [a], (lu, piv, info), dtype)
+    lu_t, piv_t, info_t = ref.getrf(a, return_info=True)
+    assert lu.shape == a.shape and lu.dtype == a.dtype and piv.dtype == np.int32
+    assert piv.shape == a.shape[:-2] + (min(shape[-2:]),) and info.shape == a.shape[:-2]
+    assert_close(lu, lu_t, dtype, 10)
+    np.testing.assert_array_equal(piv, piv_t)
+    np.testing.assert_array_equal(info, 0)
+    np.testing.assert_array_equal(info_t, 0)
+    lu2, piv2 = lp.getrf(a)
+    np.testing.assert_array_equal(lu2, lu)
+    np.testing.assert_array_equal(piv2, piv)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_getrf_singular_is_reported_not_raised(dtype):
+    a = rand((3, 4, 4), dtype)
+    a[1, :, 2] = 0                      # column 2 of matrix 1 is zero: u[2, 2] == 0
+    a[2] = 0                            # all zero: first zero pivot at 1
+    lu, piv, info = lp.getrf(a, return_info=True)
+    np.testing.assert_array_equal(info, [0, 3, 1])
+    np.testing.assert_array_equal(ref.getrf(a, return_info=True)[2], info)
+    assert lu[1, 2, 2] == 0
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lu(dtype, shape):
+    a = rand(shape, dtype)
+    p, l_, u = lp.lu(a)
+    check_layouts(lp.lu, [a], (p, l_, u), dtype)
+    p0, l0, u0 = ref.lu(a)
+    for x, x0 in zip((p, l_, u), (p0, l0, u0)):
+        assert x.shape == x0.shape and x.dtype == x0.dtype
+    np.testing.assert_array_equal(p, p0)
+    assert_close(l_, l0, dtype, 10)
+    assert_close(u, u0, dtype, 10)
+    assert_close(p @ l_ @ u, a, dtype, 10)
+    assert p.dtype == np.finfo(dtype).dtype
+
+
+def test_lu_singular():
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    p, l_, u = lp.lu(a)
+    np.testing.assert_allclose(p @ l_ @ u, a)
+    assert u[1, 1] == 0
+
+
+# --- potrf ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("shape", SQUARE)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_potrf(dtype, shape, lower):
+    g = rand(shape, dtype)
+    spd = g @ mH(g) + shape[-1] * np.eye(shape[-1])
+    junk = rand(shape, dtype, seed=5)
+    # the unread triangle holds unrelated values
+    tri = (np.tril(spd) + np.triu(junk, 1)) if lower else (np.triu(spd) + np.tril(junk, -1))
+    c = lp.potrf(tri, lower)
+    check_layouts(lambda x: lp.potrf(x, lower), [tri], c, dtype)
+    c0 = np.linalg.cholesky(spd)
+    assert c.dtype == spd.dtype and c.shape == spd.shape
+    assert_close(c, c0 if lower else mH(c0), dtype, 100)
+    assert_close(ref.potrf(tri, lower), c, dtype, 100)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_potrf_not_positive_definite_names_batch_index(dtype):
+    a = np.broadcast_to(np.eye(3, dtype=dtype), (2, 3, 3, 3)).copy()
+    a[1, 2, 1, 1] = -1
+    for fn in (lp.potrf, ref.potrf):
+        with pytest.raises(tf.LinAlgError, match=r"matrix \(1, 2\) of the stack is not "
+                                                 r"positive definite"):
+            fn(a)
+    with pytest.raises(tf.LinAlgError, match="the matrix is not positive definite"):
+        lp.potrf(a[1, 2])
+
+
+# --- eig --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", SQUARE + [(2, 6, 6)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eig(dtype, shape):
+    a = rand(shape, dtype)
+    w, v = lp.eig(a)
+    check_layouts(lp.eig, [a], (w, v), dtype)
+    cdt = np.result_type(dtype, np.complex64)
+    assert w.dtype == cdt and v.dtype == cdt and v.shape == a.shape
+    w0 = np.linalg.eigvals(a)
+    assert_close(w, w0, dtype, 100)           # same algorithm, same order
+    assert_close(a @ v, v * w[..., None, :], dtype, 100)
+    assert_close(np.linalg.norm(v, axis=-2), np.ones(w.shape), dtype, 10)
+    assert_close(lp.eig(a, compute_v=False), w0, dtype, 100)
+    wt, vt = ref.eig(a)
+    assert_close(w, wt, dtype, 100)
+    # numpy normalizes each vector's largest component to be real, and so does geev here
+    assert_close(np.abs(v), np.abs(vt), dtype, 100)
+
+
+def test_eig_real_matrix_with_complex_pairs():
+    a = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])   # ±i and 2
+    w, v = lp.eig(a)
+    np.testing.assert_allclose(np.sort_complex(w), [-1j, 1j, 2], atol=1e-14)
+    np.testing.assert_allclose(a @ v, v * w, atol=1e-14)
+
+
+# --- getrs / trtrs ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lu_layout", ["getrf", "c"])
+@pytest.mark.parametrize("trans", [0, 1, 2])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_getrs(dtype, trans, lu_layout):
+    a = rand((2, 3, 4, 4), dtype) + 4 * np.eye(4, dtype=dtype)
+    b = rand((2, 3, 4, 2), dtype, seed=1)
+    lu, piv = lp.getrf(a)
+    if lu_layout == "c":
+        lu = np.ascontiguousarray(lu)
+    x = lp.getrs(lu, piv, b, trans)
+    check_layouts(lambda f, y: lp.getrs(f, piv, y, trans), [lu, b], x, dtype, 100)
+    op = (a, np.swapaxes(a, -1, -2), mH(a))[trans]
+    assert x.dtype == np.dtype(dtype) and x.shape == b.shape
+    assert_close(op @ x, b, dtype, 100)
+    assert_close(ref.getrs(lu, piv, b, trans), x, dtype, 100)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_getrs_broadcasts_and_promotes(dtype):
+    a = rand((4, 4), np.float64) + 4 * np.eye(4)
+    b = rand((3, 4, 1), dtype, seed=2)
+    lu, piv = lp.getrf(a)
+    x = lp.getrs(lu, piv, b)
+    assert x.dtype == np.result_type(dtype, np.float64)
+    assert_close(a @ x, b, dtype, 100)
+    assert_close(ref.getrs(lu, piv, b), x, dtype, 100)
+
+
+@pytest.mark.parametrize("unit", [False, True])
+@pytest.mark.parametrize("trans", [0, 1, 2])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_trtrs(dtype, lower, trans, unit):
+    a = rand((2, 4, 4), dtype) + 4 * np.eye(4, dtype=dtype)
+    t = np.tril(a) if lower else np.triu(a)
+    if unit:
+        t[..., np.arange(4), np.arange(4)] = 1
+    junk = np.tril(a, -1) if not lower else np.triu(a, 1)
+    b = rand((2, 4, 3), dtype, seed=1)
+    x = lp.trtrs(a if not unit else t + junk, b, lower, trans, unit)
+    check_layouts(lambda f, y: lp.trtrs(f, y, lower, trans, unit),
+                  [a if not unit else t + junk, b], x, dtype, 100)
+    op = (t, np.swapaxes(t, -1, -2), mH(t))[trans]
+    assert x.dtype == np.dtype(dtype) and x.shape == b.shape
+    assert_close(op @ x, b, dtype, 100)
+    assert_close(ref.trtrs(a if not unit else t + junk, b, lower, trans, unit), x, dtype,
+                 100)
+
+
+def test_trtrs_broadcast_batches():
+    a = np.triu(rand((3, 1, 4, 4), np.float64)) + 4 * np.eye(4)
+    b = rand((2, 4, 2), np.float64, seed=3)
+    x = lp.trtrs(a, b)
+    assert x.shape == (3, 2, 4, 2)
+    np.testing.assert_allclose(a @ x, np.broadcast_to(b, x.shape), atol=1e-12)
+    np.testing.assert_allclose(ref.trtrs(a, b), x, atol=1e-12)
+
+
+def test_trtrs_singular_names_batch_index():
+    a = np.broadcast_to(np.eye(3), (2, 3, 3)).copy()
+    a[1, 2, 2] = 0
+    for fn in (lp.trtrs, ref.trtrs):
+        with pytest.raises(tf.LinAlgError, match=r"matrix \(1,\) of the stack is singular"):
+            fn(a, np.ones((2, 3, 1)))
+
+
+def test_bad_trans_raises():
+    a = np.eye(2)
+    lu, piv = lp.getrf(a)
+    for fn, args in ((lp.getrs, (lu, piv)), (ref.getrs, (lu, piv)), (lp.trtrs, (a,)),
+                     (ref.trtrs, (a,))):
+        with pytest.raises(ValueError, match="trans must be 0, 1 or 2"):
+            fn(*args, np.ones((2, 1)), trans=3)
+
+
+def test_getrs_rejects_pivots_out_of_range():
+    lu, piv = lp.getrf(np.stack([np.eye(3) + 1] * 2))
+    bad = piv.copy()
+    bad[1, 0] = 3          # a 1-based pivot: LAPACK would index past the matrix
+    with pytest.raises(ValueError, match=r"pivots of matrix \(1,\) of the stack"):
+        lp.getrs(lu, bad, np.ones((2, 3, 1)))
+
+
+# --- 0-size -----------------------------------------------------------------------------------
+
+EMPTY = [(0, 3, 3), (2, 0, 0), (0, 3), (3, 0), (2, 0, 3)]
+
+
+@pytest.mark.parametrize("shape", EMPTY)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_empty(dtype, shape):
+    a = np.zeros(shape, dtype)
+    for full in (False, True):
+        for x, x0 in zip(lp.svd(a, full), np.linalg.svd(a, full_matrices=full)):
+            assert x.shape == x0.shape and x.dtype == x0.dtype
+            np.testing.assert_array_equal(x, x0)     # identities for full_matrices
+    for mode in ("reduced", "complete"):
+        for x, x0 in zip(lp.qr(a, mode), np.linalg.qr(a, mode=mode)):
+            assert x.shape == x0.shape and x.dtype == x0.dtype
+            np.testing.assert_array_equal(x, x0)
+    m, n = shape[-2:]
+    k = min(m, n)
+    p, l_, u = lp.lu(a)
+    assert (p.shape, l_.shape, u.shape) == (shape[:-2] + (m, m), shape[:-2] + (m, k),
+                                            shape[:-2] + (k, n))
+    np.testing.assert_array_equal(p, np.broadcast_to(np.eye(m), p.shape))
+    lu, piv, info = lp.getrf(a, return_info=True)
+    assert lu.shape == shape and piv.shape == shape[:-2] + (k,) and info.shape == shape[:-2]
+    if m == n:
+        w, v = lp.eigh(a)
+        assert w.shape == shape[:-1] and v.shape == shape and w.dtype == np.finfo(dtype).dtype
+        w, v = lp.eig(a)
+        assert w.shape == shape[:-1] and v.dtype == np.result_type(dtype, np.complex64)
+        assert lp.potrf(a).shape == shape
+        b = np.zeros(shape[:-1] + (2,), dtype)
+        assert lp.getrs(lu, piv, b).shape == b.shape
+        assert lp.trtrs(a, b).shape == b.shape
+        assert ref.getrs(lu, piv, b).shape == b.shape
+        assert ref.trtrs(a, b).shape == b.shape
+
+
+def test_empty_right_hand_side():
+    a = np.eye(3)
+    lu, piv = lp.getrf(a)
+    assert lp.getrs(lu, piv, np.zeros((3, 0))).shape == (3, 0)
+    assert lp.trtrs(a, np.zeros((0, 3, 2))).shape == (0, 3, 2)
+
+
+# --- non-finite input, dtypes, odd strides ----------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nan_input(dtype):
+    """LAPACK sees NaN only with check_finite=False: the iterative drivers raise naming
+    the matrix, the direct ones propagate NaN. Nothing crashes or hangs."""
+    a = rand((2, 3, 3), dtype) + 3 * np.eye(3, dtype=dtype)
+    a[1, 1, 1] = np.nan
+    calls = [lambda x: lp.svd(x), lambda x: lp.svd(x, compute_uv=False),
+             lambda x: lp.svd(x, True), lambda x: lp.eigh(x), lambda x: lp.eig(x),
+             lambda x: lp.eig(x, compute_v=False)]
+    for call in calls:
+        with pytest.raises(tf.LinAlgError, match=r"matrix \(1,\) of the stack has a "
+                                                 r"non-finite entry"):
+            call(a)
+    for twin in (ref.svd, ref.eigh, ref.eig):
+        with pytest.raises(tf.LinAlgError, match=r"matrix \(1,\) of the stack"):
+            twin(a)
+    a[1, 1, 1] = np.inf
+    with pytest.raises(tf.LinAlgError, match="non-finite"):
+        lp.svd(a[1])
+    a[1, 1, 1] = np.nan
+    q, r = lp.qr(a)
+    assert np.isfinite(r[0]).all() and np.isnan(r[1]).any()
+    lu, piv = lp.getrf(a)
+    assert np.isnan(lu[1]).any()
+    x = lp.getrs(lu, piv, np.ones((2, 3, 1), dtype))
+    assert np.isfinite(x[0]).all() and np.isnan(x[1]).any()
+    assert np.isnan(lp.trtrs(a, np.ones((2, 3, 1), dtype))[1]).any()
+    assert np.isnan(lp.lu(a)[2][1]).any()
+    try:    # potrf may stop at the NaN pivot or carry it through (OpenBLAS does)
+        c = lp.potrf(a)
+    except tf.LinAlgError as e:
+        assert "matrix (1,) of the stack" in str(e)
+    else:
+        assert np.isfinite(c[0]).all() and np.isnan(c[1]).any()
+
+
+def test_integer_input_is_float64_and_unsupported_dtypes_raise():
+    a = np.array([[2, 1], [1, 3]])
+    assert lp.svd(a)[1].dtype == np.float64
+    np.testing.assert_allclose(lp.potrf(a), np.linalg.cholesky(a.astype(float)))
+    assert ref.svd(a)[1].dtype == np.float64
+    for dt in (np.float16, np.longdouble, object):
+        for fn in (lp.svd, ref.svd, lp.eigh, lp.qr, lp.getrf, lp.potrf, lp.eig):
+            with pytest.raises(tf.DTypeError, match="float32, float64"):
+                fn(a.astype(dt))
+
+
+def test_non_native_byte_order():
+    a = rand((3, 3), np.float64).astype(">f8")
+    np.testing.assert_allclose(lp.svd(a)[1], np.linalg.svd(a.astype("<f8"))[1])
+
+
+def test_strides_not_a_multiple_of_the_item_size():
+    """complex128 entries 8 bytes apart (a valid but odd view): copied, then solved."""
+    base = np.random.default_rng(0).standard_normal(64)
+    c = np.lib.stride_tricks.as_strided(base.view(np.complex128), shape=(2, 3, 3),
+                                        strides=(200, 40, 8))
+    dense = np.array(c)
+    np.testing.assert_allclose(lp.svd(c)[1], np.linalg.svd(dense)[1])
+    np.testing.assert_allclose(lp.qr(c)[1], np.linalg.qr(dense)[1])
+    np.testing.assert_allclose(lp.eig(c, compute_v=False), np.linalg.eigvals(dense))
+    b = np.lib.stride_tricks.as_strided(base.view(np.complex128), shape=(2, 3, 1),
+                                        strides=(200, 40, 8))
+    t = np.triu(dense) + 30 * np.eye(3)
+    np.testing.assert_allclose(t @ lp.trtrs(t, b), np.array(b), atol=1e-10)
+    lu, piv = lp.getrf(c)
+    np.testing.assert_allclose(dense @ lp.getrs(lu, piv, b), np.array(b), atol=1e-8)
+
+
+@pytest.mark.parametrize("fn", ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig"])
+def test_input_not_modified_and_batch_equals_loop(fn):
+    a = rand((3, 4, 4), np.complex128)
+    a = a @ mH(a) + 4 * np.eye(4)         # Hermitian positive definite: fits every driver
+    keep = a.copy()
+    out = getattr(lp, fn)(a)
+    np.testing.assert_array_equal(a, keep)
+    out = out if isinstance(out, tuple) else (out,)
+    for i in range(3):
+        one = getattr(lp, fn)(a[i])
+        one = one if isinstance(one, tuple) else (one,)
+        for x, y in zip(out, one):
+            np.testing.assert_array_equal(x[i], y)
+
+
+def test_getrs_trtrs_do_not_modify_operands():
+    a = rand((2, 3, 3), np.float64) + 3 * np.eye(3)
+    b = rand((2, 3, 2), np.float64, seed=1)
+    lu, piv = lp.getrf(a)
+    keep = [x.copy() for x in (a, b, lu, piv)]
+    lp.getrs(lu, piv, b, 1)
+    lp.trtrs(a, b, lower=True, trans=2)
+    for x, y in zip((a, b, lu, piv), keep):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_linalg_api_is_the_compiled_kernel():
+    from tenferro.linalg import _lapack
+    expected = ref if os.environ.get("TENFERRO_PURE_PYTHON") else lp
+    for name in _lapack.__all__:
+        assert getattr(_lapack, name) is getattr(expected, name)
+        assert getattr(ref, name).__name__ == name
+
+
+def test_pure_python_mode_uses_the_twins(tmp_path):
+    code = ("from tenferro.linalg import _lapack as l; from tenferro._kernels import "
+            "_reference as r; assert all(getattr(l, n) is getattr(r, n) for n in l.__all__);"
+            "import numpy as np; print(l.svd(np.eye(2))[1].sum())")
+    env = dict(os.environ, TENFERRO_PURE_PYTHON="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True, cwd=tmp_path)   # not the source tree
+    assert out.stdout.strip() == "2.0"

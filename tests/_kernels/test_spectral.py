@@ -1,0 +1,164 @@
+"""The fused F-matrix kernels of _kernels/spectral.pyx agree with their NumPy twins in
+_kernels/_reference.py ("spectral twins"), for all four dtypes, every mode, missing
+cotangents, stacks, k = 0, and degenerate spectra with ε = 0 (0, never NaN)."""
+import itertools
+
+import numpy as np
+import pytest
+
+from tenferro._kernels import _reference as twin
+from tenferro._kernels import spectral as kernel
+from tenferro.testing import random_array
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def _tol(dtype):
+    return 1e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12
+
+
+def _spectrum(b, k, rng, degenerate):
+    s = np.sort(np.abs(rng.standard_normal((b, k))) + 0.1, axis=-1)[:, ::-1]
+    if degenerate and k >= 3:
+        s[:, 1] = s[:, 2]           # an exactly repeated value
+        s[:, -1] = 0.0              # and an exact zero
+    return np.ascontiguousarray(s)
+
+
+def _run_svd(fn, X, Y, s, sbar, eps, rel, mode, dtype):
+    out = np.full(s.shape + (s.shape[-1],), np.nan, dtype)
+    sinv = np.full(s.shape, np.nan, s.dtype)
+    fn(X, Y, s, sbar, eps, rel, mode, out, sinv)
+    return out, sinv
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("b,k", [(1, 1), (1, 5), (3, 4), (2, 0), (0, 3)])
+def test_svd_core_agrees(dtype, mode, b, k):
+    rng = np.random.default_rng(k + 10 * b + 100 * mode)
+    real = np.finfo(dtype).dtype
+    for (has_x, has_y, has_s), degenerate in itertools.product(
+            [(1, 1, 1), (1, 0, 0), (0, 1, 1), (1, 1, 0)], [False, True]):
+        s = _spectrum(b, k, rng, degenerate).astype(real)
+        X = random_array((b, k, k), dtype, rng) if has_x else None
+        Y = random_array((b, k, k), dtype, rng) if has_y else None
+        sbar = random_array((b, k), real, rng) if has_s else None
+        # ε absolute, relative to s_max² (the default's form), mixed, and 0
+        for eps, rel in ((0.03, 0.0), (0.0, 0.05), (0.01, 0.01), (0.0, 0.0)):
+            got = _run_svd(kernel.svd_core, X, Y, s, sbar, eps, rel, mode, dtype)
+            ref = _run_svd(twin.svd_core, X, Y, s, sbar, eps, rel, mode, dtype)
+            for g, r in zip(got, ref):
+                assert np.isfinite(g).all()
+                np.testing.assert_allclose(g, r, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+def test_svd_core_strided_inputs():
+    """Inputs need not be contiguous (a cotangent may be a transposed or broadcast view)."""
+    rng = np.random.default_rng(0)
+    X = random_array((2, 4, 4), np.complex128, rng).transpose(0, 2, 1)
+    Y = random_array((2, 4, 4), np.complex128, rng)[:, ::-1]
+    s = _spectrum(2, 4, rng, False)
+    sbar = np.broadcast_to(np.arange(4.0), (2, 4))
+    got = _run_svd(kernel.svd_core, X, Y, s, sbar, 0.0, 0.1, 0, np.complex128)
+    ref = _run_svd(twin.svd_core, X, Y, s, sbar, 0.0, 0.1, 0, np.complex128)
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-13, atol=1e-13)
+
+
+def test_svd_core_formula():
+    """One explicit entry check: out_ij = F_ij[(X_ij − conj X_ji)s_j + s_i(Y_ij − conj Y_ji)]."""
+    X = np.array([[[1 + 2j, 3 - 1j], [0.5j, 2.0]]])
+    Y = np.array([[[0.0, 1j], [2.0, 1 - 1j]]])
+    s = np.array([[2.0, 1.0]])
+    out, sinv = _run_svd(kernel.svd_core, X, Y, s, None, 0.0, 0.0, 0, np.complex128)
+    F01 = 1 / (1.0 - 4.0)
+    np.testing.assert_allclose(out[0, 0, 1], F01 * ((3 - 1j - (-0.5j)) * 1 + 2 * (1j - 2)))
+    np.testing.assert_allclose(out[0, 0, 0], 2j * 0.5)      # i·Im(X_00)/s_0
+    np.testing.assert_allclose(sinv, [[0.5, 1.0]])
+
+
+def test_relative_eps_scale():
+    """ε = eps + rel·scale: the scale is s_max² for svd_core and max|λ| for eigh_core."""
+    rng = np.random.default_rng(1)
+    X = random_array((1, 3, 3), np.complex128, rng)
+    s = np.array([[3.0, 2.0, 2.0 - 1e-3]])
+    a = _run_svd(kernel.svd_core, X, X, s, None, 0.0, 0.01, 0, np.complex128)
+    b = _run_svd(kernel.svd_core, X, X, s, None, 0.09, 0.0, 0, np.complex128)
+    np.testing.assert_allclose(a[0], b[0], rtol=1e-14)
+    w = np.array([[-4.0, 1.0, 1.0 + 1e-3]])
+    outs = [np.empty((1, 3, 3), complex) for _ in range(2)]
+    kernel.eigh_core(X, w, None, 0.0, 0.01, outs[0])
+    kernel.eigh_core(X, w, None, 0.04, 0.0, outs[1])
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("b,k", [(1, 1), (1, 6), (4, 3), (3, 0), (0, 2)])
+def test_eigh_core_agrees(dtype, b, k):
+    rng = np.random.default_rng(k + 10 * b)
+    real = np.finfo(dtype).dtype
+    for has_w, degenerate in itertools.product([True, False], [False, True]):
+        w = np.sort(rng.standard_normal((b, k)), axis=-1).astype(real)
+        if degenerate and k >= 2:
+            w[:, 0] = w[:, 1]
+        X = random_array((b, k, k), dtype, rng)
+        wbar = random_array((b, k), real, rng) if has_w else None
+        for eps, rel in ((0.03, 0.0), (0.0, 0.05), (0.01, 0.01), (0.0, 0.0)):
+            outs = []
+            for fn in (kernel.eigh_core, twin.eigh_core):
+                out = np.full((b, k, k), np.nan, dtype)
+                fn(X, w, wbar, eps, rel, out)
+                outs.append(out)
+            assert np.isfinite(outs[0]).all()
+            np.testing.assert_allclose(outs[0], outs[1], rtol=_tol(dtype), atol=_tol(dtype))
+            # the core is Hermitian
+            np.testing.assert_allclose(outs[0], np.conj(outs[0].transpose(0, 2, 1)),
+                                       atol=_tol(dtype))
+
+
+def test_float32_large_spectrum_no_overflow():
+    """The kernel works in double internally: s⁴ of float32 s ~ 1e12 does not overflow."""
+    s = np.array([[3e12, 1e12]], np.float32)
+    X = np.ones((1, 2, 2), np.float32)
+    X[0, 0, 1] = 2.0
+    out, sinv = _run_svd(kernel.svd_core, X, None, s, None, 0.0, 0.0, 0, np.float32)
+    assert np.isfinite(out).all() and np.isfinite(sinv).all()
+    np.testing.assert_allclose(sinv, 1 / s, rtol=1e-6)
+
+
+def test_bad_dtype():
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        kernel.svd_core(None, None, np.ones((1, 1)), None, 0.0, 0.0, 0,
+                        np.zeros((1, 1, 1), np.int64), np.zeros((1, 1)))
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        kernel.eigh_core(np.zeros((1, 1, 1), np.int64), np.ones((1, 1)), None, 0.0, 0.0,
+                         np.zeros((1, 1, 1), np.int64))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("b,m,k,n", [(1, 4, 4, 4), (3, 5, 3, 3), (2, 3, 3, 6), (2, 0, 0, 0)])
+def test_phase_check_agrees(dtype, b, m, k, n):
+    rng = np.random.default_rng(m + 7 * k)
+    GU = random_array((b, m, k), dtype, rng)
+    GV = random_array((b, k, n), dtype, rng)
+    X = random_array((b, k, k), dtype, rng)
+    Y = random_array((b, k, k), dtype, rng)
+    for args in ((X, Y, GU, GV), (X, None, GU, None), (None, Y, None, GV)):
+        w1, f1 = kernel.phase_check(*args)
+        w2, f2 = twin.phase_check(*args)
+        assert f1 == f2
+        np.testing.assert_allclose(w1, w2, rtol=_tol(dtype))
+    if b * k:
+        # a phase-invariant pair: Im diag(X + Y) = 0 exactly gives 0
+        Xr = (X - 1j * np.imag(np.diagonal(X, 0, 1, 2))[:, :, None] * np.eye(k)).astype(dtype)
+        Yr = (Y - 1j * np.imag(np.diagonal(Y, 0, 1, 2))[:, :, None] * np.eye(k)).astype(dtype)
+        assert kernel.phase_check(Xr, Yr, GU, GV)[0] == 0
+        # and the ratio is |Im X_ii + Im Y_ii| / (‖GU[:, i]‖ + ‖GV[i, :]‖) at the worst entry
+        w, f = kernel.phase_check(X, Y, GU, GV)
+        bb, i = divmod(f, k)
+        ref = abs(X[bb, i, i].imag + Y[bb, i, i].imag) / (
+            np.linalg.norm(GU[bb, :, i]) + np.linalg.norm(GV[bb, i, :]))
+        np.testing.assert_allclose(w, ref, rtol=_tol(dtype))
+    with pytest.raises(TypeError, match="complex"):
+        kernel.phase_check(X.real.copy(), None, GU.real.copy(), None)

@@ -1,0 +1,290 @@
+"""tf.linalg.eigh / eigen / eigvalsh: values, derivatives (rev, fwd, second order),
+the Hermitian-gradient convention, degenerate spectra, the gauge check, 0-size, errors.
+
+Eigenvectors are unique only up to a phase (a sign for real input) per column, so the
+derivative checks compose eigh with gauge-invariant maps: |V| and V diag(w) Vᴴ (the
+phases cancel), and the values. The input is the Hermitian wrapper a + aᴴ of a random a
+(the oracle cases do the same): eigh reads one triangle, and its derivative is the one
+along Hermitian directions (see tenferro/linalg/eigh.py), which is what a + aᴴ feeds it.
+"""
+import importlib
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+from tenferro.testing import check_grads, check_low_precision, random_array
+
+DTYPES = [np.float64, np.complex128]
+SHAPES = [(1, 1), (4, 4), (5, 5), (2, 3, 3)]
+
+
+def herm(a):
+    return a + np.swapaxes(a, -1, -2).conj()
+
+
+def gauge_free(a, UPLO="L"):
+    w, v = tf.linalg.eigh(a + a.mH, UPLO=UPLO)
+    return w, tf.abs(v), (v * w[..., None, :]) @ v.mH
+
+
+def with_eigenvalues(w, dtype=np.float64, rng=0):
+    q = np.linalg.qr(random_array((len(w), len(w)), dtype, rng))[0]
+    return (q * np.asarray(w, float)) @ q.conj().T
+
+
+def grad_of(loss, a, **kw):
+    x = tf.tensor(a, requires_grad=True)
+    g, = tf.grad([loss(x, **kw)], [x])
+    return g.numpy()
+
+
+# ---- values -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_values(dtype, shape, uplo):
+    a = random_array(shape, dtype, 1)     # not Hermitian: only the UPLO triangle is read
+    w, v = tf.linalg.eigh(a, UPLO=uplo)
+    nw, nv = np.linalg.eigh(a, UPLO=uplo)
+    assert w.shape == nw.shape and v.shape == nv.shape
+    assert w.dtype == nw.dtype and v.dtype == dtype
+    tol = 1e-4 if dtype in (np.float32, np.complex64) else 1e-12
+    np.testing.assert_allclose(w.numpy(), nw, rtol=tol, atol=tol)
+    tri = np.tril(a) if uplo == "L" else np.triu(a)
+    full = tri + np.swapaxes(tri, -1, -2).conj()
+    full[..., np.arange(shape[-1]), np.arange(shape[-1])] = np.diagonal(a, 0, -2, -1).real
+    vv = v.numpy()
+    np.testing.assert_allclose((vv * w.numpy()[..., None, :]) @ np.swapaxes(vv, -1, -2).conj(),
+                               full, atol=10 * tol)
+    np.testing.assert_allclose(tf.linalg.eigvalsh(a, UPLO=uplo).numpy(), nw, rtol=tol,
+                               atol=tol)
+
+
+def test_api_spellings():
+    a = herm(random_array((3, 3), np.complex128, 2))
+    r = tf.linalg.eigh(a)
+    assert isinstance(r, tf.linalg.EighResult) and r._fields == ("values", "vectors")
+    for other in (tf.linalg.eigen(a), tf.eigh_ad(a).run(), tf.eigen_ad(a).run(),
+                  tf.tensor(a).eigh(), tf.tensor(a).eigen()):
+        for x, y in zip(r, other):
+            np.testing.assert_array_equal(x.numpy(), y.numpy())
+    assert tf.eigen_ad.__name__ == "eigen_ad"
+    for vals in (tf.eigvalsh_ad(a).run(), tf.tensor(a).eigvalsh(), tf.linalg.eigvalsh(a)):
+        np.testing.assert_allclose(vals.numpy(), r.values.numpy(), rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(tf.linalg.eigvalsh(np.array([[2, 0], [0, 1]])).numpy(), [1, 2])
+
+
+# ---- derivatives --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_grads(dtype, shape, uplo):
+    a = random_array(shape, dtype, 3)
+    check_grads(lambda x: gauge_free(x, uplo), [a], modes=("rev", "fwd"), order=2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_eigvalsh_grads(dtype, shape):
+    a = random_array(shape, dtype, 4)
+    check_grads(lambda x: tf.linalg.eigvalsh(x + x.mH), [a], modes=("rev", "fwd"), order=2)
+
+
+def test_vjp_matches_rules_formula():
+    """RULES.md: Ā = V[diag(λ̄) + ½(F∘(VᴴV̄) + (F∘(VᴴV̄))ᴴ)]Vᴴ, F_ij = 1/(λ_j − λ_i)."""
+    rng = np.random.default_rng(5)
+    a = herm(random_array((5, 5), np.float64, rng))
+    w, v = (t.numpy() for t in tf.linalg.eigh(a))       # the factors tenferro uses
+    gw, gv = rng.standard_normal(w.shape), rng.standard_normal(v.shape)
+    d = w[None, :] - w[:, None]
+    F = np.where(d == 0, 0, 1 / np.where(d == 0, 1, d))
+    FX = F * (v.T @ gv)
+    ref = v @ (np.diag(gw) + 0.5 * (FX + FX.T)) @ v.T
+    x = tf.tensor(a, requires_grad=True)
+    got, = tf.grad(list(tf.linalg.eigh(x)), [x], [gw, gv])
+    np.testing.assert_allclose(got.numpy(), ref, rtol=1e-10, atol=1e-10)
+    # sign of F: <Ā, Ȧ> is the finite difference of <(λ̄, V̄), eigh> (sign-fixed vectors)
+    # along a symmetric direction
+    da = herm(rng.standard_normal(a.shape))
+    h = 1e-6
+
+    def fixed(b):
+        ww, vv = np.linalg.eigh(b)
+        return ww, vv * np.sign(np.sum(vv * v, axis=0))
+
+    (wp, vp), (wm, vm) = fixed(a + h * da), fixed(a - h * da)
+    fd = (np.sum(gw * (wp - wm)) + np.sum(gv * (vp - vm))) / (2 * h)
+    np.testing.assert_allclose(np.sum(ref * da), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gradient_is_hermitian_full_matrix(dtype):
+    """The gradient is the Hermitian full matrix (RULES.md), not a triangle; for a
+    non-Hermitian input it is the gradient at the Hermitian matrix eigh actually reads
+    (the same for UPLO="L" reading a and for the mirrored matrix itself)."""
+    a = random_array((4, 4), dtype, 6)
+    loss = lambda x: tf.sum(tf.linalg.eigh(x).values ** 3) + tf.sum(tf.abs(tf.linalg.eigh(x)[1]))
+    g = grad_of(loss, a)
+    np.testing.assert_allclose(g, g.conj().T, atol=1e-12)
+    assert np.abs(np.triu(g, 1)).max() > 1e-3              # both triangles are filled
+    mirrored = np.tril(a) + np.tril(a, -1).conj().T
+    mirrored[np.arange(4), np.arange(4)] = a.diagonal().real
+    np.testing.assert_allclose(g, grad_of(loss, mirrored), atol=1e-12)
+    # the JVP is consistent with it: along a non-Hermitian direction it sees the
+    # Hermitian part, so <Ā, Ȧ> = Re jvp for every direction
+    da = random_array((4, 4), dtype, 7)
+    f = lambda x: tf.sum(tf.linalg.eigh(x).values ** 3)
+    _, t = tf.jvp(f, [tf.tensor(a)], [tf.tensor(da)])
+    gv = grad_of(f, a)
+    np.testing.assert_allclose(t.numpy(), np.sum((gv.conj() * da).real), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3)])
+@pytest.mark.parametrize("eps", [None, 0.3])
+def test_kernel_and_tensor_rule_agree(dtype, shape, eps, monkeypatch):
+    """Plain backward (Cython kernel) and create_graph backward (rule on Tensors) agree,
+    also with a large ε."""
+    rng = np.random.default_rng(8)
+    a = herm(random_array(shape, dtype, rng))
+    G = herm(random_array(shape, dtype, rng))
+
+    def run(create_graph):
+        x = tf.tensor(a, requires_grad=True)
+        w, v = tf.linalg.eigh(x, derivative_eps=eps)
+        loss = tf.sum(tf.real(np.conj(G) * ((v * w[..., None, :]) @ v.mH)))
+        loss = loss + tf.sum(tf.abs(v) ** 2 * np.abs(G)) + tf.sum(w ** 3)
+        g, = tf.grad([loss], [x], create_graph=create_graph)
+        return g.numpy()
+
+    # the plain backward goes through the kernel, the create_graph one does not
+    mod = importlib.import_module("tenferro.linalg.eigh")   # tf.linalg.eigh is the function
+    calls = []
+    real = mod._kernel.eigh_core
+    monkeypatch.setattr(mod._kernel, "eigh_core", lambda *a: calls.append(1) or real(*a))
+    g_graph = run(True)
+    assert calls == []
+    g_plain = run(False)
+    assert calls == [1]
+    np.testing.assert_allclose(g_graph, g_plain, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_low_precision(dtype):
+    a = random_array((4, 4), dtype, 9)
+    check_low_precision(gauge_free, [a])
+    check_low_precision(lambda x: tf.linalg.eigvalsh(x + x.mH), [a])
+
+
+# ---- degenerate spectra ---------------------------------------------------------------------
+
+def _vector_loss(x, **kw):
+    # gauge-invariant but through V (so through F): Σ |V diag(w) Vᴴ|² + Σ |V|
+    w, v = tf.linalg.eigh(x, **kw)
+    return tf.sum(tf.abs((v * w[..., None, :]) @ v.mH) ** 2) + tf.sum(tf.abs(v))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_repeated_eigenvalues_exact_path(dtype):
+    a = with_eigenvalues([-1.0, 2.0, 2.0, 2.0], dtype)
+    for f in (lambda x: tf.sum(tf.linalg.eigvalsh(x) ** 2),
+              lambda x: tf.sum(tf.linalg.eigh(x).values ** 2)):
+        np.testing.assert_allclose(grad_of(f, a), 2 * a, atol=1e-12)   # d tr(A²) = 2A
+    # tr(A) = Σ λ has the gradient I, also at the identity (every gap exactly 0)
+    for m in (a, np.eye(3, dtype=dtype)):
+        np.testing.assert_allclose(grad_of(lambda x: tf.sum(tf.linalg.eigvalsh(x)), m),
+                                   np.eye(len(m)), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", ["repeated", "identity", "near", "zero"])
+def test_vector_gradient_finite(dtype, case):
+    a = {"repeated": lambda: with_eigenvalues([1.0, 3.0, 3.0], dtype),
+         "identity": lambda: np.eye(3, dtype=dtype),
+         "near": lambda: with_eigenvalues([1.0, 3.0, 3.0 + 1e-13], dtype),
+         "zero": lambda: np.zeros((3, 3), dtype)}[case]()
+    for eps in (None, 0.0):
+        assert np.isfinite(grad_of(_vector_loss, a, derivative_eps=eps)).all()
+    _, t = tf.jvp(_vector_loss, [tf.tensor(a)], [tf.tensor(herm(np.ones_like(a)))])
+    assert np.isfinite(t.numpy()).all()
+
+
+def test_resolvable_gap_is_exact_and_eps_is_used():
+    a = with_eigenvalues([1.0, 2.0, 2.0 + 1e-6])
+    g_def = grad_of(_vector_loss, a)
+    np.testing.assert_allclose(g_def, grad_of(_vector_loss, a, derivative_eps=0.0),
+                               rtol=1e-7, atol=1e-7)
+    assert np.max(np.abs(g_def - grad_of(_vector_loss, a, derivative_eps=1.0))) > 1e-3
+    with pytest.raises(ValueError, match="derivative_eps"):
+        tf.linalg.eigh(a, derivative_eps=float("nan"))
+
+
+# ---- gauge ----------------------------------------------------------------------------------
+
+def _phase_loss(x, **kw):
+    # PyTorch's test_invariance_error_spectral_decompositions: |Σ V| of eigh(A + Aᴴ)
+    return tf.abs(tf.sum(tf.linalg.eigh(x + x.mH, **kw).vectors))
+
+
+def test_gauge_error():
+    a = random_array((2, 3, 3), np.complex128, 10)
+    with pytest.raises(tf.GaugeError, match="eigenvectors.*check_gauge=False"):
+        grad_of(_phase_loss, a)
+    x = tf.tensor(a, requires_grad=True)
+    with pytest.raises(tf.GaugeError):
+        tf.grad([_phase_loss(x)], [x], create_graph=True)
+    assert np.isfinite(grad_of(_phase_loss, a, check_gauge=False)).all()
+    # real input never raises; gauge-invariant complex losses pass (also in complex64)
+    assert np.isfinite(grad_of(_phase_loss, a.real.copy())).all()
+    assert np.isfinite(grad_of(_vector_loss, herm(a))).all()
+    assert np.isfinite(grad_of(_vector_loss, herm(a).astype(np.complex64))).all()
+
+
+# ---- 0-size, batches, errors ----------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_zero_size(shape, dtype):
+    a = np.zeros(shape, dtype)
+    w, v = tf.linalg.eigh(a)
+    nw, nv = np.linalg.eigh(a)
+    assert (w.shape, v.shape, w.dtype) == (nw.shape, nv.shape, nw.dtype)
+    assert tf.linalg.eigvalsh(a).shape == nw.shape
+    x = tf.tensor(a, requires_grad=True)
+    r = tf.linalg.eigh(x)
+    g, = tf.grad([tf.sum(r.values) + tf.sum(tf.abs(r.vectors))], [x])
+    assert g.shape == shape
+    _, t = tf.jvp(tf.linalg.eigh, [tf.tensor(a)], [tf.tensor(a)])
+    assert [x.shape for x in t] == [nw.shape, nv.shape]
+
+
+def test_batched_matches_loop():
+    a = herm(random_array((2, 3, 4, 4), np.complex128, 11))
+    g = grad_of(_vector_loss, a)
+    for i in np.ndindex(a.shape[:2]):
+        np.testing.assert_allclose(g[i], grad_of(_vector_loss, a[i]), rtol=1e-12, atol=1e-12)
+
+
+def test_errors():
+    for fn in (tf.linalg.eigh, tf.linalg.eigvalsh):
+        with pytest.raises(tf.ShapeError, match="ndim >= 2"):
+            fn(np.ones(3))
+        with pytest.raises(tf.ShapeError, match="square"):
+            fn(np.ones((2, 3)))
+        with pytest.raises(ValueError, match="UPLO"):
+            fn(np.eye(2), UPLO="X")
+        with pytest.raises(tf.DTypeError):
+            fn(np.array([["a"]], dtype=object))
+    bad = np.eye(3)
+    bad[2, 1] = np.inf
+    x = tf.tensor(bad, requires_grad=True)
+    for fn in (tf.linalg.eigh, tf.linalg.eigvalsh):
+        with pytest.raises(tf.LinAlgError, match=r"non-finite.*\(2, 1\).*check_finite"):
+            fn(x)
+    assert x.grad is None and x.is_leaf
+    # check_finite=False: the upper triangle is never read, so UPLO="U" is fine
+    np.testing.assert_allclose(tf.linalg.eigvalsh(bad, UPLO="U", check_finite=False).numpy(),
+                               [1, 1, 1])
