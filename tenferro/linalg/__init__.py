@@ -11,5 +11,6 @@ from .lu import *  # noqa: F401,F403
 from .cholesky import *  # noqa: F401,F403
 from .triangular import *  # noqa: F401,F403
 from .solve import *  # noqa: F401,F403
+from .lstsq import *  # noqa: F401,F403
 from .det import *  # noqa: F401,F403
 from .matfuncs import *  # noqa: F401,F403
