@@ -1,2 +1,252 @@
-"""tf.linalg.lu (in progress)."""
-__all__ = []
+"""tf.linalg.lu: A = P L U with partial pivoting, with reverse and forward rules
+(RULES.md "lu").
+
+Shapes follow ``scipy.linalg.lu``: for A m×n and k = min(m, n), P is m×m, L is m×k unit
+lower triangular, U is k×n upper triangular. P is a permutation matrix in A's dtype; it
+is piecewise constant and has no derivative (a non-differentiable output). The rules hold
+while the pivot order does not change and U's leading k×k block is nonsingular.
+
+With Pᵀ applied to the tangent/cotangent rows (a gather, not a product), the rules are
+those of A′ = PᵀA = LU:
+  square:  F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ),  Ā′ = L⁻ᴴ F̄ U⁻ᴴ
+  wide  (U = [U₁|U₂]):  H₁ = (tril₋(LᴴL̄ − Ū₂U₂ᴴ) + triu(Ū₁U₁ᴴ)) U₁⁻ᴴ,  Ā′ = L⁻ᴴ [H₁ | Ū₂]
+  tall  (L = [L₁; L₂]): H₁ = L₁⁻ᴴ (tril₋(L₁ᴴL̄₁) + triu(ŪUᴴ − L₂ᴴL̄₂)),  Ā′ = [H₁; L̄₂] U⁻ᴴ
+  JVP (square): Ḟ = L⁻¹Ȧ′U⁻¹, L̇ = L tril₋(Ḟ), U̇ = triu(Ḟ)U; wide and tall by the same
+  partition (written below with one solve over the whole of Ȧ′).
+The VJP peels the wide/tall part off first (U₂ = L⁻¹A′₂, resp. L₂ = A′₂U⁻¹) and applies
+the square rule to the k×k core; in a plain backward a large core goes through a blocked
+algorithm (mostly matmul), on Tensors through the formula.
+"""
+import functools
+from collections import namedtuple
+
+import numpy as np
+
+from .._engine import apply
+from .._tensor import Tensor
+from .._ops.registry import defop, register
+from ..builders import builder
+from . import _lapack
+from ._common import matrix_input
+from .triangular import check_nonsingular, eps_of, mH, tri_part, trsolve
+
+__all__ = ["lu", "LUResult", "lu_ad"]
+
+LUResult = namedtuple("LUResult", ["p", "l", "u"])
+
+_NAME = "tf.linalg.lu"
+
+
+def _check_u(u1, m):
+    d = u1._data if isinstance(u1, Tensor) else u1
+    check_nonsingular(d, _NAME, "is singular (U has a zero pivot), so L and U are not "
+                      "differentiable there", rtol=m * eps_of(d.dtype))
+
+
+def _gather_rows(x, idx):
+    """x[..., idx[..., i], :] for each i (a batched row gather)."""
+    if x.ndim == 2 and idx.ndim == 1:
+        return x[idx]
+    idx = idx[..., None]
+    return np.take_along_axis(x, np.broadcast_to(idx, idx.shape[:-1] + x.shape[-1:]), -2)
+
+
+def _p_rows(p, x):
+    """P x. On ndarrays a row gather (P is a permutation); on Tensors the product with the
+    constant P, which is differentiable in x."""
+    if isinstance(x, Tensor):
+        return p @ x
+    return _gather_rows(x, np.argmax(p, axis=-1))     # P[i, idx[i]] = 1
+
+
+def _pt_rows(p, x):
+    """Pᵀ x (see _p_rows)."""
+    if isinstance(x, Tensor):
+        return mH(p) @ x
+    return _gather_rows(x, np.argmax(p, axis=-2))     # P[idx[j], j] = 1
+
+
+@functools.lru_cache(maxsize=64)
+def _strict_lower(k):
+    m = np.tri(k, k, -1, dtype=bool)
+    m.flags.writeable = False
+    return m
+
+
+def _join(lo, up):
+    """tril₋(lo) + triu(up), either possibly None (zero): one where() when both exist."""
+    if up is None:
+        return tri_part(lo, -1)
+    if lo is None:
+        return tri_part(up, 0, False)
+    return np.where(_strict_lower(lo.shape[-1]), lo, up)
+
+
+# Square cores up to this size take the closed formula; larger ones are split in halves
+# until the blocks are this small (measured at n = 64...256).
+_NB = 64
+
+
+def _core_formula(l, u, gl, gu):
+    """Ā′ = L⁻ᴴ F̄ U⁻ᴴ, F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ), for square L, U (gl/gu may be None)."""
+    f = _join(None if gl is None else mH(l) @ gl, None if gu is None else gu @ mH(u))
+    f = trsolve(u, f, lower=False, trans=2, left=False)
+    return trsolve(l, f, lower=True, trans=2, unit_diagonal=True)
+
+
+def _core(l, u, gl, gu):
+    """The square rule: the formula on Tensors and small matrices; on large ndarrays the
+    blocked algorithm below, mostly matmul instead of two full triangular solves."""
+    k = l.shape[-1]
+    if k <= _NB or isinstance(l, Tensor) or isinstance(gl, Tensor) or isinstance(gu, Tensor):
+        return _core_formula(l, u, gl, gu)
+    dt = np.result_type(*(x.dtype for x in (l, gl, gu) if x is not None))
+    shape = np.broadcast_shapes(*(x.shape for x in (l, u, gl, gu) if x is not None))
+    zero = np.zeros((), dt)
+    out = np.empty(shape, dt)
+    _core_blocked(l, u, zero if gl is None else gl, zero if gu is None else gu, out, _NB)
+    return out
+
+
+def _core_blocked(l, u, gl, gu, out, nb):
+    """Write Ā′ of the square rule into ``out`` by reverse mode of the 2×2 block LU.
+
+    Forward, with L = [[L₁₁, 0], [L₂₁, L₂₂]], U = [[U₁₁, U₁₂], [0, U₂₂]]:
+        L₁₁U₁₁ = A₁₁,  U₁₂ = L₁₁⁻¹A₁₂,  L₂₁ = A₂₁U₁₁⁻¹,  L₂₂U₂₂ = S = A₂₂ − L₂₁U₁₂.
+    Reverse (primes mark updated cotangents):
+        Ā₂₂ = S̄ = core(L₂₂, U₂₂, L̄₂₂, Ū₂₂);   L̄′₂₁ = L̄₂₁ − S̄U₁₂ᴴ;   Ū′₁₂ = Ū₁₂ − L₂₁ᴴS̄
+        Ā₂₁ = L̄′₂₁U₁₁⁻ᴴ;  Ū′₁₁ = Ū₁₁ − L₂₁ᴴĀ₂₁;   Ā₁₂ = L₁₁⁻ᴴŪ′₁₂;  L̄′₁₁ = L̄₁₁ − Ā₁₂U₁₂ᴴ
+        Ā₁₁ = core(L₁₁, U₁₁, L̄′₁₁, Ū′₁₁)
+    Only the strictly lower part of L̄ and the upper part of Ū are ever read. gl and gu
+    are not modified (a 0-d zero stands for a missing one); L̄′₂₁ and Ū′₁₂ are formed in
+    the blocks of ``out`` that later receive Ā₂₁ and Ā₁₂, which saves large temporaries.
+    """
+    n = l.shape[-1]
+    if n <= nb:
+        out[...] = _core_formula(l, u, None if gl.ndim == 0 else gl,
+                                 None if gu.ndim == 0 else gu)
+        return
+    h = n // 2
+    l11, l21, u11, u12 = l[..., :h, :h], l[..., h:, :h], u[..., :h, :h], u[..., :h, h:]
+    gl11, gl21, gl22 = _blocks(gl, h)
+    gu11, gu12, gu22 = _blocks(gu, h, upper=True)
+    _core_blocked(l[..., h:, h:], u[..., h:, h:], gl22, gu22, out[..., h:, h:], nb)
+    s = out[..., h:, h:]
+    o21, o12 = out[..., h:, :h], out[..., :h, h:]
+    np.subtract(gl21, s @ mH(u12), out=o21)
+    np.subtract(gu12, mH(l21) @ s, out=o12)
+    a21 = trsolve(u11, o21, lower=False, trans=2, left=False)
+    a12 = trsolve(l11, o12, lower=True, trans=2, unit_diagonal=True)
+    gu11 = gu11 - mH(l21) @ a21
+    gl11 = gl11 - a12 @ mH(u12)
+    o21[...] = a21
+    o12[...] = a12
+    _core_blocked(l11, u11, gl11, gu11, out[..., :h, :h], nb)
+
+
+def _blocks(g, h, upper=False):
+    """The (1,1), off-diagonal ((2,1), or (1,2) for ``upper``) and (2,2) blocks of g; a
+    0-d zero (no cotangent) stands for all three."""
+    if g.ndim == 0:
+        return g, g, g
+    off = g[..., :h, h:] if upper else g[..., h:, :h]
+    return g[..., :h, :h], off, g[..., h:, h:]
+
+
+def _lu_vjp(ctx, needs, gs, xs, ys):
+    a = xs[0]
+    p, l, u = ys
+    _, gl, gu = gs
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if gl is None and gu is None:
+        return (None,)
+    if a.size == 0:
+        return (np.zeros(a.shape, a.dtype),)
+    if m <= n:
+        # wide: U₂ = L⁻¹A′₂ gives Ā′₂ = L⁻ᴴŪ₂ and L̄ −= Ā′₂U₂ᴴ; then the square rule
+        # (together: H₁ = (tril₋(LᴴL̄ − Ū₂U₂ᴴ) + triu(Ū₁U₁ᴴ)) U₁⁻ᴴ, Ā′ = L⁻ᴴ[H₁ | Ū₂])
+        u1 = u[..., :, :k]
+        _check_u(u1, m)
+        if n == k:
+            return (_p_rows(p, _core(l, u1, gl, gu)),)
+        if gu is not None:
+            a2 = trsolve(l, gu[..., :, k:], lower=True, trans=2, unit_diagonal=True)
+            t = a2 @ mH(u[..., :, k:])
+            gl = -t if gl is None else gl - t
+            gu = gu[..., :, :k]
+        else:
+            a2 = np.zeros(a.shape[:-1] + (n - k,), a.dtype)
+        return (_p_rows(p, np.concatenate([_core(l, u1, gl, gu), a2], -1)),)
+    # tall: L₂ = A′₂U⁻¹ gives Ā′₂ = L̄₂U⁻ᴴ and Ū −= L₂ᴴĀ′₂; then the square rule
+    # (together: H₁ = L₁⁻ᴴ(tril₋(L₁ᴴL̄₁) + triu(ŪUᴴ − L₂ᴴL̄₂)), Ā′ = [H₁; L̄₂]U⁻ᴴ)
+    _check_u(u, m)
+    if gl is not None:
+        a2 = trsolve(u, gl[..., k:, :], lower=False, trans=2, left=False)
+        t = mH(l[..., k:, :]) @ a2
+        gu = -t if gu is None else gu - t
+        gl = gl[..., :k, :]
+    else:
+        a2 = np.zeros(a.shape[:-2] + (m - k, n), a.dtype)
+    return (_p_rows(p, np.concatenate([_core(l[..., :k, :], u, gl, gu), a2], -2)),)
+
+
+def _lu_jvp(ctx, ts, xs, ys):
+    ta = ts[0]
+    p, l, u = ys
+    m, n = ta.shape[-2:]
+    k = min(m, n)
+    if ta.size == 0:
+        return None, np.zeros(l.shape, l.dtype), np.zeros(u.shape, u.dtype)
+    ta = _pt_rows(p, ta)                                          # Ȧ′ = PᵀȦ
+    if m <= n:
+        # Y = L⁻¹Ȧ′, Ḟ = Y₁U₁⁻¹, L̇ = L tril₋(Ḟ), U̇ = Y − tril₋(Ḟ)U  (= L⁻¹(Ȧ′ − L̇U))
+        y = trsolve(l, ta, lower=True, unit_diagonal=True)
+        u1 = u[..., :, :k]
+        _check_u(u1, m)
+        lt = tri_part(trsolve(u1, y[..., :, :k], lower=False, left=False), -1)
+        return None, l @ lt, y - lt @ u
+    # tall: Z = Ȧ′U⁻¹, Ḟ = L₁⁻¹Z₁, U̇ = triu(Ḟ)U, L̇ = Z − L triu(Ḟ)  (= (Ȧ′ − LU̇)U⁻¹)
+    _check_u(u, m)
+    z = trsolve(u, ta, lower=False, left=False)
+    ut = tri_part(trsolve(l[..., :k, :], z[..., :k, :], lower=True, unit_diagonal=True),
+                  0, False)
+    return None, z - l @ ut, ut @ u
+
+
+_lu_op = defop("lu", _lu_vjp, _lu_jvp, nondiff=(0,))
+
+
+def _empty_lu(d):
+    m, n = d.shape[-2:]
+    k = min(m, n)
+    batch = d.shape[:-2]
+    p = np.zeros(batch + (m, m), d.dtype)
+    p[..., np.arange(m), np.arange(m)] = 1
+    l = np.zeros(batch + (m, k), d.dtype)
+    l[..., np.arange(k), np.arange(k)] = 1
+    return p, l, np.zeros(batch + (k, n), d.dtype)
+
+
+def lu(a, *, check_finite=True):
+    """LU decomposition with partial pivoting A = P L U, like ``scipy.linalg.lu``.
+
+    a: (*batch, m, n). Returns ``LUResult(p, l, u)``: p (m×m) a permutation matrix of a's
+    dtype (not differentiable), l (m×k) unit lower triangular, u (k×n) upper triangular,
+    k = min(m, n). L and U are differentiable (reverse and forward mode) while the pivot
+    order is locally constant and U's leading k×k block is nonsingular; an exactly
+    singular one factors fine but its backward raises LinAlgError.
+    """
+    a = matrix_input(a, _NAME, check_finite=check_finite)
+    d = a._data
+    if d.size == 0:
+        p, l, u = _empty_lu(d)
+    else:
+        p, l, u = _lapack.lu(d)
+        if p.dtype != d.dtype:
+            p = p.astype(d.dtype)
+    return LUResult(*apply(_lu_op, (a,), (p, l, u)))
+
+
+register(lu, methods=("lu",))
+lu_ad = builder(lu)

@@ -1,2 +1,329 @@
-"""tf.linalg.triangular (in progress)."""
-__all__ = []
+"""tf.linalg.solve_triangular, and the differentiable tril/triu that linalg rules use.
+
+``solve_triangular(a, b)`` solves op(A) X = B (``left=True``) or X op(A) = B
+(``left=False``), op(A) = A, Aᵀ or Aᴴ for ``trans`` = 0, 1, 2, reading only the triangle
+of A that ``lower`` names (without its diagonal when ``unit_diagonal``), like
+``scipy.linalg.solve_triangular``. The other triangle is not read, so its cotangent is 0.
+
+Rules (RULES.md "solve / solve_triangular / inv"), with P the projection on the used
+triangle (diagonal zeroed for ``unit_diagonal``), op⁻ᴴ = (op(A)ᴴ)⁻¹:
+
+    left  X = op(A)⁻¹B:  G = op(A)⁻ᴴX̄,  B̄ = G,  M̄ = −GXᴴ   (M = op(A))
+    right X = B op(A)⁻¹: G = X̄ op(A)⁻ᴴ, B̄ = G,  M̄ = −XᴴG
+    Ā = P(op⁻¹(M̄)):  M̄ itself, M̄ᵀ or M̄ᴴ for trans 0, 1, 2
+    JVP: Ẋ = op(A)⁻¹(Ḃ − op(P(Ȧ))X)  (left),  Ẋ = (Ḃ − X op(P(Ȧ)))op(A)⁻¹  (right)
+
+The solves inside the rules are this op again (:func:`trsolve`), so the rules are
+differentiable to any order. The decomposition rules (qr, lu, cholesky, eig) use
+:func:`trsolve` and :func:`check_nonsingular` from here.
+"""
+import functools
+
+import numpy as np
+
+from .._engine import apply1
+from .._errors import LinAlgError, ShapeError
+from .._tensor import Tensor
+from .._ops._util import broadcast_shape, to_tensor, unbroadcast
+from .._ops.registry import defop, register
+from ..builders import builder
+from . import _lapack
+from ._common import check_finite_or_raise, matrix_input
+
+__all__ = ["solve_triangular", "solve_triangular_ad"]
+
+_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
+
+# ---- helpers for the linalg rules (ndarrays and Tensors alike) ---------------------------
+
+
+def mH(x):
+    """Conjugate transpose of the last two axes, of an ndarray or a Tensor. The method
+    spellings (swapaxes, conj) skip NumPy's function wrappers: rules call this a lot."""
+    x = x.swapaxes(-1, -2)
+    return x.conj() if x.dtype.kind == "c" else x
+
+
+_EPS = {np.dtype(t): float(np.finfo(t).eps)
+        for t in (np.float32, np.float64, np.complex64, np.complex128)}
+
+
+def eps_of(dtype):
+    """Machine epsilon of ``dtype``'s real type (a dict lookup)."""
+    return _EPS[dtype]
+
+
+_REAL = {np.dtype(t): np.dtype(r) for t, r in (
+    (np.float32, np.float32), (np.float64, np.float64), (np.complex64, np.float32),
+    (np.complex128, np.float64))}
+
+
+@functools.lru_cache(maxsize=512)
+def _weights(rows, cols, k, lower, diag, scale, dtype):
+    """scale · (0/1 mask of tril(·, k) or triu(·, k)), main diagonal scaled by ``diag``.
+    Read-only and cached: the rules multiply by it (one ufunc; np.tril builds its mask
+    and calls where on every call)."""
+    w = np.tri(rows, cols, k, dtype) if lower else 1 - np.tri(rows, cols, k - 1, dtype)
+    if diag != 1:
+        i = np.arange(min(rows, cols))
+        w[i, i] *= diag
+    w *= scale
+    w.flags.writeable = False
+    return w
+
+
+def _masked(x, k, lower, diag=1.0, scale=1.0):
+    return x * _weights(x.shape[-2], x.shape[-1], k, lower, diag, scale, _REAL[x.dtype])
+
+
+def tri_part(x, k=0, lower=True):
+    """tril(x, k) (``lower``) or triu(x, k) of a rule value: a multiply by a cached mask on
+    ndarrays, the recorded tril/triu op on Tensors."""
+    if isinstance(x, Tensor):
+        return tril(x, k) if lower else triu(x, k)
+    return _masked(x, k, lower)
+
+
+# ---- tril / triu ------------------------------------------------------------------------
+# Linear projections, each its own adjoint: VJP and JVP apply it again (on a Tensor that
+# records this op, which keeps the rules of the rules differentiable).
+
+_tril_op = defop("tril", lambda ctx, needs, gs, xs, ys: (tri_part(gs[0], ctx, True),),
+                 lambda ctx, ts, xs, ys: (tri_part(ts[0], ctx, True),))
+_triu_op = defop("triu", lambda ctx, needs, gs, xs, ys: (tri_part(gs[0], ctx, False),),
+                 lambda ctx, ts, xs, ys: (tri_part(ts[0], ctx, False),))
+
+
+def _tri_input(x, name):
+    x = to_tensor(x)
+    if x._data.ndim < 2:
+        raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2), got "
+                         f"shape {x.shape}")
+    return x
+
+
+def tril(x, k=0):
+    """Lower triangle of the last two axes (entries above diagonal ``k`` zeroed), like
+    ``numpy.tril``; differentiable. Also what ``np.tril(tensor)`` calls."""
+    x = _tri_input(x, "tril")
+    k = int(k)
+    return apply1(_tril_op, (x,), np.tril(x._data, k), ctx=k)
+
+
+def triu(x, k=0):
+    """Upper triangle of the last two axes (entries below diagonal ``k`` zeroed), like
+    ``numpy.triu``; differentiable. Also what ``np.triu(tensor)`` calls."""
+    x = _tri_input(x, "triu")
+    k = int(k)
+    return apply1(_triu_op, (x,), np.triu(x._data, k), ctx=k)
+
+
+register(tril, functions=(np.tril,))
+register(triu, functions=(np.triu,))
+
+
+def halved(x, lower=True):
+    """tril(x) (``lower``) or triu(x) with the diagonal halved: Φ of RULES.md "cholesky",
+    and the building block of copyltu in "qr" (Φ(M) + Φ(M)ᴴ). A multiply by a constant
+    mask, so it is differentiable on Tensors."""
+    return _masked(x, 0, lower, 0.5)
+
+
+def project(x, lower, unit_diagonal=False, scale=1.0):
+    """scale · P(x): the triangle a triangular solve reads (strict when ``unit_diagonal``)."""
+    k = (-1 if lower else 1) if unit_diagonal else 0
+    if isinstance(x, Tensor):
+        p = tri_part(x, k, lower)
+        return p if scale == 1 else p * scale
+    return _masked(x, k, lower, 1.0, scale)
+
+
+# ---- validation helpers -----------------------------------------------------------------
+
+def check_nonsingular(d, name, what, rtol=0.0):
+    """Raise LinAlgError naming the batch index if a triangular matrix (or stack) ``d`` has
+    a diagonal entry with |d_jj| <= rtol·max_j |d_jj| (exactly zero for rtol = 0).
+    ``what`` completes "<name>: matrix (i,) of the stack ...".
+
+    Cheap (reads n entries per matrix); call it before a solve whose matrix may be
+    singular, since LAPACK's trtrs would otherwise fail or return inf without context.
+    Decomposition rules pass rtol ~ n·eps: a factor that singular gives a derivative made
+    of rounding errors.
+    """
+    diag = d.diagonal(0, -2, -1)
+    if rtol:
+        mag = np.abs(diag)
+        if mag.ndim == 1:   # one matrix: two scalar reductions, no temporaries
+            if mag.size == 0 or mag.min() > rtol * mag.max():
+                return
+            bad = mag <= rtol * mag.max()
+        else:
+            bad = mag <= rtol * mag.max(axis=-1, keepdims=True, initial=0.0)
+            if not bad.any():
+                return
+    else:
+        if diag.all():
+            return
+        bad = diag == 0
+    pos = np.argwhere(bad)[0]
+    batch, j = tuple(int(i) for i in pos[:-1]), int(pos[-1])
+    where = f"matrix {batch} of the stack" if batch else "the matrix"
+    zero = "is zero" if diag[tuple(pos)] == 0 else "is zero to working precision"
+    raise LinAlgError(f"{name}: {where} {what} (diagonal entry {j} {zero})")
+
+
+# ---- the primal on ndarrays -------------------------------------------------------------
+
+def _primal(a, b, lower, trans, unit, left):
+    """op(a)⁻¹b (left) or b op(a)⁻¹ (right) for ndarrays; b a matrix (stack), batch dims
+    of a and b broadcast. No validation: callers have done it."""
+    if a.dtype != b.dtype:
+        dt = np.result_type(a.dtype, b.dtype)
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    if a.size == 0 or b.size == 0:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        return np.zeros(batch + b.shape[-2:], a.dtype)
+    if left:
+        return _lapack.trtrs(a, b, lower=lower, trans=trans, unit_diagonal=unit)
+    # X op(A) = B  <=>  op(A)ᵀ Xᵀ = Bᵀ; for complex trans=2 use the equivalent A Xᴴ = Bᴴ
+    # (conjugate both sides), so that every case is one trtrs call.
+    if trans == 2 and a.dtype.kind == "c":
+        return mH(_lapack.trtrs(a, mH(b), lower=lower, trans=0, unit_diagonal=unit))
+    x = _lapack.trtrs(a, b.swapaxes(-1, -2), lower=lower, trans=0 if trans else 1,
+                      unit_diagonal=unit)
+    return x.swapaxes(-1, -2)
+
+
+_solve_op = None  # defined below (the rules refer to trsolve, which refers to the op)
+
+
+def trsolve(a, b, lower=False, trans=0, unit_diagonal=False, left=True):
+    """op(a)⁻¹b or b op(a)⁻¹ inside a rule: plain LAPACK on ndarrays (normal backward),
+    the recorded op on Tensors (create_graph / forward-over-reverse). b is a matrix
+    (stack); nothing is validated."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        a, b = to_tensor(a), to_tensor(b)
+        out = _primal(a._data, b._data, lower, trans, unit_diagonal, left)
+        return apply1(_solve_op, (a, b), out,
+                      ctx=(bool(lower), trans, bool(unit_diagonal), bool(left), False))
+    return _primal(a, b, lower, trans, unit_diagonal, left)
+
+
+def _adjoint_solve(a, g, lower, trans, unit, left):
+    """op(A)⁻ᴴ g (left) or g op(A)⁻ᴴ (right)."""
+    if trans == 1 and a.dtype.kind == "c":
+        # op(A)ᴴ = conj(A) is no trtrs mode: conj(A)⁻¹g = conj(A⁻¹ conj(g))
+        return np.conj(trsolve(a, np.conj(g), lower, 0, unit, left))
+    # op(A)ᴴ is Aᴴ for trans 0, A for trans 2, and A for trans 1 with real A
+    return trsolve(a, g, lower, 2 if trans == 0 else 0, unit, left)
+
+
+def _solve_triangular_backprop(a, x, gx, lower, trans, unit, left, need_a, need_b):
+    """(Ā, B̄) of X = op(A)⁻¹B (or B op(A)⁻¹) in matrix form, over the broadcast batch.
+
+    The one place that computes this backprop, so a fused kernel can replace it.
+    """
+    g = _adjoint_solve(a, gx, lower, trans, unit, left)
+    ga = None
+    if need_a:
+        mbar = g @ mH(x) if left else mH(x) @ g        # −M̄
+        if trans == 1:
+            mbar = np.swapaxes(mbar, -1, -2)
+        elif trans == 2:
+            mbar = mH(mbar)
+        ga = project(mbar, lower, unit, -1.0)
+    return ga, (g if need_b else None)
+
+
+def _as_mat(v, vec, left):
+    """A vector right-hand side (or its cotangent/tangent) as a one-column/one-row matrix."""
+    if not vec:
+        return v
+    return np.expand_dims(v, -1 if left else -2)
+
+
+def _from_mat(v, vec, left):
+    if not vec:
+        return v
+    return np.squeeze(v, -1 if left else -2)
+
+
+def _solve_vjp(ctx, needs, gs, xs, ys):
+    lower, trans, unit, left, vec = ctx
+    a, b = xs
+    ga, gb = _solve_triangular_backprop(a, _as_mat(ys[0], vec, left), _as_mat(gs[0], vec, left),
+                                        lower, trans, unit, left, needs[0], needs[1])
+    if ga is not None:
+        ga = unbroadcast(ga, a.shape)
+    if gb is not None:
+        gb = unbroadcast(_from_mat(gb, vec, left), b.shape)
+    return ga, gb
+
+
+def _solve_jvp(ctx, ts, xs, ys):
+    lower, trans, unit, left, vec = ctx
+    ta, tb = ts
+    rhs = None if tb is None else _as_mat(tb, vec, left)
+    if ta is not None:
+        d = project(ta, lower, unit)
+        if trans == 1:
+            d = np.swapaxes(d, -1, -2)
+        elif trans == 2:
+            d = mH(d)
+        x = _as_mat(ys[0], vec, left)
+        dx = d @ x if left else x @ d
+        rhs = -dx if rhs is None else rhs - dx
+    return (_from_mat(trsolve(xs[0], rhs, lower, trans, unit, left), vec, left),)
+
+
+_solve_op = defop("solve_triangular", _solve_vjp, _solve_jvp)
+
+
+def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, left=True, *,
+                     check_finite=True):
+    """Solve ``op(a) @ x = b`` (``left=True``) or ``x @ op(a) = b`` (``left=False``) for
+    triangular ``a``, like ``scipy.linalg.solve_triangular``.
+
+    a: (*batch, n, n); only its lower (``lower=True``) or upper triangle is read, without
+    the diagonal when ``unit_diagonal=True`` (taken as ones). b: a vector (n,) or a
+    matrix (*batch, n, k) (``left=False``: (*batch, k, n)); batch dimensions broadcast.
+    A b with ndim >= 2 is always a matrix (stack), as in NumPy 2 and SciPy.
+    trans: 0/'N' op(a) = a, 1/'T' aᵀ, 2/'C' aᴴ. Differentiable in a and b; the gradient
+    of a lives on the triangle that is read (zero elsewhere).
+    Raises LinAlgError naming the batch index when a diagonal entry is exactly zero.
+    """
+    name = "tf.linalg.solve_triangular"
+    try:
+        t = _TRANS[trans]
+    except (KeyError, TypeError):
+        raise ValueError(f"{name}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}"
+                         ) from None
+    a = matrix_input(a, name, square=True, check_finite=check_finite)
+    b = to_tensor(b)
+    ad, bd = a._data, b._data
+    n = ad.shape[-1]
+    vec = bd.ndim == 1
+    if bd.ndim == 0:
+        raise ShapeError(f"{name}: b must be a vector (n,) or a matrix (*batch, n, k), got "
+                         "a 0-d tensor")
+    side = "rows" if left else "columns"
+    bn = bd.shape[0] if vec else bd.shape[-2 if left else -1]
+    if bn != n:
+        raise ShapeError(
+            f"{name}: a is {n}x{n} but b has shape {bd.shape}: b needs {n} {side} "
+            f"({'op(a) @ x = b' if left else 'x @ op(a) = b'})")
+    if check_finite:
+        check_finite_or_raise(bd, name)
+    if not vec:
+        broadcast_shape(name, ad.shape[:-2], bd.shape[:-2])
+    if not unit_diagonal:
+        check_nonsingular(ad, name, "is singular, so op(a) x = b has no unique solution; "
+                          "if its diagonal is implicitly 1 pass unit_diagonal=True")
+    lower, unit, left = bool(lower), bool(unit_diagonal), bool(left)
+    out = _primal(ad, _as_mat(bd, vec, left), lower, t, unit, left)
+    if vec:
+        out = out[..., :, 0] if left else out[..., 0, :]
+    return apply1(_solve_op, (a, b), out, ctx=(lower, t, unit, left, vec))
+
+
+solve_triangular_ad = builder(solve_triangular)

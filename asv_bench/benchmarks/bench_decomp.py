@@ -1,0 +1,138 @@
+"""tf.linalg.qr, cholesky and lu: forward + backward against the SciPy primal, one thread.
+
+  QR        q, r = qr(a) (reduced); cotangents on q and r, then tf.grad
+  Cholesky  l = cholesky(a) of a Hermitian positive-definite a; cotangent on l
+  LU        p, l, u = lu(a); cotangents on l and u
+
+at n = 4, 16 (per-call overhead), 64 and 256 (LAPACK/BLAS-bound), float64 and complex128.
+The floor is the SciPy primal with its default arguments: ``scipy.linalg.qr(a,
+mode="economic")``, ``scipy.linalg.cholesky(a, lower=True)``, ``scipy.linalg.lu(a)``.
+Targets for forward + backward ÷ primal: qr <= 1.5x (n = 16) and <= 1.4x (n = 256),
+cholesky <= 3x and <= 5x, lu <= 2.5x and <= 3x. Each backward is a few matmuls and two
+(qr: one) triangular solves with the factors (no inverse is formed), so at large n it is
+bound by trsm/gemm speed relative to geqrf/potrf/getrf.
+
+``python asv_bench/benchmarks/bench_decomp.py`` prints the medians and ratios directly
+(primal and forward + backward timed alternately, so machine load hits both alike;
+``--cpu`` times with the process CPU clock instead of the wall clock, which is steadier
+on a machine shared with other jobs).
+"""
+import os
+
+# One thread: set before NumPy is imported where possible (see bench_engine.py).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import numpy as np  # noqa: E402
+import scipy.linalg as sla  # noqa: E402
+
+import tenferro as tf  # noqa: E402
+
+try:  # NumPy may have been imported before this module: limit its pools if we can
+    from threadpoolctl import threadpool_limits
+except ImportError:
+    pass
+else:
+    threadpool_limits(1)
+
+
+def _random(shape, dtype, rng):
+    a = rng.standard_normal(shape)
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal(shape)
+    return a
+
+
+class _Bench:
+    params = [[4, 16, 64, 256], ["float64", "complex128"]]
+    param_names = ["n", "dtype"]
+
+
+class QR(_Bench):
+    def setup(self, n, dtype):
+        rng = np.random.default_rng(0)
+        self.a = _random((n, n), dtype, rng) + 3 * np.eye(n)   # full rank
+        self.leaf = tf.tensor(self.a, requires_grad=True)
+        self.gs = [_random((n, n), dtype, rng), _random((n, n), dtype, rng)]
+
+    def time_scipy_primal(self, n, dtype):
+        sla.qr(self.a, mode="economic")
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.qr(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        q, r = tf.linalg.qr(self.leaf)
+        tf.grad([q, r], [self.leaf], self.gs)
+
+
+class Cholesky(_Bench):
+    def setup(self, n, dtype):
+        rng = np.random.default_rng(1)
+        x = _random((n, n), dtype, rng)
+        self.a = x @ x.conj().T / n + np.eye(n)   # Hermitian positive definite
+        self.leaf = tf.tensor(self.a, requires_grad=True)
+        self.g = np.tril(_random((n, n), dtype, rng))
+
+    def time_scipy_primal(self, n, dtype):
+        sla.cholesky(self.a, lower=True)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.cholesky(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        l = tf.linalg.cholesky(self.leaf)
+        tf.grad([l], [self.leaf], [self.g])
+
+
+class LU(_Bench):
+    def setup(self, n, dtype):
+        rng = np.random.default_rng(2)
+        self.a = _random((n, n), dtype, rng)
+        self.leaf = tf.tensor(self.a, requires_grad=True)
+        self.gs = [np.tril(_random((n, n), dtype, rng), -1), np.triu(_random((n, n), dtype, rng))]
+
+    def time_scipy_primal(self, n, dtype):
+        sla.lu(self.a)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.lu(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        p, l, u = tf.linalg.lu(self.leaf)
+        tf.grad([l, u], [self.leaf], self.gs)
+
+
+def _medians(fns, repeat=15, timer=None):
+    """Median seconds per call of each function, timed alternately."""
+    import timeit
+    timers = [timeit.Timer(f) if timer is None else timeit.Timer(f, timer=timer) for f in fns]
+    numbers = [max(1, t.autorange()[0] // 5) for t in timers]
+    samples = [[] for _ in fns]
+    for _ in range(repeat):
+        for t, k, s in zip(timers, numbers, samples):
+            s.append(t.timeit(k) / k)
+    return [float(np.median(s)) for s in samples]
+
+
+def main():
+    import sys
+    import time
+    timer = time.process_time if "--cpu" in sys.argv[1:] else None
+    print(f"{'bench':8} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
+          f"{'tf f+b us':>9} {'f+b/scipy':>9}")
+    for cls in (QR, Cholesky, LU):
+        for dtype in _Bench.params[1]:
+            for n in _Bench.params[0]:
+                b = cls()
+                b.setup(n, dtype)
+                ts = [t * 1e6 for t in _medians(
+                    [lambda f=f: f(n, dtype) for f in
+                     (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)],
+                    timer=timer)]
+                print(f"{cls.__name__:8} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
+                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
