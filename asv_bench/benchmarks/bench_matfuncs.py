@@ -1,0 +1,208 @@
+"""tf.linalg.det, slogdet, matrix_exp and norm: forward + backward against the SciPy
+primal, one thread.
+
+  Det        d = det(a); cotangent 1, then tf.grad        (floor: scipy.linalg.det)
+  Slogdet    s, l = slogdet(a); cotangent on l             (floor: numpy.linalg.slogdet;
+                                                            SciPy has no slogdet)
+  MatrixExp  e = matrix_exp(a), ‖a‖ ~ 1; cotangent on e    (floor: scipy.linalg.expm)
+  NormFro    norm(a) (Frobenius)                           (floor: scipy.linalg.norm(a))
+  NormNuc    norm(a, "nuc")                                (floor: scipy.linalg.norm(a, "nuc"))
+
+at n = 4, 16 (per-call overhead), 64 and 256 (LAPACK/BLAS-bound), float64 and complex128.
+Targets for forward + backward ÷ primal (n = 16 / n = 256): det <= 3x / 2.5x, slogdet
+<= 3x / 2.5x, matrix_exp <= 2x / 2.5x, norm fro <= 3x / 3x, norm nuc <= 1.3x / 2x.
+
+What bounds them (measured with OpenBLAS 0.3.31, one thread): at n <= 16 the per-call
+overhead (tf.grad alone is ~6 µs, a getrs call ~4.7 µs at n = 16, SciPy's primals are
+4–30 µs); at n = 256 the det/slogdet backward is c·A⁻ᴴ, one getrs with n right-hand
+sides on the forward LU: 2n³ flops of trsm, which runs at a third of gemm's speed here
+(getrs 1.7–2.1 ms against getrf 0.45 ms), so forward + backward is ~6x getrf; the
+matrix_exp backward is the Fréchet derivative on the Padé data the forward kept (about
+twice the forward's matmuls, so ~3x in all); the nuclear norm's gradient U Vᴴ needs
+the singular vectors, which the forward computes (gesdd with vectors, 2.2x the
+values-only gesdd of the floor) when a derivative is needed.
+
+``FrechetAlgorithms`` is the benchmark that chose the matrix_exp backward: L(A, E) from
+the forward's saved Padé data (tenferro) against scipy.linalg.expm_frechet (recomputes
+the Padé data per call) and the 2n x 2n block exponential exp([[A, E], [0, A]]).
+
+``python asv_bench/benchmarks/bench_matfuncs.py`` prints the medians and ratios directly
+(primal and forward + backward timed alternately, so machine load hits both alike).
+"""
+import importlib
+import os
+
+# One thread: set before NumPy is imported where possible (see bench_engine.py).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import numpy as np  # noqa: E402
+import scipy.linalg as sla  # noqa: E402
+
+import tenferro as tf  # noqa: E402
+
+try:  # NumPy may have been imported before this module: limit its pools if we can
+    from threadpoolctl import threadpool_limits
+except ImportError:
+    pass
+else:
+    threadpool_limits(1)
+
+
+def _random(shape, dtype, rng):
+    a = rng.standard_normal(shape)
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal(shape)
+    return a
+
+
+class _Bench:
+    params = [[4, 16, 64, 256], ["float64", "complex128"]]
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        rng = np.random.default_rng(0)
+        self.a = self.matrix(n, dtype, rng)
+        self.leaf = tf.tensor(self.a, requires_grad=True)
+
+    @staticmethod
+    def matrix(n, dtype, rng):
+        return _random((n, n), dtype, rng)
+
+
+class Det(_Bench):
+    def setup(self, n, dtype):
+        super().setup(n, dtype)
+        self.g = np.ones((), dtype)
+
+    def time_scipy_primal(self, n, dtype):
+        sla.det(self.a)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.det(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        tf.grad([tf.linalg.det(self.leaf)], [self.leaf], [self.g])
+
+
+class Slogdet(_Bench):
+    def time_scipy_primal(self, n, dtype):
+        np.linalg.slogdet(self.a)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.slogdet(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        tf.grad([tf.linalg.slogdet(self.leaf).logabsdet], [self.leaf])
+
+
+class MatrixExp(_Bench):
+    @staticmethod
+    def matrix(n, dtype, rng):
+        return _random((n, n), dtype, rng) / np.sqrt(n)   # spectral radius ~ 1
+
+    def setup(self, n, dtype):
+        super().setup(n, dtype)
+        self.g = _random((n, n), dtype, np.random.default_rng(1))
+
+    def time_scipy_primal(self, n, dtype):
+        sla.expm(self.a)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.matrix_exp(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        tf.grad([tf.linalg.matrix_exp(self.leaf)], [self.leaf], [self.g])
+
+
+class NormFro(_Bench):
+    def time_scipy_primal(self, n, dtype):
+        sla.norm(self.a)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.norm(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        tf.grad([tf.linalg.norm(self.leaf)], [self.leaf])
+
+
+class NormNuc(_Bench):
+    def time_scipy_primal(self, n, dtype):
+        sla.norm(self.a, "nuc")
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.norm(self.a, "nuc")
+
+    def time_tf_forward_backward(self, n, dtype):
+        tf.grad([tf.linalg.norm(self.leaf, "nuc")], [self.leaf])
+
+
+class FrechetAlgorithms:
+    """L(A, E) for one cotangent E, given A (the backward of matrix_exp alone)."""
+    params = [[4, 16, 64, 256], ["float64", "complex128"]]
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        rng = np.random.default_rng(2)
+        self.a = MatrixExp.matrix(n, dtype, rng)
+        self.e = _random((n, n), dtype, rng)
+        mf = importlib.import_module("tenferro.linalg.matfuncs")
+        self.data = mf._ExpmData(self.a)       # what the forward keeps
+        self.zero = np.zeros((n, n), self.a.dtype)
+
+    def time_saved_pade(self, n, dtype):
+        self.data.frechet(self.e)
+
+    def time_scipy_expm_frechet(self, n, dtype):
+        sla.expm_frechet(self.a, self.e, compute_expm=False, check_finite=False)
+
+    def time_block_exponential(self, n, dtype):
+        sla.expm(np.block([[self.a, self.e], [self.zero, self.a]]))
+
+
+def _medians(fns, repeat=15):
+    """Median seconds per call of each function, timed alternately."""
+    import timeit
+    timers = [timeit.Timer(f) for f in fns]
+    numbers = [max(1, t.autorange()[0] // 5) for t in timers]
+    samples = [[] for _ in fns]
+    for _ in range(repeat):
+        for t, k, s in zip(timers, numbers, samples):
+            s.append(t.timeit(k) / k)
+    return [float(np.median(s)) for s in samples]
+
+
+def main(names=None):
+    classes = [Det, Slogdet, MatrixExp, NormFro, NormNuc]
+    if names:
+        classes = [c for c in classes if c.__name__ in names]
+    print(f"{'bench':9} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
+          f"{'tf f+b us':>9} {'f+b/scipy':>9}")
+    for cls in classes:
+        for dtype in _Bench.params[1]:
+            for n in _Bench.params[0]:
+                b = cls()
+                b.setup(n, dtype)
+                ts = [t * 1e6 for t in _medians(
+                    [lambda f=f: f(n, dtype) for f in
+                     (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)])]
+                print(f"{cls.__name__:9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
+                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f}", flush=True)
+    if names and "FrechetAlgorithms" not in names:
+        return
+    print(f"\n{'L(A, E)':9} {'n':>4} {'dtype':10} {'saved us':>9} {'frechet':>9} {'block':>9}")
+    for dtype in FrechetAlgorithms.params[1]:
+        for n in FrechetAlgorithms.params[0]:
+            b = FrechetAlgorithms()
+            b.setup(n, dtype)
+            ts = [t * 1e6 for t in _medians(
+                [lambda f=f: f(n, dtype) for f in
+                 (b.time_saved_pade, b.time_scipy_expm_frechet, b.time_block_exponential)],
+                repeat=7)]
+            print(f"{'':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    import sys
+    main(sys.argv[1:])

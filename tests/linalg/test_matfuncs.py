@@ -1,0 +1,514 @@
+"""tf.linalg.matrix_exp and the norms (norm, vector_norm, matrix_norm): values against
+SciPy/NumPy, derivatives of every order against finite differences, the Fréchet
+derivative against scipy.linalg.expm_frechet, NumPy's ord/axis rules and errors,
+subgradients at zero and at ties, and the shared reference derivatives
+(../shared/oracles)."""
+import importlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+import tenferro as tf
+from tenferro.testing import check_grads, check_low_precision, random_array
+
+mf = importlib.import_module("tenferro.linalg.matfuncs")
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+inf = math.inf
+
+
+def _rtol(dtype):
+    return 2e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12
+
+
+# ==== matrix_exp =========================================================================
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(0, 0), (1, 1), (3, 3), (2, 4, 4), (0, 3, 3), (2, 0, 0)])
+@pytest.mark.parametrize("grad", [False, True])
+def test_expm_values(shape, dtype, grad):
+    # grad=True takes tenferro's own Padé code (it keeps the data of the derivative),
+    # grad=False scipy.linalg.expm: both agree with SciPy
+    a = random_array(shape, dtype, np.random.default_rng(0))
+    y = tf.linalg.matrix_exp(tf.tensor(a, requires_grad=grad))
+    ref = sla.expm(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64))
+    assert y.shape == shape and y.dtype == dtype
+    np.testing.assert_allclose(y.numpy(), ref, rtol=_rtol(dtype), atol=_rtol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("scale,degree", [(1e-3, (3, 0)), (0.1, (5, 0)), (0.5, (7, 0)),
+                                          (1.5, (9, 0)), (4.0, (13, 0)), (20.0, (13, 2))])
+def test_expm_pade_degrees(scale, degree, dtype):
+    """Each Padé degree and the squaring phase: value, and L(A, E) against SciPy."""
+    rng = np.random.default_rng(1)
+    a = random_array((4, 4), dtype, rng)
+    a *= scale / np.abs(a).sum(axis=0).max()           # ‖A‖₁ = scale
+    data = mf._ExpmData(a)
+    assert [(p.m, p.s) for _, p in data.groups] == [degree]
+    ref = sla.expm(a)
+    np.testing.assert_allclose(data.value, ref, rtol=1e-12, atol=1e-15 * np.abs(ref).max())
+    e = random_array((4, 4), dtype, rng)
+    ref = sla.expm_frechet(a, e)[1]
+    np.testing.assert_allclose(data.frechet(e), ref, rtol=1e-12,
+                               atol=1e-15 * np.abs(ref).max())
+    check_grads(tf.linalg.matrix_exp, [a], order=1)
+
+
+def test_expm_nonnormal_nilpotent():
+    """A nilpotent, very nonnormal A: ‖A^k‖^(1/k) says nothing about the words A^j E A^l
+    of the derivative, so (m, s) come from ‖A‖₁ and L stays exact."""
+    a = np.diag(np.full(3, 1e3), 1)                               # A⁴ = 0, A³ ≠ 0
+    e = random_array((4, 4), np.float64, np.random.default_rng(14))
+    _, t = tf.jvp(tf.linalg.matrix_exp, [a], [e])
+    ref = sla.expm_frechet(a, e)[1]
+    np.testing.assert_allclose(t.numpy(), ref, rtol=1e-12, atol=1e-14 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (2, 3, 3)])
+def test_expm_grads(shape, dtype):
+    a = random_array(shape, dtype, np.random.default_rng(2))
+    check_grads(tf.linalg.matrix_exp, [a], order=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_expm_rules_are_frechet(dtype):
+    # JVP Ė = L(A, Ȧ), VJP Ā = L(Aᴴ, Ē), both against scipy.linalg.expm_frechet
+    rng = np.random.default_rng(3)
+    a, v, g = (random_array((2, 5, 5), dtype, rng) for _ in range(3))
+    _, t = tf.jvp(tf.linalg.matrix_exp, [a], [v])
+    x = tf.tensor(a, requires_grad=True)
+    (ga,) = tf.grad([tf.linalg.matrix_exp(x)], [x], [g])
+    for k in range(2):
+        np.testing.assert_allclose(t.numpy()[k], sla.expm_frechet(a[k], v[k])[1], rtol=1e-12)
+        ref = sla.expm_frechet(a[k].conj().T, g[k])[1]
+        np.testing.assert_allclose(ga.numpy()[k], ref, rtol=1e-12)
+
+
+def test_expm_stack_mixing_degrees():
+    """A stack whose matrices need different (m, s) is run group by group."""
+    rng = np.random.default_rng(4)
+    a = np.stack([1e-3 * random_array((3, 3), rng=rng), 10 * random_array((3, 3), rng=rng),
+                  0.3 * random_array((3, 3), rng=rng), 1e-3 * random_array((3, 3), rng=rng)])
+    data = mf._ExpmData(a)
+    assert len(data.groups) == 3
+    y = tf.linalg.matrix_exp(tf.tensor(a, requires_grad=True))
+    np.testing.assert_allclose(y.numpy(), sla.expm(a), rtol=1e-10)   # cond(exp) ~ 1e4
+    check_grads(tf.linalg.matrix_exp, [a], order=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_expm_low_precision_and_empty(dtype):
+    check_low_precision(tf.linalg.matrix_exp, [random_array((2, 3, 3), dtype,
+                                                            np.random.default_rng(5))])
+    for shape in [(0, 0), (3, 0, 0), (0, 2, 2)]:
+        x = tf.tensor(np.zeros(shape, dtype), requires_grad=True)
+        (g,) = tf.grad([tf.linalg.matrix_exp(x)], [x], [np.ones(shape, dtype)])
+        assert g.shape == shape
+        _, t = tf.jvp(tf.linalg.matrix_exp, [np.zeros(shape, dtype)], [np.zeros(shape, dtype)])
+        assert t.shape == shape
+
+
+def test_expm_spellings():
+    a = np.array([[0.0, 1.0], [-1.0, 0.0]])
+    ref = sla.expm(a)
+    t = tf.tensor(a)
+    for y in (t.matrix_exp(), tf.linalg.expm(a), tf.matrix_exp_ad(a).run(),
+              tf.expm_ad(a).run(), tf.linalg.matrix_exp(np.array([[0, 1], [-1, 0]]))):
+        np.testing.assert_allclose(y.numpy(), ref, rtol=1e-14, atol=1e-15)
+
+
+def test_expm_errors(monkeypatch):
+    recorded = []
+    orig = mf.apply1
+    monkeypatch.setattr(mf, "apply1", lambda *a, **k: recorded.append(a) or orig(*a, **k))
+    x = tf.tensor(np.ones((2, 3)), requires_grad=True)
+    with pytest.raises(tf.ShapeError, match="square"):
+        tf.linalg.matrix_exp(x)
+    with pytest.raises(tf.ShapeError, match="ndim >= 2"):
+        tf.linalg.matrix_exp(np.ones(3))
+    bad = np.eye(2)
+    bad[0, 1] = np.inf
+    with pytest.raises(tf.LinAlgError, match="non-finite"):
+        tf.linalg.matrix_exp(tf.tensor(bad, requires_grad=True))
+    with pytest.raises(tf.DTypeError):
+        tf.linalg.matrix_exp(np.eye(2).astype(object))
+    assert recorded == [] and x.grad is None
+
+
+# ==== norms: values and NumPy's rules ====================================================
+
+VECTOR_ORDS = [None, 2, 1, 0, inf, -inf, 3.5, 0.5, -0.5, -1, -2]
+MATRIX_ORDS = [None, "fro", "f", "nuc", 1, -1, 2, -2, inf, -inf]
+
+
+def _same(fn_tf, fn_np):
+    """fn_tf gives NumPy's value (shape and dtype), or raises a ShapeError (a ValueError)
+    wherever NumPy raises ValueError."""
+    try:
+        with np.errstate(divide="ignore"):      # NumPy warns at 0**(1/p), p < 0
+            ref = fn_np()
+    except ValueError:
+        with pytest.raises(tf.ShapeError):
+            fn_tf()
+        return
+    got = fn_tf()
+    ref = np.asarray(ref)
+    assert got.shape == ref.shape and got.dtype == ref.dtype
+    tol = 1e-5 if ref.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got.numpy(), ref, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5,), (0,), (4, 3), (0, 3), (3, 0), (2, 3, 4), ()])
+def test_norm_values_default_axis(shape, dtype):
+    x = random_array(shape, dtype, np.random.default_rng(6))
+    for o in VECTOR_ORDS + MATRIX_ORDS:
+        for kd in (False, True):
+            _same(lambda: tf.linalg.norm(x, o, keepdims=kd),
+                  lambda: np.linalg.norm(x, o, keepdims=kd))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+@pytest.mark.parametrize("shape,axes", [((3, 4, 2), [0, 1, -1, (0, 2), (2, 0), (-1, 1)]),
+                                        ((3, 0, 2), [1, 2, (1, 2), (0, 1)])])
+def test_norm_values_axis(shape, axes, dtype):
+    x = random_array(shape, dtype, np.random.default_rng(7))
+    for axis in axes:
+        ords = VECTOR_ORDS if isinstance(axis, int) else MATRIX_ORDS
+        for o in ords:
+            for kd in (False, True):
+                _same(lambda: tf.linalg.norm(x, o, axis, kd),
+                      lambda: np.linalg.norm(x, o, axis, kd))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_vector_and_matrix_norm_values(dtype):
+    rng = np.random.default_rng(8)
+    cases = {(): [None, ()], (4,): [None, (), 0, -1, (0,)],
+             (3, 4): [None, 0, -1, (0, 1), (1, 0)],
+             (2, 3, 4): [None, 1, (0, 2), (2, 0), (0, 1, 2)], (2, 0, 3): [None, 1, (0, 2)]}
+    for shape, axes in cases.items():
+        x = random_array(shape, dtype, rng)
+        for axis in axes:
+            for o in VECTOR_ORDS[1:]:
+                for kd in (False, True):
+                    _same(lambda: tf.linalg.vector_norm(x, axis=axis, keepdims=kd, ord=o),
+                          lambda: np.linalg.vector_norm(x, axis=axis, keepdims=kd, ord=o))
+        if len(shape) >= 2:
+            for o in MATRIX_ORDS[1:]:
+                for kd in (False, True):
+                    _same(lambda: tf.linalg.matrix_norm(x, keepdims=kd, ord=o),
+                          lambda: np.linalg.matrix_norm(x, keepdims=kd, ord=o))
+
+
+def test_norm_errors():
+    x = tf.tensor(np.ones((2, 3)), requires_grad=True)
+    with pytest.raises(tf.ShapeError, match="Invalid norm order 'fro' for vectors"):
+        tf.linalg.norm(np.ones(3), "fro")
+    with pytest.raises(tf.ShapeError, match="Invalid norm order 'nuc' for vectors"):
+        tf.linalg.norm(x, "nuc", axis=1)
+    with pytest.raises(tf.ShapeError, match="Invalid norm order 3 for matrices"):
+        tf.linalg.norm(x, 3)
+    with pytest.raises(tf.ShapeError, match="Invalid norm order 'abc' for matrices"):
+        tf.linalg.norm(x, "abc")
+    with pytest.raises(tf.ShapeError, match="improper number of dimensions"):
+        tf.linalg.norm(np.ones((2, 2, 2)), 1)
+    with pytest.raises(tf.ShapeError, match="improper number of dimensions"):
+        tf.linalg.norm(np.ones(()), 1)
+    with pytest.raises(tf.ShapeError, match="duplicate axes"):
+        tf.linalg.norm(x, axis=(1, -1))
+    with pytest.raises(tf.ShapeError, match="out of bounds"):
+        tf.linalg.norm(x, axis=2)
+    with pytest.raises(tf.ShapeError, match="axis must be"):
+        tf.linalg.norm(x, axis=1.5)
+    with pytest.raises(tf.ShapeError, match="nan"):
+        tf.linalg.vector_norm(x, ord=math.nan)
+    with pytest.raises(tf.ShapeError, match="ndim >= 2"):
+        tf.linalg.matrix_norm(np.ones(3))
+    with pytest.raises(tf.ShapeError, match="-inf norm of an empty"):
+        tf.linalg.norm(np.ones(0), -inf)
+    with pytest.raises(tf.ShapeError, match="empty"):
+        tf.linalg.norm(np.ones((0, 3)), -2)
+    with pytest.raises(tf.DTypeError):
+        tf.linalg.norm(np.ones(2, dtype=object))
+    bad = np.array([1.0, np.nan])
+    for fn in (tf.linalg.norm, tf.linalg.vector_norm):
+        with pytest.raises(tf.LinAlgError, match="non-finite"):
+            fn(tf.tensor(bad, requires_grad=True))
+        assert np.isnan(fn(bad, check_finite=False).item())      # NumPy's answer
+    for o in (-1, -inf, 0, 1, 3.5):     # hidden in the value for p <= 0 and ±inf: checked
+        with pytest.raises(tf.LinAlgError, match="non-finite"):
+            tf.linalg.vector_norm(np.array([1.0, np.inf]), ord=o)
+    for o in (None, "nuc", 1, -inf, 2):
+        with pytest.raises(tf.LinAlgError, match="non-finite"):
+            tf.linalg.norm(np.array([[1.0, np.nan], [0.0, 1.0]]), o, keepdims=True)
+    # a finite input whose norm overflows is not an error: inf, as in NumPy
+    big = np.array([1e200, 1e200])
+    with np.errstate(over="ignore"):    # NumPy warns about the overflow, and so do we
+        assert tf.linalg.norm(big).item() == np.linalg.norm(big) == inf
+    with pytest.raises(tf.LinAlgError, match="non-finite"):
+        tf.linalg.matrix_norm(np.array([[1.0, np.inf]]))
+    assert tf.linalg.matrix_norm(np.array([[1.0, np.inf]]), check_finite=False).item() == inf
+    assert x.grad is None
+
+
+def test_norm_spellings():
+    x = np.array([[3.0, 0.0], [0.0, -4.0]])
+    t = tf.tensor(x)
+    assert np.linalg.norm(t).item() == pytest.approx(5.0)            # NumPy dispatch
+    assert np.linalg.vector_norm(t, ord=1).item() == pytest.approx(7.0)
+    assert np.linalg.matrix_norm(t, ord=1).item() == pytest.approx(4.0)
+    assert tf.norm_ad(x, 2).run().item() == pytest.approx(4.0)
+    assert tf.linalg.vector_norm_ad(x, ord=inf).run().item() == pytest.approx(4.0)
+    assert tf.linalg.matrix_norm_ad(x, ord="nuc").run().item() == pytest.approx(7.0)
+    assert tf.linalg.norm([[1, 2], [2, 4]]).dtype == np.float64      # ints -> float64
+
+
+# ==== norms: derivatives ==================================================================
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("o", VECTOR_ORDS)
+def test_vector_grads(o, dtype):
+    rng = np.random.default_rng(9)
+    x = random_array((5,), dtype, rng)
+    check_grads(lambda t: tf.linalg.norm(t, o), [x])
+    X = random_array((2, 3, 4), dtype, rng)
+    ord_ = 2 if o is None else o
+    check_grads(lambda t: tf.linalg.vector_norm(t, axis=(0, 2), ord=ord_, keepdims=True), [X])
+    check_grads(lambda t: tf.linalg.norm(t, o, axis=1), [X], order=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("o", MATRIX_ORDS)
+def test_matrix_grads(o, dtype):
+    rng = np.random.default_rng(10)
+    a = random_array((4, 3), dtype, rng)
+    check_grads(lambda t: tf.linalg.norm(t, o), [a])
+    b = random_array((2, 3, 4), dtype, rng)
+    check_grads(lambda t: tf.linalg.norm(t, o, axis=(2, 0), keepdims=True), [b], order=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_spectral_gradients(dtype):
+    """'nuc' -> U Vᴴ, 2 -> u₁v₁ᴴ, -2 -> u_k v_kᴴ (RULES.md "norm")."""
+    a = random_array((4, 3), dtype, np.random.default_rng(11))
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    for o, ref in (("nuc", u @ vt), (2, np.outer(u[:, 0], vt[0])),
+                   (-2, np.outer(u[:, -1], vt[-1]))):
+        x = tf.tensor(a, requires_grad=True)
+        (g,) = tf.grad([tf.linalg.norm(x, o)], [x])
+        np.testing.assert_allclose(g.numpy(), ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_zero_input_subgradient_is_zero(dtype):
+    """At x = 0 every norm's gradient (and its second derivative) is finite: 0 for the
+    p-norms and 'fro' (no 0/0), the tie-split sign(0) = 0 for ±inf and ±1."""
+    for shape, ords, axis in (((4,), VECTOR_ORDS, None),
+                              ((3, 2), [None, "fro", 1, inf, -1, -inf], None),
+                              ((2, 3), [2, 3.5, 0.5, -1, inf], 1)):
+        for o in ords:
+            x = tf.tensor(np.zeros(shape, dtype), requires_grad=True)
+            n = tf.linalg.norm(x, o, axis)
+            (g,) = tf.grad([n], [x], [np.ones(n.shape)], create_graph=True)
+            assert not np.any(g.numpy()), (o, axis)
+            _, _, h = tf.hvp(lambda t: tf.sum(tf.linalg.norm(t, o, axis)),
+                             [np.zeros(shape, dtype)], [np.ones(shape, dtype)])
+            assert np.isfinite(h[0].numpy()).all(), (o, axis)
+            _, t = tf.jvp(lambda t: tf.linalg.norm(t, o, axis), [np.zeros(shape, dtype)],
+                          [np.ones(shape, dtype)])
+            assert np.isfinite(t.numpy()).all() and not t.numpy().any(), (o, axis)
+
+
+def test_zero_entries_small_p():
+    # p < 1 with a zero entry: that entry gets 0; p < 0 with a zero entry: ‖x‖ = 0, all 0
+    x = np.array([0.0, 2.0, -1.0])
+    for p in (0.5, -0.5, -2):
+        t = tf.tensor(x, requires_grad=True)
+        n = tf.linalg.norm(t, p)
+        (g,) = tf.grad([n], [t])
+        assert np.isfinite(g.numpy()).all() and g.numpy()[0] == 0
+        if p < 0:
+            assert n.item() == 0 and not g.numpy().any()
+    # and away from zero the p < 1 rule matches finite differences
+    check_grads(lambda t: tf.linalg.norm(t, 0.5), [np.array([0.3, 2.0, -1.0])])
+
+
+def test_ties_split_evenly():
+    x = tf.tensor(np.array([3.0, -3.0, 1.0, 3.0]), requires_grad=True)
+    (g,) = tf.grad([tf.linalg.norm(x, inf)], [x])
+    np.testing.assert_allclose(g.numpy(), [1 / 3, -1 / 3, 0, 1 / 3])
+    (g,) = tf.grad([tf.linalg.norm(x, -inf)], [x])
+    np.testing.assert_allclose(g.numpy(), [0, 0, 1, 0])
+    # complex ties: sgn z = z/|z| shares the cotangent
+    z = tf.tensor(np.array([3.0, 3j, 1.0]), requires_grad=True)
+    (g,) = tf.grad([tf.linalg.norm(z, inf)], [z])
+    np.testing.assert_allclose(g.numpy(), [0.5, 0.5j, 0])
+    # matrix 1-norm: columns 0 and 2 tie (sum 4); inf-norm: rows 0 and 1 tie (sum 5)
+    a = np.array([[1.0, 0.5, -2.0], [-3.0, 0.0, 2.0]])
+    t = tf.tensor(a, requires_grad=True)
+    (g,) = tf.grad([tf.linalg.norm(t, 1)], [t])
+    np.testing.assert_allclose(g.numpy(), 0.5 * np.sign(a) * [[1, 0, 1]])
+    b = np.array([[1.0, -4.0], [2.5, 2.5], [0.0, 1.0]])
+    t = tf.tensor(b, requires_grad=True)
+    (g,) = tf.grad([tf.linalg.norm(t, inf)], [t])
+    np.testing.assert_allclose(g.numpy(), 0.5 * np.sign(b) * [[1], [1], [0]])
+    # 2-norm with a repeated top singular value: u₁v₁ᴴ is split over the pair
+    t = tf.tensor(np.diag([2.0, -2.0, 1.0]), requires_grad=True)
+    (g,) = tf.grad([tf.linalg.norm(t, 2)], [t])
+    np.testing.assert_allclose(g.numpy(), np.diag([0.5, -0.5, 0.0]), atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_norm_low_precision(dtype):
+    rng = np.random.default_rng(12)
+    x = random_array((3, 4), dtype, rng)
+    for o in (None, "nuc", 1, inf, 2):
+        check_low_precision(lambda t: tf.linalg.norm(t, o), [x])
+    check_low_precision(lambda t: tf.linalg.vector_norm(t, ord=3.5, axis=0), [x])
+
+
+# ==== shared reference derivatives (../shared/oracles) ===================================
+
+ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
+ORACLE_OPS = ("matrix_exp", "norm", "matrix_norm", "vector_norm")
+RTOL_CAP = 1e-2   # rtol >= 1 in the data would accept any answer
+
+
+class UnsupportedCase(Exception):
+    """The case uses a PyTorch argument this adapter cannot express in tenferro."""
+
+
+def _take(kw, allowed, cid):
+    unknown = set(kw) - set(allowed)
+    if unknown:
+        raise UnsupportedCase(f"{cid}: op_kwargs {sorted(unknown)} have no tenferro "
+                              "equivalent in this adapter")
+    return kw
+
+
+def _axis(dim, ndim, cid):
+    """PyTorch dim -> NumPy axis: None and [] mean every axis; dim 0/-1 of a 0-d tensor
+    means its one element."""
+    if dim is None or (isinstance(dim, list) and not dim):
+        return None
+    if ndim == 0:
+        if all(d in (0, -1) for d in np.atleast_1d(dim)):
+            return None
+        raise UnsupportedCase(f"{cid}: dim={dim!r} on a 0-d input")
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+def make_fn(case):
+    """f(x) returning the one observed output ('value'). PyTorch -> tenferro:
+    linalg.norm(A, ord, dim, keepdim) -> norm(A, ord, axis, keepdims) (the same NumPy
+    rules); matrix_norm(A, ord, dim, keepdim) -> norm with that 2-tuple axis;
+    vector_norm(x, ord, dim, keepdim) -> vector_norm."""
+    op, cid = case["op"], case["case_id"]
+    args = list(case.get("op_args") or [])
+    kw = dict(case.get("op_kwargs") or {})
+    ndim = len(next(iter(case["inputs"].values()))["shape"])
+    if case["observable"]["kind"] != "identity":
+        raise UnsupportedCase(f"{cid}: observable {case['observable']['kind']!r}")
+    if op == "matrix_exp":
+        if args or kw:
+            raise UnsupportedCase(f"{cid}: matrix_exp with {args} {kw}")
+        return tf.linalg.matrix_exp
+    names = ("ord", "dim", "keepdim")
+    if len(args) > len(names):
+        raise UnsupportedCase(f"{cid}: op_args {args}")
+    for name, value in zip(names, args):
+        if name in kw:
+            raise UnsupportedCase(f"{cid}: {name} given twice")
+        kw[name] = value
+    _take(kw, names, cid)
+    keepdims = bool(kw.get("keepdim", False))
+    axis = _axis(kw.get("dim"), ndim, cid)
+    if op == "norm":
+        ord_ = kw.get("ord")
+        return lambda x: tf.linalg.norm(x, ord_, axis, keepdims)
+    if op == "matrix_norm":
+        ord_ = kw.get("ord", "fro")
+        axis = (-2, -1) if axis is None else axis
+        return lambda x: tf.linalg.norm(x, ord_, axis, keepdims)
+    if op == "vector_norm":
+        ord_ = kw.get("ord", 2)
+        return lambda x: tf.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord_)
+    raise UnsupportedCase(f"{cid}: op {op!r}")
+
+
+def decode(t):
+    assert t["order"] == "row_major"
+    dtype = np.dtype(t["dtype"])
+    a = np.asarray(t["data"], dtype=np.float64)
+    if dtype.kind == "c":
+        a = a.reshape(-1, 2) @ np.array([1, 1j])
+    return a.reshape(t["shape"]).astype(dtype)
+
+
+def _load_cases():
+    out = []
+    if not (ORACLES / "cases").is_dir():
+        return out
+    for op in ORACLE_OPS:
+        for path in sorted((ORACLES / "cases" / op).glob("*.jsonl")):
+            with open(path) as fh:
+                for line in fh:
+                    if line.strip():
+                        case = json.loads(line)
+                        out.append(pytest.param(case, id=case["case_id"]))
+    return out
+
+
+CASES = _load_cases()
+needs_oracles = pytest.mark.skipif(not (ORACLES / "cases").is_dir(),
+                                   reason=f"no oracle data at {ORACLES}")
+
+
+def _close(actual, expected, tol, what):
+    actual = np.asarray(actual)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    np.testing.assert_allclose(actual, expected, rtol=min(tol["rtol"], RTOL_CAP),
+                               atol=tol["atol"], err_msg=what)
+
+
+@needs_oracles
+def test_oracle_cases_found():
+    assert {p.values[0]["op"] for p in CASES} == set(ORACLE_OPS)
+
+
+@needs_oracles
+@pytest.mark.parametrize("case", CASES)
+def test_oracle(case):
+    assert case["expected_behavior"] == "success"
+    fn = make_fn(case)
+    (name, spec), = case["inputs"].items()
+    primal = decode(spec)
+    first = case["comparison"]["first_order"]
+    second = case["comparison"].get("second_order", first)
+    for probe in case["probes"]:
+        pid = f"{case['case_id']}/{probe['probe_id']}"
+        assert list(probe["cotangent"]) == ["value"]
+        refs = [("pytorch", probe["pytorch_ref"]), ("fd", probe["fd_ref"])]
+        direction = decode(probe["direction"][name])
+        cot = decode(probe["cotangent"]["value"])
+        _, t = tf.jvp(fn, [tf.tensor(primal)], [tf.tensor(direction)])
+        for src, ref in refs:
+            _close(t.numpy(), decode(ref["jvp"]["value"]), first, f"{pid}: jvp {src}")
+        x = tf.tensor(primal, requires_grad=True)
+        (g,) = tf.grad([fn(x)], [x], [tf.tensor(cot)])
+        g = np.zeros_like(primal) if g is None else g.numpy()
+        _close(g, decode(probe["pytorch_ref"]["vjp"][name]), first, f"{pid}: vjp")
+        if "hvp" in probe["pytorch_ref"]:
+            def phi(a):
+                return tf.sum(tf.real(tf.multiply(np.conj(cot), fn(a))))
+            _, _, h = tf.hvp(phi, tf.tensor(primal), tf.tensor(direction))
+            for src, ref in refs:
+                if "hvp" in ref:
+                    _close(h.numpy(), decode(ref["hvp"][name]), second, f"{pid}: hvp {src}")
