@@ -455,3 +455,48 @@ def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
             except _np.linalg.LinAlgError as e:
                 raise LinAlgError(f"{_lapack_where(i, batch)} is singular ({e})") from None
     return out.reshape(batch + (n, nrhs))
+
+
+# =======================================================================================
+# triangular twins: twin of triangular.pyx (the fused solve_triangular backprop)
+# =======================================================================================
+
+def _tri_adjoint_solve(a, g, lower, trans, unit_diagonal, left):
+    """op(a)⁻ᴴ g (left) or g op(a)⁻ᴴ (right), with the trtrs twin above."""
+    cplx = a.dtype.kind == "c"
+    if not left:   # g M⁻ᴴ = (M⁻¹ gᴴ)ᴴ
+        gh = g.swapaxes(-1, -2).conj()
+        return trtrs(a, gh, lower, trans, unit_diagonal).swapaxes(-1, -2).conj()
+    if trans == 1 and cplx:   # M⁻ᴴ = conj(a)⁻¹: conj(a⁻¹ conj(g))
+        return trtrs(a, g.conj(), lower, 0, unit_diagonal).conj()
+    # M⁻ᴴ is a⁻ᴴ for trans 0, a⁻¹ for trans 2 (and for real trans 1)
+    return trtrs(a, g, lower, 2 if trans == 0 else 0, unit_diagonal)
+
+
+def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_a=True,
+                              need_b=True):
+    """Twin of triangular.solve_triangular_backprop (RULES.md "solve_triangular"):
+    G = M⁻ᴴX̄ (left) or X̄M⁻ᴴ (right), M = op(a); Ā = P(op⁻¹(−GXᴴ)) or P(op⁻¹(−XᴴG)),
+    P keeping the triangle the solve reads (strict for unit_diagonal)."""
+    dt = _np.result_type(a.dtype, x.dtype, gx.dtype)
+    a, x, gx = (_np.asarray(v).astype(dt, copy=False) for v in (a, x, gx))
+    batch = _np.broadcast_shapes(a.shape[:-2], x.shape[:-2], gx.shape[:-2])
+    n = a.shape[-1]
+    shape = batch + x.shape[-2:]
+    if a.size == 0 or x.size == 0:
+        g = _np.zeros(shape, dt)
+    else:
+        g = _tri_adjoint_solve(a, _np.broadcast_to(gx, shape), lower, trans,
+                               unit_diagonal, left)
+    ga = None
+    if need_a:
+        xh = x.swapaxes(-1, -2).conj()
+        mbar = -(g @ xh if left else xh @ g) if g.size else _np.zeros(batch + (n, n), dt)
+        mbar = _np.broadcast_to(mbar, batch + (n, n))
+        if trans == 1:
+            mbar = mbar.swapaxes(-1, -2)
+        elif trans == 2:
+            mbar = mbar.swapaxes(-1, -2).conj()
+        k = (-1 if lower else 1) if unit_diagonal else 0
+        ga = _np.tril(mbar, k) if lower else _np.triu(mbar, k)
+    return ga, (g if need_b else None)

@@ -21,8 +21,9 @@ to avoid copies where the algebra allows it:
   potrf   likewise, potrf of Aᵀ = conj(A) = conj(L) Lᵀ on the flipped triangle gives
           the Fortran factor Lᵀ, which read C-ordered is L itself: computed in place
           in the output.
-  trtrs   a C-ordered triangular matrix is used in place as Aᵀ, with uplo flipped and
-          the transposition flag swapped (aᴴ x = b is solved as conj of Aᵀ x̄ = b̄).
+  trtrs   solved as the right-side ?trsm xᵀ op(a)ᵀ = bᵀ in the output's memory (a
+          C-ordered x is the Fortran xᵀ), with a C-ordered a used in place as Aᵀ
+          (uplo flipped): no transposing copies at all.
   others  (geqrf/orgqr, getrf, getrs' right-hand sides, geev) copy each matrix once
           into a Fortran work buffer. getrf factors in the output's memory and returns
           a per-matrix Fortran view, which getrs then uses without a copy.
@@ -41,6 +42,7 @@ from libc.stdlib cimport malloc, free
 from libc.math cimport isfinite
 from libc.string cimport memcpy
 
+cimport scipy.linalg.cython_blas as bl
 cimport scipy.linalg.cython_lapack as lp
 
 import numpy as np
@@ -211,19 +213,6 @@ cdef inline void xpotrf(char* uplo, blas_int* n, lapack_t* a, blas_int* lda,
         lp.cpotrf(uplo, n, a, lda, info)
     else:
         lp.zpotrf(uplo, n, a, lda, info)
-
-
-cdef inline void xtrtrs(char* uplo, char* trans, char* diag, blas_int* n, blas_int* nrhs,
-                        lapack_t* a, blas_int* lda, lapack_t* b, blas_int* ldb,
-                        blas_int* info) noexcept nogil:
-    if lapack_t is float:
-        lp.strtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
-    elif lapack_t is double:
-        lp.dtrtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
-    elif lapack_t is cfloat:
-        lp.ctrtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
-    else:
-        lp.ztrtrs(uplo, trans, diag, n, nrhs, a, lda, b, ldb, info)
 
 
 cdef inline void xgeev(char* jobvl, char* jobvr, blas_int* n, lapack_t* a, blas_int* lda,
@@ -856,65 +845,112 @@ cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
     return result
 
 
+cdef inline void xtrsm(char* side, char* uplo, char* transa, char* diag, blas_int* m,
+                       blas_int* n, lapack_t* a, blas_int* lda, lapack_t* b,
+                       blas_int* ldb) noexcept nogil:
+    """B := op(A)⁻¹B (side 'L') or B op(A)⁻¹ (side 'R'), alpha = 1."""
+    cdef lapack_t one = 1
+    if lapack_t is float:
+        bl.strsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+    elif lapack_t is double:
+        bl.dtrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+    elif lapack_t is cfloat:
+        bl.ctrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+    else:
+        bl.ztrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+
+
+cdef inline void xtrsv(char* uplo, char* trans, char* diag, blas_int* n, lapack_t* a,
+                       blas_int* lda, lapack_t* x) noexcept nogil:
+    """x := op(A)⁻¹x for one contiguous vector x."""
+    cdef blas_int inc = 1
+    if lapack_t is float:
+        bl.strsv(uplo, trans, diag, n, a, lda, x, &inc)
+    elif lapack_t is double:
+        bl.dtrsv(uplo, trans, diag, n, a, lda, x, &inc)
+    elif lapack_t is cfloat:
+        bl.ctrsv(uplo, trans, diag, n, a, lda, x, &inc)
+    else:
+        bl.ztrsv(uplo, trans, diag, n, a, lda, x, &inc)
+
+
 cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
                        lapack_t[:, :, ::1] x, bint lower, int trans, bint unit,
                        blas_int* info) noexcept:
-    # A C-ordered triangular a is the Fortran T = aᵀ: used in place with uplo flipped;
-    # a x = b is Tᵀ x = b ('T'), aᵀ x = b is T x = b ('N'), and aᴴ x = b is conj(T) x = b,
-    # i.e. T x̄ = b̄ ('N' with b conjugated on the way in and x on the way out). A
-    # Fortran-ordered a is used as is; any other layout is copied (once per distinct a).
-    cdef Py_ssize_t nb = rhs.shape[0], n = rhs.shape[1], nrhs = rhs.shape[2], b
+    # No transposing copies: the C-ordered n x k output x is the Fortran k x n matrix
+    # xᵀ, and op(a) x = b is xᵀ op(a)ᵀ = bᵀ, a right-side ?trsm done in place in x's
+    # memory (b is copied in, a memcpy when it is C-ordered). A C-ordered a is the
+    # Fortran T = aᵀ (triangle flipped), and op(a)ᵀ is T, Tᵀ, Tᴴ for trans 0, 1, 2; a
+    # Fortran-ordered a is a itself, op(a)ᵀ = aᵀ ('T') or a ('N'), and for complex
+    # trans 2 (conj(a), no BLAS op) it is copied C-ordered, as is any other layout (once
+    # per distinct a). One right-hand side (x a contiguous vector) is the left-side
+    # ?trsv op(a) x = b instead, whose op of T is Tᵀ, T for trans 0, 1 (complex trans 2
+    # would be conj(T): ?trsm then), and that of a Fortran a is a, aᵀ, aᴴ. ?trsm/?trsv
+    # do not check singularity: an exactly zero diagonal entry is reported like ?trtrs
+    # does (info = its 1-based index), before solving.
+    cdef Py_ssize_t nb = rhs.shape[0], n = rhs.shape[1], nrhs = rhs.shape[2], b, i
     cdef Py_ssize_t sa[3]
     cdef Py_ssize_t sb[3]
-    cdef blas_int N = <blas_int>n, NR = <blas_int>nrhs, inf = 0
-    cdef char uplo, tr
+    cdef blas_int N = <blas_int>n, NR = <blas_int>nrhs
+    cdef char side = b'R', uplo, tr, trv = 0
     cdef char dg = b'U' if unit else b'N'
-    cdef bint c_order, conj = False
+    cdef bint c_order, f_order, copy_a
     cdef lapack_t* abuf = NULL
-    cdef lapack_t* bbuf = NULL
     cdef const lapack_t* src
     cdef const lapack_t* last = NULL
     cdef lapack_t* ap
+    cdef lapack_t* xp
     cdef bint failed = False
     cdef Py_ssize_t result = OK
     if not (_elem_strides(a.strides, sizeof(lapack_t), 3, sa) and
             _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
         return BAD_STRIDES
     c_order = sa[2] == 1 and sa[1] == n
-    if c_order:
+    f_order = sa[1] == 1 and sa[2] == n
+    if lapack_t is cfloat or lapack_t is cdouble:
+        if trans == 2 and f_order and not c_order:
+            f_order = False
+    copy_a = not (c_order or f_order)
+    if c_order or copy_a:
         uplo = b'U' if lower else b'L'
-        if trans == 0:
-            tr = b'T'
-        else:
-            tr = b'N'
-            if lapack_t is cfloat or lapack_t is cdouble:
-                conj = trans == 2
+        tr = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
+        if nrhs == 1 and (trans != 2 or not (lapack_t is cfloat or lapack_t is cdouble)):
+            trv = b'T' if trans == 0 else b'N'
     else:
         uplo = b'L' if lower else b'U'
-        tr = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
-    abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
-    bbuf = <lapack_t*>_alloc(n * nrhs, sizeof(lapack_t), &failed)
-    if failed:
-        free(abuf); free(bbuf)
-        return NO_MEMORY
+        tr = b'T' if trans == 0 else b'N'
+        if nrhs == 1:
+            trv = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
+    if copy_a:
+        abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
+        if failed:
+            return NO_MEMORY
     with nogil:
         for b in range(nb):
             src = &a[b, 0, 0]
-            if c_order or (sa[1] == 1 and sa[2] == n):
-                ap = <lapack_t*>src     # trtrs only reads it
-            else:
+            if copy_a:
                 ap = abuf
                 if src != last:
-                    _copy(src, sa[1], sa[2], abuf, 1, n, n, n, False)
+                    _copy(src, sa[1], sa[2], abuf, n, 1, n, n, False)
                     last = src
-            _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, n, n, nrhs, conj)
-            xtrtrs(&uplo, &tr, &dg, &N, &NR, ap, &N, bbuf, &N, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
-                break
-            _copy(bbuf, 1, n, &x[b, 0, 0], nrhs, 1, n, nrhs, conj)
-    free(abuf); free(bbuf)
+            else:
+                ap = <lapack_t*>src     # trsm only reads it
+            if not unit:
+                # the diagonal is at the same place in any square layout
+                for i in range(n):
+                    if ap[i * (n + 1)] == 0:
+                        info[0] = <blas_int>(i + 1)
+                        result = b
+                        break
+                if result != OK:
+                    break
+            xp = &x[b, 0, 0]
+            _copy(&rhs[b, 0, 0], sb[1], sb[2], xp, nrhs, 1, n, nrhs, False)
+            if trv:
+                xtrsv(&uplo, &trv, &dg, &N, ap, &N, xp)
+            else:
+                xtrsm(&side, &uplo, &tr, &dg, &NR, &N, ap, &N, xp, &NR)
+    free(abuf)
     return result
 
 
@@ -1413,11 +1449,35 @@ def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
     naming the batch index when a diagonal entry is exactly zero."""
     if trans not in (0, 1, 2):
         raise ValueError(f"trtrs: trans must be 0, 1 or 2, got {trans!r}")
-    a, b, dt, batch = _solve_operands(a, b, "trtrs")
-    cdef Py_ssize_t n = b.shape[-2], nrhs = b.shape[-1], nb = _prod(batch)
-    cdef int code = _code_of(dt)
+    cdef Py_ssize_t n, nrhs, nb
+    cdef int code = -1
     cdef blas_int info = 0
     cdef Py_ssize_t bad
+    cdef tuple sa, sb, batch
+    # Fast path (most calls: two ndarrays of one native LAPACK dtype, same batch):
+    # skips _solve_operands' conversions and broadcasting, a good part of the per-call
+    # cost at small n.
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        dt = a.dtype
+        if dt is b.dtype and dt.isnative:
+            code = _CHARS.find(dt.char)
+            sa = a.shape
+            sb = b.shape
+            if code >= 0 and len(sa) == len(sb) >= 2:
+                n = sb[len(sb) - 2]
+                if not (sa[len(sa) - 1] == sa[len(sa) - 2] == n and
+                        sa[:len(sa) - 2] == sb[:len(sb) - 2]):
+                    code = -1
+            else:
+                code = -1
+    if code < 0:
+        a, b, dt, batch = _solve_operands(a, b, "trtrs")
+        code = _code_of(dt)
+    else:
+        batch = sb[:len(sb) - 2]
+    n = b.shape[-2]
+    nrhs = b.shape[-1]
+    nb = _prod(batch)
     if nb == 0 or n == 0 or nrhs == 0:
         return np.zeros(batch + (n, nrhs), dt)
     if a.shape[:-2] != batch:

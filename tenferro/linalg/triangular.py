@@ -18,6 +18,7 @@ differentiable to any order. The decomposition rules (qr, lu, cholesky, eig) use
 :func:`trsolve` and :func:`check_nonsingular` from here.
 """
 import functools
+import os
 
 import numpy as np
 
@@ -29,6 +30,11 @@ from .._ops.registry import defop, register
 from ..builders import builder
 from . import _lapack
 from ._common import check_finite_or_raise, matrix_input
+
+if os.environ.get("TENFERRO_PURE_PYTHON"):
+    from .._kernels._reference import solve_triangular_backprop as _backprop_kernel
+else:
+    from .._kernels.triangular import solve_triangular_backprop as _backprop_kernel
 
 __all__ = ["solve_triangular", "solve_triangular_ad"]
 
@@ -221,8 +227,12 @@ def _adjoint_solve(a, g, lower, trans, unit, left):
 def _solve_triangular_backprop(a, x, gx, lower, trans, unit, left, need_a, need_b):
     """(Ā, B̄) of X = op(A)⁻¹B (or B op(A)⁻¹) in matrix form, over the broadcast batch.
 
-    The one place that computes this backprop, so a fused kernel can replace it.
+    On ndarrays (a plain backward) one call of the fused Cython kernel
+    (tenferro/_kernels/triangular.pyx: ?trsm for G, ?gemm on the kept triangle only);
+    on Tensors (create_graph) the same formulas with recorded ops.
     """
+    if not (isinstance(a, Tensor) or isinstance(x, Tensor) or isinstance(gx, Tensor)):
+        return _backprop_kernel(a, x, gx, lower, trans, unit, left, need_a, need_b)
     g = _adjoint_solve(a, gx, lower, trans, unit, left)
     ga = None
     if need_a:

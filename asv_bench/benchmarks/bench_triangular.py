@@ -1,0 +1,114 @@
+"""tf.linalg.solve_triangular: forward + backward against the SciPy primal, one thread,
+and the fused backprop kernel (tenferro/_kernels/triangular.pyx) against its NumPy twin.
+
+  SolveTriangular  x = solve_triangular(a, b, lower=True) with a (n, n), b (n, n);
+                   cotangent on x, then tf.grad for a and b
+  Backprop         the kernel alone (G = a⁻ᴴx̄ and Ā = tril(−G xᴴ)) vs the twin in
+                   _reference.py (SciPy solve + matmul + tril)
+
+at n = 4, 16 (per-call overhead), 64 and 256 (BLAS-bound), float64 and complex128.
+The floor is ``scipy.linalg.solve_triangular(a, b, lower=True)`` with its default
+arguments. Targets for forward + backward ÷ primal: <= 2.5x at n = 16, <= 3.5x at
+n = 256. The backward is one trsm (n²k) plus a gemm restricted to the triangle (~n²k/2)
+against the primal's one trsm, so ~2.5x is the flop floor at large n.
+
+``python asv_bench/benchmarks/bench_triangular.py`` prints the medians and ratios
+(functions timed alternately, so machine load hits them alike; ``--cpu`` times with the
+process CPU clock).
+"""
+import os
+
+# One thread: set before NumPy is imported where possible (see bench_engine.py).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import numpy as np  # noqa: E402
+import scipy.linalg as sla  # noqa: E402
+
+import tenferro as tf  # noqa: E402
+from tenferro._kernels import _reference  # noqa: E402
+from tenferro._kernels import triangular as _kernel  # noqa: E402
+
+try:  # NumPy may have been imported before this module: limit its pools if we can
+    from threadpoolctl import threadpool_limits
+except ImportError:
+    pass
+else:
+    threadpool_limits(1)
+
+
+def _random(shape, dtype, rng):
+    a = rng.standard_normal(shape)
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal(shape)
+    return a
+
+
+class _Bench:
+    params = [[4, 16, 64, 256], ["float64", "complex128"]]
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        rng = np.random.default_rng(0)
+        self.a = np.tril(_random((n, n), dtype, rng)) + 3 * np.sqrt(n) * np.eye(n)
+        self.b = _random((n, n), dtype, rng)
+        self.g = _random((n, n), dtype, rng)
+        self.x = sla.solve_triangular(self.a, self.b, lower=True)
+        self.leaf_a = tf.tensor(self.a, requires_grad=True)
+        self.leaf_b = tf.tensor(self.b, requires_grad=True)
+
+
+class SolveTriangular(_Bench):
+    def time_scipy_primal(self, n, dtype):
+        sla.solve_triangular(self.a, self.b, lower=True)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.solve_triangular(self.a, self.b, lower=True)
+
+    def time_tf_forward_backward(self, n, dtype):
+        x = tf.linalg.solve_triangular(self.leaf_a, self.leaf_b, lower=True)
+        tf.grad([x], [self.leaf_a, self.leaf_b], [self.g])
+
+
+class Backprop(_Bench):
+    def time_kernel(self, n, dtype):
+        _kernel.solve_triangular_backprop(self.a, self.x, self.g, True, 0, False, True)
+
+    def time_twin(self, n, dtype):
+        _reference.solve_triangular_backprop(self.a, self.x, self.g, True, 0, False, True)
+
+
+def _medians(fns, repeat=15, timer=None):
+    """Median seconds per call of each function, timed alternately."""
+    import timeit
+    timers = [timeit.Timer(f) if timer is None else timeit.Timer(f, timer=timer) for f in fns]
+    numbers = [max(1, t.autorange()[0] // 5) for t in timers]
+    samples = [[] for _ in fns]
+    for _ in range(repeat):
+        for t, k, s in zip(timers, numbers, samples):
+            s.append(t.timeit(k) / k)
+    return [float(np.median(s)) for s in samples]
+
+
+def main():
+    import sys
+    import time
+    timer = time.process_time if "--cpu" in sys.argv[1:] else None
+    print(f"{'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} {'tf f+b us':>9} "
+          f"{'f+b/scipy':>9} {'kernel us':>9} {'twin us':>9} {'twin/kern':>9}")
+    for dtype in _Bench.params[1]:
+        for n in _Bench.params[0]:
+            s, k = SolveTriangular(), Backprop()
+            s.setup(n, dtype)
+            k.setup(n, dtype)
+            ts = [t * 1e6 for t in _medians(
+                [lambda f=f: f(n, dtype) for f in
+                 (s.time_scipy_primal, s.time_tf_forward, s.time_tf_forward_backward,
+                  k.time_kernel, k.time_twin)], timer=timer)]
+            print(f"{n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f} "
+                  f"{ts[2] / ts[0]:9.2f} {ts[3]:9.1f} {ts[4]:9.1f} {ts[4] / ts[3]:9.2f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
