@@ -76,7 +76,7 @@ def main():
     res = minimize(value_and_grad, X0, jac=True, method="BFGS")
     # Standard errors from the Gauss-Newton covariance s^2 (J^T J)^-1, with the model's
     # Jacobian J taken column by column in forward mode (one jvp per parameter).
-    J = np.stack([tf.jvp(lambda p: model(p, T), (res.x,), (e,))[1].numpy() for e in ONE_HOT],
+    J = np.stack([tf.jvp(lambda p: model(p, T), (res.x,), (e,))[1].numpy() for e in np.eye(len(TRUE))],
                  axis=1)
     s2 = res.fun * len(T) / (len(T) - len(TRUE))
     se = np.sqrt(np.diag(s2 * np.linalg.inv(J.T @ J)))
