@@ -6,13 +6,29 @@ the derivative maps themselves: the VJP map is checked in both modes (reverse-ov
 reverse and forward-over-reverse), the JVP map in reverse mode (reverse-over-forward).
 Complex inputs get complex directions; the reverse check uses the real inner product
 Re⟨ȳ, J v⟩ = Re⟨Jᴴ ȳ, v⟩ that fixes the complex convention of DESIGN.md §2.
+
+Replay of the shared reference derivatives (``../shared/oracles``, one case a line of
+``cases/<op>/<family>.jsonl``; see that folder's README.md), used by the oracle tests:
+
+* :func:`oracle_dir` — where the data is (it may be absent: the caller decides to skip);
+* :func:`load_oracle_cases` — the case dicts of some op folders, in file order;
+* :func:`decode_oracle_tensor` — a case tensor ``{"data", "dtype", "shape", "order"}``
+  (complex entries as ``[re, im]`` pairs) as an ndarray;
+* :func:`assert_close_to_oracle` — ``assert_allclose`` under a case's ``{"rtol", "atol"}``,
+  optionally with rtol capped at :data:`ORACLE_RTOL_CAP`;
+* :func:`oracle_phi` — φ(x) = Re⟨ȳ, f(x)⟩, the scalar whose Hessian the HVP probes test.
 """
+import json
+from pathlib import Path
+
 import numpy as np
 
 from ._tensor import Tensor, as_tensor
 
 __all__ = ["check_grads", "check_low_precision", "random_array", "random_tensor",
-           "random_spd", "random_well_conditioned", "DEFAULT_TOL"]
+           "random_spd", "random_well_conditioned", "DEFAULT_TOL",
+           "oracle_dir", "load_oracle_cases", "decode_oracle_tensor", "assert_close_to_oracle",
+           "oracle_phi", "ORACLE_RTOL_CAP"]
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
          np.dtype(np.complex128): np.dtype(np.float64)}
@@ -197,3 +213,77 @@ def check_low_precision(f, args, rtol=None, rng=0):
             continue
         assert a.dtype in (np.float32, np.complex64), f"gradient dtype {a.dtype}"
         _assert_close(_values(a), _values(b), rtol, rtol, "single-precision gradient")
+
+
+# ---- replay of the shared reference derivatives (../shared/oracles) ----------------------
+
+# rtol >= 1 accepts any answer, zero included (np.allclose(0, d, rtol=1) holds): the data
+# gives rtol 10..1000 to some single-precision and second-order cases (qr's first order,
+# lu's second order, pinv/lstsq in float32). Cap it at the loosest other tolerance of the
+# linalg cases (tenferro's worst error on this data is below 1e-3).
+ORACLE_RTOL_CAP = 1e-2
+
+
+def oracle_dir():
+    """The folder of the shared oracle data, ``<repository>/../shared/oracles``.
+
+    It need not exist (the data lives outside the repository); check
+    ``(oracle_dir() / "cases").is_dir()`` before relying on it.
+    """
+    return Path(__file__).resolve().parents[1] / ".." / "shared" / "oracles"
+
+
+def load_oracle_cases(ops, root=None):
+    """Every case of the op folders ``ops`` (in that order; files sorted by name) as a list
+    of dicts, one a non-blank jsonl line. Each dict also gets ``"_family"``: the stem of
+    its file. ``root`` defaults to :func:`oracle_dir`; a missing ``cases`` folder gives []."""
+    cases_dir = Path(oracle_dir() if root is None else root) / "cases"
+    out = []
+    if not cases_dir.is_dir():
+        return out
+    for op in ops:
+        for path in sorted((cases_dir / op).glob("*.jsonl")):
+            with open(path) as fh:
+                for line in fh:
+                    if line.strip():
+                        case = json.loads(line)
+                        case["_family"] = path.stem
+                        out.append(case)
+    return out
+
+
+def decode_oracle_tensor(t):
+    """A case tensor ``{"data", "dtype", "shape", "order"}`` as an ndarray (complex data is
+    a flat list of ``[re, im]`` pairs)."""
+    if t["order"] != "row_major":
+        raise AssertionError(f"oracle tensor order {t['order']!r}, expected 'row_major'")
+    dtype = np.dtype(t["dtype"])
+    a = np.asarray(t["data"], dtype=np.float64)
+    if dtype.kind == "c":
+        a = a.reshape(-1, 2) @ np.array([1, 1j])
+    return a.reshape(t["shape"]).astype(dtype)
+
+
+def assert_close_to_oracle(actual, expected, tol, what, rtol_cap=None):
+    """``actual`` has ``expected``'s shape and is allclose to it under ``tol`` (a case's
+    ``{"rtol", "atol"}``), rtol capped at ``rtol_cap`` if given; ``what`` names the check."""
+    actual = np.asarray(actual)
+    if actual.shape != expected.shape:
+        raise AssertionError(f"{what}: shape {actual.shape} != {expected.shape}")
+    rtol = tol["rtol"] if rtol_cap is None else min(tol["rtol"], rtol_cap)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=tol["atol"], err_msg=what)
+
+
+def oracle_phi(fn, cotangents):
+    """φ(x) = Re⟨ȳ, f(x)⟩ = Σ Re(conj(ȳ)·y), the scalar whose Hessian the oracle probes.
+
+    ``fn`` maps the input Tensors to a tuple of outputs; ``cotangents`` (arrays) pair with
+    them. The terms are summed left to right.
+    """
+    import tenferro as tf   # here, not at the top: tenferro imports this module
+
+    def phi(*xs):
+        terms = [tf.sum(tf.real(tf.multiply(np.conj(c), y)))
+                 for y, c in zip(fn(*xs), cotangents)]
+        return sum(terms[1:], terms[0])
+    return phi

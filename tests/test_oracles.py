@@ -15,15 +15,14 @@ tolerances. This file covers the elementwise ops and the reductions; cases of ot
 The adapter below maps PyTorch's spelling to tenferro's. A keyword it does not know is an
 error (raised, never skipped), so new oracle data cannot silently test less.
 """
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import tenferro as tf
+from tenferro.testing import assert_close_to_oracle, load_oracle_cases, oracle_dir, oracle_phi
+from tenferro.testing import decode_oracle_tensor as decode
 
-ORACLES = Path(__file__).resolve().parents[1] / ".." / "shared" / "oracles"
+ORACLES = oracle_dir()
 if not (ORACLES / "cases").is_dir():
     pytest.skip(f"no oracle data at {ORACLES}", allow_module_level=True)
 
@@ -141,54 +140,12 @@ def make_fn(case):
 
 # ---- reading cases ----------------------------------------------------------------------
 
-def decode(t):
-    """A case tensor ``{"data", "dtype", "shape", "order"}`` as an ndarray."""
-    assert t["order"] == "row_major"
-    dtype = np.dtype(t["dtype"])
-    if dtype.kind == "c":
-        pairs = np.asarray(t["data"], dtype=np.float64).reshape(-1, 2)
-        a = pairs[:, 0] + 1j * pairs[:, 1]
-    else:
-        a = np.asarray(t["data"], dtype=np.float64)
-    return a.reshape(t["shape"]).astype(dtype)
-
-
-def _load_cases():
-    out = []
-    for path in sorted((ORACLES / "cases").glob("*/*.jsonl")):
-        if path.parent.name not in OPS:
-            continue
-        with open(path) as fh:
-            for line in fh:
-                if line.strip():
-                    case = json.loads(line)
-                    out.append(pytest.param(case, id=case["case_id"]))
-    return out
-
-
-CASES = _load_cases()
+# sorted: the order of the case files on disk
+CASES = [pytest.param(c, id=c["case_id"]) for c in load_oracle_cases(sorted(OPS), ORACLES)]
 
 
 def _output_keys(n):
     return ["value"] if n == 1 else [f"output_{i}" for i in range(n)]
-
-
-def _assert_close(actual, expected, tol, what):
-    actual = np.asarray(actual)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    np.testing.assert_allclose(actual, expected, rtol=tol["rtol"], atol=tol["atol"],
-                               err_msg=what)
-
-
-def _phi(fn, cots):
-    """φ(x) = Re⟨ȳ, f(x)⟩ = Σ Re(conj(ȳ)·y), the scalar whose Hessian the oracle probes."""
-    def phi(*xs):
-        total = None
-        for y, c in zip(fn(*xs), cots):
-            term = tf.sum(tf.real(tf.multiply(np.conj(c), y)))
-            total = term if total is None else total + term
-        return total
-    return phi
 
 
 def test_cases_found():
@@ -218,8 +175,8 @@ def test_oracle(case):
                              [tf.tensor(d) for d in dirs])
         for key, t in zip(keys, tangents):
             for src, ref in refs:
-                _assert_close(t.numpy(), decode(ref["jvp"][key]), first,
-                              f"{pid}: jvp[{key}] vs {src}_ref")
+                assert_close_to_oracle(t.numpy(), decode(ref["jvp"][key]), first,
+                                       f"{pid}: jvp[{key}] vs {src}_ref")
 
         # reverse mode
         xs = [tf.tensor(p, requires_grad=True) for p in primals]
@@ -227,15 +184,15 @@ def test_oracle(case):
         grads = tf.grad(list(outs), xs, [tf.tensor(c) for c in cots])
         for name, x, g in zip(names, xs, grads):
             g = np.zeros_like(x.numpy()) if g is None else g.numpy()
-            _assert_close(g, decode(probe["pytorch_ref"]["vjp"][name]), first,
-                          f"{pid}: vjp[{name}] vs pytorch_ref")
+            assert_close_to_oracle(g, decode(probe["pytorch_ref"]["vjp"][name]), first,
+                                   f"{pid}: vjp[{name}] vs pytorch_ref")
 
         # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
         if "hvp" in probe["pytorch_ref"]:
-            _, _, hvps = tf.hvp(_phi(fn, cots), [tf.tensor(p) for p in primals],
+            _, _, hvps = tf.hvp(oracle_phi(fn, cots), [tf.tensor(p) for p in primals],
                                 [tf.tensor(d) for d in dirs])
             for name, h in zip(names, hvps):
                 for src, ref in refs:
                     if "hvp" in ref:
-                        _assert_close(h.numpy(), decode(ref["hvp"][name]), second,
-                                      f"{pid}: hvp[{name}] vs {src}_ref")
+                        assert_close_to_oracle(h.numpy(), decode(ref["hvp"][name]), second,
+                                               f"{pid}: hvp[{name}] vs {src}_ref")

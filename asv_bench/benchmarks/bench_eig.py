@@ -14,22 +14,21 @@ matmuls and an LU solve with Vᴴ, cheap next to the O(25 n³) of geev.
 ``python asv_bench/benchmarks/bench_eig.py`` prints the medians and ratios directly.
 """
 import os
+import sys
 
-# One thread: set before NumPy is imported where possible (see bench_engine.py).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
+# _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
+try:  # asv imports this file from the package ``benchmarks``
+    from ._common import limit_threads, medians
+except ImportError:  # run or loaded by path: _common.py stands next to this file
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _common import limit_threads, medians
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
-try:  # NumPy may have been imported before this module: limit its pools if we can
-    from threadpoolctl import threadpool_limits
-except ImportError:
-    pass
-else:
-    threadpool_limits(1)
+limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
 def _matrix(n, dtype, rng):
@@ -86,13 +85,6 @@ class Solve(_Bench):
         tf.grad([x], self.leaves, [self.g])
 
 
-def _median(fn, repeat=15):
-    import timeit
-    t = timeit.Timer(fn)
-    number, _ = t.autorange()
-    return float(np.median(t.repeat(repeat, max(1, number // 5)))) / max(1, number // 5)
-
-
 def main():
     print(f"{'bench':6} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
           f"{'tf f+b us':>9} {'f+b/scipy':>9}")
@@ -101,7 +93,7 @@ def main():
             for n in _Bench.params[0]:
                 b = cls()
                 b.setup(n, dtype)
-                ts = [_median(lambda f=f: f(n, dtype)) * 1e6 for f in
+                ts = [medians([lambda f=f: f(n, dtype)])[0] * 1e6 for f in
                       (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)]
                 print(f"{cls.__name__:6} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
                       f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f}")

@@ -11,21 +11,20 @@ is the hand-written NumPy twin (matmuls along the same path, gradients by hand):
 for forward + backward.
 """
 import os
+import sys
 
-# One thread: set before NumPy is imported where possible (see bench_engine.py).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
+# _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
+try:  # asv imports this file from the package ``benchmarks``
+    from ._common import limit_threads
+except ImportError:  # run or loaded by path: _common.py stands next to this file
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _common import limit_threads
 
 import numpy as np  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
-try:  # NumPy may have been imported before this module: limit its pools if we can
-    from threadpoolctl import threadpool_limits
-except ImportError:
-    pass
-else:
-    threadpool_limits(1)
+limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
 class _EinsumBench:

@@ -16,23 +16,20 @@ The workload functions are plain module-level functions so that
 ``scripts/bench_engine.py`` times exactly the same code with ``timeit``.
 """
 import os
+import sys
 
-# One thread: set before NumPy is imported (in asv's benchmark process it usually is not
-# yet). For 4-element arrays no BLAS call is made, but a stray thread pool would still add
-# noise to the timings.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
+# _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
+try:  # asv imports this file from the package ``benchmarks``
+    from ._common import limit_threads
+except ImportError:  # run or loaded by path: _common.py stands next to this file
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _common import limit_threads
 
 import numpy as np  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
-try:  # NumPy may have been imported before this module: limit its pools if we can
-    from threadpoolctl import threadpool_limits
-except ImportError:
-    pass
-else:
-    threadpool_limits(1)
+limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 N = 4           # vector length: small enough that the engine dominates
 CHAIN = 100     # elementwise ops in the chain workload (plus one final sum)

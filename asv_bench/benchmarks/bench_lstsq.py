@@ -15,29 +15,23 @@ of X and A) <= 1.3x and <= 1.8x.
 ``python asv_bench/benchmarks/bench_lstsq.py`` prints the medians and ratios directly.
 """
 import os
+import sys
 
-# One thread: set before NumPy is imported where possible (see bench_engine.py).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
+# _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
+try:  # asv imports this file from the package ``benchmarks``
+    from ._common import limit_threads, medians
+    from ._common import random_array as _array
+except ImportError:  # run or loaded by path: _common.py stands next to this file
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _common import limit_threads, medians
+    from _common import random_array as _array
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
-try:  # NumPy may have been imported before this module: limit its pools if we can
-    from threadpoolctl import threadpool_limits
-except ImportError:
-    pass
-else:
-    threadpool_limits(1)
-
-
-def _array(shape, dtype, rng):
-    a = rng.standard_normal(shape)
-    if dtype == "complex128":
-        a = a + 1j * rng.standard_normal(shape)
-    return a
+limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
 class _Bench:
@@ -84,19 +78,6 @@ class Pinv(_Bench):
         tf.grad([x], [self.leaf], [self.g])
 
 
-def _medians(fns, repeat=15):
-    """Median seconds per call of each function, timed in interleaved rounds (so that a
-    load change on the machine hits every function alike)."""
-    import timeit
-    timers = [timeit.Timer(f) for f in fns]
-    numbers = [max(1, t.autorange()[0] // 5) for t in timers]
-    runs = [[] for _ in fns]
-    for _ in range(repeat):
-        for t, k, r in zip(timers, numbers, runs):
-            r.append(t.timeit(k) / k)
-    return [float(np.median(r)) for r in runs]
-
-
 def main():
     print(f"{'bench':6} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
           f"{'tf f+b us':>9} {'f+b/scipy':>9}")
@@ -105,7 +86,7 @@ def main():
             for n in _Bench.params[0]:
                 b = cls()
                 b.setup(n, dtype)
-                ts = [t * 1e6 for t in _medians(
+                ts = [t * 1e6 for t in medians(
                     [lambda f=f: f(n, dtype) for f in (b.time_scipy_primal, b.time_tf_forward,
                                                        b.time_tf_forward_backward)])]
                 print(f"{cls.__name__:6} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "

@@ -31,29 +31,23 @@ the Padé data per call) and the 2n x 2n block exponential exp([[A, E], [0, A]])
 """
 import importlib
 import os
+import sys
 
-# One thread: set before NumPy is imported where possible (see bench_engine.py).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
+# _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
+try:  # asv imports this file from the package ``benchmarks``
+    from ._common import limit_threads, medians
+    from ._common import random_array as _random
+except ImportError:  # run or loaded by path: _common.py stands next to this file
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _common import limit_threads, medians
+    from _common import random_array as _random
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
-try:  # NumPy may have been imported before this module: limit its pools if we can
-    from threadpoolctl import threadpool_limits
-except ImportError:
-    pass
-else:
-    threadpool_limits(1)
-
-
-def _random(shape, dtype, rng):
-    a = rng.standard_normal(shape)
-    if dtype == "complex128":
-        a = a + 1j * rng.standard_normal(shape)
-    return a
+limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
 class _Bench:
@@ -160,18 +154,6 @@ class FrechetAlgorithms:
         sla.expm(np.block([[self.a, self.e], [self.zero, self.a]]))
 
 
-def _medians(fns, repeat=15):
-    """Median seconds per call of each function, timed alternately."""
-    import timeit
-    timers = [timeit.Timer(f) for f in fns]
-    numbers = [max(1, t.autorange()[0] // 5) for t in timers]
-    samples = [[] for _ in fns]
-    for _ in range(repeat):
-        for t, k, s in zip(timers, numbers, samples):
-            s.append(t.timeit(k) / k)
-    return [float(np.median(s)) for s in samples]
-
-
 def main(names=None):
     classes = [Det, Slogdet, MatrixExp, NormFro, NormNuc]
     if names:
@@ -183,7 +165,7 @@ def main(names=None):
             for n in _Bench.params[0]:
                 b = cls()
                 b.setup(n, dtype)
-                ts = [t * 1e6 for t in _medians(
+                ts = [t * 1e6 for t in medians(
                     [lambda f=f: f(n, dtype) for f in
                      (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)])]
                 print(f"{cls.__name__:9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
@@ -195,7 +177,7 @@ def main(names=None):
         for n in FrechetAlgorithms.params[0]:
             b = FrechetAlgorithms()
             b.setup(n, dtype)
-            ts = [t * 1e6 for t in _medians(
+            ts = [t * 1e6 for t in medians(
                 [lambda f=f: f(n, dtype) for f in
                  (b.time_saved_pade, b.time_scipy_expm_frechet, b.time_block_exponential)],
                 repeat=7)]

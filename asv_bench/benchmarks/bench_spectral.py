@@ -19,10 +19,16 @@ n = 16 and <= 1.3x at n = 256; eigh <= 1.4x at both. Complex cotangents are phas
 ``python asv_bench/benchmarks/bench_spectral.py`` prints the medians and ratios directly.
 """
 import os
+import sys
 
-# One thread: set before NumPy is imported where possible (see bench_engine.py).
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
+# _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
+try:  # asv imports this file from the package ``benchmarks``
+    from ._common import limit_threads
+    from ._common import random_array as _random
+except ImportError:  # run or loaded by path: _common.py stands next to this file
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _common import limit_threads
+    from _common import random_array as _random
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
@@ -31,19 +37,7 @@ import tenferro as tf  # noqa: E402
 from tenferro._kernels import _reference as twin  # noqa: E402
 from tenferro._kernels import spectral as kernel  # noqa: E402
 
-try:  # NumPy may have been imported before this module: limit its pools if we can
-    from threadpoolctl import threadpool_limits
-except ImportError:
-    pass
-else:
-    threadpool_limits(1)
-
-
-def _random(shape, dtype, rng):
-    a = rng.standard_normal(shape)
-    if dtype == "complex128":
-        a = a + 1j * rng.standard_normal(shape)
-    return a
+limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
 def _cotangents(q, dtype, rng):

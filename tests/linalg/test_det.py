@@ -2,17 +2,18 @@
 against finite differences, the exact adjugate gradient at singular matrices of every
 rank (against a brute-force cofactor expansion), errors, and the shared reference
 derivatives (../shared/oracles)."""
+import functools
 import importlib
 import itertools
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro.testing import (check_grads, check_low_precision, random_array,
-                              random_well_conditioned)
+from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, check_grads,
+                              check_low_precision, load_oracle_cases, oracle_dir, oracle_phi,
+                              random_array, random_well_conditioned)
+from tenferro.testing import decode_oracle_tensor as decode
 
 det_mod = importlib.import_module("tenferro.linalg.det")
 
@@ -281,9 +282,8 @@ def test_errors(fn, monkeypatch):
 
 # ---- shared reference derivatives (../shared/oracles) -------------------------------------
 
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
+ORACLES = oracle_dir()
 ORACLE_OPS = ("det", "slogdet")
-RTOL_CAP = 1e-2   # rtol >= 1 in the data would accept any answer
 
 
 class UnsupportedCase(Exception):
@@ -305,46 +305,14 @@ def make_fn(case):
     raise UnsupportedCase(f"{cid}: op {op!r}")
 
 
-def decode(t):
-    assert t["order"] == "row_major"
-    dtype = np.dtype(t["dtype"])
-    a = np.asarray(t["data"], dtype=np.float64)
-    if dtype.kind == "c":
-        a = a.reshape(-1, 2) @ np.array([1, 1j])
-    return a.reshape(t["shape"]).astype(dtype)
-
-
-def _load_cases():
-    out = []
-    if not (ORACLES / "cases").is_dir():
-        return out
-    for op in ORACLE_OPS:
-        for path in sorted((ORACLES / "cases" / op).glob("*.jsonl")):
-            with open(path) as fh:
-                for line in fh:
-                    if line.strip():
-                        case = json.loads(line)
-                        out.append(pytest.param(case, id=case["case_id"]))
-    return out
-
-
-CASES = _load_cases()
+CASES = [pytest.param(c, id=c["case_id"]) for c in load_oracle_cases(ORACLE_OPS, ORACLES)]
 needs_oracles = pytest.mark.skipif(not (ORACLES / "cases").is_dir(),
                                    reason=f"no oracle data at {ORACLES}")
 
 
-def _close(actual, expected, tol, what):
-    actual = np.asarray(actual)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    np.testing.assert_allclose(actual, expected, rtol=min(tol["rtol"], RTOL_CAP),
-                               atol=tol["atol"], err_msg=what)
+# rtol >= 1 in the data would accept any answer
+_close = functools.partial(assert_close_to_oracle, rtol_cap=ORACLE_RTOL_CAP)
 
-
-def _phi(fn, cots):
-    def phi(a):
-        terms = [tf.sum(tf.real(tf.multiply(np.conj(c), y))) for y, c in zip(fn(a), cots)]
-        return sum(terms[1:], terms[0])
-    return phi
 
 
 @needs_oracles
@@ -378,7 +346,7 @@ def test_oracle(case):
         g = np.zeros_like(primal) if g is None else g.numpy()
         _close(g, decode(probe["pytorch_ref"]["vjp"][name]), first, f"{pid}: vjp")
         if "hvp" in probe["pytorch_ref"]:
-            _, _, h = tf.hvp(_phi(fn, cots), tf.tensor(primal), tf.tensor(direction))
+            _, _, h = tf.hvp(oracle_phi(fn, cots), tf.tensor(primal), tf.tensor(direction))
             for src, ref in refs:
                 if "hvp" in ref:
                     _close(h.numpy(), decode(ref["hvp"][name]), second, f"{pid}: hvp {src}")

@@ -6,15 +6,17 @@ Rank-deficient inputs are differentiated through a rank-preserving parametrisati
 a = u @ v (u m×r, v r×n): a finite-difference step on a itself would raise the rank, where
 the pseudo-inverse is discontinuous, while pinv/lstsq derivatives hold at constant rank.
 """
+import functools
 import importlib
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro.testing import check_grads, check_low_precision, random_array
+from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, check_grads,
+                              check_low_precision, load_oracle_cases, oracle_dir, oracle_phi,
+                              random_array)
+from tenferro.testing import decode_oracle_tensor as decode
 
 # the module (tf.linalg.lstsq is the function of the same name)
 lstsq_mod = importlib.import_module("tenferro.linalg.lstsq")
@@ -448,7 +450,7 @@ def test_lstsq_failure_names_the_batch_index(monkeypatch):
 
 # ---- conformance: the shared reference derivatives ---------------------------------------
 
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
+ORACLES = oracle_dir()
 ORACLE_OPS = ("pinv", "pinv_hermitian", "lstsq_grad_oriented")
 
 
@@ -499,53 +501,14 @@ def make_fn(case):
     raise UnsupportedCase(f"{cid}: op {op!r} is not covered by this adapter")
 
 
-def decode(t):
-    """A case tensor ``{"data", "dtype", "shape", "order"}`` as an ndarray."""
-    assert t["order"] == "row_major"
-    dtype = np.dtype(t["dtype"])
-    a = np.asarray(t["data"], dtype=np.float64)
-    if dtype.kind == "c":
-        a = a.reshape(-1, 2) @ np.array([1, 1j])
-    return a.reshape(t["shape"]).astype(dtype)
-
-
-def _load_cases():
-    out = []
-    if not (ORACLES / "cases").is_dir():
-        return out
-    for op in ORACLE_OPS:
-        for path in sorted((ORACLES / "cases" / op).glob("*.jsonl")):
-            with open(path) as fh:
-                for line in fh:
-                    if line.strip():
-                        case = json.loads(line)
-                        out.append(pytest.param(case, id=case["case_id"]))
-    return out
-
-
-CASES = _load_cases()
+CASES = [pytest.param(c, id=c["case_id"]) for c in load_oracle_cases(ORACLE_OPS, ORACLES)]
 # Only the replay is skipped without the data (the rest of this file does not need it).
 needs_oracles = pytest.mark.skipif(not (ORACLES / "cases").is_dir(),
                                    reason=f"no oracle data at {ORACLES}")
 
-# rtol >= 1 accepts any answer, zero included (np.allclose(0, d, rtol=1) holds): the
-# single-precision cases carry rtol 10..1000. Cap it (tenferro's error is far below).
-RTOL_CAP = 1e-2
+# rtol >= 1 in the data would accept any answer
+_assert_close = functools.partial(assert_close_to_oracle, rtol_cap=ORACLE_RTOL_CAP)
 
-
-def _assert_close(actual, expected, tol, what):
-    actual = np.asarray(actual)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    np.testing.assert_allclose(actual, expected, rtol=min(tol["rtol"], RTOL_CAP),
-                               atol=tol["atol"], err_msg=what)
-
-
-def _phi(fn, cots):
-    """φ(x) = Re⟨ȳ, f(x)⟩ = Σ Re(conj(ȳ)·y), the scalar whose Hessian the oracle probes."""
-    def phi(*xs):
-        terms = [tf.sum(tf.real(tf.multiply(np.conj(c), y))) for y, c in zip(fn(*xs), cots)]
-        return sum(terms[1:], terms[0])
-    return phi
 
 
 def _keys(n):
@@ -593,7 +556,7 @@ def test_oracle(case):
 
         # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
         if "hvp" in probe["pytorch_ref"]:
-            _, _, hvps = tf.hvp(_phi(fn, cots), [tf.tensor(p) for p in primals],
+            _, _, hvps = tf.hvp(oracle_phi(fn, cots), [tf.tensor(p) for p in primals],
                                 [tf.tensor(d) for d in dirs])
             for name, h in zip(names, hvps):
                 for src, ref in refs:

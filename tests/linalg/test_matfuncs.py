@@ -3,17 +3,19 @@ SciPy/NumPy, derivatives of every order against finite differences, the Fréchet
 derivative against scipy.linalg.expm_frechet, NumPy's ord/axis rules and errors,
 subgradients at zero and at ties, and the shared reference derivatives
 (../shared/oracles)."""
+import functools
 import importlib
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.linalg as sla
 
 import tenferro as tf
-from tenferro.testing import check_grads, check_low_precision, random_array
+from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, check_grads,
+                              check_low_precision, load_oracle_cases, oracle_dir, oracle_phi,
+                              random_array)
+from tenferro.testing import decode_oracle_tensor as decode
 
 mf = importlib.import_module("tenferro.linalg.matfuncs")
 
@@ -376,9 +378,8 @@ def test_norm_low_precision(dtype):
 
 # ==== shared reference derivatives (../shared/oracles) ===================================
 
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
+ORACLES = oracle_dir()
 ORACLE_OPS = ("matrix_exp", "norm", "matrix_norm", "vector_norm")
-RTOL_CAP = 1e-2   # rtol >= 1 in the data would accept any answer
 
 
 class UnsupportedCase(Exception):
@@ -443,39 +444,13 @@ def make_fn(case):
     raise UnsupportedCase(f"{cid}: op {op!r}")
 
 
-def decode(t):
-    assert t["order"] == "row_major"
-    dtype = np.dtype(t["dtype"])
-    a = np.asarray(t["data"], dtype=np.float64)
-    if dtype.kind == "c":
-        a = a.reshape(-1, 2) @ np.array([1, 1j])
-    return a.reshape(t["shape"]).astype(dtype)
-
-
-def _load_cases():
-    out = []
-    if not (ORACLES / "cases").is_dir():
-        return out
-    for op in ORACLE_OPS:
-        for path in sorted((ORACLES / "cases" / op).glob("*.jsonl")):
-            with open(path) as fh:
-                for line in fh:
-                    if line.strip():
-                        case = json.loads(line)
-                        out.append(pytest.param(case, id=case["case_id"]))
-    return out
-
-
-CASES = _load_cases()
+CASES = [pytest.param(c, id=c["case_id"]) for c in load_oracle_cases(ORACLE_OPS, ORACLES)]
 needs_oracles = pytest.mark.skipif(not (ORACLES / "cases").is_dir(),
                                    reason=f"no oracle data at {ORACLES}")
 
 
-def _close(actual, expected, tol, what):
-    actual = np.asarray(actual)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    np.testing.assert_allclose(actual, expected, rtol=min(tol["rtol"], RTOL_CAP),
-                               atol=tol["atol"], err_msg=what)
+# rtol >= 1 in the data would accept any answer
+_close = functools.partial(assert_close_to_oracle, rtol_cap=ORACLE_RTOL_CAP)
 
 
 @needs_oracles
@@ -506,8 +481,7 @@ def test_oracle(case):
         g = np.zeros_like(primal) if g is None else g.numpy()
         _close(g, decode(probe["pytorch_ref"]["vjp"][name]), first, f"{pid}: vjp")
         if "hvp" in probe["pytorch_ref"]:
-            def phi(a):
-                return tf.sum(tf.real(tf.multiply(np.conj(cot), fn(a))))
+            phi = oracle_phi(lambda a: (fn(a),), [cot])
             _, _, h = tf.hvp(phi, tf.tensor(primal), tf.tensor(direction))
             for src, ref in refs:
                 if "hvp" in ref:

@@ -22,15 +22,17 @@ reverse mode must raise ``tf.GaugeError`` (forward mode has no cotangent to chec
 The adapter maps PyTorch's spelling to tenferro's; an argument it cannot express raises
 UnsupportedCase (never a skip), so new oracle data cannot silently test less.
 """
-import json
-from pathlib import Path
+import functools
 
 import numpy as np
 import pytest
 
 import tenferro as tf
+from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, load_oracle_cases,
+                              oracle_dir, oracle_phi)
+from tenferro.testing import decode_oracle_tensor as decode
 
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles"
+ORACLES = oracle_dir()
 if not (ORACLES / "cases").is_dir():
     pytest.skip(f"no oracle data at {ORACLES}", allow_module_level=True)
 
@@ -162,52 +164,17 @@ def gauge_loss(case):
 
 # ---- reading cases ----------------------------------------------------------------------
 
-def decode(t):
-    """A case tensor ``{"data", "dtype", "shape", "order"}`` as an ndarray."""
-    assert t["order"] == "row_major"
-    dtype = np.dtype(t["dtype"])
-    a = np.asarray(t["data"], dtype=np.float64)
-    if dtype.kind == "c":
-        a = a.reshape(-1, 2) @ np.array([1, 1j])
-    return a.reshape(t["shape"]).astype(dtype)
-
-
 def _load_cases():
     out = {"success": [], "error": []}
-    for op in FAMILIES:
-        for path in sorted((ORACLES / "cases" / op).glob("*.jsonl")):
-            with open(path) as fh:
-                for line in fh:
-                    if line.strip():
-                        case = json.loads(line)
-                        case["_family"] = path.stem
-                        out[case["expected_behavior"]].append(
-                            pytest.param(case, id=case["case_id"]))
+    for case in load_oracle_cases(FAMILIES, ORACLES):
+        out[case["expected_behavior"]].append(pytest.param(case, id=case["case_id"]))
     return out
 
 
 CASES = _load_cases()     # an unknown expected_behavior is a KeyError at collection
 
-
-# rtol >= 1 accepts any answer, zero included (np.allclose(0, d, rtol=1) holds): the data
-# gives rtol = 1000 to qr's first order and lu's second order. Cap it at the loosest other
-# tolerance of these cases (tenferro's worst error on this data is below 1e-3).
-RTOL_CAP = 1e-2
-
-
-def _assert_close(actual, expected, tol, what):
-    actual = np.asarray(actual)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    np.testing.assert_allclose(actual, expected, rtol=min(tol["rtol"], RTOL_CAP),
-                               atol=tol["atol"], err_msg=what)
-
-
-def _phi(fn, cots):
-    """φ(x) = Re⟨ȳ, f(x)⟩ = Σ Re(conj(ȳ)·y), the scalar whose Hessian the oracle probes."""
-    def phi(a):
-        terms = [tf.sum(tf.real(tf.multiply(np.conj(c), y))) for y, c in zip(fn(a), cots)]
-        return sum(terms[1:], terms[0])
-    return phi
+# rtol >= 1 in the data (qr's first order, lu's second order) would accept any answer
+_assert_close = functools.partial(assert_close_to_oracle, rtol_cap=ORACLE_RTOL_CAP)
 
 
 def test_cases_found():
@@ -250,7 +217,7 @@ def test_oracle(case):
 
         # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
         if "hvp" in probe["pytorch_ref"]:
-            _, _, h = tf.hvp(_phi(fn, cots), tf.tensor(primal), tf.tensor(direction))
+            _, _, h = tf.hvp(oracle_phi(fn, cots), tf.tensor(primal), tf.tensor(direction))
             for src, ref in refs:
                 if "hvp" in ref:
                     _assert_close(h.numpy(), decode(ref["hvp"][name]), second,
