@@ -19,6 +19,7 @@ Replay of the shared reference derivatives (``../shared/oracles``, one case a li
 * :func:`oracle_phi` — φ(x) = Re⟨ȳ, f(x)⟩, the scalar whose Hessian the HVP probes test.
 """
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -224,13 +225,23 @@ def check_low_precision(f, args, rtol=None, rng=0):
 ORACLE_RTOL_CAP = 1e-2
 
 
-def oracle_dir():
-    """The folder of the shared oracle data, ``<repository>/../shared/oracles``.
+def oracle_dir(near=None):
+    """The folder of the shared oracle data: ``$TENFERRO_ORACLES`` if set, else
+    ``<project>/../shared/oracles`` where ``<project>`` is the nearest folder holding a
+    ``pyproject.toml`` above ``near`` (a file or folder; default: the working directory).
 
-    It need not exist (the data lives outside the repository); check
-    ``(oracle_dir() / "cases").is_dir()`` before relying on it.
+    Tests pass their own ``__file__``: the installed package's location says nothing about
+    where the repository is. The folder need not exist (the data lives outside the
+    repository); check ``(oracle_dir(...) / "cases").is_dir()`` before relying on it.
     """
-    return Path(__file__).resolve().parents[1] / ".." / "shared" / "oracles"
+    env = os.environ.get("TENFERRO_ORACLES")
+    if env:
+        return Path(env)
+    start = Path(near).resolve() if near is not None else Path.cwd().resolve()
+    for folder in [start] + list(start.parents):
+        if (folder / "pyproject.toml").is_file():
+            return folder / ".." / "shared" / "oracles"
+    return start / ".." / "shared" / "oracles"
 
 
 def load_oracle_cases(ops, root=None):

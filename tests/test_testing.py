@@ -295,3 +295,14 @@ def test_random_builders(dtype):
 def test_check_grads_rejects_integer_arguments():
     with pytest.raises(TypeError, match="float/complex"):
         check_grads(cube, [np.arange(3)])
+
+
+def test_oracle_dir_is_found_from_the_test_file_not_the_installed_package(monkeypatch):
+    """The installed tenferro lives in site-packages; the data sits beside the repository."""
+    from pathlib import Path
+    from tenferro.testing import oracle_dir
+    monkeypatch.delenv("TENFERRO_ORACLES", raising=False)
+    repo = Path(__file__).resolve().parents[1]
+    assert oracle_dir(__file__).resolve() == (repo / ".." / "shared" / "oracles").resolve()
+    monkeypatch.setenv("TENFERRO_ORACLES", "/some/where")
+    assert str(oracle_dir(__file__)) == "/some/where"

@@ -529,3 +529,115 @@ def test_pure_python_mode_uses_the_twins(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True, cwd=tmp_path)   # not the source tree
     assert out.stdout.strip() == "2.0"
+
+
+# --- gelsd ----------------------------------------------------------------------------------
+
+GELSD_SHAPES = [((6, 3), 2), ((4, 4), 1), ((3, 5), 2), ((2, 3, 5, 3), 1), ((2, 3, 5), 4)]
+
+
+def _np_lstsq_loop(a, b, rcond):
+    """numpy.linalg.lstsq per matrix: (x, rank, s)."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    fa = np.broadcast_to(a, batch + (m, n)).reshape((-1, m, n))
+    fb = np.broadcast_to(b, batch + (m, k)).reshape((-1, m, k))
+    out = [np.linalg.lstsq(x, y, rcond=rcond) for x, y in zip(fa, fb)]
+    return (np.stack([o[0] for o in out]).reshape(batch + (n, k)),
+            np.array([o[2] for o in out]).reshape(batch),
+            np.stack([o[3] for o in out]).reshape(batch + (min(m, n),)))
+
+
+@pytest.mark.parametrize("shape,k", GELSD_SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gelsd(dtype, shape, k):
+    a = rand(shape, dtype)
+    b = rand(shape[:-1] + (k,), dtype, seed=1)
+    x, rank, s = lp.gelsd(a, b, -1.0)
+    m, n = shape[-2:]
+    batch = shape[:-2]
+    assert x.shape == batch + (n, k) and x.dtype == dtype
+    assert rank.shape == batch and rank.dtype == np.int64
+    assert s.shape == batch + (min(m, n),) and s.dtype == np.finfo(dtype).dtype
+    np.testing.assert_array_equal(rank, min(m, n))
+    # numpy computes in the same precision for these dtypes
+    x0, r0, s0 = _np_lstsq_loop(a, b, None)
+    assert_close(x, x0, dtype, 10)
+    assert_close(s, s0, dtype, 10)
+    # the twin is scipy's gelsd: the same LAPACK routine on the same data
+    xr, rr, sr = ref.gelsd(a, b, -1.0)
+    assert_close(x, xr, dtype)
+    np.testing.assert_array_equal(rank, rr)
+    assert_close(s, sr, dtype)
+    # normal equations: aᴴ(b − a x) = 0
+    assert_close(mH(a) @ (b - a @ x), 0, dtype, 100)
+    check_layouts(lambda u, v: lp.gelsd(u, v, -1.0), [a, b], (x, rank, s), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gelsd_rank_deficient_and_rcond(dtype):
+    # a = u diag(3, 1, 1e-3, 0) vᴴ (6 x 4), a stack of two
+    u = np.linalg.qr(rand((2, 6, 4), dtype))[0]
+    v = np.linalg.qr(rand((2, 4, 4), dtype, seed=2))[0]
+    a = (u * np.array([3.0, 1.0, 1e-3, 0.0], dtype)) @ mH(v)
+    b = rand((2, 6, 3), dtype, seed=3)
+    for rcond, expected in ((-1.0, 3), (1e-2, 2), (0.5, 1)):
+        x, rank, s = lp.gelsd(a, b, rcond)
+        np.testing.assert_array_equal(rank, expected)
+        assert_close(s, np.array([3.0, 1.0, 1e-3, 0.0]), dtype, 10)
+        xr, rr, _ = ref.gelsd(a, b, rcond)
+        np.testing.assert_array_equal(rank, rr)
+        # the minimum-norm solution: A⁺b with the kept singular values only
+        keep = np.arange(4) < expected
+        sinv = np.where(keep, 1 / np.where(keep, [3.0, 1.0, 1e-3, 1.0], 1), 0)
+        xp = (v * sinv.astype(dtype)) @ (mH(u) @ b)
+        assert_close(x, xp, dtype, 1e4 if expected == 3 else 10)
+        assert_close(xr, xp, dtype, 1e4 if expected == 3 else 10)
+
+
+def test_gelsd_broadcasts_promotes_and_vector_column():
+    a = rand((3, 5, 2), np.float32)
+    b = rand((5, 1), np.complex128, seed=1)
+    x, rank, s = lp.gelsd(a, b, -1.0)
+    assert x.shape == (3, 2, 1) and x.dtype == np.complex128 and s.dtype == np.float64
+    x0 = np.stack([np.linalg.lstsq(m.astype(np.complex128), b, rcond=None)[0] for m in a])
+    assert_close(x, x0, np.complex128)
+    x1, r1, s1 = lp.gelsd(np.arange(6).reshape(3, 2), np.ones((3, 1), int), -1.0)
+    assert x1.dtype == np.float64 and r1.shape == () and int(r1) == 2
+
+
+@pytest.mark.parametrize("shape,k", [((0, 3, 2), 1), ((4, 0), 2), ((0, 4), 2), ((2, 0, 3), 1),
+                                     ((4, 3), 0), ((2, 4, 3), 0)])
+@pytest.mark.parametrize("mod", [lp, ref])
+def test_gelsd_empty(mod, shape, k):
+    a = rand(shape, np.complex64)
+    b = rand(shape[:-1] + (k,), np.complex64, seed=1)
+    m, n = shape[-2:]
+    batch = shape[:-2]
+    x, rank, s = mod.gelsd(a, b, -1.0)
+    assert x.shape == batch + (n, k) and x.dtype == np.complex64
+    assert rank.shape == batch and rank.dtype == np.int64
+    assert s.shape == batch + (min(m, n),) and s.dtype == np.float32
+    if a.size:   # k = 0: rank and singular values are still those of a
+        np.testing.assert_array_equal(rank, min(m, n))
+        assert_close(s, np.linalg.svd(a, compute_uv=False), np.complex64)
+
+
+@pytest.mark.parametrize("mod", [lp, ref])
+def test_gelsd_non_finite_names_batch_index(mod):
+    a = np.ones((2, 3, 4, 2))
+    a[1, 2, 3, 0] = np.inf
+    with pytest.raises(tf.LinAlgError, match=r"converge.*matrix \(1, 2\) of the stack"):
+        mod.gelsd(a, np.ones((4, 1)), -1.0)
+    with pytest.raises(ValueError, match="do not fit"):
+        mod.gelsd(np.ones((4, 2)), np.ones((3, 1)), -1.0)
+
+
+def test_gelsd_does_not_modify_operands():
+    a = rand((2, 5, 3), np.complex128)
+    b = rand((2, 5, 2), np.complex128, seed=1)
+    keep = a.copy(), b.copy()
+    lp.gelsd(a, b, -1.0)
+    np.testing.assert_array_equal(a, keep[0])
+    np.testing.assert_array_equal(b, keep[1])

@@ -282,7 +282,7 @@ def test_errors(fn, monkeypatch):
 
 # ---- shared reference derivatives (../shared/oracles) -------------------------------------
 
-ORACLES = oracle_dir()
+ORACLES = oracle_dir(__file__)
 ORACLE_OPS = ("det", "slogdet")
 
 

@@ -450,7 +450,7 @@ def test_lstsq_failure_names_the_batch_index(monkeypatch):
 
 # ---- conformance: the shared reference derivatives ---------------------------------------
 
-ORACLES = oracle_dir()
+ORACLES = oracle_dir(__file__)
 ORACLE_OPS = ("pinv", "pinv_hermitian", "lstsq_grad_oriented")
 
 

@@ -378,7 +378,7 @@ def test_norm_low_precision(dtype):
 
 # ==== shared reference derivatives (../shared/oracles) ===================================
 
-ORACLES = oracle_dir()
+ORACLES = oracle_dir(__file__)
 ORACLE_OPS = ("matrix_exp", "norm", "matrix_norm", "vector_norm")
 
 

@@ -32,7 +32,7 @@ from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, load_orac
                               oracle_dir, oracle_phi)
 from tenferro.testing import decode_oracle_tensor as decode
 
-ORACLES = oracle_dir()
+ORACLES = oracle_dir(__file__)
 if not (ORACLES / "cases").is_dir():
     pytest.skip(f"no oracle data at {ORACLES}", allow_module_level=True)
 
