@@ -500,3 +500,35 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
         k = (-1 if lower else 1) if unit_diagonal else 0
         ga = _np.tril(mbar, k) if lower else _np.triu(mbar, k)
     return ga, (g if need_b else None)
+
+
+def gelsd(a, b, rcond):
+    """Twin of lapack.gelsd: scipy.linalg.lstsq(cond=rcond, lapack_driver="gelsd") per
+    matrix -> (x, rank int64, s); 0-size stacks and k = 0 give correctly shaped results."""
+    import scipy.linalg as sla
+    from .._errors import LinAlgError
+    a, b, batch = _lapack_solve_operands(a, b)
+    if b.shape[-2] != a.shape[-2]:
+        raise ValueError(f"gelsd: shapes {a.shape} and {b.shape} do not fit "
+                         "(*batch, m, n) and (*batch, m, k)")
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    nb = int(_np.prod(batch, dtype=_np.int64))
+    fa = _np.broadcast_to(a, batch + (m, n)).reshape((nb, m, n))
+    fb = _np.broadcast_to(b, batch + (m, k)).reshape((nb, m, k))
+    x = _np.zeros((nb, n, k), a.dtype)
+    rank = _np.zeros(nb, _np.int64)
+    s = _np.zeros((nb, min(m, n)), a.real.dtype)
+    if m and n:
+        _lapack_check_finite(fa.reshape(batch + (m, n)),
+                             "SVD did not converge in least squares")
+        for i in range(nb):
+            rhs = fb[i] if k else _np.zeros((m, 1), a.dtype)   # LAPACK wants a column
+            try:
+                xi, _, rank[i], s[i] = sla.lstsq(fa[i], rhs, cond=rcond, check_finite=False,
+                                                 lapack_driver="gelsd")
+            except _np.linalg.LinAlgError as e:
+                raise LinAlgError(f"SVD did not converge in least squares: "
+                                  f"{_lapack_where(i, batch)} (gelsd: {e})") from None
+            x[i] = xi[:, :k]
+    return x.reshape(batch + (n, k)), rank.reshape(batch), s.reshape(batch + (min(m, n),))

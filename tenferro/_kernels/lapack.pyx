@@ -41,6 +41,7 @@ cimport cython
 from libc.stdlib cimport malloc, free
 from libc.math cimport isfinite
 from libc.string cimport memcpy
+from libc.stdint cimport int64_t
 
 cimport scipy.linalg.cython_blas as bl
 cimport scipy.linalg.cython_lapack as lp
@@ -64,7 +65,8 @@ ctypedef fused lapack_t:
     cfloat
     cdouble
 
-__all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs"]
+__all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs",
+           "gelsd"]
 
 # dtype.char of the four LAPACK types, in the order of the dispatch codes below
 cdef str _CHARS = "fdFD"
@@ -232,6 +234,25 @@ cdef inline void xgeev(char* jobvl, char* jobvr, blas_int* n, lapack_t* a, blas_
     else:
         lp.zgeev(jobvl, jobvr, n, a, lda, <cdouble*>w1, vl, ldvl, vr, ldvr, work, lwork,
                  <double*>rwork, info)
+
+
+cdef inline void xgelsd(blas_int* m, blas_int* n, blas_int* nrhs, lapack_t* a, blas_int* lda,
+                        lapack_t* b, blas_int* ldb, void* s, void* rcond, blas_int* rank,
+                        lapack_t* work, blas_int* lwork, void* rwork, blas_int* iwork,
+                        blas_int* info) noexcept nogil:
+    """s, rcond and (complex only) rwork are of the real type."""
+    if lapack_t is float:
+        lp.sgelsd(m, n, nrhs, a, lda, b, ldb, <float*>s, <float*>rcond, rank, work, lwork,
+                  iwork, info)
+    elif lapack_t is double:
+        lp.dgelsd(m, n, nrhs, a, lda, b, ldb, <double*>s, <double*>rcond, rank, work, lwork,
+                  iwork, info)
+    elif lapack_t is cfloat:
+        lp.cgelsd(m, n, nrhs, a, lda, b, ldb, <float*>s, <float*>rcond, rank, work, lwork,
+                  <float*>rwork, iwork, info)
+    else:
+        lp.zgelsd(m, n, nrhs, a, lda, b, ldb, <double*>s, <double*>rcond, rank, work, lwork,
+                  <double*>rwork, iwork, info)
 
 
 # ---------------------------------------------------------------------------------------
@@ -954,6 +975,74 @@ cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
     return result
 
 
+cdef Py_ssize_t _gelsd(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
+                       lapack_t[:, :, ::1] x, char* s, int64_t[::1] rank, double rcond,
+                       blas_int* info) noexcept:
+    # Each matrix is copied into a Fortran m x n buffer and its right-hand sides into a
+    # Fortran max(m, n) x k buffer (gelsd writes the n x k solution over b, so b needs
+    # max(m, n) rows); the solution's first n rows are copied out C-ordered.
+    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], k = rhs.shape[2], b
+    cdef Py_ssize_t sa[3]
+    cdef Py_ssize_t sb[3]
+    cdef Py_ssize_t mn = m if m < n else n, ldb = m if m > n else n
+    cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k, LDB = <blas_int>ldb
+    cdef blas_int lwork = -1, lrwork = 1, liwork = 1, inf = 0, rk = 0, iq = 0
+    cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef bint single = rsize == sizeof(float)
+    cdef float rc_f = <float>rcond
+    cdef double rc_d = rcond
+    cdef void* rc = <void*>&rc_f if single else <void*>&rc_d
+    cdef lapack_t q
+    cdef double rq[2]
+    cdef lapack_t* abuf = NULL
+    cdef lapack_t* bbuf = NULL
+    cdef lapack_t* work = NULL
+    cdef void* rwork = NULL
+    cdef blas_int* iwork = NULL
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not (_elem_strides(a.strides, sizeof(lapack_t), 3, sa) and
+            _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
+        return BAD_STRIDES
+    abuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
+    bbuf = <lapack_t*>_alloc(ldb * k, sizeof(lapack_t), &failed)
+    if failed:
+        free(abuf); free(bbuf)
+        return NO_MEMORY
+    # workspace query, once per call: work[0], rwork[0] (complex) and iwork[0] hold the sizes
+    rq[0] = 0
+    rq[1] = 0
+    xgelsd(&M, &N, &K, abuf, &M, bbuf, &LDB, s, rc, &rk, &q, &lwork, rq, &iq, &inf)
+    lwork = _lwork(q)
+    liwork = iq if iq > 1 else 1
+    if lapack_t is cfloat or lapack_t is cdouble:
+        lrwork = _lreal(rq, single)
+    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
+    rwork = _alloc(lrwork, rsize, &failed)
+    iwork = <blas_int*>_alloc(liwork, sizeof(blas_int), &failed)
+    if failed:
+        free(abuf); free(bbuf); free(work); free(rwork); free(iwork)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            _copy(&a[b, 0, 0], sa[1], sa[2], abuf, 1, m, m, n, False)
+            if not _finite(abuf, n, m, 0):
+                info[0] = NOT_FINITE
+                result = b
+                break
+            _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, ldb, m, k, False)
+            xgelsd(&M, &N, &K, abuf, &M, bbuf, &LDB, s + b * mn * rsize, rc, &rk, work,
+                   &lwork, rwork, iwork, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            rank[b] = rk
+            _copy(bbuf, 1, ldb, &x[b, 0, 0], k, 1, n, k, False)
+    free(abuf); free(bbuf); free(work); free(rwork); free(iwork)
+    return result
+
+
 # ---------------------------------------------------------------------------------------
 # Python entry points (same names, signatures and results as the twins in _reference.py)
 # ---------------------------------------------------------------------------------------
@@ -1506,3 +1595,66 @@ def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
     if bad != OK:
         raise _fail(bad, info, batch, "trtrs", "triangular solve failed")
     return _unflat(x, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def gelsd(a, b, rcond):
+    """Minimum-norm least squares (x, rank, s) per matrix, like scipy.linalg.lstsq(a, b,
+    cond=rcond, lapack_driver="gelsd"): a (*batch, m, n), b (*batch, m, k) with one batch
+    shape; x (*batch, n, k), rank (*batch) int64, s (*batch, min(m, n)) the singular
+    values of a (real dtype), descending. Singular values s <= rcond * s_max count as
+    zero; a negative rcond means machine precision. LinAlgError naming the batch index
+    when the SVD does not converge or a matrix has a NaN or Inf entry."""
+    a, b, dt, batch = _lstsq_operands(a, b)
+    cdef Py_ssize_t m = a.shape[-2], n = a.shape[-1], k = b.shape[-1], nb = _prod(batch)
+    cdef int code = _code_of(dt)
+    cdef double rc = rcond
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* sp
+    if nb == 0 or m == 0 or n == 0 or k == 0:
+        return _ref.gelsd(a, b, rcond)
+    a3 = _flat3(a, batch, nb)
+    b3 = _flat3(b, batch, nb)
+    x = np.empty((nb, n, k), dt)
+    s = np.empty((nb, min(m, n)), _REAL[code])
+    rank = np.empty(nb, np.int64)
+    sp = _real_ptr(s, code)
+    while True:
+        if code == 0:
+            bad = _gelsd[float](a3, b3, x, sp, rank, rc, &info)
+        elif code == 1:
+            bad = _gelsd[double](a3, b3, x, sp, rank, rc, &info)
+        elif code == 2:
+            bad = _gelsd[cfloat](a3, b3, x, sp, rank, rc, &info)
+        else:
+            bad = _gelsd[cdouble](a3, b3, x, sp, rank, rc, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+        b3 = b3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "gelsd", "SVD did not converge in least squares")
+    return _unflat(x, batch), rank.reshape(batch), _unflat(s, batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+cdef tuple _lstsq_operands(a, b):
+    """Common LAPACK dtype of a (*batch, m, n) and b (*batch, m, k), batches broadcast to
+    one shape."""
+    a = _lapack_array(a)
+    b = _lapack_array(b)
+    dt = a.dtype
+    if b.dtype != dt:
+        dt = np.result_type(dt, b.dtype)
+        a = a.astype(dt, copy=False)
+        b = b.astype(dt, copy=False)
+    if a.ndim < 2 or b.ndim < 2 or b.shape[-2] != a.shape[-2]:
+        raise ValueError(f"gelsd: shapes {a.shape} and {b.shape} do not fit "
+                         "(*batch, m, n) and (*batch, m, k)")
+    batch = a.shape[:-2]
+    if b.shape[:-2] != batch:
+        batch = np.broadcast_shapes(batch, b.shape[:-2])
+        a = np.broadcast_to(a, batch + a.shape[-2:])
+        b = np.broadcast_to(b, batch + b.shape[-2:])
+    return a, b, dt, batch

@@ -26,15 +26,20 @@ swaps in their NumPy/SciPy twins from ``tenferro/_kernels/_reference.py``.
       b (*batch, n, k), batches broadcast.
   trtrs(a, b, lower=False, trans=0, unit_diagonal=False) -> x with op(a) x = b for
       triangular a (only that triangle is read); LinAlgError when a diagonal entry is 0.
+  gelsd(a, b, rcond) -> (x, rank, s): minimum-norm least squares x (*batch, n, k) of
+      a (*batch, m, n), b (*batch, m, k); rank (*batch) int64; s the singular values of a.
+      s <= rcond * s_max count as zero, rcond < 0 means machine precision (scipy's cond).
 
-svd, eigh and eig reject a matrix with a NaN or Inf entry (LinAlgError naming it)
+svd, eigh, eig and gelsd reject a matrix with a NaN or Inf entry (LinAlgError naming it)
 rather than let LAPACK iterate on it; the direct factorizations propagate NaN.
 """
 import os
 
 if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import eig, eigh, getrf, getrs, lu, potrf, qr, svd, trtrs
+    from .._kernels._reference import (eig, eigh, gelsd, getrf, getrs, lu, potrf, qr,
+                                       svd, trtrs)
 else:
-    from .._kernels.lapack import eig, eigh, getrf, getrs, lu, potrf, qr, svd, trtrs
+    from .._kernels.lapack import (eig, eigh, gelsd, getrf, getrs, lu, potrf, qr, svd,
+                                   trtrs)
 
-__all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs"]
+__all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs", "gelsd"]

@@ -38,7 +38,6 @@ lstsq
 from collections import namedtuple
 
 import numpy as np
-import scipy.linalg as sla
 
 from .._engine import apply, apply1
 from .._errors import DTypeError, LinAlgError, ShapeError
@@ -47,7 +46,7 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, check_finite_or_raise, eps_of, matrix_input, mH
+from ._common import check_finite_or_raise, eps_of, matrix_input, mH
 from .svd import svd as _svd
 
 __all__ = ["pinv", "lstsq", "LstsqResult", "pinv_ad", "lstsq_ad"]
@@ -218,7 +217,6 @@ def _pinv_at_rank(a, rank):
 
 # ---- lstsq: primal -----------------------------------------------------------------------
 
-# INTERIM: move to _lapack (gelsd/geqrf) — issue item 1
 def _lstsq_primal(a, b, rcond):
     """Minimum-norm least squares per matrix: (x, rank, s, res) for a (*batch, m, n) and
     b (*batch, m, k) of one dtype and one batch shape, none of m, n, k, batch empty.
@@ -227,35 +225,16 @@ def _lstsq_primal(a, b, rcond):
     res (*batch, k) the squared column norms of b − a x when m > n and every rank is n,
     else None.
     """
-    def _gelsd(a, b, rcond, where):
-        try:
-            return sla.lstsq(a, b, cond=rcond, check_finite=False, lapack_driver="gelsd")
-        except (np.linalg.LinAlgError, ValueError) as e:
-            raise LinAlgError(f"tf.linalg.lstsq: gelsd failed{where}: {e}") from None
-
-    batch = a.shape[:-2]
-    if not batch:   # one matrix: no stacking
-        x, res, rank, s = _gelsd(a, b, rcond, "")
-        return x, np.asarray(rank, np.int64), s, res if res.size else None
+    # gelsd's rcond is scipy.linalg.lstsq's cond (s <= rcond·s_max cut; < 0: machine eps)
+    try:
+        x, rank, s = _lapack.gelsd(a, b, rcond)
+    except LinAlgError as e:
+        raise LinAlgError(f"tf.linalg.lstsq: {e}") from None
     m, n = a.shape[-2:]
-    k = b.shape[-1]
-    fa = a.reshape((-1, m, n))
-    fb = b.reshape((-1, m, k))
-    count = fa.shape[0]
-    x = np.empty((count, n, k), a.dtype)
-    rank = np.empty(count, np.int64)
-    s = np.empty((count, min(m, n)), _REAL[a.dtype])
-    res = np.empty((count, k), s.dtype) if m > n else None
-    for i in range(count):
-        x[i], r, rank[i], s[i] = _gelsd(fa[i], fb[i], rcond,
-                                        f" (matrix {batch_index(i, batch)} of the stack)")
-        if res is not None:
-            if r.size:
-                res[i] = r
-            else:
-                res = None
-    return (x.reshape(batch + (n, k)), rank.reshape(batch), s.reshape(batch + (min(m, n),)),
-            None if res is None else res.reshape(batch + (k,)))
+    res = None
+    if m > n and (rank == n).all():
+        res = _sq_col_norms(b - a @ x)
+    return x, rank, s, res
 
 
 # ---- lstsq: how the rules apply A⁺ -------------------------------------------------------
