@@ -11,9 +11,8 @@ import weakref
 import numpy as np
 
 from . import _engine
-from ._errors import DTypeError, ShapeError, TenferroError
+from ._errors import DTypeError
 from ._ops import registry
-from ._state import STATE
 
 __all__ = ["Tensor", "tensor", "as_tensor", "SUPPORTED_DTYPES"]
 

@@ -5,7 +5,6 @@
 ``create_graph`` the pullbacks run on plain ndarrays with grad mode off; with it they run
 on Tensors so that the returned gradients are differentiable again.
 """
-import contextlib
 import functools
 from dataclasses import dataclass
 from typing import Optional

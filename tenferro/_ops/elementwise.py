@@ -405,7 +405,7 @@ def where(condition, x, y):
     if cond.dtype != bool:
         cond = cond.astype(bool)
     a, b = operands(x, y)
-    shape = broadcast_shape("where", cond.shape, a.shape, b.shape)
+    broadcast_shape("where", cond.shape, a.shape, b.shape)   # raises ShapeError
     return apply1(_where_op, (a, b), np.where(cond, a._data, b._data), ctx=cond)
 
 

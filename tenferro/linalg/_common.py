@@ -5,8 +5,7 @@ specific error and records nothing (DESIGN.md §2).
 """
 import numpy as np
 
-from .._errors import DTypeError, LinAlgError, ShapeError
-from .._tensor import Tensor
+from .._errors import LinAlgError, ShapeError
 from .._ops._util import to_tensor
 
 __all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of"]
