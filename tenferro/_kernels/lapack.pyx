@@ -43,27 +43,15 @@ from libc.math cimport isfinite
 from libc.string cimport memcpy
 from libc.stdint cimport int64_t
 
-cimport scipy.linalg.cython_blas as bl
 cimport scipy.linalg.cython_lapack as lp
+
+from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm, xtrsv
 
 import numpy as np
 
 from tenferro._errors import DTypeError, LinAlgError
 from tenferro._kernels import _reference as _ref
 
-# The integer type of every LAPACK argument. scipy.linalg.cython_lapack declares LAPACK
-# integers as plain C int (LP64) today; an ILP64 SciPy build would change this typedef
-# (and the int32 pivot arrays below) and nothing else.
-ctypedef int blas_int
-
-ctypedef float complex cfloat
-ctypedef double complex cdouble
-
-ctypedef fused lapack_t:
-    float
-    double
-    cfloat
-    cdouble
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs",
            "gelsd"]
@@ -864,35 +852,6 @@ cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
             _copy(bbuf, 1, n, &x[b, 0, 0], nrhs, 1, n, nrhs, False)
     free(abuf); free(bbuf); free(ipiv)
     return result
-
-
-cdef inline void xtrsm(char* side, char* uplo, char* transa, char* diag, blas_int* m,
-                       blas_int* n, lapack_t* a, blas_int* lda, lapack_t* b,
-                       blas_int* ldb) noexcept nogil:
-    """B := op(A)⁻¹B (side 'L') or B op(A)⁻¹ (side 'R'), alpha = 1."""
-    cdef lapack_t one = 1
-    if lapack_t is float:
-        bl.strsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-    elif lapack_t is double:
-        bl.dtrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-    elif lapack_t is cfloat:
-        bl.ctrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-    else:
-        bl.ztrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-
-
-cdef inline void xtrsv(char* uplo, char* trans, char* diag, blas_int* n, lapack_t* a,
-                       blas_int* lda, lapack_t* x) noexcept nogil:
-    """x := op(A)⁻¹x for one contiguous vector x."""
-    cdef blas_int inc = 1
-    if lapack_t is float:
-        bl.strsv(uplo, trans, diag, n, a, lda, x, &inc)
-    elif lapack_t is double:
-        bl.dtrsv(uplo, trans, diag, n, a, lda, x, &inc)
-    elif lapack_t is cfloat:
-        bl.ctrsv(uplo, trans, diag, n, a, lda, x, &inc)
-    else:
-        bl.ztrsv(uplo, trans, diag, n, a, lda, x, &inc)
 
 
 cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,

@@ -34,22 +34,11 @@ The NumPy twin is ``solve_triangular_backprop`` in ``_reference.py``;
 cimport cython
 from libc.string cimport memcpy, memset
 
-cimport scipy.linalg.cython_blas as bl
+from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xgemm, xtrsm
 
 import numpy as np
 
 from tenferro._kernels import _reference as _ref
-
-ctypedef int blas_int     # LAPACK/BLAS integers of scipy.linalg.cython_blas (LP64)
-
-ctypedef float complex cfloat
-ctypedef double complex cdouble
-
-ctypedef fused lapack_t:
-    float
-    double
-    cfloat
-    cdouble
 
 __all__ = ["solve_triangular_backprop"]
 
@@ -65,36 +54,6 @@ def _set_block(Py_ssize_t nb):
     NB = nb if nb > 0 else 1
 
 cdef str _CHARS = "fdFD"
-
-
-cdef inline void xtrsm(char* side, char* uplo, char* transa, char* diag, blas_int* m,
-                       blas_int* n, lapack_t* a, blas_int* lda, lapack_t* b,
-                       blas_int* ldb) noexcept nogil:
-    cdef lapack_t one = 1
-    if lapack_t is float:
-        bl.strsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-    elif lapack_t is double:
-        bl.dtrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-    elif lapack_t is cfloat:
-        bl.ctrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-    else:
-        bl.ztrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
-
-
-cdef inline void xgemm(char* ta, char* tb, blas_int m, blas_int n, blas_int k,
-                       lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb,
-                       lapack_t* c, blas_int ldc) noexcept nogil:
-    """c := −op(a) op(b)."""
-    cdef lapack_t alpha = -1
-    cdef lapack_t beta = 0
-    if lapack_t is float:
-        bl.sgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
-    elif lapack_t is double:
-        bl.dgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
-    elif lapack_t is cfloat:
-        bl.cgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
-    else:
-        bl.zgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
 
 
 cdef inline void _conj(lapack_t* x, Py_ssize_t count) noexcept nogil:

@@ -1,0 +1,66 @@
+# cython: language_level=3
+"""Shared declarations of the compiled kernels: the LAPACK integer type, the four
+scalar types, and inline nogil BLAS wrappers dispatching on the scalar type.
+
+cimported by lapack.pyx and triangular.pyx (one copy of each wrapper).
+"""
+cimport scipy.linalg.cython_blas as bl
+
+# The integer type of every LAPACK argument. scipy.linalg.cython_lapack declares LAPACK
+# integers as plain C int (LP64) today; an ILP64 SciPy build would change this typedef
+# (and the int32 pivot arrays below) and nothing else.
+ctypedef int blas_int
+
+ctypedef float complex cfloat
+ctypedef double complex cdouble
+
+ctypedef fused lapack_t:
+    float
+    double
+    cfloat
+    cdouble
+
+
+cdef inline void xtrsm(char* side, char* uplo, char* transa, char* diag, blas_int* m,
+                       blas_int* n, lapack_t* a, blas_int* lda, lapack_t* b,
+                       blas_int* ldb) noexcept nogil:
+    """B := op(A)⁻¹B (side 'L') or B op(A)⁻¹ (side 'R'), alpha = 1."""
+    cdef lapack_t one = 1
+    if lapack_t is float:
+        bl.strsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+    elif lapack_t is double:
+        bl.dtrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+    elif lapack_t is cfloat:
+        bl.ctrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+    else:
+        bl.ztrsm(side, uplo, transa, diag, m, n, &one, a, lda, b, ldb)
+
+
+cdef inline void xtrsv(char* uplo, char* trans, char* diag, blas_int* n, lapack_t* a,
+                       blas_int* lda, lapack_t* x) noexcept nogil:
+    """x := op(A)⁻¹x for one contiguous vector x."""
+    cdef blas_int inc = 1
+    if lapack_t is float:
+        bl.strsv(uplo, trans, diag, n, a, lda, x, &inc)
+    elif lapack_t is double:
+        bl.dtrsv(uplo, trans, diag, n, a, lda, x, &inc)
+    elif lapack_t is cfloat:
+        bl.ctrsv(uplo, trans, diag, n, a, lda, x, &inc)
+    else:
+        bl.ztrsv(uplo, trans, diag, n, a, lda, x, &inc)
+
+
+cdef inline void xgemm(char* ta, char* tb, blas_int m, blas_int n, blas_int k,
+                       lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb,
+                       lapack_t* c, blas_int ldc) noexcept nogil:
+    """c := −op(a) op(b)."""
+    cdef lapack_t alpha = -1
+    cdef lapack_t beta = 0
+    if lapack_t is float:
+        bl.sgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
+    elif lapack_t is double:
+        bl.dgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
+    elif lapack_t is cfloat:
+        bl.cgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
+    else:
+        bl.zgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
