@@ -61,17 +61,36 @@ def cases(n, dtype, rng):
     yield "inv", a, lambda x: (tf.linalg.inv(x),), [rand(n, n)], lambda: sla.inv(a)
     yield "pinv (2n x n)", tall, lambda x: (tf.linalg.pinv(x),), [rand(n, 2 * n)], \
         lambda: np.linalg.pinv(tall)
-    if hasattr(tf.linalg, "det") and callable(getattr(tf.linalg, "det", None)):
-        yield "det", a, lambda x: (tf.linalg.det(x),), [rand()], lambda: sla.det(a)
+    yield "det", a, lambda x: (tf.linalg.det(x),), [rand()], lambda: sla.det(a)
+    yield "slogdet", a, lambda x: (tf.linalg.slogdet(x).logabsdet,), [rand().real.copy()], \
+        lambda: np.linalg.slogdet(a)
+    upper = np.triu(a)
+    yield "solve_triangular", upper, \
+        lambda x: (tf.linalg.solve_triangular(x, b),), [rand(n, n)], \
+        lambda: sla.solve_triangular(upper, b)
+    bt = rand(2 * n, n)
+    yield "lstsq (2n x n)", tall, lambda x: (tf.linalg.lstsq(x, bt).x,), [rand(n, n)], \
+        lambda: sla.lstsq(tall, bt)
+    small = a / np.linalg.norm(a, 1)
+    yield "matrix_exp", small, lambda x: (tf.linalg.matrix_exp(x),), [rand(n, n)], \
+        lambda: sla.expm(small)
+    yield "norm fro", a, lambda x: (tf.linalg.norm(x),), [rand().real.copy()], \
+        lambda: sla.norm(a)
+    yield "norm nuc", a, lambda x: (tf.linalg.norm(x, "nuc"),), [rand().real.copy()], \
+        lambda: np.linalg.norm(a, "nuc")
 
 
 def main():
-    sizes = [int(x) for x in sys.argv[1:]] or [16, 256]
+    args = sys.argv[1:]
+    only = [a for a in args if not a.isdigit()]
+    sizes = [int(x) for x in args if x.isdigit()] or [16, 256]
     rng = np.random.default_rng(0)
     print(f"{'op':14} {'dtype':10} {'n':>4} {'scipy µs':>10} {'tf f+b µs':>10} {'ratio':>6}")
     for dtype in ("float64", "complex128"):
         for n in sizes:
             for name, a, f, cots, base in cases(n, dtype, rng):
+                if only and not any(name.startswith(o) for o in only):
+                    continue
                 x = tf.tensor(a, requires_grad=True)
 
                 def fb():

@@ -1,0 +1,2 @@
+# cython: boundscheck=False, wraparound=False
+"""Matrix exponential and its Frechet derivative (work in progress)."""
