@@ -6,11 +6,12 @@
 
 at n = 4, 16 (per-call overhead), 64 and 256 (LAPACK-bound), float64 and complex128. The
 floor is the SciPy primal with its default arguments (``scipy.linalg.lstsq(a, b)``, i.e.
-gelsd, and ``scipy.linalg.pinv(a)``). lstsq's backward never re-solves: at full column
-rank it needs K = (AᴴA)⁻¹ = R⁻¹R⁻ᴴ from a QR of A (R only; the target is to take R from
-the primal once it runs on geqrf, see tenferro/linalg/lstsq.py) and matmuls of O(mn).
-Targets: lstsq <= 1.2x at n = 16 and <= 0.8x at n = 256; pinv (whose rule is six matmuls
-of X and A) <= 1.3x and <= 1.8x.
+gelsd, and ``scipy.linalg.pinv(a)``). lstsq's primal is a QR of A (geqrf, ormqr, trsm)
+with the singular values of R for the rank and the singular_values output (gelsd only
+for a rank-deficient matrix); its backward never re-solves nor refactors: at full column
+rank K = (AᴴA)⁻¹ = R⁻¹R⁻ᴴ with the primal's R, and matmuls of O(mn). pinv at full rank
+is R⁻¹Qᴴ from the same QR (an SVD otherwise). Targets: lstsq <= 1.2x at n = 16 and
+<= 0.8x at n = 256; pinv (whose rule is six matmuls of X and A) <= 1.3x and <= 1.8x.
 
 ``python asv_bench/benchmarks/bench_lstsq.py`` prints the medians and ratios directly.
 """

@@ -532,3 +532,302 @@ def gelsd(a, b, rcond):
                                   f"{_lapack_where(i, batch)} (gelsd: {e})") from None
             x[i] = xi[:, :k]
     return x.reshape(batch + (n, k)), rank.reshape(batch), s.reshape(batch + (min(m, n),))
+
+
+def lstsq_qr(a, b, rcond):
+    """Twin of lapack.lstsq_qr: numpy.linalg.qr (of a, or of aᴴ when wide) and the
+    singular values of R per matrix; gelsd's twin for the rank-deficient ones ->
+    (x, rank, s, res, r); 0-size stacks and k = 0 give correctly shaped results."""
+    import scipy.linalg as sla
+    a, b, batch = _lapack_solve_operands(a, b)
+    if b.shape[-2] != a.shape[-2]:
+        raise ValueError(f"lstsq_qr: shapes {a.shape} and {b.shape} do not fit "
+                         "(*batch, m, n) and (*batch, m, k)")
+    m, n = a.shape[-2:]
+    k = b.shape[-1]
+    p = min(m, n)
+    nb = int(_np.prod(batch, dtype=_np.int64))
+    rdt = a.real.dtype
+    fa = _np.broadcast_to(a, batch + (m, n)).reshape((nb, m, n))
+    fb = _np.broadcast_to(b, batch + (m, k)).reshape((nb, m, k))
+    x = _np.zeros((nb, n, k), a.dtype)
+    rank = _np.zeros(nb, _np.int64)
+    s = _np.zeros((nb, p), rdt)
+    res = _np.zeros((nb, k), rdt)
+    r = _np.zeros((nb, p, p), a.dtype)
+    if m and n:
+        _lapack_check_finite(fa.reshape(batch + (m, n)),
+                             "SVD did not converge in least squares")
+        # gelsd's rank rule (?lalsd): s <= rc·s_max are zero, rc = eps unless 0 < rcond < 1
+        rc = rcond if 0 < rcond < 1 else _np.finfo(rdt).eps / 2
+        for i in range(nb):
+            ai = fa[i] if m >= n else fa[i].conj().T
+            q, r[i] = _np.linalg.qr(ai, mode="complete")[0], _np.linalg.qr(ai, mode="r")[:p]
+            s[i] = _np.linalg.svd(r[i], compute_uv=False)
+            if (s[i] > rdt.type(rc) * s[i, 0]).all():
+                rank[i] = p
+                if m >= n:
+                    c = q.conj().T @ fb[i]
+                    x[i] = sla.solve_triangular(r[i], c[:n], check_finite=False)
+                    res[i] = _np.sum(_np.abs(c[n:]) ** 2, axis=0)
+                else:
+                    y = sla.solve_triangular(r[i], fb[i], trans=2, check_finite=False)
+                    x[i] = q[:, :m] @ y
+            else:
+                x[i], rank[i], s[i] = (v[0] for v in gelsd(fa[i][None], fb[i][None], rcond))
+                if rank[i] == n and m > n:
+                    res[i] = _np.sum(_np.abs(fb[i] - fa[i] @ x[i]) ** 2, axis=0)
+    return (x.reshape(batch + (n, k)), rank.reshape(batch), s.reshape(batch + (p,)),
+            res.reshape(batch + (k,)), r.reshape(batch + (p, p)))
+
+
+def pinv_qr(a, rtol):
+    """Twin of lapack.pinv_qr: numpy.linalg.qr (of a, or of aᴴ when wide) per matrix whose
+    singular values are all > rtol·s_max, x = R⁻¹Qᴴ (or its conjugate transpose); zeros
+    and full = False elsewhere."""
+    import scipy.linalg as sla
+    a = _lapack_array(a)
+    flat, batch = _lapack_flat(a)
+    m, n = a.shape[-2:]
+    nb = flat.shape[0]
+    rt = _np.broadcast_to(_np.asarray(rtol, _np.float64), batch).reshape(nb)
+    x = _np.zeros((nb, n, m), a.dtype)
+    full = _np.zeros(nb, bool)
+    for i in range(nb if m and n else 0):
+        f = flat[i] if m >= n else flat[i].conj().T
+        if not _np.isfinite(f).all():
+            continue
+        q, r = _np.linalg.qr(f)
+        s = _np.linalg.svd(r, compute_uv=False)
+        if (s > rt[i] * s[0]).all():
+            y = sla.solve_triangular(r, q.conj().T, check_finite=False)   # F⁺
+            x[i] = y if m >= n else y.conj().T
+            full[i] = True
+    return x.reshape(batch + (n, m)), full.reshape(batch)
+
+
+# =======================================================================================
+# inverse twin: NumPy version of inverse.pyx (same name, signature and results);
+# tests/_kernels/test_inverse.py checks that both agree.
+# =======================================================================================
+
+def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
+    """Twin of inverse.lu_inverse: scale·op(A)⁻¹ (op = identity, ᵀ, ᴴ for trans 0, 1, 2)
+    from getrf's (lu, piv), here as U⁻¹L⁻¹ with the interchanges applied to the columns
+    in reverse order (overwrite_lu is only a permission: ignored here)."""
+    import scipy.linalg as sla
+    if trans not in (0, 1, 2):
+        raise ValueError(f"lu_inverse: trans must be 0, 1 or 2, got {trans!r}")
+    lu = _np.asarray(lu)
+    dt = lu.dtype if scale is None else _np.result_type(lu.dtype, _np.asarray(scale).dtype)
+    lu = _lapack_array(lu.astype(dt, copy=False))
+    dt = lu.dtype
+    n = lu.shape[-1]
+    batch = lu.shape[:-2]
+    piv = _np.asarray(piv)
+    if piv.size and (piv.min() < 0 or piv.max() >= n):
+        raise ValueError(f"lu_inverse: pivots must be row indices 0..{n - 1} (piv from "
+                         "getrf)")
+    nb = int(_np.prod(batch, dtype=_np.int64))
+    if nb == 0 or n == 0:
+        return _np.zeros(batch + (n, n), dt)
+    flat = lu.reshape((nb, n, n))
+    fp = piv.reshape((nb, n))
+    out = _np.empty(flat.shape, dt)
+    eye = _np.eye(n, dtype=dt)
+    for k in range(flat.shape[0]):
+        with _np.errstate(divide="ignore", invalid="ignore"):
+            ui = sla.solve_triangular(flat[k], eye, lower=False, check_finite=False)
+            li = sla.solve_triangular(flat[k], eye, lower=True, unit_diagonal=True,
+                                      check_finite=False)
+            x = ui @ li
+        for j in range(n - 2, -1, -1):
+            p = fp[k, j]
+            if p != j:
+                x[:, [j, p]] = x[:, [p, j]]
+        out[k] = x
+    if trans:
+        out = out.swapaxes(-1, -2)
+        if trans == 2:
+            out = out.conj()
+    out = _np.ascontiguousarray(out)
+    if scale is not None:
+        out *= _np.broadcast_to(_np.asarray(scale, dt), batch).reshape(-1, 1, 1)
+    return out.reshape(batch + (n, n))
+
+
+# =======================================================================================
+# expm twins: NumPy versions of expm.pyx (same names, signatures and results; the
+# algorithm and formulas are in expm.pyx's docstring). tests/_kernels/test_expm.py checks
+# that both agree. ``data`` is (groups, par): one _ExpmPade per distinct (m, s) with the
+# indices of its matrices, and the (nb, 2) int32 (m, s) of each matrix ((0, 0): NaN).
+# =======================================================================================
+
+# Padé coefficients b_j of r_m(x) = p_m(x)/p_m(−x), p_m(x) = Σ b_j x^j (Higham 2005)
+_EXPM_B = {
+    3: (120., 60., 12., 1.),
+    5: (30240., 15120., 3360., 420., 30., 1.),
+    7: (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.),
+    9: (17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880.,
+        3960., 90., 1.),
+    13: (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+         129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+         40840800., 960960., 16380., 182., 1.),
+}
+# ‖A‖₁ bounds θ_m for degree m without scaling (double precision, Higham 2005 Table 2.3)
+_EXPM_THETA = ((3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
+               (7, 9.504178996162932e-1), (9, 2.097847961257068e0))
+_EXPM_THETA13 = 5.371920351148152
+
+
+def _expm_degree(norm1):
+    """(m, s): Padé degree and number of squarings for a matrix of 1-norm ``norm1``
+    ((0, 0) when it is not finite).
+
+    The 1-norm, not the sharper η = max(‖A⁴‖^(1/4), ‖A⁶‖^(1/6)) that scipy.linalg.expm
+    uses for the value (Al-Mohy & Higham 2009a): the derivative's truncation terms are
+    words A^j E A^l, which η does not bound (for A = 1000·(upper shift), 4×4, η = 0 and
+    the degree-3 approximant's L is 5% off, while its value is exact).
+    """
+    import math
+    if not math.isfinite(norm1):
+        return 0, 0
+    for m, theta in _EXPM_THETA:
+        if norm1 <= theta:
+            return m, 0
+    return 13, max(0, math.ceil(math.log2(norm1 / _EXPM_THETA13)))
+
+
+def _expm_combine(coef, mats):
+    """Σ coef[k] mats[k] for each row of coef (a scalar k-th entry of mats is that
+    multiple of I)."""
+    out = []
+    for row in coef:
+        acc = None
+        for c, x in zip(row, mats):
+            acc = c * x if acc is None else acc + c * x
+        out.append(acc)
+    return out
+
+
+class _ExpmPade:
+    """exp(A) for a stack sharing one (m, s), and what L(A, ·) reuses."""
+    __slots__ = ("m", "s", "a", "pows", "w", "w1", "z1", "qinv", "r", "xs", "value")
+
+    def __init__(self, a, m, s):
+        self.m, self.s = m, s
+        b = _EXPM_B[m]
+        n = a.shape[-1]
+        eye = _np.eye(n, dtype=a.dtype)
+        q = 3 if m == 13 else (m - 1) // 2              # A², A⁴, ..., A^2q
+        a = a * 2.0 ** -s
+        pows = [a @ a]
+        while len(pows) < q:
+            pows.append(pows[-1] @ pows[0])
+        if m == 13:
+            a6 = pows[2]
+            w1, z1 = _expm_combine([b[9:14:2], b[8:13:2]], pows)
+            w2, z2 = _expm_combine([b[3:8:2], b[2:7:2]], pows)
+            w = a6 @ w1 + (w2 + b[1] * eye)
+            v = a6 @ z1 + (z2 + b[0] * eye)
+            self.w1, self.z1 = w1, z1
+        else:
+            w, v = _expm_combine([b[3::2], b[2::2]], pows)
+            w = w + b[1] * eye
+            v = v + b[0] * eye
+            self.w1 = self.z1 = None
+        u = a @ w
+        self.a, self.pows, self.w = a, pows, w
+        # r_m(A) = Q⁻¹(V + U), Q = V − U, Q⁻¹ kept for L
+        self.qinv = _np.linalg.inv(v - u)
+        self.r = self.qinv @ (v + u)
+        xs = [self.r]
+        for _ in range(s):
+            xs.append(xs[-1] @ xs[-1])
+        self.value = xs.pop()
+        self.xs = xs                                    # X_0 = r, X_k = X_{k−1}², k < s
+
+    def frechet(self, e):
+        """L(A, E) for a stack E of A's shape (Al-Mohy & Higham 2009, Alg. 6.4)."""
+        m, a, pows = self.m, self.a, self.pows
+        b = _EXPM_B[m]
+        e = e * 2.0 ** -self.s
+        a2 = pows[0]
+        ms = [a @ e + e @ a]                            # M₂ = L(A², E)
+        for k in range(1, len(pows)):                   # M_2k = A^(2k−2) M₂ + M_(2k−2) A²
+            ms.append(pows[k - 1] @ ms[0] + ms[-1] @ a2)
+        if m == 13:
+            a6, m6 = pows[2], ms[2]
+            lw1, lz1 = _expm_combine([b[9:14:2], b[8:13:2]], ms)
+            lw2, lz2 = _expm_combine([b[3:8:2], b[2:7:2]], ms)
+            lw = a6 @ lw1 + m6 @ self.w1 + lw2          # L_W = L(A⁶W₁ + W₂, E)
+            lv = a6 @ lz1 + m6 @ self.z1 + lz2
+        else:
+            lw, lv = _expm_combine([b[3::2], b[2::2]], ms)
+        lu_ = a @ lw + e @ self.w                       # L_U = L(A W, E)
+        # L(r_m) = (V − U)⁻¹(L_U + L_V + (L_U − L_V) r_m)
+        lx = self.qinv @ (lu_ + lv + (lu_ - lv) @ self.r)
+        for x in self.xs:                               # X_(k+1) = X_k²
+            lx = x @ lx + lx @ x
+        return lx
+
+
+def _expm_wide(x):
+    return x.astype(_np.complex128 if x.dtype.kind == "c" else _np.float64, copy=False)
+
+
+def expm_pade(a):
+    """Twin of expm.expm_pade: (exp(a), (groups, par)) in float64/complex128."""
+    a = _expm_wide(a)
+    n = a.shape[-1]
+    flat = a.reshape((int(_np.prod(a.shape[:-2])), n, n))
+    if a.size == 0:                              # ‖·‖₁ of an empty matrix is 0: (3, 0)
+        par = _np.tile(_np.array([3, 0], _np.int32), (flat.shape[0], 1))
+        return _np.zeros(a.shape, a.dtype), ([], par)
+    norms = _np.abs(flat).sum(axis=-2).max(axis=-1)
+    par = _np.array([_expm_degree(float(v)) for v in norms], _np.int32).reshape(-1, 2)
+    value = _np.full(flat.shape, _np.nan, a.dtype)
+    groups = []
+    for key in sorted(set(map(tuple, par.tolist()))):
+        if key == (0, 0):
+            continue
+        idx = _np.flatnonzero((par == key).all(axis=1))
+        p = _ExpmPade(flat[idx], *key)
+        groups.append((idx, p))
+        value[idx] = p.value
+    return value.reshape(a.shape), (groups, par)
+
+
+def expm_frechet(data, e, adjoint=False):
+    """Twin of expm.expm_frechet: L(A, E), or L(Aᴴ, E) = L(A, Eᴴ)ᴴ with ``adjoint``."""
+    groups, _ = data
+    e = _expm_wide(e)
+    if groups and groups[0][1].a.dtype != e.dtype:
+        e = e.astype(groups[0][1].a.dtype)
+    n = e.shape[-1]
+    flat = e.reshape((int(_np.prod(e.shape[:-2])), n, n))
+    if adjoint:
+        flat = flat.swapaxes(-1, -2).conj()
+    out = _np.full(flat.shape, _np.nan, e.dtype)
+    for idx, p in groups:
+        out[idx] = p.frechet(flat[idx])
+    if adjoint:
+        out = out.swapaxes(-1, -2).conj()
+    return _np.ascontiguousarray(out).reshape(e.shape)
+
+
+def pivot_parity(piv):
+    """Twin of inverse.pivot_parity: 1 where an odd number of piv[..., i] != i, else 0."""
+    piv = _np.asarray(piv)
+    odd = _np.count_nonzero(piv != _np.arange(piv.shape[-1]), axis=-1).astype(_np.int64) & 1
+    return int(odd) if piv.ndim == 1 else odd
+
+
+def tiny_pivots(lu, rtol):
+    """Twin of inverse.tiny_pivots: min |u_ii| <= rtol·max |u_ii| per matrix."""
+    a = _np.abs(_np.diagonal(_np.asarray(lu), 0, -2, -1))
+    if a.shape[-1] == 0:
+        t = _np.zeros(a.shape[:-1], bool)      # no pivot is tiny (NumPy's min would fail)
+    else:
+        t = a.min(-1) <= rtol * a.max(-1)
+    return bool(t) if t.ndim == 0 else t

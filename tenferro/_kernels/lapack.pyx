@@ -24,15 +24,17 @@ to avoid copies where the algebra allows it:
   trtrs   solved as the right-side ?trsm xᵀ op(a)ᵀ = bᵀ in the output's memory (a
           C-ordered x is the Fortran xᵀ), with a C-ordered a used in place as Aᵀ
           (uplo flipped): no transposing copies at all.
-  others  (geqrf/orgqr, getrf, getrs' right-hand sides, geev) copy each matrix once
-          into a Fortran work buffer. getrf factors in the output's memory and returns
+  lstsq_qr  a wide A is copied conjugated into its work buffer as the Fortran Aᴴ: its
+          LQ factorization A = RᴴQᴴ is then geqrf of a tall matrix, like a tall A's QR.
+  others  (geqrf/orgqr, getrf, getrs' right-hand sides, geev, gelsd) copy each matrix
+          once into a Fortran work buffer. getrf factors in the output's memory and returns
           a per-matrix Fortran view, which getrs then uses without a copy.
 
-Non-finite input (only possible with check_finite=False upstream): svd, eigh and eig
-reject a matrix with a NaN or Inf entry (in eigh's referenced triangle) before LAPACK
-sees it, raising LinAlgError naming it, since LAPACK's iterations would fail, return
-garbage or print "illegal value" messages; the direct factorizations and solves
-propagate NaN.
+Non-finite input (only possible with check_finite=False upstream): svd, eigh, eig,
+gelsd and lstsq_qr reject a matrix with a NaN or Inf entry (in eigh's referenced
+triangle) before LAPACK sees it, raising LinAlgError naming it, since LAPACK's iterations
+would fail, return garbage or print "illegal value" messages; the direct factorizations
+and solves propagate NaN.
 
 The pure NumPy/SciPy twins of these functions (same names and signatures) are in
 ``_reference.py``; ``tests/_kernels/test_lapack.py`` checks that both agree.
@@ -41,7 +43,7 @@ cimport cython
 from libc.stdlib cimport malloc, free
 from libc.math cimport isfinite
 from libc.string cimport memcpy
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 
 cimport scipy.linalg.cython_lapack as lp
 
@@ -54,7 +56,7 @@ from tenferro._kernels import _reference as _ref
 
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs",
-           "gelsd"]
+           "gelsd", "lstsq_qr", "pinv_qr"]
 
 # dtype.char of the four LAPACK types, in the order of the dispatch codes below
 cdef str _CHARS = "fdFD"
@@ -241,6 +243,24 @@ cdef inline void xgelsd(blas_int* m, blas_int* n, blas_int* nrhs, lapack_t* a, b
     else:
         lp.zgelsd(m, n, nrhs, a, lda, b, ldb, <double*>s, <double*>rcond, rank, work, lwork,
                   <double*>rwork, iwork, info)
+
+
+cdef inline void xormqr(char* side, char* trans, blas_int* m, blas_int* n, blas_int* k,
+                        lapack_t* a, blas_int* lda, lapack_t* tau, lapack_t* c,
+                        blas_int* ldc, lapack_t* work, blas_int* lwork,
+                        blas_int* info) noexcept nogil:
+    """?ormqr for real types, ?unmqr for complex ones (trans 'T' means 'C' for those)."""
+    cdef char tc = b'C'
+    if lapack_t is float:
+        lp.sormqr(side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info)
+    elif lapack_t is double:
+        lp.dormqr(side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info)
+    elif lapack_t is cfloat:
+        lp.cunmqr(side, &tc if trans[0] == b'T' else trans, m, n, k, a, lda, tau, c, ldc,
+                  work, lwork, info)
+    else:
+        lp.zunmqr(side, &tc if trans[0] == b'T' else trans, m, n, k, a, lda, tau, c, ldc,
+                  work, lwork, info)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1002,6 +1022,308 @@ cdef Py_ssize_t _gelsd(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
     return result
 
 
+cdef inline double _abs2(lapack_t z) noexcept nogil:
+    if lapack_t is cfloat or lapack_t is cdouble:
+        return <double>z.real * z.real + <double>z.imag * z.imag
+    else:
+        return <double>z * z
+
+
+cdef Py_ssize_t _lstsq_qr(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
+                          lapack_t[:, :, ::1] x, char* s, char* res,
+                          lapack_t[:, :, ::1] r, int64_t[::1] rank, double rcond,
+                          blas_int* info) noexcept:
+    # Least squares through a QR factorization, rank-revealing by the singular values of
+    # its triangular factor (they are A's), with gelsd for the rank-deficient matrices.
+    # Per matrix, with p = min(m, n) and F a Fortran max(m, n) x p work buffer:
+    #   m >= n  F = A (m x n), geqrf: A = QR. s = svd(R) (gesdd 'N' on a copy of R: R is
+    #           also an output, for the backward). Full rank: C = Qᴴb (ormqr), x = R⁻¹C[:n]
+    #           (trsm), res = Σ|C[n:]|² per column (the squared residual norms).
+    #   m < n   F = Aᴴ (n x m, a conjugating copy), geqrf: Aᴴ = QR, A = RᴴQᴴ. The
+    #           minimum-norm solution is x = Q R⁻ᴴ b: trsm on b, zero-padded to n rows,
+    #           then ormqr.
+    # Rank: the number of s > rc·s_max with rc = rcond, or LAPACK's eps when rcond <= 0
+    # or rcond >= 1 -- gelsd's own rule (?lalsd), so the rank is gelsd's. A matrix below
+    # full rank (or whose gesdd fails) is solved again from scratch by gelsd, which then
+    # sets its x, s and rank: the minimum-norm solution exactly as before.
+    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], k = rhs.shape[2]
+    cdef Py_ssize_t b, i, j, full
+    cdef Py_ssize_t sa[3]
+    cdef Py_ssize_t sb[3]
+    cdef bint tall = m >= n
+    cdef Py_ssize_t p = n if tall else m, ldf = m if tall else n
+    cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k
+    cdef blas_int FM = <blas_int>ldf, P = <blas_int>p, LD = <blas_int>ldf
+    cdef blas_int lwork = -1, lw2 = -1, glwork = -1, glrwork = 1, gliwork = 1
+    cdef blas_int inf = 0, rk = 0, iq = 0
+    cdef char jz = b'N', side = b'L', up = b'U', nt = b'N', ct = b'C', tt = b'T'
+    cdef char* qtrans = &tt   # ormqr's 'T' (xormqr makes it 'C' for complex)
+    cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef bint single = rsize == sizeof(float)
+    cdef double eps = 5.960464477539063e-08 if single else 1.1102230246251565e-16
+    cdef double rc = rcond if 0 < rcond < 1 else eps, tol, acc
+    cdef float rc_f = <float>rcond
+    cdef double rc_d = rcond
+    cdef void* grc = <void*>&rc_f if single else <void*>&rc_d
+    cdef lapack_t q
+    cdef double rq[2]
+    cdef lapack_t* fbuf = NULL
+    cdef lapack_t* tau = NULL
+    cdef lapack_t* rbuf = NULL
+    cdef lapack_t* bbuf = NULL
+    cdef lapack_t* work = NULL
+    cdef void* rwork = NULL
+    cdef blas_int* iwork = NULL
+    cdef lapack_t* gwork = NULL     # gelsd's, allocated at the first rank-deficient matrix
+    cdef void* grwork = NULL
+    cdef blas_int* giwork = NULL
+    cdef lapack_t* rb
+    cdef lapack_t* bcol
+    cdef char* sbp
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not (_elem_strides(a.strides, sizeof(lapack_t), 3, sa) and
+            _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
+        return BAD_STRIDES
+    fbuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
+    tau = <lapack_t*>_alloc(p, sizeof(lapack_t), &failed)
+    rbuf = <lapack_t*>_alloc(p * p, sizeof(lapack_t), &failed)
+    bbuf = <lapack_t*>_alloc(ldf * k, sizeof(lapack_t), &failed)
+    iwork = <blas_int*>_alloc(8 * p, sizeof(blas_int), &failed)
+    rwork = _alloc(7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1, rsize,
+                   &failed)
+    if failed:
+        free(fbuf); free(tau); free(rbuf); free(bbuf); free(iwork); free(rwork)
+        return NO_MEMORY
+    # one workspace for geqrf, ormqr and gesdd: the largest of their queries
+    xgeqrf(&FM, &P, fbuf, &FM, tau, &q, &lwork, &inf)
+    lwork = _lwork(q)
+    xormqr(&side, &nt, &FM, &K, &P, fbuf, &FM, tau, bbuf, &LD, &q, &lw2, &inf)
+    lw2 = _lwork(q)
+    if lw2 > lwork:
+        lwork = lw2
+    lw2 = -1
+    xgesdd(&jz, &P, &P, rbuf, &P, s, rbuf, &P, rbuf, &P, &q, &lw2, rwork, iwork, &inf)
+    lw2 = _lwork(q)
+    if lw2 > lwork:
+        lwork = lw2
+    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
+    if failed:
+        free(fbuf); free(tau); free(rbuf); free(bbuf); free(iwork); free(rwork)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            sbp = s + b * p * rsize
+            if tall:
+                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, 1, m, m, n, False)
+            else:
+                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, n, 1, m, n, True)
+            if not _finite(fbuf, m, n, 0):
+                info[0] = NOT_FINITE
+                result = b
+                break
+            xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            # R, C-ordered with zeros below the diagonal, to the output; its memory is the
+            # Fortran Rᵀ, whose singular values gesdd computes in rbuf
+            rb = &r[b, 0, 0]
+            for i in range(p):
+                for j in range(p):
+                    if i <= j:
+                        rb[i * p + j] = fbuf[i + j * ldf]
+                    else:
+                        rb[i * p + j] = 0
+            memcpy(rbuf, rb, p * p * sizeof(lapack_t))
+            xgesdd(&jz, &P, &P, rbuf, &P, sbp, rbuf, &P, rbuf, &P, work, &lwork, rwork,
+                   iwork, &inf)
+            full = 0
+            if inf == 0:
+                if single:   # in gelsd's precision, for the same rank at the edge
+                    tol = <float>(<float>rc * (<float*>sbp)[0])
+                    for i in range(p):
+                        if (<float*>sbp)[i] > tol:
+                            full += 1
+                else:
+                    tol = rc * (<double*>sbp)[0]
+                    for i in range(p):
+                        if (<double*>sbp)[i] > tol:
+                            full += 1
+            if full == p:
+                rk = P
+                if tall:
+                    _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, ldf, m, k, False)
+                    xormqr(&side, qtrans, &FM, &K, &P, fbuf, &FM, tau, bbuf, &LD, work,
+                           &lwork, &inf)
+                    xtrsm(&side, &up, &nt, &nt, &P, &K, fbuf, &FM, bbuf, &LD)
+                else:
+                    _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, ldf, m, k, False)
+                    xtrsm(&side, &up, &ct, &nt, &P, &K, fbuf, &FM, bbuf, &LD)
+                    for j in range(k):
+                        bcol = bbuf + j * ldf
+                        for i in range(m, n):
+                            bcol[i] = 0
+                    xormqr(&side, &nt, &FM, &K, &P, fbuf, &FM, tau, bbuf, &LD, work,
+                           &lwork, &inf)
+            else:
+                # below full rank (or gesdd failed): gelsd on the original matrix
+                if gwork == NULL:
+                    rq[0] = 0
+                    rq[1] = 0
+                    xgelsd(&M, &N, &K, fbuf, &M, bbuf, &LD, sbp, grc, &rk, &q, &glwork,
+                           rq, &iq, &inf)
+                    glwork = _lwork(q)
+                    gliwork = iq if iq > 1 else 1
+                    if lapack_t is cfloat or lapack_t is cdouble:
+                        glrwork = _lreal(rq, single)
+                    gwork = <lapack_t*>_alloc(glwork, sizeof(lapack_t), &failed)
+                    grwork = _alloc(glrwork, rsize, &failed)
+                    giwork = <blas_int*>_alloc(gliwork, sizeof(blas_int), &failed)
+                    if failed:
+                        result = NO_MEMORY
+                        break
+                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, 1, m, m, n, False)
+                _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, ldf, m, k, False)
+                xgelsd(&M, &N, &K, fbuf, &M, bbuf, &LD, sbp, grc, &rk, gwork, &glwork,
+                       grwork, giwork, &inf)
+                if inf != 0:
+                    info[0] = inf
+                    result = b
+                    break
+            rank[b] = rk
+            # squared residual norms: the rows n..m-1 of Qᴴb (gelsd leaves them there
+            # too), when the matrix has full column rank; 0 otherwise
+            for j in range(k):
+                acc = 0
+                if rk == n:
+                    bcol = bbuf + j * ldf
+                    for i in range(n, m):
+                        acc += _abs2(bcol[i])
+                if single:
+                    (<float*>res)[b * k + j] = <float>acc
+                else:
+                    (<double*>res)[b * k + j] = acc
+            _copy(bbuf, 1, ldf, &x[b, 0, 0], k, 1, n, k, False)
+    free(fbuf); free(tau); free(rbuf); free(bbuf); free(iwork); free(rwork)
+    free(work); free(gwork); free(grwork); free(giwork)
+    return result
+
+
+cdef Py_ssize_t _pinv_qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] x,
+                         const double[::1] rtol, uint8_t[::1] full,
+                         blas_int* info) noexcept:
+    # The pseudo-inverse of a matrix of full rank p = min(m, n) through QR: with F = A
+    # (m >= n) or F = Aᴴ (m < n) in a Fortran buffer, geqrf gives F = QR and F⁺ = R⁻¹Qᴴ.
+    # Y = QR⁻ᴴ = (F⁺)ᴴ is orgqr and one trsm in place; then A⁺ = Yᴴ (tall; the C-ordered
+    # x's memory is the Fortran xᵀ = conj(Y): a conjugating memcpy) or A⁺ = Y (wide: a
+    # transposing copy). full[b] = 1 when every singular value of R (they are A's)
+    # exceeds rtol[b]·s_max; otherwise x[b] is left unset (and a non-finite matrix is
+    # just reported not full): the caller takes the SVD path for such a stack.
+    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b, i, j
+    cdef Py_ssize_t sa[3]
+    cdef bint tall = m >= n
+    cdef Py_ssize_t p = n if tall else m, ldf = m if tall else n
+    cdef blas_int FM = <blas_int>ldf, P = <blas_int>p
+    cdef blas_int lwork = -1, lw2 = -1, inf = 0
+    cdef char jz = b'N', side = b'R', up = b'U', nt = b'N', ct = b'C'
+    cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef bint single = rsize == sizeof(float)
+    cdef double tol
+    cdef bint ok
+    cdef lapack_t q
+    cdef lapack_t* fbuf = NULL
+    cdef lapack_t* tau = NULL
+    cdef lapack_t* rbuf = NULL
+    cdef lapack_t* rtri = NULL
+    cdef lapack_t* work = NULL
+    cdef void* s = NULL
+    cdef void* rwork = NULL
+    cdef blas_int* iwork = NULL
+    cdef bint failed = False
+    cdef Py_ssize_t result = OK
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, sa):
+        return BAD_STRIDES
+    fbuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
+    tau = <lapack_t*>_alloc(p, sizeof(lapack_t), &failed)
+    rbuf = <lapack_t*>_alloc(p * p, sizeof(lapack_t), &failed)
+    rtri = <lapack_t*>_alloc(p * p, sizeof(lapack_t), &failed)
+    s = _alloc(p, rsize, &failed)
+    iwork = <blas_int*>_alloc(8 * p, sizeof(blas_int), &failed)
+    rwork = _alloc(7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1, rsize,
+                   &failed)
+    if failed:
+        free(fbuf); free(tau); free(rbuf); free(rtri); free(s); free(iwork); free(rwork)
+        return NO_MEMORY
+    # one workspace for geqrf, orgqr and gesdd: the largest of their queries
+    xgeqrf(&FM, &P, fbuf, &FM, tau, &q, &lwork, &inf)
+    lwork = _lwork(q)
+    xorgqr(&FM, &P, &P, fbuf, &FM, tau, &q, &lw2, &inf)
+    lw2 = _lwork(q)
+    if lw2 > lwork:
+        lwork = lw2
+    lw2 = -1
+    xgesdd(&jz, &P, &P, rbuf, &P, s, rbuf, &P, rbuf, &P, &q, &lw2, rwork, iwork, &inf)
+    lw2 = _lwork(q)
+    if lw2 > lwork:
+        lwork = lw2
+    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
+    if failed:
+        free(fbuf); free(tau); free(rbuf); free(rtri); free(s); free(iwork); free(rwork)
+        return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            full[b] = 0
+            if tall:
+                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, 1, m, m, n, False)
+            else:
+                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, n, 1, m, n, True)
+            if not _finite(fbuf, m, n, 0):
+                continue
+            xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            # R (Fortran p x p, upper) for the trsm, and a copy for gesdd to destroy
+            for j in range(p):
+                for i in range(p):
+                    rtri[i + j * p] = fbuf[i + j * ldf] if i <= j else 0
+            memcpy(rbuf, rtri, p * p * sizeof(lapack_t))
+            xgesdd(&jz, &P, &P, rbuf, &P, s, rbuf, &P, rbuf, &P, work, &lwork, rwork,
+                   iwork, &inf)
+            if inf != 0:
+                continue
+            ok = True
+            if single:
+                tol = rtol[b] * (<float*>s)[0]
+                for i in range(p):
+                    if not (<float*>s)[i] > tol:
+                        ok = False
+            else:
+                tol = rtol[b] * (<double*>s)[0]
+                for i in range(p):
+                    if not (<double*>s)[i] > tol:
+                        ok = False
+            if not ok:
+                continue
+            xorgqr(&FM, &P, &P, fbuf, &FM, tau, work, &lwork, &inf)
+            if inf != 0:
+                info[0] = inf
+                result = b
+                break
+            xtrsm(&side, &up, &ct, &nt, &FM, &P, rtri, &P, fbuf, &FM)
+            if tall:
+                _copy(fbuf, m, 1, &x[b, 0, 0], m, 1, n, m, True)
+            else:
+                _copy(fbuf, 1, n, &x[b, 0, 0], m, 1, n, m, False)
+            full[b] = 1
+    free(fbuf); free(tau); free(rbuf); free(rtri); free(s); free(iwork); free(rwork)
+    free(work)
+    return result
+
+
 # ---------------------------------------------------------------------------------------
 # Python entry points (same names, signatures and results as the twins in _reference.py)
 # ---------------------------------------------------------------------------------------
@@ -1564,7 +1886,7 @@ def gelsd(a, b, rcond):
     values of a (real dtype), descending. Singular values s <= rcond * s_max count as
     zero; a negative rcond means machine precision. LinAlgError naming the batch index
     when the SVD does not converge or a matrix has a NaN or Inf entry."""
-    a, b, dt, batch = _lstsq_operands(a, b)
+    a, b, dt, batch = _lstsq_operands(a, b, "gelsd")
     cdef Py_ssize_t m = a.shape[-2], n = a.shape[-1], k = b.shape[-1], nb = _prod(batch)
     cdef int code = _code_of(dt)
     cdef double rc = rcond
@@ -1598,7 +1920,100 @@ def gelsd(a, b, rcond):
 
 
 @cython.wraparound(True)   # negative indices of Python tuples below
-cdef tuple _lstsq_operands(a, b):
+def lstsq_qr(a, b, rcond):
+    """Least squares through QR, rank-revealing: (x, rank, s, res, r) per matrix, with
+    gelsd's results for the rank-deficient ones. a (*batch, m, n), b (*batch, m, k) with
+    one batch shape (as gelsd); x (*batch, n, k) the minimum-norm least-squares solution,
+    rank (*batch) int64 and s (*batch, p) the singular values of a (p = min(m, n), real,
+    descending), exactly gelsd's contract (s <= rcond * s_max count as zero; rcond <= 0
+    or >= 1 means machine precision, as in LAPACK). res (*batch, k) real: the squared
+    column norms of b - a x where the matrix has rank n (the tail of Qᴴb), 0 elsewhere.
+    r (*batch, p, p): the triangular factor of a = QR (m >= n) or of aᴴ = QR (m < n),
+    upper, zeros below, whatever the rank, so a backward can reuse it. LinAlgError naming
+    the batch index when a matrix has a NaN or Inf entry or gelsd does not converge."""
+    a, b, dt, batch = _lstsq_operands(a, b, "lstsq_qr")
+    cdef Py_ssize_t m = a.shape[-2], n = a.shape[-1], k = b.shape[-1], nb = _prod(batch)
+    cdef Py_ssize_t p = min(m, n)
+    cdef int code = _code_of(dt)
+    cdef double rc = rcond
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* sp
+    cdef char* resp
+    if nb == 0 or m == 0 or n == 0 or k == 0:
+        return _ref.lstsq_qr(a, b, rcond)
+    a3 = _flat3(a, batch, nb)
+    b3 = _flat3(b, batch, nb)
+    x = np.empty((nb, n, k), dt)
+    rdt = _REAL[code]
+    s = np.empty((nb, p), rdt)
+    res = np.empty((nb, k), rdt)
+    r = np.empty((nb, p, p), dt)
+    rank = np.empty(nb, np.int64)
+    sp = _real_ptr(s, code)
+    resp = _real_ptr(res, code)
+    while True:
+        if code == 0:
+            bad = _lstsq_qr[float](a3, b3, x, sp, resp, r, rank, rc, &info)
+        elif code == 1:
+            bad = _lstsq_qr[double](a3, b3, x, sp, resp, r, rank, rc, &info)
+        elif code == 2:
+            bad = _lstsq_qr[cfloat](a3, b3, x, sp, resp, r, rank, rc, &info)
+        else:
+            bad = _lstsq_qr[cdouble](a3, b3, x, sp, resp, r, rank, rc, &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+        b3 = b3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "geqrf/gelsd", "SVD did not converge in least squares")
+    return (_unflat(x, batch), rank.reshape(batch), _unflat(s, batch), _unflat(res, batch),
+            _unflat(r, batch))
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+def pinv_qr(a, rtol):
+    """Pseudo-inverses of the matrices of full rank through QR: (x, full) for a
+    (*batch, m, n) and rtol (float64, broadcasting to the batch); x (*batch, n, m), full
+    (*batch) bool, True where every singular value s of the matrix is > rtol·s_max (as
+    numpy.linalg.pinv's cut keeps them all), and there x = a⁺ = R⁻¹Qᴴ (a = QR; for
+    m < n, a⁺ = QR⁻ᴴ with aᴴ = QR). Elsewhere (rank below min(m, n), or a NaN or Inf
+    entry) x is not set: compute those with the SVD."""
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t m = shape[-2], n = shape[-1], nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if nb == 0 or m == 0 or n == 0:
+        return _ref.pinv_qr(a, rtol)
+    a3 = _flat3(a, batch, nb)
+    rt = np.asarray(rtol, np.float64)
+    if rt.shape != batch:
+        rt = np.broadcast_to(rt, batch)
+    rt = np.ascontiguousarray(rt).reshape(nb)
+    x = np.empty((nb, n, m), a.dtype)
+    full = np.empty(nb, np.bool_)
+    while True:
+        if code == 0:
+            bad = _pinv_qr[float](a3, x, rt, full.view(np.uint8), &info)
+        elif code == 1:
+            bad = _pinv_qr[double](a3, x, rt, full.view(np.uint8), &info)
+        elif code == 2:
+            bad = _pinv_qr[cfloat](a3, x, rt, full.view(np.uint8), &info)
+        else:
+            bad = _pinv_qr[cdouble](a3, x, rt, full.view(np.uint8), &info)
+        if bad != BAD_STRIDES:
+            break
+        a3 = a3.copy()
+    if bad != OK:
+        raise _fail(bad, info, batch, "geqrf/orgqr", "QR failed")
+    return _unflat(x, batch), full.reshape(batch)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+cdef tuple _lstsq_operands(a, b, str name):
     """Common LAPACK dtype of a (*batch, m, n) and b (*batch, m, k), batches broadcast to
     one shape."""
     a = _lapack_array(a)
@@ -1609,7 +2024,7 @@ cdef tuple _lstsq_operands(a, b):
         a = a.astype(dt, copy=False)
         b = b.astype(dt, copy=False)
     if a.ndim < 2 or b.ndim < 2 or b.shape[-2] != a.shape[-2]:
-        raise ValueError(f"gelsd: shapes {a.shape} and {b.shape} do not fit "
+        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not fit "
                          "(*batch, m, n) and (*batch, m, k)")
     batch = a.shape[:-2]
     if b.shape[:-2] != batch:

@@ -6,7 +6,6 @@ import sys
 
 import numpy as np
 import pytest
-import scipy.linalg as sla
 
 import tenferro as tf
 from tenferro._kernels import _reference as ref
@@ -641,3 +640,157 @@ def test_gelsd_does_not_modify_operands():
     lp.gelsd(a, b, -1.0)
     np.testing.assert_array_equal(a, keep[0])
     np.testing.assert_array_equal(b, keep[1])
+
+
+# --- lstsq_qr: QR least squares, gelsd for the rank-deficient --------------------------------
+
+LSTSQ_QR_SHAPES = GELSD_SHAPES + [((1, 1), 1), ((7, 1), 2), ((1, 6), 1), ((9, 2, 6), 3)]
+
+
+@pytest.mark.parametrize("shape,k", LSTSQ_QR_SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lstsq_qr(dtype, shape, k):
+    a = rand(shape, dtype)
+    b = rand(shape[:-1] + (k,), dtype, seed=1)
+    m, n = shape[-2:]
+    p = min(m, n)
+    batch = shape[:-2]
+    x, rank, s, res, r = out = lp.lstsq_qr(a, b, -1.0)
+    assert x.shape == batch + (n, k) and x.dtype == dtype and r.dtype == dtype
+    assert rank.shape == batch and rank.dtype == np.int64
+    rdt = np.finfo(dtype).dtype
+    assert s.shape == batch + (p,) and s.dtype == rdt and res.dtype == rdt
+    assert res.shape == batch + (k,) and r.shape == batch + (p, p)
+    # gelsd's results (the same minimum-norm x, rank and singular values)
+    x0, r0, s0 = lp.gelsd(a, b, -1.0)
+    np.testing.assert_array_equal(rank, r0)
+    assert_close(x, x0, dtype, 10)
+    assert_close(s, s0, dtype, 10)
+    # residuals: |b − a x|² per column where m > n, else 0
+    res0 = np.sum(np.abs(b - a @ x) ** 2, axis=-2) if m > n else 0
+    assert_close(res, res0, dtype, 10)
+    # r: upper triangular, the factor of a = QR (of aᴴ = QR when wide): rᴴr = aᴴa (aaᴴ)
+    np.testing.assert_array_equal(np.tril(r, -1), 0)
+    gram = mH(a) @ a if m >= n else a @ mH(a)
+    assert_close(mH(r) @ r, gram, dtype, 100)
+    for got, want in zip(out, ref.lstsq_qr(a, b, -1.0)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert_close(got, want, dtype, 10)
+    check_layouts(lambda u, v: lp.lstsq_qr(u, v, -1.0), [a, b], out, dtype, 100)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lstsq_qr_rank_deficient_and_rcond_like_gelsd(dtype):
+    # a = u diag(3, 1, 1e-3, 0) vᴴ: the rank (gelsd's rule, including rcond <= 0 and
+    # rcond >= 1 meaning machine precision) and, below full rank, gelsd's solution; in a
+    # stack with a full-rank matrix (s = 3, 2.5, 2, 1.6), tall and wide
+    u = np.linalg.qr(rand((2, 6, 4), dtype))[0]
+    v = np.linalg.qr(rand((2, 4, 4), dtype, seed=2))[0]
+    a = (u * np.array([[3.0, 1.0, 1e-3, 0.0], [3.0, 2.5, 2.0, 1.6]], dtype)[:, None]) @ mH(v)
+    b = rand((2, 6, 3), dtype, seed=3)
+    for aa, bb in ((a, b), (mH(a), b[..., :4, :])):
+        for rcond in (-1.0, 0.0, 1e-2, 0.5, 1.0, 2.0):
+            x, rank, s, res, _ = lp.lstsq_qr(aa, bb, rcond)
+            x0, r0, s0 = lp.gelsd(aa, bb, rcond)
+            np.testing.assert_array_equal(rank, r0)
+            assert rank[1] == 4 and rank[0] < 4
+            assert_close(x, x0, dtype, 10)
+            assert_close(s, s0, dtype, 10)
+            assert not res[0].any()           # no residuals below full column rank
+            xr, rr, sr, resr, _ = ref.lstsq_qr(aa, bb, rcond)
+            np.testing.assert_array_equal(rr, r0)
+            assert_close(xr, x0, dtype, 10)
+
+
+@pytest.mark.parametrize("shape,k", [((0, 3, 2), 1), ((4, 0), 2), ((0, 4), 2), ((2, 0, 3), 1),
+                                     ((4, 3), 0), ((2, 4, 3), 0)])
+@pytest.mark.parametrize("mod", [lp, ref])
+def test_lstsq_qr_empty(mod, shape, k):
+    a = rand(shape, np.complex64)
+    b = rand(shape[:-1] + (k,), np.complex64, seed=1)
+    m, n = shape[-2:]
+    batch = shape[:-2]
+    p = min(m, n)
+    x, rank, s, res, r = mod.lstsq_qr(a, b, -1.0)
+    assert x.shape == batch + (n, k) and x.dtype == np.complex64 and not x.any()
+    assert rank.shape == batch and rank.dtype == np.int64
+    assert s.shape == batch + (p,) and s.dtype == np.float32
+    assert res.shape == batch + (k,) and r.shape == batch + (p, p)
+    if a.size:   # k = 0: rank, singular values and r are still those of a
+        np.testing.assert_array_equal(rank, p)
+        assert_close(s, np.linalg.svd(a, compute_uv=False), np.complex64)
+        assert_close(mH(r) @ r, mH(a) @ a, np.complex64)
+
+
+@pytest.mark.parametrize("mod", [lp, ref])
+def test_lstsq_qr_non_finite_names_batch_index_and_leaves_operands(mod):
+    a = np.ones((2, 3, 4, 2))
+    a[1, 2, 3, 0] = np.inf
+    with pytest.raises(tf.LinAlgError, match=r"converge.*matrix \(1, 2\) of the stack"):
+        mod.lstsq_qr(a, np.ones((4, 1)), -1.0)
+    with pytest.raises(ValueError, match="lstsq_qr: shapes"):
+        mod.lstsq_qr(np.ones((4, 2)), np.ones((3, 1)), -1.0)
+    a, b = rand((2, 3, 5), np.complex128), rand((2, 3, 2), np.complex128, seed=1)
+    keep = a.copy(), b.copy()
+    mod.lstsq_qr(a, b, -1.0)
+    np.testing.assert_array_equal(a, keep[0])
+    np.testing.assert_array_equal(b, keep[1])
+
+
+def test_lstsq_qr_ill_conditioned_full_rank_like_gelsd():
+    # cond(a) = 1e10, full rank: QR least squares is backward stable, like gelsd's SVD,
+    # so both solutions have forward errors of the order cond·eps (and agree to that),
+    # and both leave residuals orthogonal to range(a)
+    rng = np.random.default_rng(7)
+    u = np.linalg.qr(rng.standard_normal((40, 12)))[0]
+    v = np.linalg.qr(rng.standard_normal((12, 12)))[0]
+    a = (u * np.logspace(0, -10, 12)) @ v.T
+    xt = rng.standard_normal((12, 2))
+    b = a @ xt + 1e-3 * rng.standard_normal((40, 2))
+    x, rank, s, res, _ = lp.lstsq_qr(a, b, -1.0)
+    x0, r0, s0 = lp.gelsd(a, b, -1.0)
+    assert rank == r0 == 12
+    rel = np.linalg.norm(x - x0) / np.linalg.norm(x0)
+    assert rel < 1e10 * 1e-16 * 100
+    np.testing.assert_allclose(s, s0, rtol=1e-12, atol=1e-14)
+    # the residuals, and the normal equations aᵀ(b − a x) = 0 to the backward-stable
+    # bound eps·|a|·|x| (x ~ 1e7 here), as gelsd's solution satisfies them
+    r = b - a @ x
+    np.testing.assert_allclose(res, np.sum(r * r, axis=0), rtol=1e-6)
+    for sol in (x, x0):
+        assert np.abs(a.T @ (b - a @ sol)).max() < 100 * 2.2e-16 * np.linalg.norm(sol)
+
+
+# --- pinv_qr: pseudo-inverse of full-rank matrices through QR --------------------------------
+
+@pytest.mark.parametrize("shape", SHAPES + [(1, 1), (1, 4), (6, 1)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pinv_qr(dtype, shape):
+    a = rand(shape, dtype)
+    x, full = lp.pinv_qr(a, 1e-6)
+    assert x.shape == shape[:-2] + shape[::-1][:2] and x.dtype == dtype
+    assert full.shape == shape[:-2] and full.dtype == bool and full.all()
+    assert_close(x, np.linalg.pinv(a), dtype, 10)
+    xr, fr = ref.pinv_qr(a, 1e-6)
+    np.testing.assert_array_equal(fr, full)
+    assert_close(x, xr, dtype, 10)
+    check_layouts(lambda u: lp.pinv_qr(u, 1e-6), [a], (x, full), dtype)
+
+
+@pytest.mark.parametrize("mod", [lp, ref])
+def test_pinv_qr_cut_per_matrix_non_finite_and_empty(mod):
+    # s = (3, 1, 1e-3, 1e-5): full for rtol below 1e-5/3 only; rtol per matrix
+    u = np.linalg.qr(rand((2, 6, 4), np.float64))[0]
+    v = np.linalg.qr(rand((2, 4, 4), np.float64, seed=2))[0]
+    a = (u * np.array([3.0, 1.0, 1e-3, 1e-5])) @ mH(v)
+    for rtol, expected in ((1e-6, [True, True]), (1e-5, [False, False]),
+                           (np.array([1e-6, 1e-5]), [True, False]), (1.0, [False, False])):
+        x, full = mod.pinv_qr(a, rtol)
+        np.testing.assert_array_equal(full, expected)
+        assert_close(x[full], np.linalg.pinv(a)[full], np.float64, 1e7)
+    a[1, 0, 0] = np.nan                       # reported not full, for the SVD to reject
+    np.testing.assert_array_equal(mod.pinv_qr(a, 1e-8)[1], [True, False])
+    for shape in ((0, 3, 2), (4, 0), (2, 0, 3)):
+        x, full = mod.pinv_qr(np.zeros(shape, np.complex64), 1e-6)
+        assert x.shape == shape[:-2] + shape[::-1][:2] and x.dtype == np.complex64
+        assert full.shape == shape[:-2]
