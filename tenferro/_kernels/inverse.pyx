@@ -1,2 +1,515 @@
-# cython: boundscheck=False, wraparound=False
-"""Matrix inverse from LU factors on gemm-rich recursive blocks (work in progress)."""
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: initializedcheck=False, cdivision=True
+"""Matrix inverse from getrf's LU factors, with the flops on gemm/trmm-rich recursive
+blocks: ``lu_inverse(lu, piv, scale, trans)`` = scale·A⁻¹, scale·A⁻ᵀ or scale·A⁻ᴴ.
+
+With A = P L U (getrf), A⁻¹ = U⁻¹ L⁻¹ Pᵀ. Per matrix, in a Fortran n x n buffer W that
+starts as a copy of the packed factors (U on and above the diagonal, L's multipliers
+below it, L's unit diagonal implied):
+
+1. both triangles inverted in place, recursively on halves
+       [[A, B], [0, C]]⁻¹ = [[A⁻¹, −A⁻¹BC⁻¹], [0, C⁻¹]]        (U, then B by two trmm)
+       [[A, 0], [B, C]]⁻¹ = [[A⁻¹, 0], [−C⁻¹BA⁻¹, C⁻¹]]        (unit L, likewise)
+   n³/3 flops each, all in trmm below the base size;
+2. X = U⁻¹·L⁻¹ (upper times unit lower, both packed in W) in place, recursively:
+       X₁₁ = U₁₁L₁₁ + U₁₂L₂₁  (recursion, then one gemm),  X₁₂ = U₁₂L₂₂ (trmm),
+       X₂₁ = U₂₂L₂₁ (trmm),     X₂₂ = U₂₂L₂₂ (recursion)
+   2n³/3 flops;
+3. A⁻¹ = X Pᵀ: LAPACK's interchanges applied to X's columns in reverse order (as getri).
+
+4n³/3 flops in all (getrs on an identity takes 2n³, getri 4n³/3 but with half of it in
+trsm, which runs at a third of gemm's speed on OpenBLAS). Below NB the triangles and the
+product are plain loops (the trmv/"method 2" column sweeps of LAPACK's ?trti2).
+
+Stability. This is the classical "invert both factors, then multiply" method analysed
+by Du Croz & Higham (Stability of methods for matrix inversion, IMA J. Numer. Anal. 12,
+1992): every step is a triangular inversion or a product of computed triangular inverses,
+so the forward error is bounded by terms like c_n·u·|U⁻¹||U||U⁻¹||L⁻¹|, of the same kind
+as for getri (which inverts U the same way and then solves XL = U⁻¹); with partial
+pivoting |L| <= 1, so the error grows with cond(A) as for a getrs-based inverse.
+Measured (n = 120, cond(A) = 1e4..1e16, float64 and complex128): normwise residuals
+‖XA − I‖/(‖A‖‖X‖) 1e-16..2e-15 and ‖AX − I‖/(‖A‖‖X‖) 4e-16..1e-15, against
+8e-16..1.5e-15 and 4e-17..2e-16 for getrs(I) and numpy's getri;
+tests/_kernels/test_inverse.py checks it.
+
+Layout. getrf returns per-matrix Fortran views (copied into W by one memcpy). The
+memory of a C-ordered Y is the Fortran Yᵀ, and (s·A⁻ᴴ)ᵀ = s·conj(A⁻¹), (s·A⁻ᵀ)ᵀ = s·A⁻¹:
+for trans = 2 or 1 W is the output itself, scaled (and conjugated) in place, with no
+transposing copy. For trans = 0 W is a work buffer copied out transposed.
+
+The NumPy twin is ``lu_inverse`` in ``_reference.py``; ``tests/_kernels/test_inverse.py``
+checks that both agree.
+"""
+cimport cython
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+from libc.math cimport INFINITY, fabs, hypot
+
+cimport scipy.linalg.cython_blas as bl
+
+from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
+
+import numpy as np
+
+from tenferro._kernels import _reference as _ref
+
+__all__ = ["lu_inverse", "pivot_parity", "tiny_pivots"]
+
+# Base size of the recursions: blocks of at most NB columns are done by plain loops.
+# Measured (asv_bench/benchmarks/bench_matfuncs.py, LUInverse): 16-32 is best at
+# n = 64-256 on OpenBLAS (trmm/gemm on smaller blocks cost more in call overhead than
+# the loops).
+cdef Py_ssize_t NB = 24
+
+
+# Largest triangle _trmm_r hands to BLAS trmm whole (measured like NB).
+cdef blas_int TB = 48
+
+
+def _set_block(Py_ssize_t nb, Py_ssize_t tb=64):
+    """Set the base sizes of the recursions (benchmarks and tests only)."""
+    global NB, TB
+    NB = nb if nb > 1 else 2
+    TB = <blas_int>(tb if tb > 1 else 2)
+
+
+cdef str _CHARS = "fdFD"
+
+# np.newaxis as an opaque object (Cython would compile ``m[None]`` with an integer fast
+# path that the C compiler warns about)
+cdef object _NEWAXIS = None
+
+cdef enum:
+    OK = -1
+    NO_MEMORY = -4
+
+
+# ---- BLAS (declared here: _blas.pxd's xgemm has fixed alpha/beta and no trmm) ----------
+
+cdef inline void _trmm(char side, char uplo, char diag, blas_int m, blas_int n,
+                       lapack_t alpha, lapack_t* a, blas_int lda, lapack_t* b,
+                       blas_int ldb) noexcept nogil:
+    """B := alpha·T·B (side 'L') or alpha·B·T (side 'R'), T triangular, not transposed."""
+    cdef char tr = b'N'
+    if lapack_t is float:
+        bl.strmm(&side, &uplo, &tr, &diag, &m, &n, &alpha, a, &lda, b, &ldb)
+    elif lapack_t is double:
+        bl.dtrmm(&side, &uplo, &tr, &diag, &m, &n, &alpha, a, &lda, b, &ldb)
+    elif lapack_t is cfloat:
+        bl.ctrmm(&side, &uplo, &tr, &diag, &m, &n, &alpha, a, &lda, b, &ldb)
+    else:
+        bl.ztrmm(&side, &uplo, &tr, &diag, &m, &n, &alpha, a, &lda, b, &ldb)
+
+
+cdef inline void _gemm_acc(blas_int m, blas_int n, blas_int k, lapack_t alpha, lapack_t* a,
+                           blas_int lda, lapack_t* b, blas_int ldb, lapack_t* c,
+                           blas_int ldc) noexcept nogil:
+    """C += alpha·A·B."""
+    cdef char nn = b'N'
+    cdef lapack_t one = 1
+    if lapack_t is float:
+        bl.sgemm(&nn, &nn, &m, &n, &k, &alpha, a, &lda, b, &ldb, &one, c, &ldc)
+    elif lapack_t is double:
+        bl.dgemm(&nn, &nn, &m, &n, &k, &alpha, a, &lda, b, &ldb, &one, c, &ldc)
+    elif lapack_t is cfloat:
+        bl.cgemm(&nn, &nn, &m, &n, &k, &alpha, a, &lda, b, &ldb, &one, c, &ldc)
+    else:
+        bl.zgemm(&nn, &nn, &m, &n, &k, &alpha, a, &lda, b, &ldb, &one, c, &ldc)
+
+
+cdef void _trmm_r(char side, char uplo, char diag, blas_int m, blas_int n, lapack_t alpha,
+                  lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb) noexcept nogil:
+    """_trmm with the triangle T split in halves down to TB, the off-diagonal block of T
+    applied by gemm: OpenBLAS's trmm runs at half of gemm's flop rate for complex types
+    (and below it for real ones at these sizes), so the recursion moves half of each
+    level's flops into gemm. With T = [[T₁₁, T₁₂], [T₂₁, T₂₂]] (one of T₁₂, T₂₁ zero):
+        left,  upper:  B₁ = T₁₁B₁ + T₁₂B₂, B₂ = T₂₂B₂   (B split by rows)
+        left,  lower:  B₂ = T₂₁B₁ + T₂₂B₂, B₁ = T₁₁B₁
+        right, upper:  B₂ = B₁T₁₂ + B₂T₂₂, B₁ = B₁T₁₁   (B split by columns)
+        right, lower:  B₁ = B₁T₁₁ + B₂T₂₁, B₂ = B₂T₂₂
+    each block updated before the block it reads is overwritten."""
+    cdef blas_int k = m if side == c'L' else n
+    if k <= TB:
+        _trmm(side, uplo, diag, m, n, alpha, a, lda, b, ldb)
+        return
+    cdef blas_int k1 = k // 2, k2 = k - k1
+    cdef lapack_t* t12 = a + <Py_ssize_t>k1 * lda
+    cdef lapack_t* t21 = a + k1
+    cdef lapack_t* t22 = a + <Py_ssize_t>k1 * lda + k1
+    cdef lapack_t* b2
+    if side == c'L':
+        b2 = b + k1
+        if uplo == c'U':
+            _trmm_r(side, uplo, diag, k1, n, alpha, a, lda, b, ldb)
+            _gemm_acc(k1, n, k2, alpha, t12, lda, b2, ldb, b, ldb)
+            _trmm_r(side, uplo, diag, k2, n, alpha, t22, lda, b2, ldb)
+        else:
+            _trmm_r(side, uplo, diag, k2, n, alpha, t22, lda, b2, ldb)
+            _gemm_acc(k2, n, k1, alpha, t21, lda, b, ldb, b2, ldb)
+            _trmm_r(side, uplo, diag, k1, n, alpha, a, lda, b, ldb)
+    else:
+        b2 = b + <Py_ssize_t>k1 * ldb
+        if uplo == c'U':
+            _trmm_r(side, uplo, diag, m, k2, alpha, t22, lda, b2, ldb)
+            _gemm_acc(m, k2, k1, alpha, b, ldb, t12, lda, b2, ldb)
+            _trmm_r(side, uplo, diag, m, k1, alpha, a, lda, b, ldb)
+        else:
+            _trmm_r(side, uplo, diag, m, k1, alpha, a, lda, b, ldb)
+            _gemm_acc(m, k1, k2, alpha, b2, ldb, t21, lda, b, ldb)
+            _trmm_r(side, uplo, diag, m, k2, alpha, t22, lda, b2, ldb)
+
+
+# ---- base cases (n <= NB): column sweeps on the Fortran block w, leading dimension ld ---
+
+cdef inline void _inv_tri_base(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
+    """U⁻¹ (upper, non-unit) and L⁻¹ (strictly lower, unit) of the packed block, in place."""
+    cdef Py_ssize_t i, j, k
+    cdef lapack_t t, ajj
+    cdef lapack_t* cj
+    cdef lapack_t* ck
+    # upper, columns left to right: U⁻¹[:j, j] = −U⁻¹[:j, :j]·U[:j, j]/u_jj
+    for j in range(n):
+        cj = w + j * ld
+        cj[j] = 1 / cj[j]
+        ajj = -cj[j]
+        for k in range(j):             # in-place upper trmv with the inverted U[:j, :j]
+            ck = w + k * ld
+            t = cj[k]
+            for i in range(k):
+                cj[i] = cj[i] + ck[i] * t
+            cj[k] = ck[k] * t
+        for i in range(j):
+            cj[i] = cj[i] * ajj
+    # unit lower, columns right to left: L⁻¹[j+1:, j] = −L⁻¹[j+1:, j+1:]·L[j+1:, j]
+    for j in range(n - 2, -1, -1):
+        cj = w + j * ld
+        for k in range(n - 1, j, -1):  # in-place unit lower trmv with the inverted block
+            ck = w + k * ld
+            t = cj[k]
+            for i in range(k + 1, n):
+                cj[i] = cj[i] + ck[i] * t
+        for i in range(j + 1, n):
+            cj[i] = -cj[i]
+
+
+cdef inline void _mul_base(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
+    """X = U·L in place (U upper with diagonal, L unit lower packed below it).
+
+    Column j: X[:, j] = U[:, j] + Σ_{k>j} U[:, k]·l_kj. Slot (k, j), k > j, holds l_kj
+    until step k reads it and writes u_kk·l_kj, the first term of x_kj; the rows i < k
+    accumulate. Columns k > j are still U's when column j is formed."""
+    cdef Py_ssize_t i, j, k
+    cdef lapack_t t
+    cdef lapack_t* cj
+    cdef lapack_t* ck
+    for j in range(n - 1):
+        cj = w + j * ld
+        for k in range(j + 1, n):
+            ck = w + k * ld
+            t = cj[k]
+            for i in range(k):
+                cj[i] = cj[i] + ck[i] * t
+            cj[k] = ck[k] * t
+
+
+# ---- recursions ---------------------------------------------------------------------
+
+cdef void _inv_tri(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
+    """Both packed triangles of the n x n block w inverted in place."""
+    if n <= NB:
+        _inv_tri_base(w, n, ld)
+        return
+    cdef Py_ssize_t n1 = n // 2, n2 = n - n1
+    cdef lapack_t* w11 = w
+    cdef lapack_t* w12 = w + n1 * ld
+    cdef lapack_t* w21 = w + n1
+    cdef lapack_t* w22 = w + n1 * ld + n1
+    cdef blas_int m1 = <blas_int>n1, m2 = <blas_int>n2, l = <blas_int>ld
+    cdef lapack_t one = 1, mone = -1
+    _inv_tri(w11, n1, ld)
+    _inv_tri(w22, n2, ld)
+    # U: B := −A⁻¹·B·C⁻¹
+    _trmm_r(c'L', c'U', c'N', m1, m2, mone, w11, l, w12, l)
+    _trmm_r(c'R', c'U', c'N', m1, m2, one, w22, l, w12, l)
+    # unit L: B := −C⁻¹·B·A⁻¹
+    _trmm_r(c'L', c'L', c'U', m2, m1, mone, w22, l, w21, l)
+    _trmm_r(c'R', c'L', c'U', m2, m1, one, w11, l, w21, l)
+
+
+cdef void _mul(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
+    """X = U·L in place for the packed n x n block w (U upper, L unit lower)."""
+    if n <= NB:
+        _mul_base(w, n, ld)
+        return
+    cdef Py_ssize_t n1 = n // 2, n2 = n - n1
+    cdef lapack_t* w11 = w
+    cdef lapack_t* w12 = w + n1 * ld
+    cdef lapack_t* w21 = w + n1
+    cdef lapack_t* w22 = w + n1 * ld + n1
+    cdef blas_int m1 = <blas_int>n1, m2 = <blas_int>n2, l = <blas_int>ld
+    cdef lapack_t one = 1, mone = -1
+    _mul(w11, n1, ld)                                     # U₁₁L₁₁
+    _gemm_acc(m1, m1, m2, one, w12, l, w21, l, w11, l)    # + U₁₂L₂₁
+    _trmm_r(c'R', c'L', c'U', m1, m2, one, w22, l, w12, l)   # X₁₂ = U₁₂L₂₂
+    _trmm_r(c'L', c'U', c'N', m2, m1, one, w22, l, w21, l)   # X₂₁ = U₂₂L₂₁
+    _mul(w22, n2, ld)                                     # X₂₂ = U₂₂L₂₂
+
+
+# ---- the batched kernel --------------------------------------------------------------
+
+cdef Py_ssize_t _inverse(const lapack_t[:, :, :] lu, const int[:, :] piv,
+                         const lapack_t* scale, lapack_t[:, :, ::1] out,
+                         int trans) noexcept:
+    # lu: (nb, n, n) views of the factors (any element strides; getrf's per-matrix
+    # Fortran ones are copied by memcpy), piv (nb, n) 0-based, checked by the caller.
+    # scale: nb values or NULL (1). Returns OK, NO_MEMORY, or the batch position of a
+    # matrix whose pivots are not row indices 0..n-1 (LAPACK would go out of bounds).
+    cdef Py_ssize_t nb = out.shape[0], n = out.shape[1], b, i, j, p, r0, c0, r1, c1
+    cdef Py_ssize_t isz = sizeof(lapack_t)
+    cdef Py_ssize_t s1 = lu.strides[1] // isz, s2 = lu.strides[2] // isz
+    cdef lapack_t* w
+    cdef lapack_t* o
+    cdef const lapack_t* src
+    cdef lapack_t s, t
+    cdef bint cplx = lapack_t is cfloat or lapack_t is cdouble
+    cdef lapack_t* work = NULL
+    cdef Py_ssize_t result = OK
+    if trans == 0:
+        work = <lapack_t*>malloc(n * n * isz)
+        if work == NULL:
+            return NO_MEMORY
+    with nogil:
+        for b in range(nb):
+            for j in range(n):
+                if piv[b, j] < 0 or piv[b, j] >= n:
+                    result = b
+            if result != OK:
+                break
+            o = &out[b, 0, 0]
+            w = work if trans == 0 else o
+            src = &lu[b, 0, 0]
+            if src == w:
+                pass                            # overwrite_lu: factors already in W
+            elif s1 == 1 and s2 == n:
+                memcpy(w, src, n * n * isz)
+            else:
+                for j in range(n):
+                    for i in range(n):
+                        w[i + j * n] = src[i * s1 + j * s2]
+            _inv_tri(w, n, n)
+            _mul(w, n, n)
+            for j in range(n - 2, -1, -1):      # X Pᵀ: LAPACK's interchanges, reversed
+                p = piv[b, j]
+                if p != j:
+                    for i in range(n):
+                        t = w[i + j * n]
+                        w[i + j * n] = w[i + p * n]
+                        w[i + p * n] = t
+            s = 1 if scale == NULL else scale[b]
+            if trans == 2 and cplx:
+                # C-ordered out = Fortran (s·A⁻ᴴ)ᵀ = s·conj(A⁻¹) = s·conj(W): in place
+                for i in range(n * n):
+                    w[i] = s * w[i].conjugate()
+            elif trans != 0:
+                # C-ordered out = Fortran (s·A⁻ᵀ)ᵀ = s·W: in place
+                if scale != NULL:
+                    for i in range(n * n):
+                        w[i] = s * w[i]
+            else:
+                # C-ordered out[r, c] = s·W[r + c·n]: a transposing copy in 8 x 8 tiles
+                # (small enough that a tile's strided column stays in L1 for n = 2^k)
+                for r0 in range(0, n, 8):
+                    r1 = r0 + 8 if r0 + 8 < n else n
+                    for c0 in range(0, n, 8):
+                        c1 = c0 + 8 if c0 + 8 < n else n
+                        for i in range(r0, r1):
+                            for j in range(c0, c1):
+                                o[i * n + j] = s * w[i + j * n]
+    free(work)
+    return result
+
+
+@cython.wraparound(True)
+def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
+    """scale·op(A)⁻¹ of each matrix A from its getrf factors, op = (identity, ᵀ, ᴴ)
+    for trans = 0, 1, 2.
+
+    lu (*batch, n, n) and piv (*batch, n) (0-based int32) as getrf returns them; scale
+    None (1) or an array broadcasting to ``batch``. The result is C-ordered
+    (*batch, n, n) of dtype result_type(lu, scale). trans 1 and 2 write the result in
+    place of the work (no transposing copy): A⁻¹ itself is cheapest as the trans = 1
+    inverse of Aᵀ, whose getrf factors a C-ordered A's memory without a transposing
+    copy. ``overwrite_lu`` (trans 1, 2) lets it work in getrf's own buffer when lu is
+    getrf's fresh output (no copy, no new allocation); lu is then destroyed. A zero
+    pivot gives inf/NaN entries (callers pass nonsingular factors); pivots outside
+    0..n-1 raise ValueError.
+    """
+    if trans not in (0, 1, 2):
+        raise ValueError(f"lu_inverse: trans must be 0, 1 or 2, got {trans!r}")
+    cdef tuple shape = lu.shape
+    cdef Py_ssize_t nd = len(shape), n, nb = 1, code
+    cdef int tr = trans
+    dt = lu.dtype
+    if scale is not None:
+        if type(scale) is not np.ndarray:
+            scale = np.asarray(scale)
+        if scale.dtype is not dt:
+            dt = np.result_type(dt, scale.dtype)
+            if dt != lu.dtype:
+                lu = lu.astype(dt)
+    code = _CHARS.find(dt.char)
+    if code < 0 or nd < 2 or lu.size == 0:
+        return _ref.lu_inverse(lu, piv, scale, trans)
+    n = shape[nd - 1]
+    batch = shape[:nd - 2]
+    for d in batch:
+        nb *= <Py_ssize_t>d
+    if nd == 2:
+        lu3 = lu[_NEWAXIS]
+    elif nd == 3:
+        lu3 = lu
+    else:
+        lu3 = lu.reshape((nb, n, n))
+    if type(piv) is not np.ndarray or piv.dtype != np.int32:
+        piv = np.asarray(piv).astype(np.int32)
+    piv2 = piv[_NEWAXIS] if nd == 2 else piv.reshape((nb, n))
+    if lu3.strides[1] % lu3.itemsize or lu3.strides[2] % lu3.itemsize:
+        lu3 = lu3.copy()
+    sc = None
+    if scale is not None:
+        sc = scale
+        if sc.dtype is not dt:
+            sc = sc.astype(dt)
+        if sc.shape != batch:
+            sc = np.broadcast_to(sc, batch)
+        sc = sc.reshape(nb)         # a view unless a broadcast scale must be copied
+    out = None
+    if overwrite_lu and tr != 0 and lu3.dtype == dt:
+        out = lu3.swapaxes(1, 2)        # getrf's (nb, n, n) C-ordered buffer
+        if not (out.flags.c_contiguous and out.flags.writeable):
+            out = None
+    if out is None:
+        out = np.empty((nb, n, n), dt)
+    cdef char* sp = NULL
+    cdef const float[:] sf
+    cdef const double[:] sd
+    cdef const cfloat[:] scf
+    cdef const cdouble[:] scd
+    cdef Py_ssize_t res
+    if sc is not None and sc.strides[0] != sc.itemsize and nb > 1:
+        sc = sc.copy()
+    if code == 0:
+        if sc is not None:
+            sf = sc
+            sp = <char*>&sf[0]
+        res = _inverse[float](lu3, piv2, <float*>sp, out, tr)
+    elif code == 1:
+        if sc is not None:
+            sd = sc
+            sp = <char*>&sd[0]
+        res = _inverse[double](lu3, piv2, <double*>sp, out, tr)
+    elif code == 2:
+        if sc is not None:
+            scf = sc
+            sp = <char*>&scf[0]
+        res = _inverse[cfloat](lu3, piv2, <cfloat*>sp, out, tr)
+    else:
+        if sc is not None:
+            scd = sc
+            sp = <char*>&scd[0]
+        res = _inverse[cdouble](lu3, piv2, <cdouble*>sp, out, tr)
+    if res == NO_MEMORY:
+        raise MemoryError("tenferro: out of memory for the lu_inverse workspace")
+    if res != OK:
+        where = "the matrix" if nd == 2 else f"matrix {res} of the flattened stack"
+        raise ValueError(f"lu_inverse: the pivots of {where} are not row indices "
+                         f"0..{n - 1} (piv must come from getrf)")
+    if nd == 2:
+        return out[0]
+    if nd == 3:
+        return out
+    return out.reshape(shape)
+
+
+# ---- small per-matrix summaries of getrf's output (det/slogdet's fixed costs) -----------
+
+@cython.wraparound(True)
+def pivot_parity(piv):
+    """Parity of LAPACK's row interchanges: 1 where an odd number of piv[..., i] != i,
+    else 0 (int64 of piv's batch shape; a Python int for a single matrix). One pass
+    instead of NumPy's compare + sum + and."""
+    if type(piv) is not np.ndarray or piv.dtype != np.int32:
+        piv = np.asarray(piv).astype(np.int32)
+    cdef tuple shape = piv.shape
+    cdef Py_ssize_t nd = len(shape), n = shape[nd - 1], nb = 1, b, i, c
+    for d in shape[:nd - 1]:
+        nb *= <Py_ssize_t>d
+    cdef const int[:] p1
+    if nd == 1:                     # one matrix: no arrays
+        p1 = piv
+        c = 0
+        for i in range(n):
+            c += p1[i] != i
+        return c & 1
+    cdef const int[:, :] p = piv.reshape((nb, n))
+    out = np.empty(nb, np.int64)
+    cdef long long[::1] o = out
+    for b in range(nb):
+        c = 0
+        for i in range(n):
+            c += p[b, i] != i
+        o[b] = c & 1
+    return out.reshape(shape[:nd - 1])
+
+
+cdef void _tiny(const lapack_t[:, :, :] lu, double rtol, char* out) noexcept:
+    cdef Py_ssize_t nb = lu.shape[0], n = lu.shape[1], b, i
+    cdef double v, lo, hi
+    for b in range(nb):
+        lo = INFINITY
+        hi = 0
+        for i in range(n):
+            if lapack_t is cfloat or lapack_t is cdouble:
+                v = hypot(lu[b, i, i].real, lu[b, i, i].imag)
+            else:
+                v = fabs(lu[b, i, i])
+            # NaN compares false both ways; keep NumPy's min/max, which propagate it
+            if v < lo or v != v:
+                lo = v
+            if v > hi or v != v:
+                hi = v
+        out[b] = lo <= rtol * hi
+
+
+@cython.wraparound(True)
+def tiny_pivots(lu, double rtol):
+    """Whether min |u_ii| <= rtol·max |u_ii| for each matrix of getrf's factors (bool of
+    the batch shape; a Python bool for a single matrix), as NumPy's
+    ``abs(diag).min(-1) <= rtol * abs(diag).max(-1)`` in one pass."""
+    cdef tuple shape = lu.shape
+    cdef Py_ssize_t nd = len(shape), n = shape[nd - 1], nb = 1
+    for d in shape[:nd - 2]:
+        nb *= <Py_ssize_t>d
+    code = _CHARS.find(lu.dtype.char)
+    if code < 0 or n == 0 or nb == 0:
+        return _ref.tiny_pivots(lu, rtol)
+    cdef char one = 0
+    cdef char* op = &one
+    lu3 = lu[_NEWAXIS] if nd == 2 else lu.reshape((nb, n, n))
+    out = None
+    cdef char[::1] o
+    if nd > 2:
+        out = np.empty(nb, np.bool_)
+        o = out.view(np.int8)
+        op = &o[0]
+    if code == 0:
+        _tiny[float](lu3, rtol, op)
+    elif code == 1:
+        _tiny[double](lu3, rtol, op)
+    elif code == 2:
+        _tiny[cfloat](lu3, rtol, op)
+    else:
+        _tiny[cdouble](lu3, rtol, op)
+    if nd == 2:
+        return one != 0
+    return out.reshape(shape[:nd - 2])

@@ -7,10 +7,11 @@ det, with adj(A) the adjugate (adj(A) = d·A⁻¹ when A is nonsingular):
 
     Ā = d̄·adj(A)ᴴ = d̄·conj(d)·A⁻ᴴ,    ḋ = tr(adj(A)Ȧ) = d·tr(A⁻¹Ȧ)
 
-The nonsingular form is one getrs with the forward LU factors (trans = 2). It stays
-accurate close to singularity because d and the solve come from the same factors and
-triangular solves are componentwise backward stable (measured: error ~eps·‖adj(A)‖ up
-to cond(A) = 1e16); it only breaks down at a zero or tiny pivot.
+The nonsingular form is the inverse from the forward LU factors (U⁻¹L⁻¹Pᵀ, the
+recursive gemm-rich kernel of tenferro/_kernels/inverse.pyx; 4n³/3 flops against 2n³ of
+triangular solves for getrs on an identity). It stays accurate close to singularity
+because d and the inverse come from the same factors (measured: error ~eps·‖adj(A)‖ up
+to cond(A) = 1e16, the tests check it); it only breaks down at a zero or tiny pivot.
 A matrix whose smallest |uᵢᵢ| is <= n·eps·max |uᵢᵢ| (eps of its dtype) is therefore
 treated as *singular* and its adjugate is taken from an SVD A = U S Vᴴ instead:
 
@@ -43,7 +44,7 @@ singular vectors of those r small singular values),
 a polynomial identity (matrix determinant lemma + Woodbury) whose pieces are all smooth
 there, so second and higher derivatives of det are exact at every rank, real or complex.
 """
-import functools
+import os
 from collections import namedtuple
 
 import numpy as np
@@ -56,6 +57,15 @@ from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import batch_index, eps_of, mH, matrix_input
+from .solve import _lu_inverse
+
+# one-pass summaries of getrf's output (a few NumPy calls each otherwise)
+if os.environ.get("TENFERRO_PURE_PYTHON"):
+    from .._kernels._reference import pivot_parity as _pivot_parity
+    from .._kernels._reference import tiny_pivots as _tiny_pivots
+else:
+    from .._kernels.inverse import pivot_parity as _pivot_parity
+    from .._kernels.inverse import tiny_pivots as _tiny_pivots
 
 __all__ = ["det", "slogdet", "SlogdetResult", "det_ad", "slogdet_ad"]
 
@@ -64,50 +74,27 @@ SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 
 # ---- helpers on ndarrays ---------------------------------------------------------------
 
-@functools.lru_cache(maxsize=64)
-def _arange(n, dtype):
-    r = np.arange(n, dtype=dtype)
-    r.flags.writeable = False
-    return r
-
-
-@functools.lru_cache(maxsize=64)
-def _eye(n, dtype):
-    e = np.eye(n, dtype=dtype)
-    e.flags.writeable = False
-    return e
-
-
 def _lu_parts(d):
-    """(lu, piv, diagonal of U, parity of the row interchanges) of the stack ``d``."""
+    """(lu, piv, diagonal of U, parity of the row interchanges) of the stack ``d``; the
+    parity is a Python int for a single matrix, an int64 array for a stack."""
     lu, piv = _lapack.getrf(d)
-    odd = (piv != _arange(d.shape[-1], piv.dtype)).sum(-1) & 1
-    return lu, piv, lu.diagonal(0, -2, -1), odd
+    return lu, piv, lu.diagonal(0, -2, -1), _pivot_parity(piv)
 
 
 def _det_np(d):
     """Determinant of each matrix of the ndarray stack ``d`` (n >= 1)."""
     _, _, diag, odd = _lu_parts(d)
     p = diag.prod(-1)
-    return np.where(odd.astype(bool), -p, p)
+    return np.where(np.asarray(odd, bool), -p, p)
 
 
 _EPS = {np.dtype(t): eps_of(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
-def _singular(diag):
+def _singular(lu):
     """Which matrices take the SVD form of the adjugate: smallest pivot magnitude
-    <= n·eps·largest (all-zero matrices included)."""
-    a = np.abs(diag)
-    return a.min(-1) <= (diag.shape[-1] * _EPS[diag.dtype]) * a.max(-1)
-
-
-def _eye_times(c, n, dtype):
-    """The stack c[..., None, None]·I (n×n), a fresh ndarray of ``dtype``."""
-    c = np.asarray(c)
-    if c.ndim:
-        c = c.reshape(c.shape + (1, 1))
-    return np.multiply(_eye(n, np.dtype(dtype)), c, dtype=dtype)
+    <= n·eps·largest (all-zero matrices included). A Python bool for one matrix."""
+    return _tiny_pivots(lu, lu.shape[-1] * _EPS[lu.dtype])
 
 
 def _col(c):
@@ -199,19 +186,21 @@ def _adj_h_graph(a, d):
 def _adj_h(ctx, a, d, scale):
     """scale·adj(A)ᴴ for each matrix of the stack ``a``; ``scale`` has the batch shape.
 
-    ndarrays: getrs with the forward LU factors on the right-hand side scale·conj(d)·I,
-    SVD form for the matrices flagged singular. Tensors: _adj_h_graph.
+    ndarrays: scale·conj(d)·A⁻ᴴ from the forward LU factors (_lu_inverse, 4n³/3 flops
+    mostly in gemm), the SVD form for the matrices flagged singular. Tensors:
+    _adj_h_graph.
     """
     if isinstance(a, Tensor) or isinstance(scale, Tensor):
         return _col(scale) * _adj_h_graph(a, d)
     lu, piv = ctx
     n = a.shape[-1]
-    sing = _singular(lu.diagonal(0, -2, -1))
-    cd = np.conj(d) if d.dtype.kind == "c" else d
+    sing = _singular(lu)
+    cd = d.conj() if d.dtype.kind == "c" else d
+    if not (sing if a.ndim == 2 else sing.any()):
+        return _lu_inverse(lu, piv, scale * cd, 2)
+    sing = np.asarray(sing)
     dt = lu.dtype if scale.dtype == lu.dtype else np.result_type(lu.dtype, scale.dtype)
-    if not sing.any():
-        return _lapack.getrs(lu, piv, _eye_times(scale * cd, n, dt), trans=2)
-    # a stack with singular members: getrs for the others, the SVD form for those
+    # a stack with singular members: the LU inverse for the others, the SVD form for those
     out = np.empty(a.shape, dt)
     flat, fa = out.reshape(-1, n, n), a.reshape(-1, n, n)
     s = sing.reshape(-1)
@@ -219,8 +208,8 @@ def _adj_h(ctx, a, d, scale):
     fd = np.broadcast_to(cd, sing.shape).reshape(-1)
     if not s.all():
         ok = ~s
-        flat[ok] = _lapack.getrs(lu.reshape(-1, n, n)[ok], piv.reshape(-1, n)[ok],
-                                 _eye_times(fs[ok] * fd[ok], n, dt), trans=2)
+        flat[ok] = _lu_inverse(lu.reshape(-1, n, n)[ok], piv.reshape(-1, n)[ok],
+                               fs[ok] * fd[ok], 2)
     flat[s] = _col(fs[s]) * _adj_h_svd(fa[s])
     return out
 
@@ -274,9 +263,9 @@ def det(a, *, check_finite=True):
 # ---- slogdet -----------------------------------------------------------------------------
 
 def _slogdet_check(ctx, a, what):
-    lu = ctx[0]
-    zero = ~lu.diagonal(0, -2, -1).all(axis=-1)
-    if zero.any():
+    zero = _tiny_pivots(ctx[0], 0.0)          # a zero pivot: min |u_ii| <= 0
+    if zero if a.ndim == 2 else zero.any():
+        zero = np.asarray(zero)
         k = int(np.argmax(zero.reshape(-1)))
         where = "the matrix" if a.ndim == 2 else f"matrix {batch_index(k, a.shape[:-2])} " \
                                                   "of the stack"
@@ -287,15 +276,14 @@ def _slogdet_check(ctx, a, what):
 
 
 def _inv_h_scaled(ctx, a, c):
-    """c·A⁻ᴴ for a stack, c of the batch shape (getrs with the forward factors, or the
-    differentiable solve on Tensors)."""
+    """c·A⁻ᴴ for a stack, c of the batch shape (_lu_inverse with the forward factors, or
+    the differentiable solve on Tensors)."""
     n = a.shape[-1]
     if isinstance(a, Tensor) or isinstance(c, Tensor):
         from .solve import solve
         return solve(mH(a), _col(c) * np.eye(n, dtype=a.dtype), check_finite=False)
     lu, piv = ctx
-    return _lapack.getrs(lu, piv, _eye_times(c, n, np.result_type(lu.dtype, c.dtype)),
-                         trans=2)
+    return _lu_inverse(lu, piv, c, 2)
 
 
 def _tr_inv_times(ctx, a, t):
@@ -366,9 +354,14 @@ def slogdet(a, *, check_finite=True):
         return SlogdetResult(*apply(op, (a,), outs, ctx=None))
     lu, piv, diag, odd = _lu_parts(d)
     absd = np.abs(diag)
-    if d.ndim == 2 and not cplx and absd.all():     # the common case, kept lean
-        neg = odd + np.count_nonzero(diag < 0)
-        sign = np.asarray(-1.0 if neg & 1 else 1.0, d.dtype)
+    if d.ndim == 2 and not _tiny_pivots(lu, 0.0):     # the common case, kept lean
+        if cplx:
+            sign = (diag / absd).prod()
+            if odd:
+                sign = -sign
+        else:
+            neg = odd + np.count_nonzero(diag < 0)
+            sign = np.asarray(-1.0 if neg & 1 else 1.0, d.dtype)
         return SlogdetResult(*apply(op, (a,), (sign, np.log(absd).sum()), ctx=(lu, piv)))
     nonzero = absd.all(-1)
     if nonzero.all():
@@ -386,8 +379,8 @@ def slogdet(a, *, check_finite=True):
             odd = odd + (diag < 0).sum(-1)
     if not cplx:
         sign = np.where(nonzero, 1.0 - 2.0 * (odd & 1), 0.0).astype(d.dtype)
-    elif odd.any():
-        sign = np.where(odd.astype(bool), -sign, sign)
+    elif np.any(odd):
+        sign = np.where(np.asarray(odd, bool), -sign, sign)
     return SlogdetResult(*apply(op, (a,), (sign, logabs), ctx=(lu, piv)))
 
 

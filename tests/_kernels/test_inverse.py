@@ -1,0 +1,182 @@
+"""The LU inverse kernel (tenferro/_kernels/inverse.pyx) against its NumPy twin
+(_reference.lu_inverse) and numpy.linalg.inv, and its accuracy on ill-conditioned
+matrices against the getrs-on-identity inverse it replaces."""
+import numpy as np
+import pytest
+
+from tenferro._kernels import _reference as ref
+from tenferro._kernels import inverse as kern
+from tenferro._kernels import lapack
+from tenferro.testing import random_array
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def tol(dtype):
+    return 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-11
+
+
+def factors(batch, n, dtype, rng):
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    a = random_array(batch + (n, n), wide, rng) + 2.0 * np.eye(n)
+    lu, piv = lapack.getrf(a.astype(dtype))
+    return a, lu, piv
+
+
+def expected(a, scale, trans):
+    y = np.linalg.inv(a)
+    if trans:
+        y = y.swapaxes(-1, -2)
+    if trans == 2:
+        y = y.conj()
+    return y if scale is None else y * np.asarray(scale)[..., None, None]
+
+
+def assert_close(got, want, dtype):
+    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol(dtype) * scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_kernel_equals_twin_and_numpy(dtype, trans):
+    rng = np.random.default_rng(0)
+    for batch, n in [((), 1), ((), 5), ((2,), 7), ((2, 3), 4), ((), 33), ((2,), 70)]:
+        a, lu, piv = factors(batch, n, dtype, rng)
+        for scale in (None, random_array(batch, dtype, rng)):   # complex scale too
+            got = kern.lu_inverse(lu, piv, scale, trans)
+            assert got.dtype == np.dtype(dtype) and got.shape == a.shape
+            assert got.flags.c_contiguous
+            assert_close(got, ref.lu_inverse(lu, piv, scale, trans), dtype)
+            assert_close(got, expected(a, scale, trans), dtype)
+
+
+@pytest.mark.parametrize("nb,tb", [(2, 2), (3, 5), (8, 16), (64, 64)])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_every_recursion_depth(nb, tb, dtype):
+    # tiny base sizes run every level of both recursions and of the trmm recursion
+    rng = np.random.default_rng(1)
+    try:
+        kern._set_block(nb, tb)
+        for n in (2, 9, 31, 64, 100):
+            a, lu, piv = factors((), n, dtype, rng)
+            for trans in (0, 2):
+                assert_close(kern.lu_inverse(lu, piv, None, trans), expected(a, None, trans),
+                             dtype)
+    finally:
+        kern._set_block(24, 48)
+
+
+def test_strided_and_broadcast_inputs():
+    rng = np.random.default_rng(2)
+    a, lu, piv = factors((3,), 6, np.complex128, rng)
+    # C-ordered factors (not getrf's Fortran views), and a non-contiguous stack
+    c = np.ascontiguousarray(lu)
+    assert_close(kern.lu_inverse(c, piv, None, 2), expected(a, None, 2), np.complex128)
+    big = np.zeros((6, 6, 6), complex)
+    big[::2] = lu
+    assert_close(kern.lu_inverse(big[::2], piv, None, 0), expected(a, None, 0),
+                 np.complex128)
+    # a scalar scale broadcasts over the stack; a real scale with complex factors
+    assert_close(kern.lu_inverse(lu, piv, 2.0, 1), expected(a, np.full(3, 2.0), 1),
+                 np.complex128)
+    # a complex scale promotes real factors
+    ar, lur, pivr = factors((2,), 5, np.float64, rng)
+    s = np.array([1j, 2.0])
+    got = kern.lu_inverse(lur, pivr, s, 2)
+    assert got.dtype == np.complex128
+    assert_close(got, expected(ar, s, 2), np.complex128)
+    assert_close(got, ref.lu_inverse(lur, pivr, s, 2), np.complex128)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_overwrite_lu(dtype):
+    rng = np.random.default_rng(3)
+    a, _, _ = factors((2, 2), 9, dtype, rng)
+    a = a.astype(dtype)
+    lu, piv = lapack.getrf(a.swapaxes(-1, -2))      # factors of Aᵀ: A⁻¹ = (Aᵀ)⁻ᵀ
+    y = kern.lu_inverse(lu, piv, None, 1, True)
+    assert np.shares_memory(y, lu) and y.flags.c_contiguous
+    assert_close(y, np.linalg.inv(a.astype(np.complex128 if a.dtype.kind == "c"
+                                           else np.float64)), dtype)
+    # not getrf's own buffer (read-only view): falls back to a fresh output
+    lu2, piv2 = lapack.getrf(a)
+    lu2.flags.writeable = False
+    y2 = kern.lu_inverse(lu2, piv2, None, 2, True)
+    assert not np.shares_memory(y2, lu2)
+    assert_close(y2, ref.lu_inverse(lu2, piv2, None, 2), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_empty(dtype):
+    for shape in [(0, 0), (3, 0, 0), (0, 4, 4), (2, 0, 3, 3)]:
+        lu = np.zeros(shape, dtype)
+        piv = np.zeros(shape[:-1], np.int32)
+        for trans in (0, 1, 2):
+            got = kern.lu_inverse(lu, piv, None, trans)
+            want = ref.lu_inverse(lu, piv, None, trans)
+            assert got.shape == want.shape == shape and got.dtype == np.dtype(dtype)
+
+
+def test_bad_arguments():
+    rng = np.random.default_rng(4)
+    _, lu, piv = factors((2,), 4, np.float64, rng)
+    bad = piv.copy()
+    bad[1, 2] = 4
+    for f in (kern.lu_inverse, ref.lu_inverse):
+        with pytest.raises(ValueError, match="pivots"):
+            f(lu, bad)
+        with pytest.raises(ValueError, match="trans"):
+            f(lu, piv, None, 3)
+
+
+def test_zero_pivot_gives_non_finite_not_a_crash():
+    lu, piv = lapack.getrf(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    assert not np.isfinite(kern.lu_inverse(lu, piv)).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("log_cond", [4, 8, 13])
+def test_accuracy_like_getrs(dtype, log_cond):
+    # A = Q₁ diag(s) Q₂ with cond(A) = 10^log_cond. The inverse from the factors must be
+    # about as accurate as getrs on an identity: its residuals ‖XA − I‖ and ‖AX − I‖
+    # (relative to ‖A‖‖X‖ ~ cond) within a small factor of getrs's, and both inverses
+    # agreeing to ~cond·eps.
+    rng = np.random.default_rng(log_cond)
+    n = 120
+    q1, _ = np.linalg.qr(random_array((n, n), dtype, rng))
+    q2, _ = np.linalg.qr(random_array((n, n), dtype, rng))
+    a = (q1 * np.logspace(0, -log_cond, n)) @ q2
+    lu, piv = lapack.getrf(a)
+    x = kern.lu_inverse(lu, piv)
+    xs = lapack.getrs(lu, piv, np.eye(n, dtype=dtype))
+    eye = np.eye(n)
+    norm = np.linalg.norm(a, 2) * np.linalg.norm(xs, 2)
+
+    def resid(y):
+        return max(np.linalg.norm(y @ a - eye, 2), np.linalg.norm(a @ y - eye, 2)) / norm
+
+    eps = np.finfo(np.float64).eps
+    assert resid(x) <= 10 * resid(xs) + 10 * n * eps
+    assert np.linalg.norm(x - xs, 2) / np.linalg.norm(xs, 2) <= 10 * n * eps * 10.0 ** log_cond
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pivot_parity_and_tiny_pivots_equal_twins(dtype):
+    rng = np.random.default_rng(5)
+    for batch, n in [((), 1), ((), 6), ((3,), 5), ((2, 2), 4), ((0,), 3), ((2,), 0)]:
+        a = random_array(batch + (n, n), dtype, rng)
+        if n > 1 and a.size:
+            a.reshape(-1, n, n)[0, 1, :] = 0     # an exactly singular member: zero pivot
+        lu, piv = lapack.getrf(a) if a.size else (a, np.zeros(batch + (n,), np.int32))
+        for f, g in ((kern.pivot_parity, ref.pivot_parity),):
+            got, want = f(piv), g(piv)
+            assert type(got) is type(want) and np.array_equal(got, want)
+        for rtol in (0.0, 1e-6, 0.5):
+            got, want = kern.tiny_pivots(lu, rtol), ref.tiny_pivots(lu, rtol)
+            assert type(got) is type(want) and np.array_equal(got, want)
+    # the parity is that of the permutation getrf applied (det of P = ±1)
+    a = random_array((4, 7, 7), np.float64, rng)
+    lu, piv = lapack.getrf(a)
+    p, _, _ = lapack.lu(a)
+    assert np.array_equal(1 - 2 * kern.pivot_parity(piv), np.round(np.linalg.det(p)))
