@@ -23,8 +23,16 @@ the singular vectors, which the forward computes (gesdd with vectors, 2.2x the
 values-only gesdd of the floor) when a derivative is needed.
 
 ``FrechetAlgorithms`` is the benchmark that chose the matrix_exp backward: L(A, E) from
-the forward's saved Padé data (tenferro) against scipy.linalg.expm_frechet (recomputes
-the Padé data per call) and the 2n x 2n block exponential exp([[A, E], [0, A]]).
+the forward's saved Padé data (tenferro's kernel, _kernels/expm.pyx, and its NumPy twin)
+against scipy.linalg.expm_frechet (recomputes the Padé data per call) and the 2n x 2n
+block exponential exp([[A, E], [0, A]]).
+
+``MatrixExpNorms`` runs matrix_exp at ‖A‖₁ = 0.1, 1, 5, 50 (Padé degree 5, 9, 13 and 13
+with 4 squarings): each branch of the kernels. The matrix_exp forward + backward costs,
+for degree m with s squarings, these n x n gemms (plus ?getrf + ?getri, ~2.5 gemms in
+float64): forward m=5: 4, 9: 6, 13: 7, each + s; backward m=5: 8, 9: 12, 13: 14, each +
+2s. SciPy's primal is its forward minus one gemm, with ?getrs (n right-hand sides, ~3.5
+gemms) for our ?getri; so at n = 256 the ratio cannot go much below ~2.
 
 ``python asv_bench/benchmarks/bench_matfuncs.py`` prints the medians and ratios directly
 (primal and forward + backward timed alternately, so machine load hits both alike).
@@ -109,6 +117,25 @@ class MatrixExp(_Bench):
         tf.grad([tf.linalg.matrix_exp(self.leaf)], [self.leaf], [self.g])
 
 
+class MatrixExpNorms:
+    """matrix_exp forward + backward ÷ scipy.linalg.expm at ‖A‖₁ = 0.1, 1, 5, 50."""
+    params = [[16, 256], ["float64", "complex128"], [0.1, 1.0, 5.0, 50.0]]
+    param_names = ["n", "dtype", "norm1"]
+
+    def setup(self, n, dtype, norm1):
+        rng = np.random.default_rng(3)
+        a = _random((n, n), dtype, rng)
+        self.a = a * (norm1 / np.abs(a).sum(axis=0).max())
+        self.leaf = tf.tensor(self.a, requires_grad=True)
+        self.g = _random((n, n), dtype, rng)
+
+    def time_scipy_primal(self, n, dtype, norm1):
+        sla.expm(self.a)
+
+    def time_tf_forward_backward(self, n, dtype, norm1):
+        tf.grad([tf.linalg.matrix_exp(self.leaf)], [self.leaf], [self.g])
+
+
 class NormFro(_Bench):
     def time_scipy_primal(self, n, dtype):
         sla.norm(self.a)
@@ -140,12 +167,17 @@ class FrechetAlgorithms:
         rng = np.random.default_rng(2)
         self.a = MatrixExp.matrix(n, dtype, rng)
         self.e = _random((n, n), dtype, rng)
-        mf = importlib.import_module("tenferro.linalg.matfuncs")
-        self.data = mf._ExpmData(self.a)       # what the forward keeps
+        self.mf = importlib.import_module("tenferro.linalg.matfuncs")
+        self.ref = importlib.import_module("tenferro._kernels._reference")
+        self.data = self.mf.expm_pade(self.a)[1]      # what the forward keeps
+        self.ref_data = self.ref.expm_pade(self.a)[1]
         self.zero = np.zeros((n, n), self.a.dtype)
 
     def time_saved_pade(self, n, dtype):
-        self.data.frechet(self.e)
+        self.mf.expm_frechet(self.data, self.e)
+
+    def time_saved_pade_numpy(self, n, dtype):
+        self.ref.expm_frechet(self.ref_data, self.e)
 
     def time_scipy_expm_frechet(self, n, dtype):
         sla.expm_frechet(self.a, self.e, compute_expm=False, check_finite=False)
@@ -170,19 +202,34 @@ def main(names=None):
                      (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)])]
                 print(f"{cls.__name__:9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
                       f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f}", flush=True)
+    if not names or "MatrixExpNorms" in names:
+        print(f"\n{'expm':9} {'n':>4} {'dtype':10} {'norm1':>6} {'scipy us':>9} "
+              f"{'tf f+b us':>9} {'f+b/scipy':>9}")
+        for dtype in MatrixExpNorms.params[1]:
+            for n in MatrixExpNorms.params[0]:
+                for norm1 in MatrixExpNorms.params[2]:
+                    b = MatrixExpNorms()
+                    b.setup(n, dtype, norm1)
+                    ts = [t * 1e6 for t in medians(
+                        [lambda f=f: f(n, dtype, norm1) for f in
+                         (b.time_scipy_primal, b.time_tf_forward_backward)])]
+                    print(f"{'':9} {n:4d} {dtype:10} {norm1:6g} {ts[0]:9.1f} {ts[1]:9.1f} "
+                          f"{ts[1] / ts[0]:9.2f}", flush=True)
     if names and "FrechetAlgorithms" not in names:
         return
-    print(f"\n{'L(A, E)':9} {'n':>4} {'dtype':10} {'saved us':>9} {'frechet':>9} {'block':>9}")
+    print(f"\n{'L(A, E)':9} {'n':>4} {'dtype':10} {'saved us':>9} {'numpy us':>9} "
+          f"{'frechet':>9} {'block':>9}")
     for dtype in FrechetAlgorithms.params[1]:
         for n in FrechetAlgorithms.params[0]:
             b = FrechetAlgorithms()
             b.setup(n, dtype)
             ts = [t * 1e6 for t in medians(
                 [lambda f=f: f(n, dtype) for f in
-                 (b.time_saved_pade, b.time_scipy_expm_frechet, b.time_block_exponential)],
+                 (b.time_saved_pade, b.time_saved_pade_numpy, b.time_scipy_expm_frechet,
+                  b.time_block_exponential)],
                 repeat=7)]
-            print(f"{'':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f}",
-                  flush=True)
+            print(f"{'':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f} "
+                  f"{ts[3]:9.1f}", flush=True)
 
 
 if __name__ == "__main__":

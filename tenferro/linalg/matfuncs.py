@@ -9,13 +9,18 @@ Rules through the Fréchet derivative L(A, E) = ∫₀¹ e^{tA} E e^{(1−t)A} d
 
 L is evaluated by Al-Mohy & Higham (2009), "Computing the Fréchet derivative of the matrix
 exponential", Algorithm 6.4: the [m/m] Padé approximant of degree m ∈ {3, 5, 7, 9, 13}
-with s squarings, picked from ‖A‖₁ (Higham 2005, θ_m), differentiated alongside. The
-Padé data of A (its even powers, the W/Z pieces, (V − U)⁻¹ and the squaring sequence)
-does not depend on E, so when a derivative is needed the primal computes exp(A) with this
-same algorithm and keeps that data; the pullback then costs only the derivative part
-(about two matrix products per product of the primal). Without a derivative the primal
-is scipy.linalg.expm (a Python wrapper around SciPy's compiled Padé code; LAPACK has no
-expm driver). float32/complex64 run in double precision, since the θ_m are for double.
+with s squarings, picked from ‖A‖₁ (Higham 2005, θ_m; not SciPy's sharper η, which does
+not bound the derivative's terms: _kernels/_reference.py _expm_degree), differentiated
+alongside. The Padé data of A (its even powers, the W/Z pieces, (V − U)⁻¹ and the
+squaring sequence) does not depend on E, so when a derivative is needed the primal
+computes exp(A) with this same algorithm and keeps that data; the pullback then costs
+only the derivative part (about two matrix products per product of the primal; no
+product of the primal is recomputed). Both halves are one compiled
+call each over the whole stack (tenferro/_kernels/expm.pyx, expm_pade / expm_frechet:
+?gemm, ?getrf + ?getri, the GIL released; the NumPy twins are in _kernels/_reference.py),
+each matrix with its own (m, s). Without a derivative the primal is scipy.linalg.expm (a
+Python wrapper around SciPy's compiled Padé code; LAPACK has no expm driver).
+float32/complex64 run in double precision, since the θ_m are for double.
 
 The benchmark FrechetAlgorithms (asv_bench/benchmarks/bench_matfuncs.py) chose this over
 scipy.linalg.expm_frechet, which recomputes the Padé data for every E (1.6–4.5x slower
@@ -40,9 +45,9 @@ Deliberate differences from NumPy: a NaN or Inf entry raises LinAlgError unless
 ``ord`` raises ShapeError (a ValueError; NumPy raises AxisError/TypeError for a bad axis),
 and only real numbers, None and the strings NumPy accepts are valid ``ord`` values.
 """
-import functools
 import math
 import operator
+import os
 
 import numpy as np
 import scipy.linalg as _sla
@@ -59,6 +64,11 @@ from ..builders import builder
 from . import _lapack
 from ._common import check_finite_or_raise, matrix_input, mH
 
+if os.environ.get("TENFERRO_PURE_PYTHON"):
+    from .._kernels._reference import expm_frechet, expm_pade
+else:
+    from .._kernels.expm import expm_frechet, expm_pade
+
 __all__ = ["matrix_exp", "expm", "norm", "vector_norm", "matrix_norm",
            "matrix_exp_ad", "expm_ad", "norm_ad", "vector_norm_ad", "matrix_norm_ad"]
 
@@ -72,180 +82,6 @@ def _needs_derivative(x):
 
 
 # ==== matrix_exp ==========================================================================
-
-# Padé coefficients b_j of r_m(x) = p_m(x)/p_m(−x), p_m(x) = Σ b_j x^j (Higham 2005)
-_B = {
-    3: (120., 60., 12., 1.),
-    5: (30240., 15120., 3360., 420., 30., 1.),
-    7: (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.),
-    9: (17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880.,
-        3960., 90., 1.),
-    13: (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-         129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
-         40840800., 960960., 16380., 182., 1.),
-}
-# ‖A‖₁ bounds θ_m for degree m without scaling (double precision, Higham 2005 Table 2.3)
-_THETA = ((3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
-          (7, 9.504178996162932e-1), (9, 2.097847961257068e0))
-_THETA13 = 5.371920351148152
-
-
-def _degree(norm1):
-    """(m, s): Padé degree and number of squarings for a matrix of 1-norm ``norm1``.
-
-    The 1-norm, not the sharper η = max(‖A⁴‖^(1/4), ‖A⁶‖^(1/6)) that scipy.linalg.expm
-    uses for the value (Al-Mohy & Higham 2009a): the derivative's truncation terms are
-    words A^j E A^l, which η does not bound (for A = 1000·(upper shift), 4×4, η = 0 and
-    the degree-3 approximant's L is 5% off, while its value is exact).
-    """
-    for m, theta in _THETA:
-        if norm1 <= theta:
-            return m, 0
-    return 13, max(0, math.ceil(math.log2(norm1 / _THETA13)))
-
-
-def _coefficients(m):
-    """Rows of Padé coefficients that combine the stacked even powers in one matmul.
-
-    m <= 9, powers (I, A², ..., A^(m−1)):  W = Σ b_(2k+1) A^2k,  V = Σ b_2k A^2k.
-    m = 13, powers (I, A², A⁴, A⁶):        W₁, Z₁, W₂, Z₂ of Al-Mohy & Higham (2009),
-    W = A⁶W₁ + W₂, V = A⁶Z₁ + Z₂. The Fréchet rows are the same without the I column.
-    """
-    b = _B[m]
-    if m == 13:
-        forward = np.array([[0.0, b[9], b[11], b[13]],      # W₁
-                            [0.0, b[8], b[10], b[12]],      # Z₁
-                            [b[1], b[3], b[5], b[7]],       # W₂
-                            [b[0], b[2], b[4], b[6]]])      # Z₂
-    else:
-        q = (m - 1) // 2
-        forward = np.array([[b[2 * k + 1] for k in range(q + 1)],
-                            [b[2 * k] for k in range(q + 1)]])
-    return forward, np.ascontiguousarray(forward[:, 1:])
-
-
-_COEF = {m: _coefficients(m) for m in _B}
-
-
-def _combine(coef, mats, like):
-    """coef @ (the stacked mats): one matmul for all linear combinations (rows of coef).
-    ``mats`` broadcast to the shape of ``like`` (the identity is passed as n×n)."""
-    stacked = np.empty((len(mats),) + like.shape, like.dtype)
-    for i, x in enumerate(mats):
-        stacked[i] = x
-    return (coef @ stacked.reshape(len(mats), -1)).reshape((coef.shape[0],) + like.shape)
-
-
-@functools.lru_cache(maxsize=64)
-def _eye(n, dtype):
-    e = np.eye(n, dtype=dtype)
-    e.flags.writeable = False
-    return e
-
-
-class _Pade:
-    """exp(A) for a stack sharing one (m, s), and what L(A, ·) reuses."""
-    __slots__ = ("m", "s", "a", "pows", "w", "w1", "z1", "qinv", "r", "xs", "value")
-
-    def __init__(self, a, m, s):
-        self.m, self.s = m, s
-        n = a.shape[-1]
-        q = 3 if m == 13 else (m - 1) // 2              # A², A⁴, ..., A^2q
-        if s:
-            a = a * 2.0 ** -s
-        pows = [a @ a]
-        while len(pows) < q:
-            pows.append(pows[-1] @ pows[0])
-        a2 = pows[0]
-        combos = _combine(_COEF[m][0], [_eye(n, a.dtype)] + pows, a2)
-        if m == 13:
-            w1, z1, w2, z2 = combos
-            a6 = pows[2]
-            w = a6 @ w1 + w2
-            v = a6 @ z1 + z2
-            self.w1, self.z1 = w1, z1
-        else:
-            w, v = combos
-            self.w1 = self.z1 = None
-        u = a @ w
-        self.a, self.pows, self.w = a, pows, w
-        # r_m(A) = Q⁻¹(V + U), Q = V − U. Q⁻¹ is formed (not just factored) because L
-        # applies it again: a matmul instead of a triangular solve pair, whose trsm runs
-        # at a third of gemm's speed in OpenBLAS. Q is well conditioned by the choice of
-        # (m, s): Higham (2005) bounds κ₁(q_m(A)) by small constants for ‖A‖₁ <= θ_m.
-        lu, piv = _lapack.getrf(v - u)
-        self.qinv = _lapack.getrs(lu, piv, np.broadcast_to(_eye(n, a.dtype), a.shape))
-        self.r = r = self.qinv @ (v + u)
-        xs = [r]
-        for _ in range(s):
-            xs.append(xs[-1] @ xs[-1])
-        self.value = xs.pop()
-        self.xs = xs                                    # X_0 = r, X_k = X_{k−1}², k < s
-
-    def frechet(self, e):
-        """L(A, E) for a stack E of A's shape (Al-Mohy & Higham 2009, Alg. 6.4)."""
-        m, a, pows = self.m, self.a, self.pows
-        if self.s:
-            e = e * 2.0 ** -self.s
-        a2 = pows[0]
-        ms = [a @ e + e @ a]                            # M₂ = L(A², E)
-        for k in range(1, len(pows)):                   # M_2k = A^(2k−2) M₂ + M_(2k−2) A²
-            ms.append(pows[k - 1] @ ms[0] + ms[-1] @ a2)
-        combos = _combine(_COEF[m][1], ms, ms[0])
-        if m == 13:
-            lw1, lz1, lw2, lz2 = combos
-            a6, m6 = pows[2], ms[2]
-            lw = a6 @ lw1 + m6 @ self.w1 + lw2           # L_W = L(A⁶W₁ + W₂, E)
-            lv = a6 @ lz1 + m6 @ self.z1 + lz2
-        else:
-            lw, lv = combos
-        lu_ = a @ lw + e @ self.w                       # L_U = L(A W, E)
-        # L(r_m) = (V − U)⁻¹(L_U + L_V + (L_U − L_V) r_m)
-        lx = self.qinv @ (lu_ + lv + (lu_ - lv) @ self.r)
-        for x in self.xs:                               # X_(k+1) = X_k²
-            lx = x @ lx + lx @ x
-        return lx
-
-
-class _ExpmData:
-    """The Padé data of a whole (flattened) stack: one _Pade per distinct (m, s)."""
-    __slots__ = ("groups", "shape", "value")
-
-    def __init__(self, a):
-        shape = a.shape
-        n = shape[-1]
-        flat = a.reshape(-1, n, n)
-        keys = [_degree(float(v)) for v in _norms1(flat)]
-        self.shape = shape
-        if len(set(keys)) == 1:
-            p = _Pade(flat, *keys[0])
-            self.groups = [(None, p)]
-            self.value = p.value.reshape(shape)
-            return
-        self.groups = []
-        value = np.empty(flat.shape, a.dtype)
-        for key in sorted(set(keys)):
-            idx = np.array([i for i, k in enumerate(keys) if k == key])
-            p = _Pade(flat[idx], *key)
-            self.groups.append((idx, p))
-            value[idx] = p.value
-        self.value = value.reshape(shape)
-
-    def frechet(self, e):
-        n = self.shape[-1]
-        flat = e.reshape(-1, n, n)
-        if self.groups[0][0] is None:
-            return self.groups[0][1].frechet(flat).reshape(self.shape)
-        out = np.empty(flat.shape, np.result_type(flat.dtype, self.value.dtype))
-        for idx, p in self.groups:
-            out[idx] = p.frechet(flat[idx])
-        return out.reshape(self.shape)
-
-
-def _norms1(x):
-    """‖X‖₁ (largest column sum of |X|) of each matrix of a stack."""
-    return np.abs(x).sum(axis=-2).max(axis=-1)
-
 
 def _wide(dtype):
     """The double-precision dtype the Padé code runs in."""
@@ -276,9 +112,16 @@ def _frechet_block(a, e):
     return y[..., :n, n:] * (1.0 / c)
 
 
-def _frechet_np(ctx, a, e):
-    data = ctx if ctx is not None else _ExpmData(a.astype(_wide(a.dtype), copy=False))
-    return data.frechet(e.astype(np.result_type(e.dtype, data.value.dtype), copy=False))
+def _frechet_np(ctx, a, e, adjoint):
+    """L(A, E) (``adjoint``: L(Aᴴ, E)) on ndarrays by the compiled kernel, reusing the
+    Padé data ``ctx`` that the primal kept (computed here when there is none)."""
+    if ctx is None:
+        ctx = expm_pade(a)[1]
+    if e.dtype.kind == "c" and a.dtype.kind != "c":
+        # a complex E for a real A: L is real-linear and real on real matrices, and so
+        # is E ↦ L(A, Eᴴ)ᴴ (both parts keep their sign under ᴴ for a real A)
+        return expm_frechet(ctx, e.real, adjoint) + 1j * expm_frechet(ctx, e.imag, adjoint)
+    return expm_frechet(ctx, e, adjoint)
 
 
 def _expm_vjp(ctx, needs, gs, xs, ys):
@@ -288,7 +131,7 @@ def _expm_vjp(ctx, needs, gs, xs, ys):
         return (np.zeros(a.shape, a.dtype),)
     if isinstance(a, Tensor) or isinstance(g, Tensor):
         return (_frechet_block(mH(a), g),)
-    return (mH(_frechet_np(ctx, a, mH(g))),)
+    return (_frechet_np(ctx, a, g, True),)
 
 
 def _expm_jvp(ctx, ts, xs, ys):
@@ -298,7 +141,7 @@ def _expm_jvp(ctx, ts, xs, ys):
         return (np.zeros(ys[0].shape, ys[0].dtype),)
     if isinstance(a, Tensor) or isinstance(t, Tensor):
         return (_frechet_block(a, t),)
-    return (_frechet_np(ctx, a, t),)
+    return (_frechet_np(ctx, a, t, False),)
 
 
 _expm_op = defop("matrix_exp", _expm_vjp, _expm_jvp,
@@ -318,8 +161,7 @@ def matrix_exp(a, *, check_finite=True):
     if d.size == 0:
         return apply1(_expm_op, (a,), np.zeros(d.shape, d.dtype), ctx=None)
     if _needs_derivative(a):
-        ctx = _ExpmData(d.astype(_wide(d.dtype), copy=False))
-        out = ctx.value
+        out, ctx = expm_pade(d)                  # in double precision
     else:
         ctx = None
         out = _sla.expm(d.astype(_wide(d.dtype), copy=False))
