@@ -13,12 +13,12 @@ Targets for forward + backward ÷ primal (n = 16 / n = 256): det <= 3x / 2.5x, s
 <= 3x / 2.5x, matrix_exp <= 2x / 2.5x, norm fro <= 3x / 3x, norm nuc <= 1.3x / 2x.
 
 What bounds them (measured with OpenBLAS 0.3.31, one thread): at n <= 16 the per-call
-overhead (tf.grad alone is ~6 µs, a getrs call ~4.7 µs at n = 16, SciPy's primals are
-4–30 µs); at n = 256 the det/slogdet backward is c·A⁻ᴴ, one getrs with n right-hand
-sides on the forward LU: 2n³ flops of trsm, which runs at a third of gemm's speed here
-(getrs 1.7–2.1 ms against getrf 0.45 ms), so forward + backward is ~6x getrf; the
-matrix_exp backward is the Fréchet derivative on the Padé data the forward kept (about
-twice the forward's matmuls, so ~3x in all); the nuclear norm's gradient U Vᴴ needs
+overhead (tf.grad alone is ~3–6 µs, SciPy's primals are 4–30 µs); at n = 256 the
+det/slogdet backward is c·A⁻ᴴ from the forward's LU factors, 4n³/3 flops pushed into
+gemm/trmm by _kernels/inverse.pyx (~1.2x getrf in float64, where getrs with n right-hand
+sides was ~4.5x: trsm runs at a third of gemm's speed here), so forward + backward is
+~2.2–2.5x getrf; the matrix_exp backward is the Fréchet derivative on the Padé data the
+forward kept (about twice the forward's matmuls, so ~3x in all); the nuclear norm's gradient U Vᴴ needs
 the singular vectors, which the forward computes (gesdd with vectors, 2.2x the
 values-only gesdd of the floor) when a derivative is needed.
 
