@@ -18,8 +18,8 @@ det/slogdet backward is c·A⁻ᴴ from the forward's LU factors, 4n³/3 flops p
 gemm/trmm by _kernels/inverse.pyx (~1.2x getrf in float64, where getrs with n right-hand
 sides was ~4.5x: trsm runs at a third of gemm's speed here), so forward + backward is
 ~2.2–2.5x getrf; the matrix_exp backward is the Fréchet derivative on the Padé data the
-forward kept (about twice the forward's matmuls, so ~3x in all); the nuclear norm's gradient U Vᴴ needs
-the singular vectors, which the forward computes (gesdd with vectors, 2.2x the
+forward kept (about twice the forward's matmuls: ~2.2x in all at n = 256); the nuclear
+norm's gradient U Vᴴ needs the singular vectors, which the forward computes (gesdd with vectors, 2.2x the
 values-only gesdd of the floor) when a derivative is needed.
 
 ``FrechetAlgorithms`` is the benchmark that chose the matrix_exp backward: L(A, E) from
