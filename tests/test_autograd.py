@@ -96,6 +96,33 @@ def test_returned_gradient_does_not_alias():
     assert g2.item() == 1.0
 
 
+def test_seed_is_not_copied_but_never_aliased_or_written():
+    # The seed reaches the pullbacks as a read-only view (no copy); a gradient that is a
+    # view of it is copied before it reaches the user.
+    x = leaf(np.arange(6.0))
+    seed = tf.tensor(np.ones((2, 3)))
+    (g,) = tf.grad(x.reshape(2, 3), x, seed)      # reshape's pullback returns a view
+    assert not np.shares_memory(g.numpy(), seed.numpy()) and g.numpy().flags.writeable
+    g.numpy()[0] = 5.0
+    np.testing.assert_array_equal(seed.numpy(), np.ones((2, 3)))
+
+
+def test_pullback_writing_into_its_cotangent_fails_loudly():
+    from tenferro._engine import apply1
+    from tenferro._ops.registry import Op
+
+    def bad_vjp(ctx, needs, gs, xs, ys):
+        gs[0] *= 2.0                                  # a rule must never do this
+        return (gs[0],)
+
+    op = Op("test_inplace", bad_vjp, lambda ctx, ts, xs, ys: (ts[0],))
+    x = leaf(np.ones(3))
+    seed = np.ones(3)
+    with pytest.raises(ValueError, match="read-only"):
+        tf.grad(apply1(op, (x,), np.ones(3)), x, seed)
+    np.testing.assert_array_equal(seed, np.ones(3))
+
+
 # ---- implicit seed and seed validation ----------------------------------------------------
 
 def test_implicit_seed_only_for_one_element():
