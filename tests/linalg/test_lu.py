@@ -161,3 +161,58 @@ def test_blocked_recursion_deep(dtype, n, nb):
     out = np.empty_like(gl)
     mod._core_blocked(l, u, gl, gu, out, nb)
     np.testing.assert_allclose(out, mod._core_formula(l, u, gl, gu), rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.complex64])
+@pytest.mark.parametrize("shape", [(6, 6), (2, 6, 4), (4, 6)])
+def test_row_permutation_paths_agree(dtype, shape, monkeypatch):
+    # The rules apply P (Pᵀ in the JVP) to rows as a matmul with the real P when m is
+    # small (complex rows as (re, im) pairs) and as a row gather otherwise: the same
+    # numbers either way (a permutation matmul adds only exact zeros).
+    mod = sys.modules["tenferro.linalg.lu"]
+    rng = np.random.default_rng(8)
+    a = pivot_stable(shape, dtype, rng)
+    m, n = shape[-2:]
+    k = min(m, n)
+    cl = random_array(shape[:-1] + (k,), dtype, rng)
+    cu = random_array(shape[:-2] + (k, n), dtype, rng)
+
+    def run():
+        at = tf.tensor(a, requires_grad=True)
+        _, l, u = tf.linalg.lu(at)
+        (g,) = tf.grad([l, u], [at], [cl, cu])
+        _, (_, dl, du) = tf.jvp(lambda x: tuple(tf.linalg.lu(x)), [a], [a[..., ::-1, :]])
+        return g.numpy(), dl.numpy(), du.numpy()
+
+    assert m < mod._GATHER_MIN
+    matmul = run()
+    monkeypatch.setattr(mod, "_GATHER_MIN", 0)
+    gather = run()
+    for x, y in zip(matmul, gather):
+        assert x.dtype == y.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(x, y)
+
+
+def test_real_p_matmul_layouts():
+    # the (re, im) view needs C-ordered rows of P's precision; anything else is a plain
+    # product (same values)
+    mod = sys.modules["tenferro.linalg.lu"]
+    rng = np.random.default_rng(9)
+    pr = sla.lu(random_array((5, 5), np.float64, rng))[0]
+    for dtype in (np.complex128, np.complex64, np.float64):
+        x = random_array((5, 8), dtype, rng)
+        for xx in (x, x[:, ::2], np.asfortranarray(x), np.stack([x, 2 * x])):
+            got = mod._real_p_matmul(pr, xx)
+            assert got.shape == xx.shape
+            np.testing.assert_allclose(got, pr @ xx, rtol=1e-6, atol=0)
+
+
+def test_nan_pivot_with_check_finite_off():
+    # check_finite=False lets a NaN through: the factors and the derivatives are NaN (no
+    # error from the singularity check, whose fast pass lets a NaN pivot through)
+    a = np.array([[1.0, 2.0], [3.0, np.nan]])
+    for x in (a, np.stack([np.eye(2), a])):
+        at = tf.tensor(x, requires_grad=True)
+        _, l, u = tf.linalg.lu(at, check_finite=False)
+        (g,) = tf.grad([l, u], [at], [np.ones(l.shape), np.ones(u.shape)])
+        assert np.isnan(g.numpy()[..., -2:, :]).any()

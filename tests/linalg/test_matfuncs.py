@@ -275,6 +275,30 @@ def test_norm_spellings():
     assert tf.linalg.norm([[1, 2], [2, 4]]).dtype == np.float64      # ints -> float64
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_norm_short_paths_match_general(dtype):
+    # norm(x) and norm(x, 'nuc') of one matrix take short paths (one dot with a scalar
+    # rule; the SVD directly): the same value, dtype and gradient as the general
+    # matrix-norm path (axis=(0, 1)), and the finiteness check still comes first
+    rng = np.random.default_rng(13)
+    a = random_array((4, 3), dtype, rng)
+    tol = 1e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-13
+    for o in (None, "nuc"):
+        x, y = tf.tensor(a, requires_grad=True), tf.tensor(a, requires_grad=True)
+        short, general = tf.linalg.norm(x, o), tf.linalg.norm(y, o, axis=(0, 1))
+        assert short.shape == () and short.dtype == general.dtype == a.real.dtype
+        np.testing.assert_allclose(short.numpy(), general.numpy(), rtol=tol)
+        (gs,) = tf.grad([short], [x], [np.array(0.5)])
+        (gg,) = tf.grad([general], [y], [np.array(0.5)])
+        assert gs.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(gs.numpy(), gg.numpy(), rtol=tol, atol=tol)
+        with pytest.raises(tf.LinAlgError, match="non-finite"):
+            tf.linalg.norm(np.where(np.eye(4, 3) > 0, np.nan, a), o)
+    z = tf.tensor(np.zeros((4, 3), dtype), requires_grad=True)
+    (g,) = tf.grad([tf.linalg.norm(z)], [z])
+    assert g.dtype == np.dtype(dtype) and not g.numpy().any()     # no 0/0 at x = 0
+
+
 # ==== norms: derivatives ==================================================================
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
