@@ -12,6 +12,12 @@ cholesky <= 3x and <= 5x, lu <= 2.5x and <= 3x. Each backward is a few matmuls a
 (qr: one) triangular solves with the factors (no inverse is formed), so at large n it is
 bound by trsm/gemm speed relative to geqrf/potrf/getrf.
 
+``time_kernel_backward`` times the compiled backprop alone (tenferro/_kernels/
+triangular.pyx): qr_backprop needs ~4.7n³ flops at n = m (M's lower triangle 5n³/3, the
+?hemm 2n³, the solve n³), i.e. >= ~1000 µs at gemm speed (f64, n = 256) against
+~1900 µs for geqrf + orgqr, so qr's ratio cannot go below ~1.5 on this BLAS;
+cholesky_backprop needs ~5n³/6 (the blocked reverse mode) against potrf's n³/3.
+
 ``python asv_bench/benchmarks/bench_decomp.py`` prints the medians and ratios directly
 (primal and forward + backward timed alternately, so machine load hits both alike;
 ``--cpu`` times with the process CPU clock instead of the wall clock, which is steadier
@@ -33,6 +39,7 @@ import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
+from tenferro._kernels import triangular as _kernel  # noqa: E402
 
 limit_threads()  # NumPy may have been imported before this module: limit its pools
 
@@ -48,6 +55,7 @@ class QR(_Bench):
         self.a = _random((n, n), dtype, rng) + 3 * np.eye(n)   # full rank
         self.leaf = tf.tensor(self.a, requires_grad=True)
         self.gs = [_random((n, n), dtype, rng), _random((n, n), dtype, rng)]
+        self.q, self.r = (x.numpy() for x in tf.linalg.qr(self.a))
 
     def time_scipy_primal(self, n, dtype):
         sla.qr(self.a, mode="economic")
@@ -59,6 +67,9 @@ class QR(_Bench):
         q, r = tf.linalg.qr(self.leaf)
         tf.grad([q, r], [self.leaf], self.gs)
 
+    def time_kernel_backward(self, n, dtype):
+        _kernel.qr_backprop(self.q, self.r, *self.gs)
+
 
 class Cholesky(_Bench):
     def setup(self, n, dtype):
@@ -67,6 +78,7 @@ class Cholesky(_Bench):
         self.a = x @ x.conj().T / n + np.eye(n)   # Hermitian positive definite
         self.leaf = tf.tensor(self.a, requires_grad=True)
         self.g = np.tril(_random((n, n), dtype, rng))
+        self.l = tf.linalg.cholesky(self.a).numpy()
 
     def time_scipy_primal(self, n, dtype):
         sla.cholesky(self.a, lower=True)
@@ -77,6 +89,9 @@ class Cholesky(_Bench):
     def time_tf_forward_backward(self, n, dtype):
         l = tf.linalg.cholesky(self.leaf)
         tf.grad([l], [self.leaf], [self.g])
+
+    def time_kernel_backward(self, n, dtype):
+        _kernel.cholesky_backprop(self.l, self.g)
 
 
 class LU(_Bench):
@@ -102,18 +117,20 @@ def main():
     import time
     timer = time.process_time if "--cpu" in sys.argv[1:] else None
     print(f"{'bench':8} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
-          f"{'tf f+b us':>9} {'f+b/scipy':>9}")
+          f"{'tf f+b us':>9} {'f+b/scipy':>9} {'kernel bwd':>10}")
     for cls in (QR, Cholesky, LU):
         for dtype in _Bench.params[1]:
             for n in _Bench.params[0]:
                 b = cls()
                 b.setup(n, dtype)
-                ts = [t * 1e6 for t in medians(
-                    [lambda f=f: f(n, dtype) for f in
-                     (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)],
-                    timer=timer)]
+                fns = [b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward]
+                if hasattr(b, "time_kernel_backward"):
+                    fns.append(b.time_kernel_backward)
+                ts = [t * 1e6 for t in medians([lambda f=f: f(n, dtype) for f in fns],
+                                               timer=timer)]
+                kern = f"{ts[3]:10.1f}" if len(ts) > 3 else ""
                 print(f"{cls.__name__:8} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
-                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f}", flush=True)
+                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f} {kern}", flush=True)
 
 
 if __name__ == "__main__":

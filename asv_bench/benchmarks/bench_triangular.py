@@ -5,6 +5,9 @@ and the fused backprop kernel (tenferro/_kernels/triangular.pyx) against its Num
                    cotangent on x, then tf.grad for a and b
   Backprop         the kernel alone (G = a⁻ᴴx̄ and Ā = tril(−G xᴴ)) vs the twin in
                    _reference.py (SciPy solve + matmul + tril)
+  Solve            the recursive batched solve (triangular.trsm: flops in ?gemm, leaves
+                   through inverted 16x16 blocks) vs one ?trsm call (lapack.trtrs), for
+                   op(a)x = b and x op(a) = b
 
 at n = 4, 16 (per-call overhead), 64 and 256 (BLAS-bound), float64 and complex128.
 The floor is ``scipy.linalg.solve_triangular(a, b, lower=True)`` with its default
@@ -33,6 +36,7 @@ import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 from tenferro._kernels import _reference  # noqa: E402
+from tenferro._kernels import lapack as _lapack  # noqa: E402
 from tenferro._kernels import triangular as _kernel  # noqa: E402
 
 limit_threads()  # NumPy may have been imported before this module: limit its pools
@@ -72,24 +76,41 @@ class Backprop(_Bench):
         _reference.solve_triangular_backprop(self.a, self.x, self.g, True, 0, False, True)
 
 
+class Solve(_Bench):
+    def time_recursive_left(self, n, dtype):
+        _kernel.trsm(self.a, self.b, True, 0, False, True)
+
+    def time_recursive_right(self, n, dtype):
+        _kernel.trsm(self.a, self.b, True, 0, False, False)
+
+    def time_trsm_left(self, n, dtype):
+        _lapack.trtrs(self.a, self.b, lower=True)
+
+    def time_trsm_right(self, n, dtype):   # x a = b  <=>  aᵀ xᵀ = bᵀ
+        _lapack.trtrs(self.a, self.b.T, lower=True, trans=1)
+
+
 def main():
     import sys
     import time
     timer = time.process_time if "--cpu" in sys.argv[1:] else None
     print(f"{'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} {'tf f+b us':>9} "
-          f"{'f+b/scipy':>9} {'kernel us':>9} {'twin us':>9} {'twin/kern':>9}")
+          f"{'f+b/scipy':>9} {'kernel us':>9} {'twin us':>9} {'twin/kern':>9} "
+          f"{'trsm/rec L':>10} {'trsm/rec R':>10}")
     for dtype in _Bench.params[1]:
         for n in _Bench.params[0]:
-            s, k = SolveTriangular(), Backprop()
+            s, k, v = SolveTriangular(), Backprop(), Solve()
             s.setup(n, dtype)
             k.setup(n, dtype)
+            v.setup(n, dtype)
             ts = [t * 1e6 for t in medians(
                 [lambda f=f: f(n, dtype) for f in
                  (s.time_scipy_primal, s.time_tf_forward, s.time_tf_forward_backward,
-                  k.time_kernel, k.time_twin)], timer=timer)]
+                  k.time_kernel, k.time_twin, v.time_recursive_left, v.time_trsm_left,
+                  v.time_recursive_right, v.time_trsm_right)], timer=timer)]
             print(f"{n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f} "
-                  f"{ts[2] / ts[0]:9.2f} {ts[3]:9.1f} {ts[4]:9.1f} {ts[4] / ts[3]:9.2f}",
-                  flush=True)
+                  f"{ts[2] / ts[0]:9.2f} {ts[3]:9.1f} {ts[4]:9.1f} {ts[4] / ts[3]:9.2f} "
+                  f"{ts[6] / ts[5]:10.2f} {ts[8] / ts[7]:10.2f}", flush=True)
 
 
 if __name__ == "__main__":

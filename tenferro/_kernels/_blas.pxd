@@ -64,3 +64,56 @@ cdef inline void xgemm(char* ta, char* tb, blas_int m, blas_int n, blas_int k,
         bl.cgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
     else:
         bl.zgemm(ta, tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc)
+
+
+cdef inline void xgemm_ab(char* ta, char* tb, blas_int m, blas_int n, blas_int k,
+                          lapack_t alpha, const lapack_t* a, blas_int lda,
+                          const lapack_t* b, blas_int ldb, lapack_t beta, lapack_t* c,
+                          blas_int ldc) noexcept nogil:
+    """c := alpha op(a) op(b) + beta c."""
+    if lapack_t is float:
+        bl.sgemm(ta, tb, &m, &n, &k, &alpha, <float*>a, &lda, <float*>b, &ldb, &beta, c,
+                 &ldc)
+    elif lapack_t is double:
+        bl.dgemm(ta, tb, &m, &n, &k, &alpha, <double*>a, &lda, <double*>b, &ldb, &beta, c,
+                 &ldc)
+    elif lapack_t is cfloat:
+        bl.cgemm(ta, tb, &m, &n, &k, &alpha, <cfloat*>a, &lda, <cfloat*>b, &ldb, &beta, c,
+                 &ldc)
+    else:
+        bl.zgemm(ta, tb, &m, &n, &k, &alpha, <cdouble*>a, &lda, <cdouble*>b, &ldb, &beta,
+                 c, &ldc)
+
+
+cdef inline void xtrmm(char* side, char* uplo, char* transa, char* diag, blas_int m,
+                       blas_int n, lapack_t alpha, const lapack_t* a, blas_int lda,
+                       lapack_t* b, blas_int ldb) noexcept nogil:
+    """B := alpha op(A) B (side 'L') or alpha B op(A) (side 'R'), A triangular."""
+    if lapack_t is float:
+        bl.strmm(side, uplo, transa, diag, &m, &n, &alpha, <float*>a, &lda, b, &ldb)
+    elif lapack_t is double:
+        bl.dtrmm(side, uplo, transa, diag, &m, &n, &alpha, <double*>a, &lda, b, &ldb)
+    elif lapack_t is cfloat:
+        bl.ctrmm(side, uplo, transa, diag, &m, &n, &alpha, <cfloat*>a, &lda, b, &ldb)
+    else:
+        bl.ztrmm(side, uplo, transa, diag, &m, &n, &alpha, <cdouble*>a, &lda, b, &ldb)
+
+
+cdef inline void xhemm(char* side, char* uplo, blas_int m, blas_int n, lapack_t alpha,
+                       const lapack_t* a, blas_int lda, const lapack_t* b, blas_int ldb,
+                       lapack_t beta, lapack_t* c, blas_int ldc) noexcept nogil:
+    """c := alpha A b + beta c (side 'L') or alpha b A + beta c (side 'R'), A Hermitian
+    (symmetric for real types) given by its ``uplo`` triangle; for the complex types
+    the imaginary part of A's diagonal is not read (taken as zero)."""
+    if lapack_t is float:
+        bl.ssymm(side, uplo, &m, &n, &alpha, <float*>a, &lda, <float*>b, &ldb, &beta, c,
+                 &ldc)
+    elif lapack_t is double:
+        bl.dsymm(side, uplo, &m, &n, &alpha, <double*>a, &lda, <double*>b, &ldb, &beta, c,
+                 &ldc)
+    elif lapack_t is cfloat:
+        bl.chemm(side, uplo, &m, &n, &alpha, <cfloat*>a, &lda, <cfloat*>b, &ldb, &beta, c,
+                 &ldc)
+    else:
+        bl.zhemm(side, uplo, &m, &n, &alpha, <cdouble*>a, &lda, <cdouble*>b, &ldb, &beta,
+                 c, &ldc)

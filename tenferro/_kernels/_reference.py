@@ -416,38 +416,39 @@ def _lapack_solve_operands(a, b):
     return a.astype(dt, copy=False), b.astype(dt, copy=False), batch
 
 
-def getrs(lu, piv, b, trans=0):
-    """Twin of lapack.getrs: scipy.linalg.lu_solve per matrix."""
+def _lapack_solve_stacks(name, a, b, trans):
+    """getrs/trtrs twins' operands: trans checked, a and b of one dtype flattened to
+    broadcast (nb, n, n) and (nb, n, nrhs) stacks, with the batch shape and a zero x."""
     if trans not in (0, 1, 2):
-        raise ValueError(f"getrs: trans must be 0, 1 or 2, got {trans!r}")
-    import scipy.linalg as sla
-    lu, b, batch = _lapack_solve_operands(lu, b)
+        raise ValueError(f"{name}: trans must be 0, 1 or 2, got {trans!r}")
+    a, b, batch = _lapack_solve_operands(a, b)
     n, nrhs = b.shape[-2:]
     nb = int(_np.prod(batch, dtype=_np.int64))
-    lu = _np.broadcast_to(lu, batch + (n, n)).reshape((nb, n, n))
-    piv = _np.broadcast_to(_np.asarray(piv), batch + (n,)).reshape((nb, n))
+    fa = _np.broadcast_to(a, batch + (n, n)).reshape((nb, n, n))
     fb = _np.broadcast_to(b, batch + (n, nrhs)).reshape((nb, n, nrhs))
-    out = _np.zeros(fb.shape, b.dtype)
+    return fa, fb, batch, _np.zeros(fb.shape, b.dtype)
+
+
+def getrs(lu, piv, b, trans=0):
+    """Twin of lapack.getrs: scipy.linalg.lu_solve per matrix."""
+    import scipy.linalg as sla
+    lu, fb, batch, out = _lapack_solve_stacks("getrs", lu, b, trans)
+    nb, n, nrhs = fb.shape
+    piv = _np.broadcast_to(_np.asarray(piv), batch + (n,)).reshape((nb, n))
     if n and nrhs:
-        for i in range(fb.shape[0]):
+        for i in range(nb):
             out[i] = sla.lu_solve((lu[i], piv[i]), fb[i], trans=trans, check_finite=False)
     return out.reshape(batch + (n, nrhs))
 
 
 def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
     """Twin of lapack.trtrs: scipy.linalg.solve_triangular per matrix."""
-    if trans not in (0, 1, 2):
-        raise ValueError(f"trtrs: trans must be 0, 1 or 2, got {trans!r}")
     import scipy.linalg as sla
     from .._errors import LinAlgError
-    a, b, batch = _lapack_solve_operands(a, b)
-    n, nrhs = b.shape[-2:]
-    nb = int(_np.prod(batch, dtype=_np.int64))
-    fa = _np.broadcast_to(a, batch + (n, n)).reshape((nb, n, n))
-    fb = _np.broadcast_to(b, batch + (n, nrhs)).reshape((nb, n, nrhs))
-    out = _np.zeros(fb.shape, b.dtype)
+    fa, fb, batch, out = _lapack_solve_stacks("trtrs", a, b, trans)
+    nb, n, nrhs = fb.shape
     if n and nrhs:
-        for i in range(fa.shape[0]):
+        for i in range(nb):
             try:
                 out[i] = sla.solve_triangular(fa[i], fb[i], lower=lower, trans=trans,
                                               unit_diagonal=unit_diagonal,
@@ -532,9 +533,17 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
     return _np.linalg.solve(t.swapaxes(-1, -2), bt).swapaxes(-1, -2)
 
 
-def qr_backprop(q, r, gq, gr):
+def qr_backprop(q, r, gq, gr, rtol=0.0):
     """Twin of triangular.qr_backprop (RULES.md "qr", m >= n): M = R R̄ᴴ − Q̄ᴴQ,
     Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ, copyltu(M) = tril(M) + tril₋(M)ᴴ with real diagonal."""
+    from .._errors import LinAlgError
+    mag = _np.abs(_np.diagonal(r, 0, -2, -1))
+    if mag.size:
+        bad = ~(mag.min(axis=-1) > rtol * mag.max(axis=-1))
+        if bad.any():
+            k = int(_np.flatnonzero(bad)[0])
+            raise LinAlgError(f"{_lapack_where(k, r.shape[:-2])}: R is singular to working "
+                              "precision")
     if gq is None and gr is None:
         return _np.zeros(q.shape, q.dtype)
     mm = 0

@@ -1,6 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # cython: initializedcheck=False, cdivision=True
-"""The fused backprop of ``solve_triangular``: G and Ā = P(−op⁻¹(M̄)) in one batched call.
+"""Triangular-solve kernels: a recursive batched ?trsm, and the fused backprops of
+``solve_triangular``, ``qr`` and ``cholesky`` (one batched call each, GIL released).
+
+  trsm                       op(a)⁻¹b or b op(a)⁻¹ by recursive halving: the flops go to
+                             ?gemm, ~3x faster per flop than OpenBLAS's ?trsm (below)
+  qr_backprop                Ā of A = QR (m >= n), see its section below
+  cholesky_backprop          Ā of A = LLᴴ, by the blocked reverse-mode algorithm below
+  solve_triangular_backprop  G and Ā = P(−op⁻¹(M̄)), described next
 
 RULES.md "solve_triangular", M = op(A) (op = identity, ᵀ, ᴴ for trans 0, 1, 2), P the
 projection on the triangle the solve reads (diagonal zeroed for unit_diagonal):
@@ -8,8 +15,9 @@ projection on the triangle the solve reads (diagonal zeroed for unit_diagonal):
     left  X = M⁻¹B:  G = M⁻ᴴX̄,  B̄ = G,  Ā = P(op⁻¹(−GXᴴ))
     right X = BM⁻¹:  G = X̄M⁻ᴴ,  B̄ = G,  Ā = P(op⁻¹(−XᴴG))
 
-One ?trsm per matrix gives G, and ?gemm computes only (a block-column cover of) the kept
-triangle of Ā, with the GIL released over the whole batch. All four LAPACK dtypes.
+One (recursive) solve per matrix gives G, and ?gemm computes only (a block-column cover
+of) the kept triangle of Ā, with the GIL released over the whole batch. All four LAPACK
+dtypes.
 
 Layout. A C-ordered r x c matrix is the Fortran c x r matrix of its transpose, so every
 operand is used in place (no transposing copies):
@@ -24,34 +32,245 @@ operand is used in place (no transposing copies):
        left: (X, G) for trans 0 (Āᵀ = −conj(X)Gᵀ), (G, X) for trans 2 (Āᵀ = −conj(G)Xᵀ);
        right: (G, X) for trans 0 (Āᵀ = −Gᵀconj(X)), (X, G) for trans 2 (Āᵀ = −Xᵀconj(G)).
        trans 1 is trans 2 conjugated (the same for real types).
-       Ā lower (kept entries j <= i) is F's upper triangle: for each block of NB columns
-       [c0, c1) of F, one gemm over rows [0, c1) (lower) or [c0, n) (upper) computes it
-       with about n²k/2 + NB·nk/2 multiply-adds; the rest of Ā is then zeroed.
+       Ā lower (kept entries j <= i) is F's upper triangle: halving F's diagonal blocks
+       recursively (F₁₁, F₁₂, F₂₂ for the upper one) computes it with ~n²k/2 + NB·nk/2
+       multiply-adds, mostly in large gemms; the rest of Ā is then zeroed.
 
-The NumPy twin is ``solve_triangular_backprop`` in ``_reference.py``;
-``tests/_kernels/test_triangular_kernel.py`` checks that both agree.
+The NumPy twins (same names) are in ``_reference.py``;
+``tests/_kernels/test_triangular_kernel.py`` (solve_triangular_backprop) and
+``tests/_kernels/test_triangular.py`` (the others) check that both agree.
 """
 cimport cython
 from libc.string cimport memcpy, memset
 
-from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xgemm, xtrsm
+cimport scipy.linalg.cython_lapack as lp
+
+from tenferro._kernels._blas cimport (blas_int, cfloat, cdouble, lapack_t, xgemm, xgemm_ab,
+                                     xhemm, xtrmm, xtrsm, xtrsv)
 
 import numpy as np
 
+from tenferro._errors import LinAlgError
 from tenferro._kernels import _reference as _ref
 
-__all__ = ["solve_triangular_backprop"]
+__all__ = ["solve_triangular_backprop", "trsm", "qr_backprop", "cholesky_backprop"]
 
-# Column block of the triangle-restricted gemm. Measured (asv_bench/benchmarks/
-# bench_triangular.py): blocks of 32-64 columns run at full gemm speed while the wasted
-# half of the diagonal blocks stays small; n <= NB is one gemm of the whole matrix.
+# ---------------------------------------------------------------------------------------
+# Recursive triangular solve
+# ---------------------------------------------------------------------------------------
+# OpenBLAS's ?trsm runs at about a third of ?gemm's speed per flop. Splitting the
+# triangle in halves, op(A) = [[O₁₁, 0], [O₂₁, O₂₂]] (or its upper mirror), turns one
+# solve into two half-size solves and one ?gemm update, e.g. for side 'L', op(A) lower:
+#     O₁₁X₁ = B₁,  B₂ −= O₂₁X₁,  O₂₂X₂ = B₂
+# so that recursing down to small blocks puts all but ~LEAF_NB/n of the flops into
+# ?gemm. The off-diagonal block O₂₁ (or O₁₂) is the stored off-diagonal block of A
+# (A₂₁ for uplo 'L', A₁₂ for 'U') under the same op as the whole solve.
+
+# Up to this triangle size ?trsm itself is called; larger ones recurse down to leaves of
+# at most LEAF_NB, each solved by _leaf. Measured (f64/c128, one thread, n = 16...256):
+# recursing pays from n ~ 24 (right-hand solves) / 48 (left); 16 keeps n <= 16 as before.
+cdef blas_int SOLVE_NB = 16
+
+
+# Largest leaf that is solved through its explicit inverse (the inverse lives on the
+# stack: 16 KB for complex128).
+cdef enum:
+    LEAF_MAX = 32
+
+
+# Leaf size of the recursion (once it recurses), solved by _leaf: 8-24 measured alike
+# at n = 64 and 256, 32 is 5-20% slower.
+cdef blas_int LEAF_NB = 16
+
+
+def _set_leaf_block(Py_ssize_t nb):
+    """Set the leaf size of the recursive solve (benchmarks and tests only; at most
+    32); returns the previous one."""
+    global LEAF_NB
+    old = LEAF_NB
+    LEAF_NB = <blas_int>(min(max(nb, 1), LEAF_MAX))
+    return old
+
+
+def _set_solve_block(Py_ssize_t nb):
+    """Set the base-case size of the recursive solve (benchmarks and tests only); returns
+    the previous one."""
+    global SOLVE_NB
+    old = SOLVE_NB
+    SOLVE_NB = <blas_int>(nb if nb > 0 else 1)
+    return old
+
+
+cdef inline void xtrtri(char* uplo, char* diag, blas_int* n, lapack_t* a,
+                        blas_int* lda, blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.strtri(uplo, diag, n, a, lda, info)
+    elif lapack_t is double:
+        lp.dtrtri(uplo, diag, n, a, lda, info)
+    elif lapack_t is cfloat:
+        lp.ctrtri(uplo, diag, n, a, lda, info)
+    else:
+        lp.ztrtri(uplo, diag, n, a, lda, info)
+
+
+cdef void _leaf(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
+                lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb) noexcept nogil:
+    # A leaf of the recursion: ?trmm with the explicitly inverted k x k triangle (?trtri,
+    # k³/3 flops), 2-4x faster than a ?trsm of the same shape in OpenBLAS (which is
+    # slowest for the short, wide right-hand sides that side 'L' leaves have). Inverting
+    # a small diagonal block is what blocked GPU trsm implementations do; its error is
+    # bounded by that block's condition number. A zero diagonal entry keeps ?trsm (inf/nan
+    # like the reference).
+    cdef lapack_t inv[LEAF_MAX * LEAF_MAX]
+    cdef blas_int k = m if side == b'L' else n, j, info = 0
+    cdef lapack_t one = 1
+    if k > LEAF_MAX:
+        xtrsm(&side, &uplo, &trans, &diag, &m, &n, a, &lda, b, &ldb)
+        return
+    for j in range(k):
+        memcpy(&inv[j * k], &a[<Py_ssize_t>j * lda], k * sizeof(lapack_t))
+    xtrtri(&uplo, &diag, &k, inv, &k, &info)
+    if info != 0:
+        xtrsm(&side, &uplo, &trans, &diag, &m, &n, a, &lda, b, &ldb)
+        return
+    xtrmm(&side, &uplo, &trans, &diag, m, n, one, inv, k, b, ldb)
+
+
+cdef void rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
+                lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb) noexcept nogil:
+    """?trsm with alpha = 1 (same arguments, Fortran layout), by recursive halving; a
+    triangle of at most SOLVE_NB is one ?trsm call."""
+    cdef blas_int k = m if side == b'L' else n
+    if k <= SOLVE_NB or (m if side == b'R' else n) == 0:
+        xtrsm(&side, &uplo, &trans, &diag, &m, &n, a, &lda, b, &ldb)
+    else:
+        _rtrsm(side, uplo, trans, diag, m, n, a, lda, b, ldb)
+
+
+cdef void _rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
+                 lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb) noexcept nogil:
+    cdef blas_int k = m if side == b'L' else n
+    cdef blas_int k1, k2
+    cdef lapack_t* a22
+    cdef lapack_t* aoff
+    cdef lapack_t* b2
+    cdef lapack_t one = 1, mone = -1
+    cdef char nn = b'N'
+    cdef bint op_lower = (uplo == b'L') == (trans == b'N')
+    if k <= LEAF_NB:
+        _leaf(side, uplo, trans, diag, m, n, a, lda, b, ldb)
+        return
+    k1 = k // 2
+    if k1 >= 32:
+        k1 = (k1 + 8) // 16 * 16   # block edges on multiples of 16 keep gemm aligned
+    k2 = k - k1
+    a22 = a + k1 + <Py_ssize_t>k1 * lda
+    aoff = a + k1 if uplo == b'L' else a + <Py_ssize_t>k1 * lda
+    if side == b'L':
+        b2 = b + k1
+        if op_lower:      # O₁₁X₁ = B₁, B₂ −= O₂₁X₁, O₂₂X₂ = B₂
+            _rtrsm(side, uplo, trans, diag, k1, n, a, lda, b, ldb)
+            xgemm_ab(&trans, &nn, k2, n, k1, mone, aoff, lda, b, ldb, one, b2, ldb)
+            _rtrsm(side, uplo, trans, diag, k2, n, a22, lda, b2, ldb)
+        else:             # O₂₂X₂ = B₂, B₁ −= O₁₂X₂, O₁₁X₁ = B₁
+            _rtrsm(side, uplo, trans, diag, k2, n, a22, lda, b2, ldb)
+            xgemm_ab(&trans, &nn, k1, n, k2, mone, aoff, lda, b2, ldb, one, b, ldb)
+            _rtrsm(side, uplo, trans, diag, k1, n, a, lda, b, ldb)
+    else:
+        b2 = b + <Py_ssize_t>k1 * ldb
+        if op_lower:      # X₂O₂₂ = B₂, B₁ −= X₂O₂₁, X₁O₁₁ = B₁
+            _rtrsm(side, uplo, trans, diag, m, k2, a22, lda, b2, ldb)
+            xgemm_ab(&nn, &trans, m, k1, k2, mone, b2, ldb, aoff, lda, one, b, ldb)
+            _rtrsm(side, uplo, trans, diag, m, k1, a, lda, b, ldb)
+        else:             # X₁O₁₁ = B₁, B₂ −= X₁O₁₂, X₂O₂₂ = B₂
+            _rtrsm(side, uplo, trans, diag, m, k1, a, lda, b, ldb)
+            xgemm_ab(&nn, &trans, m, k2, k1, mone, b, ldb, aoff, lda, one, b2, ldb)
+            _rtrsm(side, uplo, trans, diag, m, k2, a22, lda, b2, ldb)
+
+
+cdef Py_ssize_t _trsm(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
+                      lapack_t[:, :, ::1] x, bint lower, int trans, bint unit, bint left,
+                      bint check) noexcept:
+    # a: each matrix C- or Fortran-ordered (the wrapper made sure; a Fortran one not with
+    # complex trans 2), batch stride may be 0. rhs: any strides. x: the output.
+    # The C-ordered r x c output is the Fortran c x r matrix xᵀ: left op(a)x = b is
+    # xᵀop(a)ᵀ = bᵀ (side 'R'), right x op(a) = b is op(a)ᵀxᵀ = bᵀ (side 'L'). A
+    # C-ordered a is the Fortran T = aᵀ (triangle flipped): op(a)ᵀ = T, Tᵀ, Tᴴ for trans
+    # 0, 1, 2; a Fortran one is a: op(a)ᵀ = aᵀ, a. One right-hand side (a contiguous
+    # vector) goes to ?trsv. Returns -1, or the batch position of the first matrix with
+    # an exactly zero diagonal entry when ``check`` (before solving it).
+    cdef Py_ssize_t nb = x.shape[0], r = x.shape[1], c = x.shape[2], b, i, j
+    cdef Py_ssize_t n = a.shape[1], k = c if left else r
+    cdef Py_ssize_t isz = sizeof(lapack_t)
+    cdef Py_ssize_t a1 = a.strides[1] // isz, a2 = a.strides[2] // isz
+    cdef Py_ssize_t s0 = rhs.strides[1] // isz, s1 = rhs.strides[2] // isz
+    cdef bint corder = (a2 == 1 and a1 == n) or n == 1
+    cdef char side = b'R' if left else b'L'
+    cdef char dg = b'U' if unit else b'N'
+    cdef char uplo, tr, trv = 0
+    cdef blas_int N = <blas_int>n, K = <blas_int>k
+    cdef lapack_t* ap
+    cdef lapack_t* xp
+    cdef const lapack_t* src
+    cdef Py_ssize_t bad = -1
+    if corder:
+        uplo = b'U' if lower else b'L'
+        tr = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
+    else:
+        uplo = b'L' if lower else b'U'
+        tr = b'T' if trans == 0 else b'N'
+    if k == 1:
+        # trsv solves op'(F) v = w for the Fortran matrix F: left op(a)x = b needs
+        # op(a) itself (F = aᵀ for C order: Tᵀ, T, -; F = a: a, aᵀ, aᴴ), right needs
+        # op(a)ᵀ, the trsm op above
+        if not left:
+            trv = tr
+        elif corder:   # conj(T) is no BLAS op: complex trans 2 takes ?trsm
+            if trans == 0:
+                trv = b'T'
+            elif trans == 1 or not (lapack_t is cfloat or lapack_t is cdouble):
+                trv = b'N'
+        else:
+            trv = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
+    with nogil:
+        for b in range(nb):
+            ap = <lapack_t*>&a[b, 0, 0]
+            if check and not unit:
+                for i in range(n):
+                    if ap[i * (a1 + a2)] == 0:
+                        bad = b
+                        break
+                if bad >= 0:
+                    break
+            xp = &x[b, 0, 0]
+            src = &rhs[b, 0, 0]
+            if s1 == 1 and s0 == c:
+                memcpy(xp, src, r * c * isz)
+            else:
+                for i in range(r):
+                    for j in range(c):
+                        xp[i * c + j] = src[i * s0 + j * s1]
+            if trv:
+                xtrsv(&uplo, &trv, &dg, &N, ap, &N, xp)
+            elif left:
+                rtrsm(side, uplo, tr, dg, K, N, ap, N, xp, K)
+            else:
+                rtrsm(side, uplo, tr, dg, N, K, ap, N, xp, N)
+    return bad
+
+
+# Leaf size of the recursive triangle-restricted gemm of the backprops (measured at
+# n = 64, 256: 16-64 within noise).
 cdef Py_ssize_t NB = 48
 
 
 def _set_block(Py_ssize_t nb):
-    """Set the column block of the triangle gemm (benchmarks and tests only)."""
+    """Set the leaf block of the triangle-restricted gemm (benchmarks and tests only);
+    returns the previous one."""
     global NB
+    old = NB
     NB = nb if nb > 0 else 1
+    return old
 
 cdef str _CHARS = "fdFD"
 
@@ -61,6 +280,38 @@ cdef inline void _conj(lapack_t* x, Py_ssize_t count) noexcept nogil:
     if lapack_t is cfloat or lapack_t is cdouble:
         for i in range(count):
             x[i] = x[i].conjugate()
+
+
+cdef inline void _bp_block(bint left, lapack_t* pp, lapack_t* qp, lapack_t* fp,
+                           Py_ssize_t n, Py_ssize_t k, Py_ssize_t r0, Py_ssize_t r1,
+                           Py_ssize_t c0, Py_ssize_t c1) noexcept nogil:
+    # F[r0:r1, c0:c1] = −op(P)[r0:r1, :] op(Q)[:, c0:c1]
+    cdef char cc = b'C', nn = b'N'
+    if left:
+        xgemm(&cc, &nn, <blas_int>(r1 - r0), <blas_int>(c1 - c0), <blas_int>k,
+              pp + r0 * k, <blas_int>k, qp + c0 * k, <blas_int>k, fp + c0 * n + r0,
+              <blas_int>n)
+    else:
+        xgemm(&nn, &cc, <blas_int>(r1 - r0), <blas_int>(c1 - c0), <blas_int>k,
+              pp + r0, <blas_int>n, qp + c0, <blas_int>n, fp + c0 * n + r0, <blas_int>n)
+
+
+cdef void _bp_tri(bint lower, bint left, lapack_t* pp, lapack_t* qp, lapack_t* fp,
+                  Py_ssize_t n, Py_ssize_t k, Py_ssize_t r0, Py_ssize_t s) noexcept nogil:
+    # The kept triangle of F's diagonal block [r0, r0 + s)² (F's upper one for lower Ā)
+    # by recursive halving, so that most of it is a few large gemms: the diagonal
+    # blocks of at most NB are computed whole.
+    cdef Py_ssize_t h
+    if s <= NB:
+        _bp_block(left, pp, qp, fp, n, k, r0, r0 + s, r0, r0 + s)
+        return
+    h = s // 2
+    _bp_tri(lower, left, pp, qp, fp, n, k, r0, h)
+    if lower:    # F upper: rows of the first half, columns of the second
+        _bp_block(left, pp, qp, fp, n, k, r0, r0 + h, r0 + h, r0 + s)
+    else:
+        _bp_block(left, pp, qp, fp, n, k, r0 + h, r0 + s, r0, r0 + h)
+    _bp_tri(lower, left, pp, qp, fp, n, k, r0 + h, s - h)
 
 
 cdef void _backprop(const lapack_t[:, :, :] a, const lapack_t[:, :, :] x,
@@ -73,13 +324,12 @@ cdef void _backprop(const lapack_t[:, :, :] a, const lapack_t[:, :, :] x,
     cdef Py_ssize_t n = a.shape[1], k = cols if left else rows
     cdef Py_ssize_t isz = sizeof(lapack_t)
     cdef Py_ssize_t s0 = gx.strides[1] // isz, s1 = gx.strides[2] // isz
-    cdef Py_ssize_t b, i, j, c0, c1, r0, r1, nbk = NB
+    cdef Py_ssize_t b, i, j
     cdef blas_int N = <blas_int>n, K = <blas_int>k
     cdef char side = b'R' if left else b'L'
     cdef char uplo = b'U' if lower else b'L'       # the triangle of T = Aᵀ
     cdef char dg = b'U' if unit else b'N'
     cdef char tr
-    cdef char cc = b'C', nn = b'N'
     cdef bint cplx = lapack_t is cfloat or lapack_t is cdouble
     cdef bint conj_g = cplx and trans == 1
     cdef bint swap = (trans != 0) == left          # (P, Q) = (G, X) instead of (X, G)
@@ -106,9 +356,9 @@ cdef void _backprop(const lapack_t[:, :, :] a, const lapack_t[:, :, :] x,
             if conj_g:
                 _conj(gp, rows * cols)
             if left:     # Gᵀ M'ᵀ = X̄ᵀ, Gᵀ Fortran k x n
-                xtrsm(&side, &uplo, &tr, &dg, &K, &N, ap, &N, gp, &K)
+                rtrsm(side, uplo, tr, dg, K, N, ap, N, gp, K)
             else:        # M'ᵀ Gᵀ = X̄ᵀ, Gᵀ Fortran n x k
-                xtrsm(&side, &uplo, &tr, &dg, &N, &K, ap, &N, gp, &N)
+                rtrsm(side, uplo, tr, dg, N, K, ap, N, gp, N)
             if conj_g:
                 _conj(gp, rows * cols)
             if not need_a:
@@ -118,21 +368,7 @@ cdef void _backprop(const lapack_t[:, :, :] a, const lapack_t[:, :, :] x,
                 pp, qp = gp, xp
             else:
                 pp, qp = xp, gp
-            c0 = 0
-            while c0 < n:
-                c1 = c0 + nbk if c0 + nbk < n else n
-                if lower:
-                    r0, r1 = 0, c1
-                else:
-                    r0, r1 = c0, n
-                # F[r0:r1, c0:c1] = −op(P)[r0:r1, :] op(Q)[:, c0:c1]
-                if left:
-                    xgemm(&cc, &nn, <blas_int>(r1 - r0), <blas_int>(c1 - c0), K,
-                          pp + r0 * k, K, qp + c0 * k, K, fp + c0 * n + r0, N)
-                else:
-                    xgemm(&nn, &cc, <blas_int>(r1 - r0), <blas_int>(c1 - c0), K,
-                          pp + r0, N, qp + c0, N, fp + c0 * n + r0, N)
-                c0 = c1
+            _bp_tri(lower, left, pp, qp, fp, n, k, 0, n)
             # zero what P drops (C-ordered row i of Ā is F's column i), conjugate the
             # kept part for trans 1
             for i in range(n):
@@ -228,3 +464,385 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     else:
         _backprop[cdouble](a3, x3, gx3, g, ga, lo, t, un, le, na)
     return (_unflat(ga, batch) if need_a else None), (_unflat(g, batch) if need_b else None)
+
+
+@cython.wraparound(True)
+def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False):
+    """op(a)⁻¹b (``left``) or b op(a)⁻¹, op = identity, ᵀ, ᴴ for trans 0, 1, 2, for
+    triangular a (*batch, n, n) (only its ``lower`` or upper triangle is read, without
+    the diagonal, taken as ones, when ``unit_diagonal``) and b (*batch, n, k) (left) or
+    (*batch, k, n); the batches broadcast, the result has the common dtype and is a
+    fresh C-ordered array. Like ?trsm, an exactly zero diagonal entry gives inf/nan,
+    unless ``check``: then LinAlgError naming the first such matrix (nothing is solved).
+    Empty operands and other dtypes than the four LAPACK ones go to the NumPy twin."""
+    dt = b.dtype
+    if a.dtype is not dt:
+        if a.dtype != dt:
+            dt = np.result_type(a.dtype, dt)
+            a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    cdef Py_ssize_t code = _CHARS.find(dt.char)
+    cdef Py_ssize_t nb = 1, bad
+    cdef tuple sa = a.shape, sb = b.shape
+    cdef Py_ssize_t nda = len(sa), ndb = len(sb)
+    if code < 0 or a.size == 0 or b.size == 0 or not dt.isnative:
+        return _ref.trsm(a, b, lower, trans, unit_diagonal, left, check)
+    cdef tuple batch = sb[:ndb - 2]
+    if nda != ndb or sa[:nda - 2] != batch:
+        batch = np.broadcast_shapes(sa[:nda - 2], batch)
+    for d in batch:
+        nb *= <Py_ssize_t>d
+    cdef int t = trans
+    cdef bint lo = lower, un = unit_diagonal, le = left, ch = check
+    cdef tuple st = a.strides
+    cdef Py_ssize_t isz = a.itemsize, n = sa[nda - 1]
+    # each matrix of a C- or Fortran-ordered (not Fortran for complex trans 2: conj(a)
+    # is no BLAS op); anything else is copied once
+    if n > 1 and not (st[nda - 1] == isz and st[nda - 2] == isz * n) and not (
+            st[nda - 2] == isz and st[nda - 1] == isz * n and not (t == 2 and code >= 2)):
+        a = np.ascontiguousarray(a)
+    a3 = _flat3(a, batch, nb)
+    b3 = _flat3(b, batch, nb)
+    x = np.empty((nb,) + sb[ndb - 2:], dt)
+    if code == 0:
+        bad = _trsm[float](a3, b3, x, lo, t, un, le, ch)
+    elif code == 1:
+        bad = _trsm[double](a3, b3, x, lo, t, un, le, ch)
+    elif code == 2:
+        bad = _trsm[cfloat](a3, b3, x, lo, t, un, le, ch)
+    else:
+        bad = _trsm[cdouble](a3, b3, x, lo, t, un, le, ch)
+    if bad >= 0:
+        raise LinAlgError(f"{_where(bad, batch)} is singular: a diagonal entry of the "
+                          "triangular matrix is exactly zero")
+    return _unflat(x, batch)
+
+
+# ---------------------------------------------------------------------------------------
+# Row-major (C-order) BLAS: a C-ordered matrix is the Fortran matrix of its transpose,
+# so C = op(A) op(B) is Cᵀ = op(B)ᵀ op(A)ᵀ: the Fortran call with the operands swapped
+# and the same op letters ((Aᴴ)ᵀ = conj(A) = (Aᵀ)ᴴ); a triangular op(A) B is
+# Bᵀ op(A)ᵀ: side and uplo flipped. ld* are row lengths (elements between rows).
+# ---------------------------------------------------------------------------------------
+
+cdef inline void c_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                        lapack_t alpha, const lapack_t* a, Py_ssize_t lda,
+                        const lapack_t* b, Py_ssize_t ldb, lapack_t beta, lapack_t* c,
+                        Py_ssize_t ldc) noexcept nogil:
+    """c (m x n) := alpha op(a) op(b) + beta c, all row-major."""
+    if m == 0 or n == 0:
+        return
+    xgemm_ab(&tb, &ta, <blas_int>n, <blas_int>m, <blas_int>k, alpha, b, <blas_int>ldb,
+             a, <blas_int>lda, beta, c, <blas_int>ldc)
+
+
+cdef inline void c_hemm(char side, char uplo, Py_ssize_t m, Py_ssize_t n, lapack_t alpha,
+                        const lapack_t* a, Py_ssize_t lda, const lapack_t* b,
+                        Py_ssize_t ldb, lapack_t beta, lapack_t* c,
+                        Py_ssize_t ldc) noexcept nogil:
+    """c (m x n) := alpha a b + beta c (side 'L') or alpha b a + beta c (side 'R'), a
+    Hermitian given by its ``uplo`` triangle, row-major. (a's memory is the Fortran aᵀ,
+    Hermitian with the other triangle.)"""
+    cdef char s = b'L', u = b'L'
+    if side == b'L':
+        s = b'R'
+    if uplo == b'L':
+        u = b'U'
+    if m == 0 or n == 0:
+        return
+    xhemm(&s, &u, <blas_int>n, <blas_int>m, alpha, a, <blas_int>lda, b, <blas_int>ldb,
+          beta, c, <blas_int>ldc)
+
+
+cdef inline void c_trsm(char side, char uplo, char ta, char diag, Py_ssize_t m,
+                        Py_ssize_t n, lapack_t* a, Py_ssize_t lda, lapack_t* b,
+                        Py_ssize_t ldb) noexcept nogil:
+    """b (m x n) := op(a)⁻¹b (side 'L') or b op(a)⁻¹ (side 'R'), row-major, recursive."""
+    cdef char s = b'L', u = b'L'
+    if side == b'L':
+        s = b'R'
+    if uplo == b'L':
+        u = b'U'
+    rtrsm(s, u, ta, diag, <blas_int>n, <blas_int>m, a, <blas_int>lda, b, <blas_int>ldb)
+
+
+cdef inline void c_trmm(char side, char uplo, char ta, char diag, Py_ssize_t m,
+                        Py_ssize_t n, lapack_t alpha, const lapack_t* a, Py_ssize_t lda,
+                        lapack_t* b, Py_ssize_t ldb) noexcept nogil:
+    """b (m x n) := alpha op(a) b (side 'L') or alpha b op(a) (side 'R'), row-major."""
+    cdef char s = b'L', u = b'L'
+    if side == b'L':
+        s = b'R'
+    if uplo == b'L':
+        u = b'U'
+    xtrmm(&s, &u, &ta, &diag, <blas_int>n, <blas_int>m, alpha, a, <blas_int>lda, b,
+          <blas_int>ldb)
+
+
+cdef inline lapack_t _re(lapack_t z) noexcept nogil:
+    if lapack_t is cfloat or lapack_t is cdouble:
+        return z.real
+    else:
+        return z
+
+
+cdef inline lapack_t _cj(lapack_t z) noexcept nogil:
+    if lapack_t is cfloat or lapack_t is cdouble:
+        return z.conjugate()
+    else:
+        return z
+
+
+# ---------------------------------------------------------------------------------------
+# QR backprop (RULES.md "qr", m >= n): M = R R̄ᴴ − Q̄ᴴQ,  Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ
+# ---------------------------------------------------------------------------------------
+# copyltu(M) = tril(M) + tril₋(M)ᴴ with a real diagonal reads only M's lower triangle, so
+# only that is computed, in blocks of NB columns: for columns [c0, c1) and rows [c0, n),
+#     M[c0:, c0:c1] = R[c0:, c0:] R̄ᴴ[c0:, c0:c1] − Q̄ᴴ[c0:, :] Q[:, c0:c1]
+# (R is upper triangular, so its rows c0.. start at column c0): 2n³/3 + mn² flops for
+# M instead of 2n³ + 2mn². Then B = Q̄ + Q copyltu(M) (one gemm) and Ā = B R⁻ᴴ (the
+# recursive solve), in the output's memory.
+
+cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gqp,
+                      const lapack_t* grp, lapack_t* w, Py_ssize_t m, Py_ssize_t n,
+                      Py_ssize_t r0, Py_ssize_t s) noexcept nogil:
+    # The lower triangle of the diagonal block M[r0:r0+s, r0:r0+s] (and some of its
+    # upper triangle), by recursive halving so that most flops are in large gemms.
+    cdef lapack_t one = 1, zero = 0, mone = -1
+    cdef Py_ssize_t h, r1, c0, c1
+    if s <= NB:
+        r1, c0, c1 = r0 + s, r0, r0 + s
+    else:
+        h = s // 2
+        _qr_lower_m(qp, rp, gqp, grp, w, m, n, r0, h)
+        _qr_lower_m(qp, rp, gqp, grp, w, m, n, r0 + h, s - h)
+        r0, r1, c0, c1 = r0 + h, r0 + s, r0, r0 + h
+    # M[r0:r1, c0:c1] = R[r0:r1, r0:] R̄[c0:c1, r0:]ᴴ − Q̄[:, r0:r1]ᴴ Q[:, c0:c1]
+    if grp != NULL:
+        c_gemm(c'N', c'C', r1 - r0, c1 - c0, n - r0, one, rp + r0 * n + r0, n,
+               grp + c0 * n + r0, n, zero, w + r0 * n + c0, n)
+    if gqp != NULL:
+        c_gemm(c'C', c'N', r1 - r0, c1 - c0, m, mone, gqp + r0, n, qp + c0, n,
+               one if grp != NULL else zero, w + r0 * n + c0, n)
+
+
+cdef inline double _abs2(lapack_t z) noexcept nogil:
+    if lapack_t is cfloat or lapack_t is cdouble:
+        return <double>z.real * z.real + <double>z.imag * z.imag
+    else:
+        return <double>z * z
+
+
+cdef Py_ssize_t _qr_backprop(const lapack_t[:, :, ::1] q, const lapack_t[:, :, ::1] r,
+                             const lapack_t[:, :, ::1] gq, const lapack_t[:, :, ::1] gr,
+                             lapack_t[:, :, ::1] out, lapack_t[::1] work, bint has_gq,
+                             bint has_gr, double rtol) noexcept:
+    # returns -1, or the batch position of the first R with |r_jj| <= rtol·max_j |r_jj|
+    # (checked before anything is computed)
+    cdef Py_ssize_t nb = out.shape[0], m = out.shape[1], n = out.shape[2], b, j
+    cdef lapack_t one = 1, zero = 0
+    cdef const lapack_t* qp
+    cdef const lapack_t* rp
+    cdef lapack_t* op
+    cdef lapack_t* w = &work[0]
+    cdef double big, small, d, rtol2 = rtol * rtol
+    for b in range(nb):
+        rp = &r[b, 0, 0]
+        big = 0
+        small = _abs2(rp[0])
+        for j in range(n):
+            d = _abs2(rp[j * (n + 1)])
+            big = d if d > big else big
+            small = d if d < small else small
+        if not small > rtol2 * big:
+            return b     # nothing computed yet
+    with nogil:
+        for b in range(nb):
+            qp = &q[b, 0, 0]
+            rp = &r[b, 0, 0]
+            op = &out[b, 0, 0]
+            _qr_lower_m(qp, rp, &gq[b, 0, 0] if has_gq else NULL,
+                        &gr[b, 0, 0] if has_gr else NULL, w, m, n, 0, n)
+            # B = Q̄ + Q copyltu(M): copyltu(M) is the Hermitian matrix of M's lower
+            # triangle with its diagonal's real part, exactly what ?hemm (?symm) reads
+            if has_gq:
+                memcpy(op, &gq[b, 0, 0], m * n * sizeof(lapack_t))
+            c_hemm(c'R', c'L', m, n, one, w, n, qp, n, one if has_gq else zero, op, n)
+            c_trsm(c'R', c'U', c'C', c'N', m, n, <lapack_t*>rp, n, op, n)   # Ā = B R⁻ᴴ
+    return -1
+
+
+# Reused n² workspaces by dtype: a fresh 0.5 MB buffer per call costs ~80 µs of page
+# faults at n = 256 with glibc's allocator. A caller takes the buffer out of the dict
+# while it runs (so concurrent threads never share one) and puts it back after.
+cdef dict _WORK = {}
+
+
+cdef object _take_work(object dt, Py_ssize_t size):
+    w = _WORK.pop(dt.char, None)
+    if w is None or w.shape[0] < size:
+        w = np.empty(max(size, 1), dt)
+    return w
+
+
+@cython.wraparound(True)
+def qr_backprop(q, r, gq, gr, rtol=0.0):
+    """Ā of A = QR (m >= n) from Q (*batch, m, n), R (*batch, n, n) (upper triangular,
+    zeros below the diagonal as qr returns it) and the cotangents Q̄, R̄ (same shapes, or
+    None for zero; not both), ndarrays of one dtype. A fresh (*batch, m, n) array.
+    LinAlgError naming the first matrix whose R has a diagonal entry with
+    |r_jj| <= rtol·max_j |r_jj| (zero for rtol = 0), before anything is computed.
+    Empty operands and mixed or other dtypes go to the NumPy twin."""
+    dt = q.dtype
+    cdef Py_ssize_t code = _CHARS.find(dt.char)
+    cdef tuple batch = q.shape[:-2]
+    cdef Py_ssize_t nb = 1, m = q.shape[-2], n = q.shape[-1], bad
+    cdef bint hq = gq is not None, hr = gr is not None
+    cdef double rt = rtol
+    if (code < 0 or q.size == 0 or not dt.isnative or r.dtype != dt or
+            (hq and gq.dtype != dt) or (hr and gr.dtype != dt) or not (hq or hr)):
+        return _ref.qr_backprop(q, r, gq, gr, rtol)
+    for d in batch:
+        nb *= <Py_ssize_t>d
+    q3 = _flat3(np.ascontiguousarray(q), batch, nb)
+    r3 = _flat3(np.ascontiguousarray(r), batch, nb)
+    gq3 = _flat3(np.ascontiguousarray(gq), batch, nb) if hq else q3
+    gr3 = _flat3(np.ascontiguousarray(gr), batch, nb) if hr else r3
+    out = np.empty((nb, m, n), dt)
+    w = _take_work(dt, n * n)
+    if code == 0:
+        bad = _qr_backprop[float](q3, r3, gq3, gr3, out, w, hq, hr, rt)
+    elif code == 1:
+        bad = _qr_backprop[double](q3, r3, gq3, gr3, out, w, hq, hr, rt)
+    elif code == 2:
+        bad = _qr_backprop[cfloat](q3, r3, gq3, gr3, out, w, hq, hr, rt)
+    else:
+        bad = _qr_backprop[cdouble](q3, r3, gq3, gr3, out, w, hq, hr, rt)
+    _WORK[dt.char] = w
+    if bad >= 0:
+        raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
+    return _unflat(out, batch)
+
+
+cdef str _where(Py_ssize_t bad, tuple batch):
+    if not batch:
+        return "the matrix"
+    from tenferro.linalg._common import batch_index
+    return f"matrix {batch_index(bad, batch)} of the stack"
+
+
+# ---------------------------------------------------------------------------------------
+# Cholesky backprop (RULES.md "cholesky", Murray 2016, arXiv:1602.07527): A = L Lᴴ,
+#     Ā = ½(S + Sᴴ),  S = L⁻ᴴ Φ(LᴴL̄) L⁻¹,  Φ = tril with the diagonal halved.
+# ---------------------------------------------------------------------------------------
+# A block of at most CHOL_NB rows uses the formula (a trmm and two solves). A larger one
+# is reverse mode of the 2x2 block Cholesky, L = [[L₁₁, 0], [L₂₁, L₂₂]]:
+#     Ā₂₂ = backprop(L₂₂, W₂₂);   W₂₁ −= 2Ā₂₂L₂₁;   C = W₂₁L₁₁⁻¹;   W₁₁ −= CᴴL₂₁
+#     Ā₁₁ = backprop(L₁₁, W₁₁);   Ā₂₁ = ½C,  Ā₁₂ = ½Cᴴ
+# with W the running L̄ (lower triangle, overwritten): ~5n³/6 flops, mostly gemm,
+# against ~3n³ for the formula on the whole matrix (two full triangular solves).
+
+# Leaf size of the blocked Cholesky backprop. Measured (one thread): 8 is 5-25% faster
+# than 16-48 at n = 16...256 (the leaves' ?trmm/?trsm calls are slow per flop).
+cdef Py_ssize_t CHOL_NB = 8
+
+
+def _set_chol_block(Py_ssize_t nb):
+    """Set the leaf size of the blocked Cholesky backprop (benchmarks and tests only);
+    returns the previous one."""
+    global CHOL_NB
+    old = CHOL_NB
+    CHOL_NB = nb if nb > 0 else 1
+    return old
+
+
+cdef void _chol_leaf(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
+                     Py_ssize_t ld) noexcept nogil:
+    # o := ½(S + Sᴴ), S = L⁻ᴴ Φ(Lᴴ tril(W)) L⁻¹, all n x n blocks with row length ld
+    cdef Py_ssize_t i, j
+    cdef lapack_t one = 1, half = 0.5, v
+    for i in range(n):
+        for j in range(n):
+            o[i * ld + j] = w[i * ld + j] if j <= i else 0
+    c_trmm(c'L', c'L', c'C', c'N', n, n, one, l, ld, o, ld)       # Lᴴ tril(W)
+    for i in range(n):                                               # Φ
+        o[i * ld + i] = o[i * ld + i] * half
+        for j in range(i + 1, n):
+            o[i * ld + j] = 0
+    c_trsm(c'L', c'L', c'C', c'N', n, n, l, ld, o, ld)              # L⁻ᴴ Φ
+    c_trsm(c'R', c'L', c'N', c'N', n, n, l, ld, o, ld)              # ... L⁻¹
+    for i in range(n):                                               # ½(S + Sᴴ)
+        o[i * ld + i] = _re(o[i * ld + i])
+        for j in range(i):
+            v = (o[i * ld + j] + _cj(o[j * ld + i])) * half
+            o[i * ld + j] = v
+            o[j * ld + i] = _cj(v)
+
+
+cdef void _chol_blocked(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
+                        Py_ssize_t ld) noexcept nogil:
+    cdef Py_ssize_t h, i, j
+    cdef lapack_t one = 1, mone = -1, mtwo = -2, half = 0.5
+    cdef lapack_t* c
+    if n <= CHOL_NB:
+        _chol_leaf(l, w, o, n, ld)
+        return
+    h = n // 2
+    if h >= 32:
+        h = (h + 8) // 16 * 16
+    _chol_blocked(l + h * ld + h, w + h * ld + h, o + h * ld + h, n - h, ld)
+    c = w + h * ld      # W₂₁, becomes C
+    c_gemm(c'N', c'N', n - h, h, n - h, mtwo, o + h * ld + h, ld, l + h * ld, ld, one, c,
+           ld)
+    c_trsm(c'R', c'L', c'N', c'N', n - h, h, l, ld, c, ld)
+    c_gemm(c'C', c'N', h, h, n - h, mone, c, ld, l + h * ld, ld, one, w, ld)
+    _chol_blocked(l, w, o, h, ld)
+    for i in range(h, n):
+        for j in range(h):
+            o[i * ld + j] = c[(i - h) * ld + j] * half
+            o[j * ld + i] = _cj(o[i * ld + j])
+
+
+cdef void _cholesky_backprop(const lapack_t[:, :, ::1] l, const lapack_t[:, :, :] gl,
+                             lapack_t[:, :, ::1] out, lapack_t[::1] work) noexcept:
+    cdef Py_ssize_t nb = out.shape[0], n = out.shape[1], b, i, j
+    cdef Py_ssize_t isz = sizeof(lapack_t)
+    cdef Py_ssize_t s0 = gl.strides[1] // isz, s1 = gl.strides[2] // isz
+    cdef lapack_t* w = &work[0]
+    cdef const lapack_t* src
+    with nogil:
+        for b in range(nb):
+            src = &gl[b, 0, 0]
+            for i in range(n):          # the lower triangle of L̄ is all that is read
+                for j in range(i + 1):
+                    w[i * n + j] = src[i * s0 + j * s1]
+            _chol_blocked(<lapack_t*>&l[b, 0, 0], w, &out[b, 0, 0], n, n)
+
+
+@cython.wraparound(True)
+def cholesky_backprop(l, gl):
+    """Hermitian Ā of A = L Lᴴ from L (*batch, n, n) (lower, zeros above the diagonal)
+    and L̄ (same shape, any strides; only its lower triangle is read), ndarrays of one
+    dtype. A fresh array. Empty operands and other dtypes go to the NumPy twin."""
+    dt = l.dtype
+    cdef Py_ssize_t code = _CHARS.find(dt.char)
+    cdef tuple batch = l.shape[:-2]
+    cdef Py_ssize_t nb = 1, n = l.shape[-1]
+    if (code < 0 or l.size == 0 or not dt.isnative or gl.dtype != dt or
+            gl.shape != l.shape):
+        return _ref.cholesky_backprop(l, gl)
+    for d in batch:
+        nb *= <Py_ssize_t>d
+    l3 = _flat3(_c_inner(l), batch, nb)
+    gl3 = _flat3(gl, batch, nb)
+    out = np.empty((nb, n, n), dt)
+    w = _take_work(dt, n * n)
+    if code == 0:
+        _cholesky_backprop[float](l3, gl3, out, w)
+    elif code == 1:
+        _cholesky_backprop[double](l3, gl3, out, w)
+    elif code == 2:
+        _cholesky_backprop[cfloat](l3, gl3, out, w)
+    else:
+        _cholesky_backprop[cdouble](l3, gl3, out, w)
+    _WORK[dt.char] = w
+    return _unflat(out, batch)

@@ -12,6 +12,8 @@ With Φ(X) = tril(X) with the diagonal halved:
   VJP: Ā = L⁻ᴴ Φ(LᴴL̄) L⁻¹, then Ā ← ½(Ā + Āᴴ)
   JVP: L̇ = L Φ(L⁻¹ ½(Ȧ + Ȧᴴ) L⁻ᴴ)
 """
+import os
+
 import numpy as np
 
 from .._engine import apply1
@@ -22,6 +24,11 @@ from ..builders import builder
 from . import _lapack
 from ._common import batch_index, matrix_input
 from .triangular import halved, mH, trsolve
+
+if os.environ.get("TENFERRO_PURE_PYTHON"):
+    from .._kernels._reference import cholesky_backprop as _backprop_kernel
+else:
+    from .._kernels.triangular import cholesky_backprop as _backprop_kernel
 
 __all__ = ["cholesky", "cholesky_ad"]
 
@@ -47,26 +54,21 @@ def _not_pd(d, upper):
         "is only semi-definite)")
 
 
-# Matrices up to this size take the closed formula; larger ones are split in halves until
-# the blocks are this small (measured at n = 64...256, float64 and complex128).
-_NB = 64
-
-
 def _cholesky_backprop(l, gl):
     """Hermitian Ā from L and L̄ (L lower; only the lower triangle of L̄ matters).
 
     On Tensors (create_graph / forward-over-reverse) the closed formula, written in
-    differentiable ops; on ndarrays (a plain backward) the same matrix by a recursive
-    blocked algorithm whose O(n³) work is mostly matmul rather than two full triangular
-    solves (3x faster at n = 256 with OpenBLAS, whose trsm is slow next to its gemm).
+    differentiable ops; on ndarrays (a plain backward) one call of the compiled kernel
+    (tenferro/_kernels/triangular.pyx cholesky_backprop: the same matrix by reverse mode
+    of the blocked Cholesky, Murray 2016 §4, whose O(n³) work is mostly gemm: ~4x faster
+    than the formula at n = 256, and one call instead of ~10 NumPy calls at n = 16).
     """
-    if isinstance(l, Tensor) or isinstance(gl, Tensor) or l.shape[-1] <= _NB:
+    if isinstance(l, Tensor) or isinstance(gl, Tensor):
         return _backprop_formula(l, gl)
-    dt = np.result_type(l.dtype, gl.dtype)
-    w = np.tril(gl).astype(dt, copy=False)     # a private copy: updated in place
-    out = np.empty(np.broadcast_shapes(l.shape, gl.shape), dt)
-    _backprop_blocked(l, w, out, _NB)
-    return out
+    if l.dtype != gl.dtype:
+        dt = np.result_type(l.dtype, gl.dtype)
+        l, gl = l.astype(dt, copy=False), gl.astype(dt, copy=False)
+    return _backprop_kernel(l, gl)
 
 
 def _backprop_formula(l, gl):
@@ -74,35 +76,6 @@ def _backprop_formula(l, gl):
     s = trsolve(l, halved(mH(l) @ gl), lower=True, trans=2)     # L⁻ᴴ Φ(LᴴL̄)
     s = trsolve(l, s, lower=True, left=False)                   # ... L⁻¹
     return 0.5 * (s + mH(s))
-
-
-def _backprop_blocked(l, w, out, nb):
-    """Write into ``out`` the Hermitian Ā of the formula, for ndarrays, by reverse mode of
-    the 2×2 block Cholesky (the recursive form of Murray 2016, arXiv:1602.07527, §4).
-
-    Forward, with L = [[L₁₁, 0], [L₂₁, L₂₂]]:
-        L₁₁ = chol(A₁₁),  L₂₁ = A₂₁L₁₁⁻ᴴ,  L₂₂ = chol(S),  S = A₂₂ − L₂₁L₂₁ᴴ.
-    Reverse, with W = [[W₁₁, ·], [W₂₁, W₂₂]] the running L̄ (overwritten):
-        Ā₂₂ = S̄ = backprop(L₂₂, W₂₂);       W₂₁ −= 2Ā₂₂L₂₁      (S̄ Hermitian)
-        C = W₂₁L₁₁⁻¹;                       W₁₁ −= CᴴL₂₁
-        Ā₁₁ = backprop(L₁₁, W₁₁);           Ā₂₁ = ½C, Ā₁₂ = ½Cᴴ
-    (½: C is the derivative along the lower block alone; the Hermitian gradient splits it
-    over both triangles.) Triangular solves only with the half blocks; the rest is matmul.
-    """
-    n = l.shape[-1]
-    if n <= nb:
-        out[...] = _backprop_formula(l, w)
-        return
-    h = n // 2
-    l11, l21 = l[..., :h, :h], l[..., h:, :h]
-    _backprop_blocked(l[..., h:, h:], w[..., h:, h:], out[..., h:, h:], nb)
-    w21 = w[..., h:, :h]
-    w21 -= 2 * (out[..., h:, h:] @ l21)
-    c = trsolve(l11, w21, lower=True, left=False)
-    w[..., :h, :h] -= mH(c) @ l21
-    _backprop_blocked(l11, w[..., :h, :h], out[..., :h, :h], nb)
-    out[..., h:, :h] = 0.5 * c
-    out[..., :h, h:] = mH(out[..., h:, :h])
 
 
 def _cholesky_vjp(ctx, needs, gs, xs, ys):

@@ -16,12 +16,13 @@ full_matrices=True); forward mode gives them the tangent that rotates them least
 Q̇₂ = −Q₁(Q̇₁ᴴQ₂) (the one keeping Q unitary with Q₂ᴴQ̇₂ = 0), which is a tangent of a
 smooth choice but not necessarily of the one LAPACK makes.
 """
+import os
 from collections import namedtuple
 
 import numpy as np
 
 from .._engine import apply
-from .._errors import UnsupportedADError
+from .._errors import LinAlgError, UnsupportedADError
 from .._state import STATE
 from .._tensor import Tensor
 from .._ops.registry import defop, register
@@ -29,6 +30,11 @@ from ..builders import builder
 from . import _lapack
 from ._common import matrix_input
 from .triangular import check_nonsingular, eps_of, halved, mH, trsolve
+
+if os.environ.get("TENFERRO_PURE_PYTHON"):
+    from .._kernels._reference import qr_backprop as _backprop_kernel
+else:
+    from .._kernels.triangular import qr_backprop as _backprop_kernel
 
 __all__ = ["qr", "QRResult", "qr_ad"]
 
@@ -56,8 +62,28 @@ def _rev_tall(q, r, gq, gr):
     """Ā for A = QR with m ≥ n (Q m×n, R n×n); gq or gr may be None (zero).
 
     M = R R̄ᴴ − Q̄ᴴ Q;  Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ.
+
+    On ndarrays (a plain backward) one call of the compiled kernel
+    (tenferro/_kernels/triangular.pyx qr_backprop: only M's lower triangle, using R's
+    triangle; ?hemm for Q copyltu(M); the recursive solve for R⁻ᴴ); on Tensors
+    (create_graph) the formula in recorded ops (:func:`_rev_tall_formula`).
     """
-    _check_rank(r, q.shape[-2])
+    if gq is None and gr is None:
+        _check_rank(r, q.shape[-2])
+        return np.zeros(q.shape, q.dtype)
+    if (isinstance(q, Tensor) or isinstance(r, Tensor) or isinstance(gq, Tensor) or
+            isinstance(gr, Tensor)):
+        _check_rank(r, q.shape[-2])
+        return _rev_tall_formula(q, r, gq, gr)
+    try:   # the kernel checks the rank (for free) before computing anything
+        return _backprop_kernel(q, r, gq, gr, q.shape[-2] * eps_of(r.dtype))
+    except LinAlgError:
+        _check_rank(r, q.shape[-2])   # the error message naming the diagonal entry
+        raise
+
+
+def _rev_tall_formula(q, r, gq, gr):
+    """_rev_tall's formula, in NumPy calls that record on Tensors (and run on ndarrays)."""
     mm = None if gr is None else r @ mH(gr)
     if gq is not None:
         t = mH(gq) @ q

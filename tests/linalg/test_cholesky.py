@@ -143,8 +143,9 @@ def test_errors():
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(70, 70), (2, 131, 131)])
 def test_blocked_backward_matches_formula(dtype, shape):
-    # Above 64x64 a plain backward on ndarrays runs the blocked algorithm; with
-    # create_graph=True the rule runs on Tensors through the closed formula. Same matrix.
+    # A plain backward on ndarrays runs the compiled blocked algorithm (recursing at these
+    # sizes); with create_graph=True the rule runs on Tensors through the closed formula.
+    # Same matrix.
     rng = np.random.default_rng(6)
     a = random_spd(shape[-1], dtype, shape[:-2], rng)
     g = random_array(shape, dtype, rng)
@@ -164,11 +165,16 @@ def test_blocked_backward_matches_formula(dtype, shape):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n,nb", [(11, 1), (11, 2), (9, 4), (5, 3)])
 def test_blocked_recursion_deep(dtype, n, nb):
-    # the blocked backward with tiny blocks (many levels, odd splits) against the formula
+    # the compiled blocked backward with tiny leaves (many levels, odd splits) against
+    # the formula
+    from tenferro._kernels import triangular as kernel
     mod = sys.modules["tenferro.linalg.cholesky"]
     rng = np.random.default_rng(7)
     l = np.linalg.cholesky(random_spd(n, dtype, (2,), rng))
     g = random_array((2, n, n), dtype, rng)
-    out = np.empty_like(g)
-    mod._backprop_blocked(l, np.tril(g), out, nb)
+    old = kernel._set_chol_block(nb)
+    try:
+        out = kernel.cholesky_backprop(l, g)
+    finally:
+        kernel._set_chol_block(old)
     np.testing.assert_allclose(out, mod._backprop_formula(l, g), rtol=1e-11, atol=1e-12)

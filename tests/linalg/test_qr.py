@@ -66,6 +66,31 @@ def test_gradients_single_output(dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(6, 6), (9, 4), (4, 9), (2, 70, 60)])
+@pytest.mark.parametrize("which", ["both", "q", "r"])
+def test_plain_backward_matches_recorded_formula(dtype, shape, which):
+    # A plain backward runs the compiled kernel (tenferro/_kernels/triangular.pyx
+    # qr_backprop); with create_graph=True the rule runs on Tensors through the formula.
+    # Same gradient, with one cotangent or both (70x60: several recursion levels).
+    rng = np.random.default_rng(8)
+    a = random_well_conditioned(shape, dtype, rng)
+    q, r = (x.numpy() for x in tf.linalg.qr(a))
+    cots = [random_array(q.shape, dtype, rng), random_array(r.shape, dtype, rng)]
+    grads = []
+    for create_graph in (False, True):
+        at = tf.tensor(a, requires_grad=True)
+        outs = list(tf.linalg.qr(at))
+        if which != "both":
+            i = "qr".index(which)
+            outs, cs = [outs[i]], [cots[i]]
+        else:
+            cs = cots
+        (ga,) = tf.grad(outs, [at], cs, create_graph=create_graph)
+        grads.append(ga.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-11)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 3, 3)])
 def test_gradients_complete(dtype, shape):
     # For m > n only the first n columns of Q are determined by A (see the next tests);
