@@ -164,6 +164,8 @@ def check_nonsingular(d, name, what, rtol=0.0):
             if mag.size == 0 or mag.min() > rtol * mag.max():
                 return
             bad = mag <= rtol * mag.max()
+            if not bad.any():   # a NaN on the diagonal: not singular, NaN propagates
+                return
         else:
             bad = mag <= rtol * mag.max(axis=-1, keepdims=True, initial=0.0)
             if not bad.any():

@@ -247,3 +247,14 @@ def test_tril_triu(dtype, fn, npfn, k):
     check_grads(lambda x: npfn(x, k) * x, [a])
     with pytest.raises(tf.ShapeError, match="ndim >= 2"):
         fn(np.ones(3))
+
+
+def test_check_nonsingular_with_nan_diagonal_does_not_crash():
+    # a NaN pivot is not "singular": no error, the NaN propagates (check_finite=False)
+    from tenferro.linalg.triangular import check_nonsingular
+    d = np.diag([1.0, np.nan, 2.0])
+    check_nonsingular(d, "f", "is singular", rtol=1e-12)
+    check_nonsingular(np.stack([d, d]), "f", "is singular", rtol=1e-12)
+    with pytest.raises(tf.LinAlgError, match=r"matrix \(1,\) of the stack is singular"):
+        check_nonsingular(np.stack([d, np.diag([1.0, 0.0, 1.0])]), "f", "is singular",
+                          rtol=1e-12)
