@@ -83,28 +83,28 @@ class LUInverse:
         self.getri(self.luf, self.piv)     # SciPy's wrapper takes 0-based pivots
 
 
+def _microseconds(cls, names):
+    """(n, dtype, medians in µs of the methods ``names``) of benchmark ``cls`` per case."""
+    for dtype in PARAMS[1]:
+        for n in PARAMS[0]:
+            b = cls()
+            b.setup(n, dtype)
+            fns = [lambda f=getattr(b, name): f(n, dtype) for name in names]
+            yield n, dtype, [t * 1e6 for t in medians(fns)]
+
+
 def main():
     print(f"{'bench':9} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
           f"{'tf f+b us':>9} {'f+b/scipy':>9}")
-    for dtype in PARAMS[1]:
-        for n in PARAMS[0]:
-            b = Inv()
-            b.setup(n, dtype)
-            ts = [t * 1e6 for t in medians(
-                [lambda f=f: f(n, dtype) for f in
-                 (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)])]
-            print(f"{'Inv':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f} "
-                  f"{ts[2] / ts[0]:9.2f}", flush=True)
+    for n, dtype, ts in _microseconds(
+            Inv, ("time_scipy_primal", "time_tf_forward", "time_tf_forward_backward")):
+        print(f"{'Inv':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f} "
+              f"{ts[2] / ts[0]:9.2f}", flush=True)
     print(f"\n{'A⁻ᴴ':9} {'n':>4} {'dtype':10} {'kernel':>9} {'getrs(I)':>9} {'getri':>9}")
-    for dtype in PARAMS[1]:
-        for n in PARAMS[0]:
-            b = LUInverse()
-            b.setup(n, dtype)
-            ts = [t * 1e6 for t in medians(
-                [lambda f=f: f(n, dtype) for f in
-                 (b.time_kernel, b.time_getrs_identity, b.time_getri)])]
-            print(f"{'':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f}",
-                  flush=True)
+    for n, dtype, ts in _microseconds(
+            LUInverse, ("time_kernel", "time_getrs_identity", "time_getri")):
+        print(f"{'':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f}",
+              flush=True)
 
 
 if __name__ == "__main__":

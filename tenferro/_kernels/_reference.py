@@ -575,28 +575,37 @@ def cholesky_backprop(l, gl):
     return 0.5 * (s + s.swapaxes(-1, -2).conj())
 
 
-def gelsd(a, b, rcond):
-    """Twin of lapack.gelsd: scipy.linalg.lstsq(cond=rcond, lapack_driver="gelsd") per
-    matrix -> (x, rank int64, s); 0-size stacks and k = 0 give correctly shaped results."""
-    import scipy.linalg as sla
-    from .._errors import LinAlgError
+def _lapack_lstsq_stacks(name, a, b):
+    """gelsd/lstsq_qr twins' operands: a and b of one dtype flattened to broadcast
+    (nb, m, n) and (nb, m, k) stacks, with the batch shape."""
     a, b, batch = _lapack_solve_operands(a, b)
     if b.shape[-2] != a.shape[-2]:
-        raise ValueError(f"gelsd: shapes {a.shape} and {b.shape} do not fit "
+        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not fit "
                          "(*batch, m, n) and (*batch, m, k)")
     m, n = a.shape[-2:]
     k = b.shape[-1]
     nb = int(_np.prod(batch, dtype=_np.int64))
     fa = _np.broadcast_to(a, batch + (m, n)).reshape((nb, m, n))
     fb = _np.broadcast_to(b, batch + (m, k)).reshape((nb, m, k))
-    x = _np.zeros((nb, n, k), a.dtype)
+    return fa, fb, batch
+
+
+def gelsd(a, b, rcond):
+    """Twin of lapack.gelsd: scipy.linalg.lstsq(cond=rcond, lapack_driver="gelsd") per
+    matrix -> (x, rank int64, s); 0-size stacks and k = 0 give correctly shaped results."""
+    import scipy.linalg as sla
+    from .._errors import LinAlgError
+    fa, fb, batch = _lapack_lstsq_stacks("gelsd", a, b)
+    nb, m, n = fa.shape
+    k = fb.shape[-1]
+    x = _np.zeros((nb, n, k), fa.dtype)
     rank = _np.zeros(nb, _np.int64)
-    s = _np.zeros((nb, min(m, n)), a.real.dtype)
+    s = _np.zeros((nb, min(m, n)), fa.real.dtype)
     if m and n:
         _lapack_check_finite(fa.reshape(batch + (m, n)),
                              "SVD did not converge in least squares")
         for i in range(nb):
-            rhs = fb[i] if k else _np.zeros((m, 1), a.dtype)   # LAPACK wants a column
+            rhs = fb[i] if k else _np.zeros((m, 1), fa.dtype)   # LAPACK wants a column
             try:
                 xi, _, rank[i], s[i] = sla.lstsq(fa[i], rhs, cond=rcond, check_finite=False,
                                                  lapack_driver="gelsd")
@@ -612,22 +621,16 @@ def lstsq_qr(a, b, rcond):
     singular values of R per matrix; gelsd's twin for the rank-deficient ones ->
     (x, rank, s, res, r); 0-size stacks and k = 0 give correctly shaped results."""
     import scipy.linalg as sla
-    a, b, batch = _lapack_solve_operands(a, b)
-    if b.shape[-2] != a.shape[-2]:
-        raise ValueError(f"lstsq_qr: shapes {a.shape} and {b.shape} do not fit "
-                         "(*batch, m, n) and (*batch, m, k)")
-    m, n = a.shape[-2:]
-    k = b.shape[-1]
+    fa, fb, batch = _lapack_lstsq_stacks("lstsq_qr", a, b)
+    nb, m, n = fa.shape
+    k = fb.shape[-1]
     p = min(m, n)
-    nb = int(_np.prod(batch, dtype=_np.int64))
-    rdt = a.real.dtype
-    fa = _np.broadcast_to(a, batch + (m, n)).reshape((nb, m, n))
-    fb = _np.broadcast_to(b, batch + (m, k)).reshape((nb, m, k))
-    x = _np.zeros((nb, n, k), a.dtype)
+    rdt = fa.real.dtype
+    x = _np.zeros((nb, n, k), fa.dtype)
     rank = _np.zeros(nb, _np.int64)
     s = _np.zeros((nb, p), rdt)
     res = _np.zeros((nb, k), rdt)
-    r = _np.zeros((nb, p, p), a.dtype)
+    r = _np.zeros((nb, p, p), fa.dtype)
     if m and n:
         _lapack_check_finite(fa.reshape(batch + (m, n)),
                              "SVD did not converge in least squares")

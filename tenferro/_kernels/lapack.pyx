@@ -42,8 +42,10 @@ The pure NumPy/SciPy twins of these functions (same names and signatures) are in
 cimport cython
 from libc.stdlib cimport malloc, free
 from libc.math cimport isfinite
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.stdint cimport int64_t, uint8_t
+from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS,
+                            PyBUF_WRITABLE)
 
 cimport scipy.linalg.cython_lapack as lp
 
@@ -69,7 +71,8 @@ _COMPLEX = (_DTYPES[2], _DTYPES[3], _DTYPES[2], _DTYPES[3])
 # two info values of our own (LAPACK's are > 0 for failures, < 0 for bad arguments).
 cdef enum:
     OK = -1
-    BAD_STRIDES = -3    # a stride that is not a multiple of the item size: copy, retry
+    BAD_STRIDES = -3    # a stride that is not a multiple of the item size: the entry
+                        # point retries on a C-ordered copy
     NO_MEMORY = -4
     # info of a matrix with a NaN or Inf entry, which the iterative drivers (svd, eigh,
     # eig) reject before LAPACK sees it: LAPACK would return garbage, not converge, or
@@ -296,22 +299,15 @@ cdef inline void _copy(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1,
                      (s0 == 1 and d0 == 1 and s1 == m and d1 == m)):
         memcpy(dst, src, m * n * sizeof(lapack_t))
         return
-    if d1 <= d0:   # write along dst's faster axis
-        for i in range(m):
-            for j in range(n):
-                if lapack_t is cfloat or lapack_t is cdouble:
-                    if conj:
-                        dst[i * d0 + j * d1] = src[i * s0 + j * s1].conjugate()
-                        continue
-                dst[i * d0 + j * d1] = src[i * s0 + j * s1]
-    else:
+    if d1 > d0:   # write along dst's faster axis: walk the transposed problem
+        m, n, s0, s1, d0, d1 = n, m, s1, s0, d1, d0
+    for i in range(m):
         for j in range(n):
-            for i in range(m):
-                if lapack_t is cfloat or lapack_t is cdouble:
-                    if conj:
-                        dst[i * d0 + j * d1] = src[i * s0 + j * s1].conjugate()
-                        continue
-                dst[i * d0 + j * d1] = src[i * s0 + j * s1]
+            if lapack_t is cfloat or lapack_t is cdouble:
+                if conj:
+                    dst[i * d0 + j * d1] = src[i * s0 + j * s1].conjugate()
+                    continue
+            dst[i * d0 + j * d1] = src[i * s0 + j * s1]
 
 
 cdef inline bint _elem_strides(Py_ssize_t* strides, Py_ssize_t itemsize, Py_ssize_t ndim,
@@ -349,11 +345,121 @@ cdef inline bint _finite(const lapack_t* x, Py_ssize_t n, Py_ssize_t m, int tri)
     return True
 
 
-cdef inline void* _alloc(size_t count, size_t size, bint* failed) noexcept nogil:
-    cdef void* p = malloc((count if count > 0 else 1) * size)
+# The buffers of one kernel call: _alloc records each in the pool, _release frees them
+# all on every return path; ``failed``: an allocation failed (out of memory).
+cdef enum:
+    POOL_SIZE = 12      # the most buffers a kernel allocates (lstsq_qr: 10)
+
+cdef struct Pool:
+    void* ptr[POOL_SIZE]
+    int count
+    bint failed
+
+
+cdef inline Pool _pool() noexcept nogil:
+    cdef Pool pool
+    memset(&pool, 0, sizeof(Pool))
+    return pool
+
+
+cdef inline void* _alloc(Pool* pool, size_t count, size_t size) noexcept nogil:
+    """A buffer of count (at least 1) items of the given size, recorded in the pool;
+    NULL, with pool.failed set, when out of memory."""
+    cdef void* p = NULL
+    if pool.count < POOL_SIZE:
+        p = malloc((count if count > 0 else 1) * size)
     if p == NULL:
-        failed[0] = True
+        pool.failed = True
+    else:
+        pool.ptr[pool.count] = p
+        pool.count += 1
     return p
+
+
+cdef inline Py_ssize_t _release(Pool* pool, Py_ssize_t result) noexcept nogil:
+    """Free the pool's buffers; returns ``result`` (the kernel's return code)."""
+    cdef int i
+    for i in range(pool.count):
+        free(pool.ptr[i])
+    pool.count = 0
+    return result
+
+
+cdef inline void _upper(const lapack_t* src, Py_ssize_t ld, lapack_t* dst, Py_ssize_t rows,
+                        Py_ssize_t cols) noexcept nogil:
+    """The upper trapezoid of the Fortran matrix src (leading dimension ld) into the
+    C-ordered rows x cols dst, zeros below the diagonal (R of a geqrf, U of a getrf)."""
+    cdef Py_ssize_t i, j
+    for i in range(rows):
+        for j in range(cols):
+            dst[i * cols + j] = src[i + j * ld] if i <= j else 0
+
+
+cdef inline void _load_f(const lapack_t* a, const Py_ssize_t* sa, lapack_t* f, Py_ssize_t m,
+                         Py_ssize_t n, bint tall) noexcept nogil:
+    """The m x n matrix a (element strides sa[1], sa[2]) into the Fortran buffer f of
+    lstsq_qr and pinv_qr: as A (m x n, tall) or as Aᴴ (n x m, a conjugating copy)."""
+    if tall:
+        _copy(a, sa[1], sa[2], f, 1, m, m, n, False)
+    else:
+        _copy(a, sa[1], sa[2], f, n, 1, m, n, True)
+
+
+cdef inline double _sv(const void* s, Py_ssize_t i, bint single) noexcept nogil:
+    """Singular value s[i] of a float (single) or double array."""
+    return (<const float*>s)[i] if single else (<const double*>s)[i]
+
+
+cdef inline Py_ssize_t _n_above(const void* s, Py_ssize_t p, double tol,
+                                bint single) noexcept nogil:
+    """How many of the p singular values s (float or double) are > tol (NaN is not)."""
+    cdef Py_ssize_t i, count = 0
+    for i in range(p):
+        if _sv(s, i, single) > tol:
+            count += 1
+    return count
+
+
+cdef inline blas_int _max_lwork(blas_int lwork, lapack_t q) noexcept nogil:
+    """The larger of lwork and the workspace size a query returned in q."""
+    cdef blas_int lw = _lwork(q)
+    return lw if lw > lwork else lwork
+
+
+cdef blas_int _qr_svd_lwork(blas_int* FM, blas_int* P, lapack_t* f, lapack_t* tau,
+                            lapack_t* r, void* s, void* rwork, blas_int* iwork) noexcept nogil:
+    """The larger workspace of geqrf on the Fortran FM x P buffer f and of gesdd 'N' on
+    the P x P buffer r (the singular values of R): lstsq_qr's and pinv_qr's."""
+    cdef blas_int lwork = -1, lw2 = -1, inf = 0
+    cdef char jz = b'N'
+    cdef lapack_t q
+    xgeqrf(FM, P, f, FM, tau, &q, &lwork, &inf)
+    lwork = _lwork(q)
+    xgesdd(&jz, P, P, r, P, s, r, P, r, P, &q, &lw2, rwork, iwork, &inf)
+    return _max_lwork(lwork, q)
+
+
+cdef blas_int _gelsd_alloc(blas_int* M, blas_int* N, blas_int* K, lapack_t* a, blas_int* lda,
+                           lapack_t* b, blas_int* ldb, void* s, void* rc, lapack_t** work,
+                           void** rwork, blas_int** iwork, Pool* pool) noexcept nogil:
+    """gelsd's workspace query (work[0], rwork[0] for complex and iwork[0] hold the sizes)
+    and its three buffers, for matrices of the given shape; returns lwork. The buffers
+    come from (and go back with) the caller's pool."""
+    cdef blas_int lwork = -1, lrwork = 1, liwork = 1, inf = 0, rk = 0, iq = 0
+    cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef lapack_t q
+    cdef double rq[2]
+    rq[0] = 0
+    rq[1] = 0
+    xgelsd(M, N, K, a, lda, b, ldb, s, rc, &rk, &q, &lwork, rq, &iq, &inf)
+    lwork = _lwork(q)
+    liwork = iq if iq > 1 else 1
+    if lapack_t is cfloat or lapack_t is cdouble:
+        lrwork = _lreal(rq, rsize == sizeof(float))
+    work[0] = <lapack_t*>_alloc(pool, lwork, sizeof(lapack_t))
+    rwork[0] = _alloc(pool, lrwork, rsize)
+    iwork[0] = <blas_int*>_alloc(pool, liwork, sizeof(blas_int))
+    return lwork
 
 
 # ---------------------------------------------------------------------------------------
@@ -382,7 +488,7 @@ cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
     cdef lapack_t* vtb
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
         return BAD_STRIDES
@@ -399,12 +505,11 @@ cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
             lrwork = max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn)
     else:
         lrwork = 1
-    abuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
-    iwork = <blas_int*>_alloc(8 * mn, sizeof(blas_int), &failed)
-    rwork = _alloc(lrwork, rsize, &failed)
-    if failed:
-        free(abuf); free(iwork); free(rwork)
-        return NO_MEMORY
+    abuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
+    iwork = <blas_int*>_alloc(&pool, 8 * mn, sizeof(blas_int))
+    rwork = _alloc(&pool, lrwork, rsize)
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     # dummies for jobz = 'N' (u, vt not referenced, but LAPACK wants valid pointers)
     ub = abuf
     vtb = abuf
@@ -413,10 +518,9 @@ cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
         vtb = &u[0, 0, 0]
     xgesdd(&jz, &M, &N, abuf, &lda, s, ub, &ldu, vtb, &ldvt, &q, &lwork, rwork, iwork, &inf)
     lwork = _lwork(q)
-    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
-    if failed:
-        free(abuf); free(iwork); free(rwork)
-        return NO_MEMORY
+    work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, m, n, False)
@@ -437,8 +541,8 @@ cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
                     xgesvd(&jz, &jz, &M, &N, abuf, &lda, s, ub, &ldu, vtb, &ldvt,
                            &q, &lwork2, rwork, &inf)
                     lwork2 = _lwork(q)
-                    work2 = <lapack_t*>_alloc(lwork2, sizeof(lapack_t), &failed)
-                    if failed:
+                    work2 = <lapack_t*>_alloc(&pool, lwork2, sizeof(lapack_t))
+                    if pool.failed:
                         result = NO_MEMORY
                         break
                 _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, m, n, False)
@@ -448,8 +552,7 @@ cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
                     info[0] = inf
                     result = b
                     break
-    free(abuf); free(iwork); free(rwork); free(work); free(work2)
-    return result
+    return _release(&pool, result)
 
 
 cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
@@ -470,13 +573,13 @@ cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
     cdef lapack_t* work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
         return BAD_STRIDES
-    abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
-    if failed:
-        return NO_MEMORY
+    abuf = <lapack_t*>_alloc(&pool, n * n, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     rq[0] = 0
     xsyevd(&jz, &uplo, &N, abuf, &N, w, &q, &lwork, rq, &lrwork, &iq, &liwork, &inf)
     lwork = _lwork(q)
@@ -485,12 +588,11 @@ cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
         lrwork = _lreal(rq, rsize == sizeof(float))
     else:
         lrwork = 1
-    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
-    rwork = _alloc(lrwork, rsize, &failed)
-    iwork = <blas_int*>_alloc(liwork, sizeof(blas_int), &failed)
-    if failed:
-        free(abuf); free(work); free(rwork); free(iwork)
-        return NO_MEMORY
+    work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
+    rwork = _alloc(&pool, lrwork, rsize)
+    iwork = <blas_int*>_alloc(&pool, liwork, sizeof(blas_int))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, n, n, False)
@@ -506,8 +608,7 @@ cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
                 break
             if jobv:
                 _copy(abuf, 1, n, &v[b, 0, 0], n, 1, n, n, True)
-    free(abuf); free(work); free(rwork); free(iwork)
-    return result
+    return _release(&pool, result)
 
 
 cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
@@ -528,26 +629,22 @@ cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
     cdef lapack_t* tau = NULL
     cdef lapack_t* work = NULL
     cdef lapack_t* rb
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
         return BAD_STRIDES
-    abuf = <lapack_t*>_alloc(m * width, sizeof(lapack_t), &failed)
-    tau = <lapack_t*>_alloc(k, sizeof(lapack_t), &failed)
-    if failed:
-        free(abuf); free(tau)
-        return NO_MEMORY
+    abuf = <lapack_t*>_alloc(&pool, m * width, sizeof(lapack_t))
+    tau = <lapack_t*>_alloc(&pool, k, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     xgeqrf(&M, &N, abuf, &M, tau, &wq, &lwork, &inf)
     lwork = _lwork(wq)
     if mode != 0:
         xorgqr(&M, &QC, &K, abuf, &M, tau, &wq, &lw2, &inf)
-        lw2 = _lwork(wq)
-        if lw2 > lwork:
-            lwork = lw2
-    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
-    if failed:
-        free(abuf); free(tau)
-        return NO_MEMORY
+        lwork = _max_lwork(lwork, wq)
+    work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             _copy(&a[b, 0, 0], st[1], st[2], abuf, 1, m, m, n, False)
@@ -556,13 +653,7 @@ cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
                 info[0] = inf
                 result = b
                 break
-            rb = &r[b, 0, 0]
-            for i in range(rrows):
-                for j in range(n):
-                    if i <= j:
-                        rb[i * n + j] = abuf[i + j * m]
-                    else:
-                        rb[i * n + j] = 0
+            _upper(abuf, m, &r[b, 0, 0], rrows, n)
             if mode != 0:
                 xorgqr(&M, &QC, &K, abuf, &M, tau, work, &lwork, &inf)
                 if inf != 0:
@@ -570,8 +661,7 @@ cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
                     result = b
                     break
                 _copy(abuf, 1, m, &q[b, 0, 0], qcols, 1, m, qcols, False)
-    free(abuf); free(tau); free(work)
-    return result
+    return _release(&pool, result)
 
 
 cdef Py_ssize_t _getrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] lu, int[:, ::1] piv,
@@ -615,20 +705,18 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
     cdef blas_int* ipiv = NULL
     cdef Py_ssize_t* perm = NULL
     cdef lapack_t* lb
-    cdef lapack_t* ubp
     cdef float* pf
     cdef double* pd
     cdef bint single = _real_size(<lapack_t*>NULL) == sizeof(float)
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
         return BAD_STRIDES
-    buf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
-    ipiv = <blas_int*>_alloc(k, sizeof(blas_int), &failed)
-    perm = <Py_ssize_t*>_alloc(m, sizeof(Py_ssize_t), &failed)
-    if failed:
-        free(buf); free(ipiv); free(perm)
-        return NO_MEMORY
+    buf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
+    ipiv = <blas_int*>_alloc(&pool, k, sizeof(blas_int))
+    perm = <Py_ssize_t*>_alloc(&pool, m, sizeof(Py_ssize_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             _copy(&a[b, 0, 0], st[1], st[2], buf, 1, m, m, n, False)
@@ -638,7 +726,6 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
                 result = b
                 break
             lb = &l[b, 0, 0]
-            ubp = &u[b, 0, 0]
             for i in range(m):
                 for j in range(k):
                     if i > j:
@@ -647,12 +734,7 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
                         lb[i * k + j] = 1
                     else:
                         lb[i * k + j] = 0
-            for i in range(k):
-                for j in range(n):
-                    if i <= j:
-                        ubp[i * n + j] = buf[i + j * m]
-                    else:
-                        ubp[i * n + j] = 0
+            _upper(buf, m, &u[b, 0, 0], k, n)
             # Row i of (row-swapped a) is a[perm[i]]: a = p (l u) with p[perm[i], i] = 1.
             for i in range(m):
                 perm[i] = i
@@ -673,8 +755,7 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
                     pd[i] = 0
                 for i in range(m):
                     pd[perm[i] * m + i] = 1
-    free(buf); free(ipiv); free(perm)
-    return result
+    return _release(&pool, result)
 
 
 cdef Py_ssize_t _potrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] c, bint lower,
@@ -729,16 +810,15 @@ cdef Py_ssize_t _geev(const lapack_t[:, :, :] a, char* w, char* v, bint jobv,
     cdef lapack_t dummy
     cdef float* fo
     cdef double* do_
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
         return BAD_STRIDES
-    abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
-    vr = <lapack_t*>_alloc(n * n if jobv else 1, sizeof(lapack_t), &failed)
-    wr = _alloc(2 * n, rsize, &failed)
-    if failed:
-        free(abuf); free(vr); free(wr)
-        return NO_MEMORY
+    abuf = <lapack_t*>_alloc(&pool, n * n, sizeof(lapack_t))
+    vr = <lapack_t*>_alloc(&pool, n * n if jobv else 1, sizeof(lapack_t))
+    wr = _alloc(&pool, 2 * n, rsize)
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     if not jobv:
         ldvr = 1
     if lapack_t is cfloat or lapack_t is cdouble:
@@ -747,10 +827,9 @@ cdef Py_ssize_t _geev(const lapack_t[:, :, :] a, char* w, char* v, bint jobv,
         xgeev(&jl, &jr, &N, abuf, &N, wr, <char*>wr + n * rsize, &dummy, &N, vr, &ldvr,
               &q, &lwork, NULL, &inf)
     lwork = _lwork(q)
-    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
-    if failed:
-        free(abuf); free(vr); free(wr)
-        return NO_MEMORY
+    work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             _copy(&a[b, 0, 0], st[1], st[2], abuf, 1, n, n, n, False)
@@ -780,8 +859,7 @@ cdef Py_ssize_t _geev(const lapack_t[:, :, :] a, char* w, char* v, bint jobv,
                 _real_eig_out((<double*>wr), (<double*>wr) + n, <double*>vr,
                               (<double*>w) + 2 * b * n,
                               (<double*>v) + 2 * b * n * n if jobv else NULL, n)
-    free(abuf); free(vr); free(wr); free(work)
-    return result
+    return _release(&pool, result)
 
 
 ctypedef fused real_t:
@@ -833,18 +911,17 @@ cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
     cdef const lapack_t* last = NULL
     cdef lapack_t* ap
     cdef bint fortran
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not (_elem_strides(lu.strides, sizeof(lapack_t), 3, sa) and
             _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
         return BAD_STRIDES
     fortran = sa[1] == 1 and sa[2] == n
-    abuf = <lapack_t*>_alloc(1 if fortran else n * n, sizeof(lapack_t), &failed)
-    bbuf = <lapack_t*>_alloc(n * nrhs, sizeof(lapack_t), &failed)
-    ipiv = <blas_int*>_alloc(n, sizeof(blas_int), &failed)
-    if failed:
-        free(abuf); free(bbuf); free(ipiv)
-        return NO_MEMORY
+    abuf = <lapack_t*>_alloc(&pool, 1 if fortran else n * n, sizeof(lapack_t))
+    bbuf = <lapack_t*>_alloc(&pool, n * nrhs, sizeof(lapack_t))
+    ipiv = <blas_int*>_alloc(&pool, n, sizeof(blas_int))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             src = &lu[b, 0, 0]
@@ -870,8 +947,7 @@ cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
                 result = b
                 break
             _copy(bbuf, 1, n, &x[b, 0, 0], nrhs, 1, n, nrhs, False)
-    free(abuf); free(bbuf); free(ipiv)
-    return result
+    return _release(&pool, result)
 
 
 cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
@@ -900,7 +976,7 @@ cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
     cdef const lapack_t* last = NULL
     cdef lapack_t* ap
     cdef lapack_t* xp
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not (_elem_strides(a.strides, sizeof(lapack_t), 3, sa) and
             _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
@@ -922,9 +998,9 @@ cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
         if nrhs == 1:
             trv = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
     if copy_a:
-        abuf = <lapack_t*>_alloc(n * n, sizeof(lapack_t), &failed)
-        if failed:
-            return NO_MEMORY
+        abuf = <lapack_t*>_alloc(&pool, n * n, sizeof(lapack_t))
+        if pool.failed:
+            return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             src = &a[b, 0, 0]
@@ -950,8 +1026,7 @@ cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
                 xtrsv(&uplo, &trv, &dg, &N, ap, &N, xp)
             else:
                 xtrsm(&side, &uplo, &tr, &dg, &NR, &N, ap, &N, xp, &NR)
-    free(abuf)
-    return result
+    return _release(&pool, result)
 
 
 cdef Py_ssize_t _gelsd(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
@@ -965,43 +1040,30 @@ cdef Py_ssize_t _gelsd(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
     cdef Py_ssize_t sb[3]
     cdef Py_ssize_t mn = m if m < n else n, ldb = m if m > n else n
     cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k, LDB = <blas_int>ldb
-    cdef blas_int lwork = -1, lrwork = 1, liwork = 1, inf = 0, rk = 0, iq = 0
+    cdef blas_int lwork, inf = 0, rk = 0
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef bint single = rsize == sizeof(float)
     cdef float rc_f = <float>rcond
     cdef double rc_d = rcond
     cdef void* rc = <void*>&rc_f if single else <void*>&rc_d
-    cdef lapack_t q
-    cdef double rq[2]
     cdef lapack_t* abuf = NULL
     cdef lapack_t* bbuf = NULL
     cdef lapack_t* work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not (_elem_strides(a.strides, sizeof(lapack_t), 3, sa) and
             _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
         return BAD_STRIDES
-    abuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
-    bbuf = <lapack_t*>_alloc(ldb * k, sizeof(lapack_t), &failed)
-    if failed:
-        free(abuf); free(bbuf)
-        return NO_MEMORY
-    # workspace query, once per call: work[0], rwork[0] (complex) and iwork[0] hold the sizes
-    rq[0] = 0
-    rq[1] = 0
-    xgelsd(&M, &N, &K, abuf, &M, bbuf, &LDB, s, rc, &rk, &q, &lwork, rq, &iq, &inf)
-    lwork = _lwork(q)
-    liwork = iq if iq > 1 else 1
-    if lapack_t is cfloat or lapack_t is cdouble:
-        lrwork = _lreal(rq, single)
-    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
-    rwork = _alloc(lrwork, rsize, &failed)
-    iwork = <blas_int*>_alloc(liwork, sizeof(blas_int), &failed)
-    if failed:
-        free(abuf); free(bbuf); free(work); free(rwork); free(iwork)
-        return NO_MEMORY
+    abuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
+    bbuf = <lapack_t*>_alloc(&pool, ldb * k, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
+    lwork = _gelsd_alloc(&M, &N, &K, abuf, &M, bbuf, &LDB, s, rc, &work, &rwork, &iwork,
+                         &pool)
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             _copy(&a[b, 0, 0], sa[1], sa[2], abuf, 1, m, m, n, False)
@@ -1018,8 +1080,7 @@ cdef Py_ssize_t _gelsd(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
                 break
             rank[b] = rk
             _copy(bbuf, 1, ldb, &x[b, 0, 0], k, 1, n, k, False)
-    free(abuf); free(bbuf); free(work); free(rwork); free(iwork)
-    return result
+    return _release(&pool, result)
 
 
 cdef inline double _abs2(lapack_t z) noexcept nogil:
@@ -1054,19 +1115,17 @@ cdef Py_ssize_t _lstsq_qr(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs
     cdef Py_ssize_t p = n if tall else m, ldf = m if tall else n
     cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k
     cdef blas_int FM = <blas_int>ldf, P = <blas_int>p, LD = <blas_int>ldf
-    cdef blas_int lwork = -1, lw2 = -1, glwork = -1, glrwork = 1, gliwork = 1
-    cdef blas_int inf = 0, rk = 0, iq = 0
+    cdef blas_int lwork, lw2 = -1, glwork = 0, inf = 0, rk = 0
     cdef char jz = b'N', side = b'L', up = b'U', nt = b'N', ct = b'C', tt = b'T'
     cdef char* qtrans = &tt   # ormqr's 'T' (xormqr makes it 'C' for complex)
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef bint single = rsize == sizeof(float)
     cdef double eps = 5.960464477539063e-08 if single else 1.1102230246251565e-16
-    cdef double rc = rcond if 0 < rcond < 1 else eps, tol, acc
+    cdef double rc = rcond if 0 < rcond < 1 else eps, tol, acc, smax
     cdef float rc_f = <float>rcond
     cdef double rc_d = rcond
     cdef void* grc = <void*>&rc_f if single else <void*>&rc_d
     cdef lapack_t q
-    cdef double rq[2]
     cdef lapack_t* fbuf = NULL
     cdef lapack_t* tau = NULL
     cdef lapack_t* rbuf = NULL
@@ -1080,44 +1139,31 @@ cdef Py_ssize_t _lstsq_qr(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs
     cdef lapack_t* rb
     cdef lapack_t* bcol
     cdef char* sbp
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not (_elem_strides(a.strides, sizeof(lapack_t), 3, sa) and
             _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
         return BAD_STRIDES
-    fbuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
-    tau = <lapack_t*>_alloc(p, sizeof(lapack_t), &failed)
-    rbuf = <lapack_t*>_alloc(p * p, sizeof(lapack_t), &failed)
-    bbuf = <lapack_t*>_alloc(ldf * k, sizeof(lapack_t), &failed)
-    iwork = <blas_int*>_alloc(8 * p, sizeof(blas_int), &failed)
-    rwork = _alloc(7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1, rsize,
-                   &failed)
-    if failed:
-        free(fbuf); free(tau); free(rbuf); free(bbuf); free(iwork); free(rwork)
-        return NO_MEMORY
-    # one workspace for geqrf, ormqr and gesdd: the largest of their queries
-    xgeqrf(&FM, &P, fbuf, &FM, tau, &q, &lwork, &inf)
-    lwork = _lwork(q)
+    fbuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
+    tau = <lapack_t*>_alloc(&pool, p, sizeof(lapack_t))
+    rbuf = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
+    bbuf = <lapack_t*>_alloc(&pool, ldf * k, sizeof(lapack_t))
+    iwork = <blas_int*>_alloc(&pool, 8 * p, sizeof(blas_int))
+    rwork = _alloc(&pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
+                   rsize)
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
+    # one workspace for geqrf, gesdd and ormqr: the largest of their queries
+    lwork = _qr_svd_lwork(&FM, &P, fbuf, tau, rbuf, s, rwork, iwork)
     xormqr(&side, &nt, &FM, &K, &P, fbuf, &FM, tau, bbuf, &LD, &q, &lw2, &inf)
-    lw2 = _lwork(q)
-    if lw2 > lwork:
-        lwork = lw2
-    lw2 = -1
-    xgesdd(&jz, &P, &P, rbuf, &P, s, rbuf, &P, rbuf, &P, &q, &lw2, rwork, iwork, &inf)
-    lw2 = _lwork(q)
-    if lw2 > lwork:
-        lwork = lw2
-    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
-    if failed:
-        free(fbuf); free(tau); free(rbuf); free(bbuf); free(iwork); free(rwork)
-        return NO_MEMORY
+    lwork = _max_lwork(lwork, q)
+    work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             sbp = s + b * p * rsize
-            if tall:
-                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, 1, m, m, n, False)
-            else:
-                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, n, 1, m, n, True)
+            _load_f(&a[b, 0, 0], sa, fbuf, m, n, tall)
             if not _finite(fbuf, m, n, 0):
                 info[0] = NOT_FINITE
                 result = b
@@ -1130,27 +1176,15 @@ cdef Py_ssize_t _lstsq_qr(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs
             # R, C-ordered with zeros below the diagonal, to the output; its memory is the
             # Fortran Rᵀ, whose singular values gesdd computes in rbuf
             rb = &r[b, 0, 0]
-            for i in range(p):
-                for j in range(p):
-                    if i <= j:
-                        rb[i * p + j] = fbuf[i + j * ldf]
-                    else:
-                        rb[i * p + j] = 0
+            _upper(fbuf, ldf, rb, p, p)
             memcpy(rbuf, rb, p * p * sizeof(lapack_t))
             xgesdd(&jz, &P, &P, rbuf, &P, sbp, rbuf, &P, rbuf, &P, work, &lwork, rwork,
                    iwork, &inf)
             full = 0
             if inf == 0:
-                if single:   # in gelsd's precision, for the same rank at the edge
-                    tol = <float>(<float>rc * (<float*>sbp)[0])
-                    for i in range(p):
-                        if (<float*>sbp)[i] > tol:
-                            full += 1
-                else:
-                    tol = rc * (<double*>sbp)[0]
-                    for i in range(p):
-                        if (<double*>sbp)[i] > tol:
-                            full += 1
+                smax = _sv(sbp, 0, single)   # tol in gelsd's precision: its rank
+                tol = <float>(<float>rc * <float>smax) if single else rc * smax
+                full = _n_above(sbp, p, tol, single)
             if full == p:
                 rk = P
                 if tall:
@@ -1170,18 +1204,9 @@ cdef Py_ssize_t _lstsq_qr(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs
             else:
                 # below full rank (or gesdd failed): gelsd on the original matrix
                 if gwork == NULL:
-                    rq[0] = 0
-                    rq[1] = 0
-                    xgelsd(&M, &N, &K, fbuf, &M, bbuf, &LD, sbp, grc, &rk, &q, &glwork,
-                           rq, &iq, &inf)
-                    glwork = _lwork(q)
-                    gliwork = iq if iq > 1 else 1
-                    if lapack_t is cfloat or lapack_t is cdouble:
-                        glrwork = _lreal(rq, single)
-                    gwork = <lapack_t*>_alloc(glwork, sizeof(lapack_t), &failed)
-                    grwork = _alloc(glrwork, rsize, &failed)
-                    giwork = <blas_int*>_alloc(gliwork, sizeof(blas_int), &failed)
-                    if failed:
+                    glwork = _gelsd_alloc(&M, &N, &K, fbuf, &M, bbuf, &LD, sbp, grc, &gwork,
+                                          &grwork, &giwork, &pool)
+                    if pool.failed:
                         result = NO_MEMORY
                         break
                 _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, 1, m, m, n, False)
@@ -1206,9 +1231,7 @@ cdef Py_ssize_t _lstsq_qr(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs
                 else:
                     (<double*>res)[b * k + j] = acc
             _copy(bbuf, 1, ldf, &x[b, 0, 0], k, 1, n, k, False)
-    free(fbuf); free(tau); free(rbuf); free(bbuf); free(iwork); free(rwork)
-    free(work); free(gwork); free(grwork); free(giwork)
-    return result
+    return _release(&pool, result)
 
 
 cdef Py_ssize_t _pinv_qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] x,
@@ -1226,12 +1249,10 @@ cdef Py_ssize_t _pinv_qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] x,
     cdef bint tall = m >= n
     cdef Py_ssize_t p = n if tall else m, ldf = m if tall else n
     cdef blas_int FM = <blas_int>ldf, P = <blas_int>p
-    cdef blas_int lwork = -1, lw2 = -1, inf = 0
+    cdef blas_int lwork, lw2 = -1, inf = 0
     cdef char jz = b'N', side = b'R', up = b'U', nt = b'N', ct = b'C'
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef bint single = rsize == sizeof(float)
-    cdef double tol
-    cdef bint ok
     cdef lapack_t q
     cdef lapack_t* fbuf = NULL
     cdef lapack_t* tau = NULL
@@ -1241,44 +1262,31 @@ cdef Py_ssize_t _pinv_qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] x,
     cdef void* s = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
-    cdef bint failed = False
+    cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, sa):
         return BAD_STRIDES
-    fbuf = <lapack_t*>_alloc(m * n, sizeof(lapack_t), &failed)
-    tau = <lapack_t*>_alloc(p, sizeof(lapack_t), &failed)
-    rbuf = <lapack_t*>_alloc(p * p, sizeof(lapack_t), &failed)
-    rtri = <lapack_t*>_alloc(p * p, sizeof(lapack_t), &failed)
-    s = _alloc(p, rsize, &failed)
-    iwork = <blas_int*>_alloc(8 * p, sizeof(blas_int), &failed)
-    rwork = _alloc(7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1, rsize,
-                   &failed)
-    if failed:
-        free(fbuf); free(tau); free(rbuf); free(rtri); free(s); free(iwork); free(rwork)
-        return NO_MEMORY
-    # one workspace for geqrf, orgqr and gesdd: the largest of their queries
-    xgeqrf(&FM, &P, fbuf, &FM, tau, &q, &lwork, &inf)
-    lwork = _lwork(q)
+    fbuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
+    tau = <lapack_t*>_alloc(&pool, p, sizeof(lapack_t))
+    rbuf = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
+    rtri = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
+    s = _alloc(&pool, p, rsize)
+    iwork = <blas_int*>_alloc(&pool, 8 * p, sizeof(blas_int))
+    rwork = _alloc(&pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
+                   rsize)
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
+    # one workspace for geqrf, gesdd and orgqr: the largest of their queries
+    lwork = _qr_svd_lwork(&FM, &P, fbuf, tau, rbuf, s, rwork, iwork)
     xorgqr(&FM, &P, &P, fbuf, &FM, tau, &q, &lw2, &inf)
-    lw2 = _lwork(q)
-    if lw2 > lwork:
-        lwork = lw2
-    lw2 = -1
-    xgesdd(&jz, &P, &P, rbuf, &P, s, rbuf, &P, rbuf, &P, &q, &lw2, rwork, iwork, &inf)
-    lw2 = _lwork(q)
-    if lw2 > lwork:
-        lwork = lw2
-    work = <lapack_t*>_alloc(lwork, sizeof(lapack_t), &failed)
-    if failed:
-        free(fbuf); free(tau); free(rbuf); free(rtri); free(s); free(iwork); free(rwork)
-        return NO_MEMORY
+    lwork = _max_lwork(lwork, q)
+    work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
+    if pool.failed:
+        return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
             full[b] = 0
-            if tall:
-                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, 1, m, m, n, False)
-            else:
-                _copy(&a[b, 0, 0], sa[1], sa[2], fbuf, n, 1, m, n, True)
+            _load_f(&a[b, 0, 0], sa, fbuf, m, n, tall)
             if not _finite(fbuf, m, n, 0):
                 continue
             xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
@@ -1293,20 +1301,7 @@ cdef Py_ssize_t _pinv_qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] x,
             memcpy(rbuf, rtri, p * p * sizeof(lapack_t))
             xgesdd(&jz, &P, &P, rbuf, &P, s, rbuf, &P, rbuf, &P, work, &lwork, rwork,
                    iwork, &inf)
-            if inf != 0:
-                continue
-            ok = True
-            if single:
-                tol = rtol[b] * (<float*>s)[0]
-                for i in range(p):
-                    if not (<float*>s)[i] > tol:
-                        ok = False
-            else:
-                tol = rtol[b] * (<double*>s)[0]
-                for i in range(p):
-                    if not (<double*>s)[i] > tol:
-                        ok = False
-            if not ok:
+            if inf != 0 or _n_above(s, p, rtol[b] * _sv(s, 0, single), single) < p:
                 continue
             xorgqr(&FM, &P, &P, fbuf, &FM, tau, work, &lwork, &inf)
             if inf != 0:
@@ -1319,9 +1314,7 @@ cdef Py_ssize_t _pinv_qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] x,
             else:
                 _copy(fbuf, 1, n, &x[b, 0, 0], m, 1, n, m, False)
             full[b] = 1
-    free(fbuf); free(tau); free(rbuf); free(rtri); free(s); free(iwork); free(rwork)
-    free(work)
-    return result
+    return _release(&pool, result)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1406,52 +1399,14 @@ cdef object _fail(Py_ssize_t bad, blas_int info, tuple batch, str routine, str w
     return LinAlgError(f"{what}: {_where(bad, batch)} ({routine} info={info})")
 
 
-cdef float* _fp(float[:, ::1] x) noexcept:
-    return &x[0, 0]
-
-
-cdef double* _dp(double[:, ::1] x) noexcept:
-    return &x[0, 0]
-
-
-cdef char* _real_ptr(object x, int code):
-    """Data pointer of a C-contiguous 2-D real output (float32 for codes 0 and 2)."""
-    if code == 0 or code == 2:
-        return <char*>_fp(x)
-    return <char*>_dp(x)
-
-
-cdef char* _real_ptr3(object x, int code):
-    """Data pointer of a C-contiguous 3-D real output (float32 for codes 0 and 2)."""
-    cdef float[:, :, ::1] xf
-    cdef double[:, :, ::1] xd
-    if code == 0 or code == 2:
-        xf = x
-        return <char*>&xf[0, 0, 0]
-    xd = x
-    return <char*>&xd[0, 0, 0]
-
-
-cdef char* _cplx_ptr2(object x, int code):
-    """Data pointer of a C-contiguous 2-D complex output (complex64 for codes 0, 2)."""
-    cdef cfloat[:, ::1] xf
-    cdef cdouble[:, ::1] xd
-    if code == 0 or code == 2:
-        xf = x
-        return <char*>&xf[0, 0]
-    xd = x
-    return <char*>&xd[0, 0]
-
-
-cdef char* _cplx_ptr(object x, int code):
-    """Data pointer of a C-contiguous 3-D complex output (complex64 for codes 0, 2)."""
-    cdef cfloat[:, :, ::1] xf
-    cdef cdouble[:, :, ::1] xd
-    if code == 0 or code == 2:
-        xf = x
-        return <char*>&xf[0, 0, 0]
-    xd = x
-    return <char*>&xd[0, 0, 0]
+cdef char* _ptr(object x) except NULL:
+    """Data pointer of a freshly allocated (C-contiguous, non-empty) output array; it
+    stays valid while the caller holds x."""
+    cdef Py_buffer view
+    PyObject_GetBuffer(x, &view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    cdef char* p = <char*>view.buf
+    PyBuffer_Release(&view)
+    return p
 
 
 @cython.wraparound(True)   # negative indices of Python tuples below
@@ -1477,19 +1432,17 @@ def svd(a, full_matrices=False, compute_uv=True):
     if jobz:
         u = np.empty((nb, m, m if jobz == 2 else k), a.dtype)
         vt = np.empty((nb, n if jobz == 2 else k, n), a.dtype)
-    sp = _real_ptr(s, code)
-    while True:
-        if code == 0:
-            bad = _svd[float](a3, u, vt, sp, jobz, &info)
-        elif code == 1:
-            bad = _svd[double](a3, u, vt, sp, jobz, &info)
-        elif code == 2:
-            bad = _svd[cfloat](a3, u, vt, sp, jobz, &info)
-        else:
-            bad = _svd[cdouble](a3, u, vt, sp, jobz, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+    sp = _ptr(s)
+    if code == 0:
+        bad = _svd[float](a3, u, vt, sp, jobz, &info)
+    elif code == 1:
+        bad = _svd[double](a3, u, vt, sp, jobz, &info)
+    elif code == 2:
+        bad = _svd[cfloat](a3, u, vt, sp, jobz, &info)
+    else:
+        bad = _svd[cdouble](a3, u, vt, sp, jobz, &info)
+    if bad == BAD_STRIDES:
+        return svd(a.copy(), full_matrices, compute_uv)
     if bad != OK:
         raise _fail(bad, info, batch, "gesdd/gesvd", "SVD did not converge")
     s = _unflat(s, batch)
@@ -1517,19 +1470,17 @@ def eigh(a, lower=True, compute_v=True):
     a3 = _flat3(a, batch, nb)
     w = np.empty((nb, n), _REAL[code])
     v = np.empty((nb, n, n), a.dtype) if jobv else None
-    wp = _real_ptr(w, code)
-    while True:
-        if code == 0:
-            bad = _eigh[float](a3, v, wp, lower, jobv, &info)
-        elif code == 1:
-            bad = _eigh[double](a3, v, wp, lower, jobv, &info)
-        elif code == 2:
-            bad = _eigh[cfloat](a3, v, wp, lower, jobv, &info)
-        else:
-            bad = _eigh[cdouble](a3, v, wp, lower, jobv, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+    wp = _ptr(w)
+    if code == 0:
+        bad = _eigh[float](a3, v, wp, lower, jobv, &info)
+    elif code == 1:
+        bad = _eigh[double](a3, v, wp, lower, jobv, &info)
+    elif code == 2:
+        bad = _eigh[cfloat](a3, v, wp, lower, jobv, &info)
+    else:
+        bad = _eigh[cdouble](a3, v, wp, lower, jobv, &info)
+    if bad == BAD_STRIDES:
+        return eigh(a.copy(), lower, compute_v)
     if bad != OK:
         raise _fail(bad, info, batch, "heevd" if code >= 2 else "syevd",
                     "eigh did not converge")
@@ -1564,18 +1515,16 @@ def qr(a, mode="reduced"):
     a3 = _flat3(a, batch, nb)
     r = np.empty((nb, m if imode == 2 else k, n), a.dtype)
     q = np.empty((nb, m, m if imode == 2 else k), a.dtype) if imode else None
-    while True:
-        if code == 0:
-            bad = _qr[float](a3, q, r, imode, &info)
-        elif code == 1:
-            bad = _qr[double](a3, q, r, imode, &info)
-        elif code == 2:
-            bad = _qr[cfloat](a3, q, r, imode, &info)
-        else:
-            bad = _qr[cdouble](a3, q, r, imode, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+    if code == 0:
+        bad = _qr[float](a3, q, r, imode, &info)
+    elif code == 1:
+        bad = _qr[double](a3, q, r, imode, &info)
+    elif code == 2:
+        bad = _qr[cfloat](a3, q, r, imode, &info)
+    else:
+        bad = _qr[cdouble](a3, q, r, imode, &info)
+    if bad == BAD_STRIDES:
+        return qr(a.copy(), mode)
     if bad != OK:
         raise _fail(bad, info, batch, "geqrf/orgqr", "QR failed")
     r = _unflat(r, batch)
@@ -1611,18 +1560,16 @@ def getrf(a, return_info=False):
         infos_arr = np.empty(nb, np.int32)
         infos_mv = infos_arr
         infos = &infos_mv[0]
-    while True:
-        if code == 0:
-            bad = _getrf[float](a3, lu, piv, infos, &info)
-        elif code == 1:
-            bad = _getrf[double](a3, lu, piv, infos, &info)
-        elif code == 2:
-            bad = _getrf[cfloat](a3, lu, piv, infos, &info)
-        else:
-            bad = _getrf[cdouble](a3, lu, piv, infos, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+    if code == 0:
+        bad = _getrf[float](a3, lu, piv, infos, &info)
+    elif code == 1:
+        bad = _getrf[double](a3, lu, piv, infos, &info)
+    elif code == 2:
+        bad = _getrf[cfloat](a3, lu, piv, infos, &info)
+    else:
+        bad = _getrf[cdouble](a3, lu, piv, infos, &info)
+    if bad == BAD_STRIDES:
+        return getrf(a.copy(), return_info)
     if bad != OK:
         raise _fail(bad, info, batch, "getrf", "LU failed")
     lu = _unflat(lu, batch).swapaxes(-1, -2)
@@ -1651,19 +1598,17 @@ def lu(a):
     p = np.empty((nb, m, m), _REAL[code])
     l = np.empty((nb, m, k), a.dtype)
     u = np.empty((nb, k, n), a.dtype)
-    pp = _real_ptr3(p, code)
-    while True:
-        if code == 0:
-            bad = _plu[float](a3, pp, l, u, &info)
-        elif code == 1:
-            bad = _plu[double](a3, pp, l, u, &info)
-        elif code == 2:
-            bad = _plu[cfloat](a3, pp, l, u, &info)
-        else:
-            bad = _plu[cdouble](a3, pp, l, u, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+    pp = _ptr(p)
+    if code == 0:
+        bad = _plu[float](a3, pp, l, u, &info)
+    elif code == 1:
+        bad = _plu[double](a3, pp, l, u, &info)
+    elif code == 2:
+        bad = _plu[cfloat](a3, pp, l, u, &info)
+    else:
+        bad = _plu[cdouble](a3, pp, l, u, &info)
+    if bad == BAD_STRIDES:
+        return lu(a.copy())
     if bad != OK:
         raise _fail(bad, info, batch, "getrf", "LU failed")
     return _unflat(p, batch), _unflat(l, batch), _unflat(u, batch)
@@ -1685,18 +1630,16 @@ def potrf(a, lower=True):
         return _ref.potrf(a, lower)
     a3 = _flat3(a, batch, nb)
     c = np.empty((nb, n, n), a.dtype)
-    while True:
-        if code == 0:
-            bad = _potrf[float](a3, c, lower, &info)
-        elif code == 1:
-            bad = _potrf[double](a3, c, lower, &info)
-        elif code == 2:
-            bad = _potrf[cfloat](a3, c, lower, &info)
-        else:
-            bad = _potrf[cdouble](a3, c, lower, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+    if code == 0:
+        bad = _potrf[float](a3, c, lower, &info)
+    elif code == 1:
+        bad = _potrf[double](a3, c, lower, &info)
+    elif code == 2:
+        bad = _potrf[cfloat](a3, c, lower, &info)
+    else:
+        bad = _potrf[cdouble](a3, c, lower, &info)
+    if bad == BAD_STRIDES:
+        return potrf(a.copy(), lower)
     if bad >= 0 and info > 0:
         raise LinAlgError(f"{_where(bad, batch)} is not positive definite (its leading "
                           f"minor of order {info} is not positive)")
@@ -1725,23 +1668,21 @@ def eig(a, compute_v=True):
     a3 = _flat3(a, batch, nb)
     cdt = _COMPLEX[code]
     w = np.empty((nb, n), cdt)
-    wp = _cplx_ptr2(w, code)
+    wp = _ptr(w)
     v = None
     if jobv:
         v = np.empty((nb, n, n), cdt)
-        vp = _cplx_ptr(v, code)
-    while True:
-        if code == 0:
-            bad = _geev[float](a3, wp, vp, jobv, &info)
-        elif code == 1:
-            bad = _geev[double](a3, wp, vp, jobv, &info)
-        elif code == 2:
-            bad = _geev[cfloat](a3, wp, vp, jobv, &info)
-        else:
-            bad = _geev[cdouble](a3, wp, vp, jobv, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+        vp = _ptr(v)
+    if code == 0:
+        bad = _geev[float](a3, wp, vp, jobv, &info)
+    elif code == 1:
+        bad = _geev[double](a3, wp, vp, jobv, &info)
+    elif code == 2:
+        bad = _geev[cfloat](a3, wp, vp, jobv, &info)
+    else:
+        bad = _geev[cdouble](a3, wp, vp, jobv, &info)
+    if bad == BAD_STRIDES:
+        return eig(a.copy(), compute_v)
     if bad != OK:
         raise _fail(bad, info, batch, "geev", "eig did not converge")
     w = _unflat(w, batch)
@@ -1794,19 +1735,16 @@ def getrs(lu, piv, b, trans=0):
     piv2 = piv[_NEWAXIS] if not batch else (piv if len(batch) == 1 else piv.reshape((nb, n)))
     b3 = _flat3(b, batch, nb)
     x = np.empty((nb, n, nrhs), dt)
-    while True:
-        if code == 0:
-            bad = _getrs[float](lu3, piv2, b3, x, trans, &info)
-        elif code == 1:
-            bad = _getrs[double](lu3, piv2, b3, x, trans, &info)
-        elif code == 2:
-            bad = _getrs[cfloat](lu3, piv2, b3, x, trans, &info)
-        else:
-            bad = _getrs[cdouble](lu3, piv2, b3, x, trans, &info)
-        if bad != BAD_STRIDES:
-            break
-        lu3 = lu3.copy()
-        b3 = b3.copy()
+    if code == 0:
+        bad = _getrs[float](lu3, piv2, b3, x, trans, &info)
+    elif code == 1:
+        bad = _getrs[double](lu3, piv2, b3, x, trans, &info)
+    elif code == 2:
+        bad = _getrs[cfloat](lu3, piv2, b3, x, trans, &info)
+    else:
+        bad = _getrs[cdouble](lu3, piv2, b3, x, trans, &info)
+    if bad == BAD_STRIDES:
+        return getrs(lu.copy(), piv, b.copy(), trans)
     if bad != OK:
         raise _fail(bad, info, batch, "getrs", "solve failed")
     return _unflat(x, batch)
@@ -1857,19 +1795,16 @@ def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
     a3 = _flat3(a, batch, nb)
     b3 = _flat3(b, batch, nb)
     x = np.empty((nb, n, nrhs), dt)
-    while True:
-        if code == 0:
-            bad = _trtrs[float](a3, b3, x, lower, trans, unit_diagonal, &info)
-        elif code == 1:
-            bad = _trtrs[double](a3, b3, x, lower, trans, unit_diagonal, &info)
-        elif code == 2:
-            bad = _trtrs[cfloat](a3, b3, x, lower, trans, unit_diagonal, &info)
-        else:
-            bad = _trtrs[cdouble](a3, b3, x, lower, trans, unit_diagonal, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
-        b3 = b3.copy()
+    if code == 0:
+        bad = _trtrs[float](a3, b3, x, lower, trans, unit_diagonal, &info)
+    elif code == 1:
+        bad = _trtrs[double](a3, b3, x, lower, trans, unit_diagonal, &info)
+    elif code == 2:
+        bad = _trtrs[cfloat](a3, b3, x, lower, trans, unit_diagonal, &info)
+    else:
+        bad = _trtrs[cdouble](a3, b3, x, lower, trans, unit_diagonal, &info)
+    if bad == BAD_STRIDES:
+        return trtrs(a.copy(), b.copy(), lower, trans, unit_diagonal)
     if bad >= 0 and info > 0:
         raise LinAlgError(f"{_where(bad, batch)} is singular: diagonal entry {info - 1} "
                           "of the triangular matrix is exactly zero")
@@ -1900,20 +1835,17 @@ def gelsd(a, b, rcond):
     x = np.empty((nb, n, k), dt)
     s = np.empty((nb, min(m, n)), _REAL[code])
     rank = np.empty(nb, np.int64)
-    sp = _real_ptr(s, code)
-    while True:
-        if code == 0:
-            bad = _gelsd[float](a3, b3, x, sp, rank, rc, &info)
-        elif code == 1:
-            bad = _gelsd[double](a3, b3, x, sp, rank, rc, &info)
-        elif code == 2:
-            bad = _gelsd[cfloat](a3, b3, x, sp, rank, rc, &info)
-        else:
-            bad = _gelsd[cdouble](a3, b3, x, sp, rank, rc, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
-        b3 = b3.copy()
+    sp = _ptr(s)
+    if code == 0:
+        bad = _gelsd[float](a3, b3, x, sp, rank, rc, &info)
+    elif code == 1:
+        bad = _gelsd[double](a3, b3, x, sp, rank, rc, &info)
+    elif code == 2:
+        bad = _gelsd[cfloat](a3, b3, x, sp, rank, rc, &info)
+    else:
+        bad = _gelsd[cdouble](a3, b3, x, sp, rank, rc, &info)
+    if bad == BAD_STRIDES:
+        return gelsd(a.copy(), b.copy(), rcond)
     if bad != OK:
         raise _fail(bad, info, batch, "gelsd", "SVD did not converge in least squares")
     return _unflat(x, batch), rank.reshape(batch), _unflat(s, batch)
@@ -1950,21 +1882,18 @@ def lstsq_qr(a, b, rcond):
     res = np.empty((nb, k), rdt)
     r = np.empty((nb, p, p), dt)
     rank = np.empty(nb, np.int64)
-    sp = _real_ptr(s, code)
-    resp = _real_ptr(res, code)
-    while True:
-        if code == 0:
-            bad = _lstsq_qr[float](a3, b3, x, sp, resp, r, rank, rc, &info)
-        elif code == 1:
-            bad = _lstsq_qr[double](a3, b3, x, sp, resp, r, rank, rc, &info)
-        elif code == 2:
-            bad = _lstsq_qr[cfloat](a3, b3, x, sp, resp, r, rank, rc, &info)
-        else:
-            bad = _lstsq_qr[cdouble](a3, b3, x, sp, resp, r, rank, rc, &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
-        b3 = b3.copy()
+    sp = _ptr(s)
+    resp = _ptr(res)
+    if code == 0:
+        bad = _lstsq_qr[float](a3, b3, x, sp, resp, r, rank, rc, &info)
+    elif code == 1:
+        bad = _lstsq_qr[double](a3, b3, x, sp, resp, r, rank, rc, &info)
+    elif code == 2:
+        bad = _lstsq_qr[cfloat](a3, b3, x, sp, resp, r, rank, rc, &info)
+    else:
+        bad = _lstsq_qr[cdouble](a3, b3, x, sp, resp, r, rank, rc, &info)
+    if bad == BAD_STRIDES:
+        return lstsq_qr(a.copy(), b.copy(), rcond)
     if bad != OK:
         raise _fail(bad, info, batch, "geqrf/gelsd", "SVD did not converge in least squares")
     return (_unflat(x, batch), rank.reshape(batch), _unflat(s, batch), _unflat(res, batch),
@@ -1995,18 +1924,16 @@ def pinv_qr(a, rtol):
     rt = np.ascontiguousarray(rt).reshape(nb)
     x = np.empty((nb, n, m), a.dtype)
     full = np.empty(nb, np.bool_)
-    while True:
-        if code == 0:
-            bad = _pinv_qr[float](a3, x, rt, full.view(np.uint8), &info)
-        elif code == 1:
-            bad = _pinv_qr[double](a3, x, rt, full.view(np.uint8), &info)
-        elif code == 2:
-            bad = _pinv_qr[cfloat](a3, x, rt, full.view(np.uint8), &info)
-        else:
-            bad = _pinv_qr[cdouble](a3, x, rt, full.view(np.uint8), &info)
-        if bad != BAD_STRIDES:
-            break
-        a3 = a3.copy()
+    if code == 0:
+        bad = _pinv_qr[float](a3, x, rt, full.view(np.uint8), &info)
+    elif code == 1:
+        bad = _pinv_qr[double](a3, x, rt, full.view(np.uint8), &info)
+    elif code == 2:
+        bad = _pinv_qr[cfloat](a3, x, rt, full.view(np.uint8), &info)
+    else:
+        bad = _pinv_qr[cdouble](a3, x, rt, full.view(np.uint8), &info)
+    if bad == BAD_STRIDES:
+        return pinv_qr(a.copy(), rtol)
     if bad != OK:
         raise _fail(bad, info, batch, "geqrf/orgqr", "QR failed")
     return _unflat(x, batch), full.reshape(batch)

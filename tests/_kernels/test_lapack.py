@@ -606,14 +606,22 @@ def test_gelsd_broadcasts_promotes_and_vector_column():
     assert x1.dtype == np.float64 and r1.shape == () and int(r1) == 2
 
 
-@pytest.mark.parametrize("shape,k", [((0, 3, 2), 1), ((4, 0), 2), ((0, 4), 2), ((2, 0, 3), 1),
-                                     ((4, 3), 0), ((2, 4, 3), 0)])
-@pytest.mark.parametrize("mod", [lp, ref])
-def test_gelsd_empty(mod, shape, k):
+# empty least-squares problems (a of this shape, k right-hand sides) for gelsd and lstsq_qr
+LSTSQ_EMPTY = [((0, 3, 2), 1), ((4, 0), 2), ((0, 4), 2), ((2, 0, 3), 1), ((4, 3), 0),
+               ((2, 4, 3), 0)]
+
+
+def lstsq_empty_operands(shape, k):
+    """complex64 (a, b) of an LSTSQ_EMPTY case, with m, n and the batch shape."""
     a = rand(shape, np.complex64)
     b = rand(shape[:-1] + (k,), np.complex64, seed=1)
-    m, n = shape[-2:]
-    batch = shape[:-2]
+    return a, b, shape[-2], shape[-1], shape[:-2]
+
+
+@pytest.mark.parametrize("shape,k", LSTSQ_EMPTY)
+@pytest.mark.parametrize("mod", [lp, ref])
+def test_gelsd_empty(mod, shape, k):
+    a, b, m, n, batch = lstsq_empty_operands(shape, k)
     x, rank, s = mod.gelsd(a, b, -1.0)
     assert x.shape == batch + (n, k) and x.dtype == np.complex64
     assert rank.shape == batch and rank.dtype == np.int64
@@ -623,23 +631,22 @@ def test_gelsd_empty(mod, shape, k):
         assert_close(s, np.linalg.svd(a, compute_uv=False), np.complex64)
 
 
+@pytest.mark.parametrize("name", ["gelsd", "lstsq_qr"])
 @pytest.mark.parametrize("mod", [lp, ref])
-def test_gelsd_non_finite_names_batch_index(mod):
+def test_lstsq_non_finite_names_batch_index_and_leaves_operands(mod, name):
+    fn = getattr(mod, name)
     a = np.ones((2, 3, 4, 2))
     a[1, 2, 3, 0] = np.inf
     with pytest.raises(tf.LinAlgError, match=r"converge.*matrix \(1, 2\) of the stack"):
-        mod.gelsd(a, np.ones((4, 1)), -1.0)
-    with pytest.raises(ValueError, match="do not fit"):
-        mod.gelsd(np.ones((4, 2)), np.ones((3, 1)), -1.0)
-
-
-def test_gelsd_does_not_modify_operands():
-    a = rand((2, 5, 3), np.complex128)
-    b = rand((2, 5, 2), np.complex128, seed=1)
-    keep = a.copy(), b.copy()
-    lp.gelsd(a, b, -1.0)
-    np.testing.assert_array_equal(a, keep[0])
-    np.testing.assert_array_equal(b, keep[1])
+        fn(a, np.ones((4, 1)), -1.0)
+    with pytest.raises(ValueError, match=f"{name}: shapes .* do not fit"):
+        fn(np.ones((4, 2)), np.ones((3, 1)), -1.0)
+    for m, n in ((5, 3), (3, 5)):
+        a, b = rand((2, m, n), np.complex128), rand((2, m, 2), np.complex128, seed=1)
+        keep = a.copy(), b.copy()
+        fn(a, b, -1.0)
+        np.testing.assert_array_equal(a, keep[0])
+        np.testing.assert_array_equal(b, keep[1])
 
 
 # --- lstsq_qr: QR least squares, gelsd for the rank-deficient --------------------------------
@@ -702,14 +709,10 @@ def test_lstsq_qr_rank_deficient_and_rcond_like_gelsd(dtype):
             assert_close(xr, x0, dtype, 10)
 
 
-@pytest.mark.parametrize("shape,k", [((0, 3, 2), 1), ((4, 0), 2), ((0, 4), 2), ((2, 0, 3), 1),
-                                     ((4, 3), 0), ((2, 4, 3), 0)])
+@pytest.mark.parametrize("shape,k", LSTSQ_EMPTY)
 @pytest.mark.parametrize("mod", [lp, ref])
 def test_lstsq_qr_empty(mod, shape, k):
-    a = rand(shape, np.complex64)
-    b = rand(shape[:-1] + (k,), np.complex64, seed=1)
-    m, n = shape[-2:]
-    batch = shape[:-2]
+    a, b, m, n, batch = lstsq_empty_operands(shape, k)
     p = min(m, n)
     x, rank, s, res, r = mod.lstsq_qr(a, b, -1.0)
     assert x.shape == batch + (n, k) and x.dtype == np.complex64 and not x.any()
@@ -720,21 +723,6 @@ def test_lstsq_qr_empty(mod, shape, k):
         np.testing.assert_array_equal(rank, p)
         assert_close(s, np.linalg.svd(a, compute_uv=False), np.complex64)
         assert_close(mH(r) @ r, mH(a) @ a, np.complex64)
-
-
-@pytest.mark.parametrize("mod", [lp, ref])
-def test_lstsq_qr_non_finite_names_batch_index_and_leaves_operands(mod):
-    a = np.ones((2, 3, 4, 2))
-    a[1, 2, 3, 0] = np.inf
-    with pytest.raises(tf.LinAlgError, match=r"converge.*matrix \(1, 2\) of the stack"):
-        mod.lstsq_qr(a, np.ones((4, 1)), -1.0)
-    with pytest.raises(ValueError, match="lstsq_qr: shapes"):
-        mod.lstsq_qr(np.ones((4, 2)), np.ones((3, 1)), -1.0)
-    a, b = rand((2, 3, 5), np.complex128), rand((2, 3, 2), np.complex128, seed=1)
-    keep = a.copy(), b.copy()
-    mod.lstsq_qr(a, b, -1.0)
-    np.testing.assert_array_equal(a, keep[0])
-    np.testing.assert_array_equal(b, keep[1])
 
 
 def test_lstsq_qr_ill_conditioned_full_rank_like_gelsd():
