@@ -907,3 +907,27 @@ def tiny_pivots(lu, rtol):
     else:
         t = a.min(-1) <= rtol * a.max(-1)
     return bool(t) if t.ndim == 0 else t
+
+
+def lu_det(a, rtol, log=False, check_finite=False):
+    """Twin of inverse.lu_det: getrf, then det.py's NumPy formulas for the determinant or
+    (sign, log|det|), and tiny_pivots; None for a non-finite entry with check_finite."""
+    if check_finite and not _np.isfinite(_np.asarray(a)).all():
+        return None
+    lu, piv = getrf(a)
+    diag = _np.diagonal(lu, 0, -2, -1)
+    odd = _np.asarray(pivot_parity(piv), bool)
+    tiny = tiny_pivots(lu, rtol)
+    if not log:
+        p = diag.prod(-1)
+        return lu, piv, _np.where(odd, -p, p), tiny
+    absd = _np.abs(diag)
+    with _np.errstate(divide="ignore"):        # log 0 = -inf is the answer
+        logabs = _np.log(absd).sum(-1)
+    if lu.dtype.kind == "c":
+        sign = (diag / _np.where(absd == 0, 1, absd)).prod(-1)   # 0 for a zero pivot
+        sign = _np.where(odd, -sign, sign)
+    else:                                      # (−1)^(interchanges + negative pivots)
+        neg = odd + _np.count_nonzero(diag < 0, axis=-1)
+        sign = _np.where(absd.all(-1), 1.0 - 2.0 * (neg & 1), 0.0).astype(lu.dtype)
+    return lu, piv, sign, logabs, tiny

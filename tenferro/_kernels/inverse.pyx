@@ -43,9 +43,13 @@ checks that both agree.
 cimport cython
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_WRITABLE,
+                            PyBuffer_Release,
+                            PyObject_GetBuffer)
 from libc.math cimport INFINITY, fabs, hypot
 
 cimport scipy.linalg.cython_blas as bl
+cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 
@@ -53,7 +57,7 @@ import numpy as np
 
 from tenferro._kernels import _reference as _ref
 
-__all__ = ["lu_inverse", "pivot_parity", "tiny_pivots"]
+__all__ = ["lu_inverse", "pivot_parity", "tiny_pivots", "lu_det"]
 
 # Base size of the recursions: blocks of at most NB columns are done by plain loops.
 # Measured (asv_bench/benchmarks/bench_matfuncs.py, LUInverse): 16-32 is best at
@@ -81,6 +85,7 @@ cdef object _NEWAXIS = None
 
 cdef enum:
     OK = -1
+    NON_FINITE = -2
     NO_MEMORY = -4
 
 
@@ -264,14 +269,13 @@ cdef Py_ssize_t _inverse(const lapack_t[:, :, :] lu, const int[:, :] piv,
     # Fortran ones are copied by memcpy), piv (nb, n) 0-based, checked by the caller.
     # scale: nb values or NULL (1). Returns OK, NO_MEMORY, or the batch position of a
     # matrix whose pivots are not row indices 0..n-1 (LAPACK would go out of bounds).
-    cdef Py_ssize_t nb = out.shape[0], n = out.shape[1], b, i, j, p, r0, c0, r1, c1
+    cdef Py_ssize_t nb = out.shape[0], n = out.shape[1], b, i, j
     cdef Py_ssize_t isz = sizeof(lapack_t)
     cdef Py_ssize_t s1 = lu.strides[1] // isz, s2 = lu.strides[2] // isz
     cdef lapack_t* w
     cdef lapack_t* o
     cdef const lapack_t* src
-    cdef lapack_t s, t
-    cdef bint cplx = lapack_t is cfloat or lapack_t is cdouble
+    cdef const lapack_t* sp
     cdef lapack_t* work = NULL
     cdef Py_ssize_t result = OK
     if trans == 0:
@@ -296,37 +300,135 @@ cdef Py_ssize_t _inverse(const lapack_t[:, :, :] lu, const int[:, :] piv,
                 for j in range(n):
                     for i in range(n):
                         w[i + j * n] = src[i * s1 + j * s2]
-            _inv_tri(w, n, n)
-            _mul(w, n, n)
-            for j in range(n - 2, -1, -1):      # X Pᵀ: LAPACK's interchanges, reversed
-                p = piv[b, j]
-                if p != j:
-                    for i in range(n):
-                        t = w[i + j * n]
-                        w[i + j * n] = w[i + p * n]
-                        w[i + p * n] = t
-            s = 1 if scale == NULL else scale[b]
-            if trans == 2 and cplx:
-                # C-ordered out = Fortran (s·A⁻ᴴ)ᵀ = s·conj(A⁻¹) = s·conj(W): in place
-                for i in range(n * n):
-                    w[i] = s * w[i].conjugate()
-            elif trans != 0:
-                # C-ordered out = Fortran (s·A⁻ᵀ)ᵀ = s·W: in place
-                if scale != NULL:
-                    for i in range(n * n):
-                        w[i] = s * w[i]
-            else:
-                # C-ordered out[r, c] = s·W[r + c·n]: a transposing copy in 8 x 8 tiles
-                # (small enough that a tile's strided column stays in L1 for n = 2^k)
-                for r0 in range(0, n, 8):
-                    r1 = r0 + 8 if r0 + 8 < n else n
-                    for c0 in range(0, n, 8):
-                        c1 = c0 + 8 if c0 + 8 < n else n
-                        for i in range(r0, r1):
-                            for j in range(c0, c1):
-                                o[i * n + j] = s * w[i + j * n]
+            sp = scale
+            if sp != NULL:
+                sp += b
+            _inverse_one(w, o, &piv[b, 0], piv.strides[1] // sizeof(int), n, sp, trans)
     free(work)
     return result
+
+
+cdef void _inverse_one(lapack_t* w, lapack_t* o, const int* piv, Py_ssize_t ps,
+                       Py_ssize_t n, const lapack_t* scale, int trans) noexcept nogil:
+    # One matrix: W (Fortran, holding the packed factors) becomes the inverse; out
+    # (C-ordered) gets scale·op(A)⁻¹, W itself for trans 1 and 2 (w == o). piv: the
+    # pivots at element stride ps, checked by the caller; scale NULL means 1.
+    cdef Py_ssize_t i, j, p, r0, c0, r1, c1
+    cdef lapack_t s, t
+    cdef bint cplx = lapack_t is cfloat or lapack_t is cdouble
+    _inv_tri(w, n, n)
+    _mul(w, n, n)
+    for j in range(n - 2, -1, -1):      # X Pᵀ: LAPACK's interchanges, reversed
+        p = piv[j * ps]
+        if p != j:
+            for i in range(n):
+                t = w[i + j * n]
+                w[i + j * n] = w[i + p * n]
+                w[i + p * n] = t
+    s = 1 if scale == NULL else scale[0]
+    if trans == 2 and cplx:
+        # C-ordered out = Fortran (s·A⁻ᴴ)ᵀ = s·conj(A⁻¹) = s·conj(W): in place
+        for i in range(n * n):
+            w[i] = s * w[i].conjugate()
+    elif trans != 0:
+        # C-ordered out = Fortran (s·A⁻ᵀ)ᵀ = s·W: in place
+        if scale != NULL:
+            for i in range(n * n):
+                w[i] = s * w[i]
+    else:
+        # C-ordered out[r, c] = s·W[r + c·n]: a transposing copy in 8 x 8 tiles
+        # (small enough that a tile's strided column stays in L1 for n = 2^k)
+        for r0 in range(0, n, 8):
+            r1 = r0 + 8 if r0 + 8 < n else n
+            for c0 in range(0, n, 8):
+                c1 = c0 + 8 if c0 + 8 < n else n
+                for i in range(r0, r1):
+                    for j in range(c0, c1):
+                        o[i * n + j] = s * w[i + j * n]
+
+
+cdef object _INT32 = np.dtype(np.int32)
+
+
+cdef const char* _ro_data(object x, int flags) except? NULL:
+    """Data pointer of x if its buffer has the contiguity ``flags`` asks for (PyBUF_C_ or
+    PyBUF_F_CONTIGUOUS), else NULL; valid while the caller holds x."""
+    cdef Py_buffer view
+    try:
+        PyObject_GetBuffer(x, &view, flags)
+    except BufferError:
+        return NULL
+    cdef const char* p = <const char*>view.buf
+    PyBuffer_Release(&view)
+    return p
+
+
+cdef void _inv1(const lapack_t* lu, const int* piv, const lapack_t* scale, lapack_t* out,
+                Py_ssize_t n, int trans, bint* bad) noexcept nogil:
+    cdef Py_ssize_t j
+    for j in range(n):
+        if piv[j] < 0 or piv[j] >= n:
+            bad[0] = True
+            return
+    memcpy(out, lu, n * n * sizeof(lapack_t))
+    _inverse_one(out, out, piv, 1, n, scale, trans)
+
+
+cdef object _inverse1(lu, piv, scale, dt, int tr):
+    """lu_inverse for one Fortran-contiguous matrix (getrf's) with contiguous pivots, a
+    scalar scale of lu's dtype (or None) and trans 1 or 2, on raw pointers: the backward
+    of det/slogdet without lu_inverse's general argument handling (about 1 µs). None
+    when the arguments need that handling."""
+    cdef Py_ssize_t n = lu.shape[1], code
+    if (type(piv) is not np.ndarray or piv.dtype is not _INT32 or piv.ndim != 1
+            or piv.shape[0] != n or lu.shape[0] != n or n == 0):
+        return None
+    if scale is not None and not ((type(scale) is np.ndarray or isinstance(scale, np.generic))
+                                  and scale.dtype is dt and scale.ndim == 0):
+        return None
+    code = _CHARS.find(dt.char)
+    if code < 0:
+        return None
+    cdef const char* lp_ = _ro_data(lu, PyBUF_F_CONTIGUOUS)
+    cdef const int* pp = <const int*>_ro_data(piv, PyBUF_C_CONTIGUOUS)
+    if lp_ == NULL or pp == NULL:
+        return None
+    # the result owns its memory (base None): autograd hands such a gradient to the user
+    # without a defensive copy (a 512 KB copy and its page faults at n = 256)
+    out = np.empty((n, n), dt)
+    cdef char* op = _data(out)
+    cdef float sf
+    cdef double sd
+    cdef cfloat scf
+    cdef cdouble scd
+    cdef bint bad = False
+    if code == 0:
+        if scale is not None:
+            sf = scale
+        with nogil:
+            _inv1[float](<const float*>lp_, pp, NULL if scale is None else &sf,
+                         <float*>op, n, tr, &bad)
+    elif code == 1:
+        if scale is not None:
+            sd = scale
+        with nogil:
+            _inv1[double](<const double*>lp_, pp, NULL if scale is None else &sd,
+                          <double*>op, n, tr, &bad)
+    elif code == 2:
+        if scale is not None:
+            scf = scale
+        with nogil:
+            _inv1[cfloat](<const cfloat*>lp_, pp, NULL if scale is None else &scf,
+                          <cfloat*>op, n, tr, &bad)
+    else:
+        if scale is not None:
+            scd = scale
+        with nogil:
+            _inv1[cdouble](<const cdouble*>lp_, pp, NULL if scale is None else &scd,
+                           <cdouble*>op, n, tr, &bad)
+    if bad:
+        return None             # the general path reports the bad pivots
+    return out
 
 
 @cython.wraparound(True)
@@ -350,6 +452,10 @@ def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
     cdef Py_ssize_t nd = len(shape), n, nb = 1, code
     cdef int tr = trans
     dt = lu.dtype
+    if nd == 2 and tr != 0 and not overwrite_lu:
+        out = _inverse1(lu, piv, scale, dt, tr)
+        if out is not None:
+            return out
     if scale is not None:
         if type(scale) is not np.ndarray:
             scale = np.asarray(scale)
@@ -388,8 +494,11 @@ def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
         out = lu3.swapaxes(1, 2)        # getrf's (nb, n, n) C-ordered buffer
         if not (out.flags.c_contiguous and out.flags.writeable):
             out = None
+    full = None
     if out is None:
-        out = np.empty((nb, n, n), dt)
+        # allocated in the result's shape, so that the result owns its memory
+        full = np.empty(shape, dt)
+        out = full[_NEWAXIS] if nd == 2 else full.reshape((nb, n, n))
     cdef char* sp = NULL
     cdef const float[:] sf
     cdef const double[:] sd
@@ -424,6 +533,8 @@ def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
         where = "the matrix" if nd == 2 else f"matrix {res} of the flattened stack"
         raise ValueError(f"lu_inverse: the pivots of {where} are not row indices "
                          f"0..{n - 1} (piv must come from getrf)")
+    if full is not None:
+        return full
     if nd == 2:
         return out[0]
     if nd == 3:
@@ -513,3 +624,313 @@ def tiny_pivots(lu, double rtol):
     if nd == 2:
         return one != 0
     return out.reshape(shape[:nd - 2])
+
+
+# ---- getrf fused with the determinant (det/slogdet's forward in one call) ---------------
+
+
+cdef inline void _getrf_sq(blas_int* n, lapack_t* a, blas_int* ipiv,
+                           blas_int* info) noexcept nogil:
+    if lapack_t is float:
+        lp.sgetrf(n, n, a, n, ipiv, info)
+    elif lapack_t is double:
+        lp.dgetrf(n, n, a, n, ipiv, info)
+    elif lapack_t is cfloat:
+        lp.cgetrf(n, n, a, n, ipiv, info)
+    else:
+        lp.zgetrf(n, n, a, n, ipiv, info)
+
+
+cdef Py_ssize_t _lu_det(const lapack_t[:, :, :] a, lapack_t* lu, int* piv, lapack_t* det,
+                        lapack_t* absd, double rtol, char* tiny, Py_ssize_t* zeros,
+                        bint check) noexcept:
+    # lu: nb C-ordered n x n buffers, each matrix's memory its Fortran factor (as getrf);
+    # piv (nb, n). absd NULL: det[b] = (−1)^interchanges·Π u_ii, the product in index
+    # order from u_00 (NumPy's prod). Otherwise (slogdet) absd is (nb, n): real types get
+    # |u_ii| there (its real part storage, see _slog_finish) and det[b] the sign, 0 at a
+    # zero pivot; complex types get the pivots u_ii there and det[b] = ±1, the parity,
+    # for _slog_finish. tiny[b]: min |u_ii| <= rtol·max |u_ii| (as _tiny). zeros: the
+    # number of matrices with a zero pivot. check: first test that every entry is finite
+    # (NON_FINITE if not, before any getrf). Returns OK, NON_FINITE, or the position of a
+    # matrix getrf rejected (info < 0: never for valid arguments).
+    cdef Py_ssize_t nb = a.shape[0], n = a.shape[1], b, i, j, r0, c0, r1, c1, odd, neg, zero
+    cdef Py_ssize_t isz = sizeof(lapack_t)
+    cdef Py_ssize_t s1 = a.strides[1] // isz, s2 = a.strides[2] // isz
+    cdef blas_int N = <blas_int>n, info = 0
+    cdef lapack_t* w
+    cdef const lapack_t* src
+    cdef lapack_t p = 0, u
+    cdef double v, lo, hi
+    cdef int* ip
+    cdef Py_ssize_t result = OK
+    cdef lapack_t x
+    with nogil:
+        if check:
+            for b in range(nb):
+                for i in range(n):
+                    for j in range(n):
+                        x = a[b, i, j]
+                        # x − x is 0 for a finite x, NaN for ±Inf and NaN
+                        if lapack_t is cfloat or lapack_t is cdouble:
+                            if x.real - x.real != 0 or x.imag - x.imag != 0:
+                                return NON_FINITE
+                        elif x - x != 0:
+                            return NON_FINITE
+        for b in range(nb):
+            w = lu + b * n * n
+            src = &a[b, 0, 0]
+            if s1 == 1 and s2 == n:
+                memcpy(w, src, n * n * isz)
+            else:
+                # w[i + j·n] = a[i, j]: a transposing copy in 8 x 8 tiles for C order
+                for c0 in range(0, n, 8):
+                    c1 = c0 + 8 if c0 + 8 < n else n
+                    for r0 in range(0, n, 8):
+                        r1 = r0 + 8 if r0 + 8 < n else n
+                        for j in range(c0, c1):
+                            for i in range(r0, r1):
+                                w[i + j * n] = src[i * s1 + j * s2]
+            ip = piv + b * n
+            _getrf_sq(&N, w, ip, &info)
+            if info < 0:
+                result = b
+                break
+            odd = 0
+            for i in range(n):
+                ip[i] -= 1            # LAPACK's 1-based row interchanges -> 0-based
+                odd += ip[i] != i
+            lo = INFINITY
+            hi = 0
+            neg = 0
+            zero = 0
+            for i in range(n):
+                u = w[i + i * n]
+                if lapack_t is cfloat or lapack_t is cdouble:
+                    v = hypot(u.real, u.imag)
+                else:
+                    v = fabs(u)
+                if v < lo or v != v:
+                    lo = v
+                if v > hi or v != v:
+                    hi = v
+                zero += v == 0
+                if absd == NULL:
+                    p = u if i == 0 else p * u
+                elif lapack_t is cfloat or lapack_t is cdouble:
+                    # the pivot itself: the caller takes NumPy's |u_ii| (its SIMD hypot
+                    # differs from libm's in the last bit), then _slog_finish
+                    absd[b * n + i] = u
+                else:
+                    absd[b * n + i] = <lapack_t>v
+                    neg += u < 0
+            tiny[b] = lo <= rtol * hi
+            if absd == NULL:
+                if odd & 1:
+                    p = -p
+            elif lapack_t is cfloat or lapack_t is cdouble:
+                p = -1 if odd & 1 else 1       # the parity, for _slog_finish
+            else:
+                p = 0 if zero else (-1 if (odd + neg) & 1 else 1)
+            det[b] = p
+            if zero:
+                zeros[0] += 1
+    return result
+
+
+ctypedef fused real_t:
+    float
+    double
+
+ctypedef fused cplx_t:
+    cfloat
+    cdouble
+
+
+cdef real_t _pairwise_sum(const real_t* x, Py_ssize_t n) noexcept nogil:
+    """Σ x, as NumPy's add.reduce of a contiguous array sums it (pairwise: blocks of at
+    most 128 summed with 8 accumulators, halves at multiples of 8 above that), so that
+    logabsdet is bit-identical to np.log(|u_ii|).sum()."""
+    cdef Py_ssize_t i, n2
+    cdef real_t res, r0, r1, r2, r3, r4, r5, r6, r7
+    if n < 8:
+        res = 0
+        for i in range(n):
+            res = res + x[i]
+        return res
+    if n <= 128:
+        r0 = x[0]; r1 = x[1]; r2 = x[2]; r3 = x[3]
+        r4 = x[4]; r5 = x[5]; r6 = x[6]; r7 = x[7]
+        i = 8
+        while i < n - n % 8:
+            r0 = r0 + x[i]; r1 = r1 + x[i + 1]; r2 = r2 + x[i + 2]; r3 = r3 + x[i + 3]
+            r4 = r4 + x[i + 4]; r5 = r5 + x[i + 5]; r6 = r6 + x[i + 6]; r7 = r7 + x[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res = res + x[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(x, n2) + _pairwise_sum(x + n2, n - n2)
+
+
+cdef void _slog_sum(const real_t* x, real_t* out, Py_ssize_t nb,
+                    Py_ssize_t n) noexcept nogil:
+    """out[b] = Σ x[b, :] for the (nb, n) C-ordered x, each as NumPy's sum."""
+    cdef Py_ssize_t b
+    for b in range(nb):
+        out[b] = _pairwise_sum(x + b * n, n)
+
+
+cdef void _csign(const cplx_t* diag, const real_t* absd, cplx_t* sign, Py_ssize_t nb,
+                 Py_ssize_t n) noexcept nogil:
+    # sign[b] (the parity, ±1) times Π u_ii/r_ii, r_ii = NumPy's |u_ii| (:= 1 at a zero
+    # pivot), each quotient as NumPy's u/(r + 0j) computes it (Smith's division with a zero
+    # imaginary part: rat = 0, scl = 1/(r + 0·0), ((ur + ui·0)·scl, (ui − ur·0)·scl)),
+    # multiplied in index order (NumPy's prod).
+    cdef Py_ssize_t b, i
+    cdef cplx_t p = 0, u, q
+    cdef real_t r, scl
+    cdef real_t zr = 0
+    for b in range(nb):
+        for i in range(n):
+            u = diag[b * n + i]
+            r = absd[b * n + i]
+            if r == 0:
+                r = 1
+            scl = <real_t>1 / (r + zr * zr)
+            q.real = (u.real + u.imag * zr) * scl
+            q.imag = (u.imag - u.real * zr) * scl
+            p = q if i == 0 else p * q
+        sign[b] = -p if sign[b].real < 0 else p
+
+
+cdef char* _data(object x) except NULL:
+    """Data pointer of a freshly allocated (C-contiguous, non-empty) array; valid while
+    the caller holds x."""
+    cdef Py_buffer view
+    PyObject_GetBuffer(x, &view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+    cdef char* p = <char*>view.buf
+    PyBuffer_Release(&view)
+    return p
+
+
+cdef object _F32 = np.dtype(np.float32)
+cdef object _F64 = np.dtype(np.float64)
+cdef object _np_log = np.log
+cdef object _np_abs = np.abs
+
+
+# Inputs up to this many entries are checked for NaN/Inf inside lu_det's loop (a scalar
+# scan, cheaper than np.isfinite(a).all()'s two calls for small inputs); larger ones by
+# np.isfinite (SIMD).
+cdef Py_ssize_t CHECK_IN_LOOP = 2048
+
+
+@cython.wraparound(True)
+def lu_det(a, double rtol, bint log=False, bint check_finite=False):
+    """getrf of each square matrix of ``a`` (*batch, n, n) with its determinant, in one
+    call: (lu, piv, det, tiny), or with ``log`` (lu, piv, sign, logabsdet, tiny).
+
+    lu, piv as ``lapack.getrf`` returns them (per-matrix Fortran views, 0-based int32
+    interchanges); det, sign, logabsdet bit-identical to NumPy's formulas on those
+    factors (the twin in _reference.py: prod of the pivots; sign 0 at a zero pivot;
+    np.log of NumPy's |u_ii| and the pairwise sum); tiny: min |u_ii| <= rtol·max |u_ii|
+    (as tiny_pivots). A single matrix gives 0-d det/sign/logabsdet arrays and a Python
+    bool tiny; a stack gives arrays of the batch shape. With ``check_finite`` the result
+    is None (and nothing is factored) when an entry of ``a`` is NaN or Inf: the caller
+    raises its error. An empty
+    input or another dtype goes to the twin.
+    """
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
+    dt = a.dtype
+    cdef int code = _CHARS.find(dt.char)
+    cdef tuple shape = a.shape
+    cdef Py_ssize_t nd = len(shape), n, nb = 1, isz
+    if code < 0 or nd < 2 or a.size == 0 or shape[nd - 1] != shape[nd - 2]:
+        return _ref.lu_det(a, rtol, log, check_finite)
+    isz = dt.itemsize
+    n = shape[nd - 1]
+    batch = shape[:nd - 2]
+    for d in batch:
+        nb *= <Py_ssize_t>d
+    if nd == 2:
+        a3 = a[_NEWAXIS]
+    elif nd == 3:
+        a3 = a
+    else:
+        a3 = a.reshape((nb, n, n))
+    if a3.strides[1] % isz or a3.strides[2] % isz:
+        a3 = a3.copy()
+    cdef bint check = check_finite
+    if check and nb * n * n > CHECK_IN_LOOP:
+        if not np.isfinite(a).all():
+            return None
+        check = False
+    lu = np.empty(shape, dt)
+    piv = np.empty(batch + (n,), np.int32)
+    det = np.empty(batch, dt)
+    rdt = _F32 if code == 0 or code == 2 else _F64
+    # log: |u_ii| (real types) or the pivots themselves (complex), then log|u_ii|
+    absd = np.empty((nb, n), dt) if log else None
+    cdef char one = 0
+    cdef char* tp = &one
+    cdef char[::1] tmv
+    tiny = None
+    if nd > 2:
+        tiny = np.empty(nb, np.bool_)
+        tmv = tiny.view(np.int8)
+        tp = &tmv[0]
+    cdef char* lp_ = _data(lu)
+    cdef int* pp = <int*>_data(piv)
+    cdef char* dp = _data(det)
+    cdef char* ap = NULL if absd is None else _data(absd)
+    cdef Py_ssize_t res, zeros = 0
+    if code == 0:
+        res = _lu_det[float](a3, <float*>lp_, pp, <float*>dp, <float*>ap, rtol, tp, &zeros,
+                             check)
+    elif code == 1:
+        res = _lu_det[double](a3, <double*>lp_, pp, <double*>dp, <double*>ap, rtol, tp,
+                              &zeros, check)
+    elif code == 2:
+        res = _lu_det[cfloat](a3, <cfloat*>lp_, pp, <cfloat*>dp, <cfloat*>ap, rtol, tp,
+                              &zeros, check)
+    else:
+        res = _lu_det[cdouble](a3, <cdouble*>lp_, pp, <cdouble*>dp, <cdouble*>ap, rtol, tp,
+                               &zeros, check)
+    if res == NON_FINITE:
+        return None
+    if res != OK:
+        raise RuntimeError("internal error: LAPACK getrf rejected its arguments; please "
+                           "report this")
+    lu = lu.swapaxes(-1, -2)
+    if nd > 2:
+        tiny = tiny.reshape(batch)
+    else:
+        tiny = one != 0
+    if not log:
+        return lu, piv, det, tiny
+    cdef char* rp
+    if code >= 2:
+        diag = absd
+        absd = _np_abs(diag)               # NumPy's |u_ii|, for the sign's quotients
+        rp = _data(absd)
+        if code == 2:
+            _csign[cfloat, float](<cfloat*>ap, <float*>rp, <cfloat*>dp, nb, n)
+        else:
+            _csign[cdouble, double](<cdouble*>ap, <double*>rp, <cdouble*>dp, nb, n)
+    else:
+        rp = ap
+    if zeros:
+        with np.errstate(divide="ignore"):      # log 0 = -inf is the answer
+            _np_log(absd, absd)
+    else:
+        _np_log(absd, absd)
+    logabs = np.empty(batch, rdt)
+    if code == 0 or code == 2:
+        _slog_sum[float](<float*>rp, <float*>_data(logabs), nb, n)
+    else:
+        _slog_sum[double](<double*>rp, <double*>_data(logabs), nb, n)
+    return lu, piv, det, logabs, tiny

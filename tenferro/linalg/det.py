@@ -56,16 +56,15 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, eps_of, mH, matrix_input
+from ._common import batch_index, check_finite_or_raise, eps_of, mH, matrix_input
 from .solve import _lu_inverse
 
-# one-pass summaries of getrf's output (a few NumPy calls each otherwise)
+# getrf with the determinant (or sign and log|det|) and the tiny-pivot test in one
+# compiled call: the forward's fixed cost (a dozen NumPy calls otherwise)
 if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import pivot_parity as _pivot_parity
-    from .._kernels._reference import tiny_pivots as _tiny_pivots
+    from .._kernels._reference import lu_det as _lu_det
 else:
-    from .._kernels.inverse import pivot_parity as _pivot_parity
-    from .._kernels.inverse import tiny_pivots as _tiny_pivots
+    from .._kernels.inverse import lu_det as _lu_det
 
 __all__ = ["det", "slogdet", "SlogdetResult", "det_ad", "slogdet_ad"]
 
@@ -74,27 +73,18 @@ SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 
 # ---- helpers on ndarrays ---------------------------------------------------------------
 
-def _lu_parts(d):
-    """(lu, piv, diagonal of U, parity of the row interchanges) of the stack ``d``; the
-    parity is a Python int for a single matrix, an int64 array for a stack."""
-    lu, piv = _lapack.getrf(d)
-    return lu, piv, lu.diagonal(0, -2, -1), _pivot_parity(piv)
-
-
 def _det_np(d):
     """Determinant of each matrix of the ndarray stack ``d`` (n >= 1)."""
-    _, _, diag, odd = _lu_parts(d)
-    p = diag.prod(-1)
-    return np.where(np.asarray(odd, bool), -p, p)
+    return _lu_det(d, 0.0)[2]
 
 
 _EPS = {np.dtype(t): eps_of(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
-def _singular(lu):
-    """Which matrices take the SVD form of the adjugate: smallest pivot magnitude
-    <= n·eps·largest (all-zero matrices included). A Python bool for one matrix."""
-    return _tiny_pivots(lu, lu.shape[-1] * _EPS[lu.dtype])
+def _rtol(d):
+    """The pivot ratio below which det's backward takes the SVD form of the adjugate:
+    smallest |u_ii| <= n·eps·largest (all-zero matrices included)."""
+    return d.shape[-1] * _EPS.get(d.dtype, 0.0)
 
 
 def _col(c):
@@ -192,9 +182,8 @@ def _adj_h(ctx, a, d, scale):
     """
     if isinstance(a, Tensor) or isinstance(scale, Tensor):
         return _col(scale) * _adj_h_graph(a, d)
-    lu, piv = ctx
+    lu, piv, sing = ctx              # sing: the forward's tiny-pivot test (_rtol)
     n = a.shape[-1]
-    sing = _singular(lu)
     cd = d.conj() if d.dtype.kind == "c" else d
     if not (sing if a.ndim == 2 else sing.any()):
         return _lu_inverse(lu, piv, scale * cd, 2)
@@ -247,23 +236,22 @@ def det(a, *, check_finite=True):
     rank: the adjugate at a singular matrix (0 for corank >= 2), never NaN for finite
     input. The determinant of a 0×0 matrix is 1.
     """
-    a = matrix_input(a, "tf.linalg.det", square=True, check_finite=check_finite)
+    # the NaN/Inf check is done by _lu_det (fused with the factorization, None on failure)
+    a = matrix_input(a, "tf.linalg.det", square=True, check_finite=False)
     d = a._data
     if d.size == 0:
         return apply1(_det_op, (a,), np.ones(d.shape[:-2], d.dtype), ctx=None)
-    lu, piv, diag, odd = _lu_parts(d)
-    p = diag.prod(-1)
-    if d.ndim > 2:
-        p = np.where(odd.astype(bool), -p, p)
-    elif odd:
-        p = -p
-    return apply1(_det_op, (a,), p, ctx=(lu, piv))
+    r = _lu_det(d, _rtol(d), False, check_finite)
+    if r is None:
+        check_finite_or_raise(d, "tf.linalg.det")
+    lu, piv, p, tiny = r
+    return apply1(_det_op, (a,), p, ctx=(lu, piv, tiny))
 
 
 # ---- slogdet -----------------------------------------------------------------------------
 
 def _slogdet_check(ctx, a, what):
-    zero = _tiny_pivots(ctx[0], 0.0)          # a zero pivot: min |u_ii| <= 0
+    zero = ctx[2]              # the forward's test for a zero pivot: min |u_ii| <= 0
     if zero if a.ndim == 2 else zero.any():
         zero = np.asarray(zero)
         k = int(np.argmax(zero.reshape(-1)))
@@ -282,8 +270,7 @@ def _inv_h_scaled(ctx, a, c):
     if isinstance(a, Tensor) or isinstance(c, Tensor):
         from .solve import solve
         return solve(mH(a), _col(c) * np.eye(n, dtype=a.dtype), check_finite=False)
-    lu, piv = ctx
-    return _lu_inverse(lu, piv, c, 2)
+    return _lu_inverse(ctx[0], ctx[1], c, 2)
 
 
 def _tr_inv_times(ctx, a, t):
@@ -292,7 +279,7 @@ def _tr_inv_times(ctx, a, t):
         from .solve import solve
         x = solve(a, t, check_finite=False)
     else:
-        lu, piv = ctx
+        lu, piv = ctx[0], ctx[1]
         x = _lapack.getrs(lu, piv, t.astype(np.result_type(lu.dtype, t.dtype), copy=False))
     return np.trace(x, axis1=-2, axis2=-1)
 
@@ -307,12 +294,15 @@ def _slogdet_vjp(ctx, needs, gs, xs, ys):
         return (None,)
     if a.size == 0:
         return (np.zeros(a.shape, a.dtype),)
-    _slogdet_check(ctx, a, "the pullback")
+    if ctx[2] is not False:          # a stack, or a singular matrix (the forward's test)
+        _slogdet_check(ctx, a, "the pullback")
     c = glog
     if gsign is not None:
         t = np.imag(np.conj(gsign) * ys[0]) * -1j
         c = t if c is None else c + t
-    return (_inv_h_scaled(ctx, a, c),)
+    if isinstance(a, Tensor) or isinstance(c, Tensor):
+        return (_inv_h_scaled(ctx, a, c),)
+    return (_lu_inverse(ctx[0], ctx[1], c, 2),)          # c·A⁻ᴴ from the forward LU
 
 
 def _slogdet_jvp(ctx, ts, xs, ys):
@@ -344,7 +334,8 @@ def slogdet(a, *, check_finite=True):
     A singular matrix gives (0, -inf) and no error, but differentiating through it raises
     LinAlgError (log|det| has no derivative there; use :func:`det`).
     """
-    a = matrix_input(a, "tf.linalg.slogdet", square=True, check_finite=check_finite)
+    # the NaN/Inf check is done by _lu_det (fused with the factorization, None on failure)
+    a = matrix_input(a, "tf.linalg.slogdet", square=True, check_finite=False)
     d = a._data
     cplx = d.dtype.kind == "c"
     op = _slogdet_complex_op if cplx else _slogdet_real_op
@@ -352,36 +343,12 @@ def slogdet(a, *, check_finite=True):
         batch = d.shape[:-2]
         outs = (np.ones(batch, d.dtype), np.zeros(batch, d.real.dtype))
         return SlogdetResult(*apply(op, (a,), outs, ctx=None))
-    lu, piv, diag, odd = _lu_parts(d)
-    absd = np.abs(diag)
-    if d.ndim == 2 and not _tiny_pivots(lu, 0.0):     # the common case, kept lean
-        if cplx:
-            sign = (diag / absd).prod()
-            if odd:
-                sign = -sign
-        else:
-            neg = odd + np.count_nonzero(diag < 0)
-            sign = np.asarray(-1.0 if neg & 1 else 1.0, d.dtype)
-        return SlogdetResult(*apply(op, (a,), (sign, np.log(absd).sum()), ctx=(lu, piv)))
-    nonzero = absd.all(-1)
-    if nonzero.all():
-        logabs = np.log(absd).sum(-1)
-        if cplx:
-            sign = (diag / absd).prod(-1)
-        else:                                   # (−1)^(interchanges + negative pivots)
-            odd = odd + (diag < 0).sum(-1)
-    else:
-        with np.errstate(divide="ignore"):      # log 0 = -inf is the answer
-            logabs = np.log(absd).sum(-1)
-        if cplx:
-            sign = (diag / np.where(absd == 0, 1, absd)).prod(-1)   # 0 for a zero pivot
-        else:
-            odd = odd + (diag < 0).sum(-1)
-    if not cplx:
-        sign = np.where(nonzero, 1.0 - 2.0 * (odd & 1), 0.0).astype(d.dtype)
-    elif np.any(odd):
-        sign = np.where(np.asarray(odd, bool), -sign, sign)
-    return SlogdetResult(*apply(op, (a,), (sign, logabs), ctx=(lu, piv)))
+    # sign 0 and logabsdet -inf at a zero pivot; zero flags it for the rules
+    r = _lu_det(d, 0.0, True, check_finite)
+    if r is None:
+        check_finite_or_raise(d, "tf.linalg.slogdet")
+    lu, piv, sign, logabs, zero = r
+    return SlogdetResult(*apply(op, (a,), (sign, logabs), ctx=(lu, piv, zero)))
 
 
 register(det, methods=("det",), functions=(np.linalg.det,))

@@ -180,3 +180,80 @@ def test_pivot_parity_and_tiny_pivots_equal_twins(dtype):
     lu, piv = lapack.getrf(a)
     p, _, _ = lapack.lu(a)
     assert np.array_equal(1 - 2 * kern.pivot_parity(piv), np.round(np.linalg.det(p)))
+
+
+def same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes(), (got, want)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")   # the twin's prod
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lu_det_equals_twin_bitwise(dtype):
+    """lu_det = getrf + det.py's NumPy formulas, to the last bit: lu/piv as getrf's, det
+    as prod, sign and logabsdet as NumPy's |u_ii|, division, log and pairwise sum (n up to
+    300 covers the pairwise sum's blocks of 128), the tiny-pivot test as tiny_pivots."""
+    rng = np.random.default_rng(7)
+    for batch, n in [((), 1), ((), 2), ((), 9), ((), 16), ((), 300), ((3,), 5), ((2, 2), 8),
+                     ((2,), 130), ((0,), 3), ((2,), 0), ((), 0)]:
+        a = random_array(batch + (n, n), dtype, rng) * 3.0
+        views = [a, a.swapaxes(-1, -2)]                 # C order and a strided view
+        if n > 2 and a.size:
+            b = a.copy()
+            b.reshape(-1, n, n)[0, 1, :] = 0            # an exactly singular member
+            c = a.copy()
+            c.reshape(-1, n, n)[-1, 2, :] = c.reshape(-1, n, n)[-1, 0, :]   # ≈ singular
+            views += [b, c]
+        for x in views:
+            rtol = max(n, 1) * float(np.finfo(dtype).eps)
+            got, want = kern.lu_det(x, rtol), ref.lu_det(x, rtol)
+            if x.size:
+                lu, piv = lapack.getrf(x)
+                same_bits(got[0], lu)
+                same_bits(got[1], piv)
+                assert got[0].strides == lu.strides
+            for g, w in zip(got, want):
+                same_bits(g, w)
+            assert type(got[3]) is type(want[3])
+            got, want = kern.lu_det(x, 0.0, True), ref.lu_det(x, 0.0, True)
+            for g, w in zip(got, want):
+                same_bits(g, w)
+            assert type(got[4]) is type(want[4])
+    # the values themselves
+    a = random_array((3, 6, 6), dtype, rng)
+    _, _, d, _ = kern.lu_det(a, 0.0)
+    _, _, sign, logabs, _ = kern.lu_det(a, 0.0, True)
+    np.testing.assert_allclose(d, np.linalg.det(a), rtol=tol(dtype))
+    np.testing.assert_allclose(sign * np.exp(logabs), np.linalg.det(a), rtol=tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lu_det_check_finite(dtype):
+    """check_finite: None for a NaN/Inf entry (in-loop scan up to 2048 entries, np.isfinite
+    above), the factors otherwise; check_finite=False factors whatever it is given."""
+    rng = np.random.default_rng(9)
+    for shape in [(4, 4), (3, 4, 4), (40, 40), (2, 50, 50)]:
+        a = random_array(shape, dtype, rng)
+        assert kern.lu_det(a, 0.0, False, True) is not None
+        bads = [np.nan, np.inf, -np.inf] + ([1j * np.inf] if np.dtype(dtype).kind == "c" else [])
+        for bad in bads:
+            b = a.copy()
+            b.reshape(-1)[-3] = bad
+            for x in (b, b.swapaxes(-1, -2)):
+                for log in (False, True):
+                    assert kern.lu_det(x, 0.0, log, True) is None
+                    assert ref.lu_det(x, 0.0, log, True) is None
+                assert kern.lu_det(x, 0.0) is not None
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("batch", [(), (2,), (2, 3)])
+def test_lu_inverse_result_owns_its_memory(dtype, batch):
+    """No view: autograd would copy a gradient that is one (a 512 KB copy at n = 256)."""
+    rng = np.random.default_rng(8)
+    a, lu, piv = factors(batch, 5, dtype, rng)
+    for trans in (0, 1, 2):
+        for scale in (None, random_array(batch, dtype, rng)):
+            assert kern.lu_inverse(lu, piv, scale, trans).base is None
