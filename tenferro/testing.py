@@ -7,6 +7,10 @@ reverse and forward-over-reverse), the JVP map in reverse mode (reverse-over-for
 Complex inputs get complex directions; the reverse check uses the real inner product
 Re⟨ȳ, J v⟩ = Re⟨Jᴴ ȳ, v⟩ that fixes the complex convention of DESIGN.md §2.
 
+Instrumentation for op tests (through pytest's ``monkeypatch``): :func:`record_calls`
+(e.g. nothing reaches the engine before an input error) and :func:`check_kernel_backward`
+(a compiled backward kernel and the create_graph rule on Tensors agree).
+
 Replay of the shared reference derivatives (``../shared/oracles``, one case a line of
 ``cases/<op>/<family>.jsonl``; see that folder's README.md), used by the oracle tests:
 
@@ -16,10 +20,19 @@ Replay of the shared reference derivatives (``../shared/oracles``, one case a li
   (complex entries as ``[re, im]`` pairs) as an ndarray;
 * :func:`assert_close_to_oracle` — ``assert_allclose`` under a case's ``{"rtol", "atol"}``,
   optionally with rtol capped at :data:`ORACLE_RTOL_CAP`;
-* :func:`oracle_phi` — φ(x) = Re⟨ȳ, f(x)⟩, the scalar whose Hessian the HVP probes test.
+* :func:`oracle_phi` — φ(x) = Re⟨ȳ, f(x)⟩, the scalar whose Hessian the HVP probes test;
+* :func:`replay_oracle_case` — every probe of a case through a test's adapter function:
+  JVP and VJP against ``pytorch_ref``/``fd_ref``, and the HVP of φ by forward-over-reverse;
+
+and, for the adapters that map PyTorch's spelling to tenferro's:
+:class:`UnsupportedOracleCase`, :func:`oracle_kwargs` (reject unknown ``op_kwargs``),
+:func:`oracle_axis` (PyTorch ``dim`` -> NumPy ``axis``), :func:`oracle_output_keys` (the
+probes' output names), :func:`oracle_case_id` (a case's test id) and
+:func:`assert_oracle_cases_cover` (the replay really has cases for every op/family).
 """
 import json
 import os
+import unittest
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +42,9 @@ from ._tensor import Tensor, as_tensor
 __all__ = ["check_grads", "check_low_precision", "random_array", "random_tensor",
            "random_spd", "random_well_conditioned", "DEFAULT_TOL",
            "oracle_dir", "load_oracle_cases", "decode_oracle_tensor", "assert_close_to_oracle",
-           "oracle_phi", "ORACLE_RTOL_CAP"]
+           "oracle_phi", "ORACLE_RTOL_CAP", "UnsupportedOracleCase", "oracle_kwargs",
+           "oracle_axis", "oracle_output_keys", "oracle_case_id", "assert_oracle_cases_cover",
+           "replay_oracle_case", "record_calls", "check_kernel_backward"]
 
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
          np.dtype(np.complex128): np.dtype(np.float64)}
@@ -216,6 +231,54 @@ def check_low_precision(f, args, rtol=None, rng=0):
         _assert_close(_values(a), _values(b), rtol, rtol, "single-precision gradient")
 
 
+# ---- instrumentation (with pytest's monkeypatch fixture) ----------------------------------
+
+def record_calls(monkeypatch, owner, *names):
+    """Wrap ``owner.<name>`` for each of ``names`` (through pytest's ``monkeypatch``, so the
+    wrapping ends with the test): every call appends its positional arguments to the
+    returned list, then runs the original.
+
+    ``record_calls(monkeypatch, op_module, "apply1", "apply")`` watches an op module's
+    entries into the engine: bad input must raise before anything is recorded (DESIGN), so
+    the list stays empty.
+    """
+    calls = []
+    for name in names:
+        def wrapper(*args, _orig=getattr(owner, name), **kwargs):
+            calls.append(args)
+            return _orig(*args, **kwargs)
+        monkeypatch.setattr(owner, name, wrapper)
+    return calls
+
+
+def check_kernel_backward(monkeypatch, owner, name, loss, a, rtol=1e-12, atol=1e-12):
+    """The two backward paths of an op with a compiled backward kernel agree.
+
+    ``loss`` maps a Tensor to a real scalar through the op; its gradient at the array ``a``
+    is computed twice with :func:`tenferro.grad`. The plain backward (``create_graph=False``)
+    must call the kernel ``owner.<name>`` exactly once, the create_graph backward (the rule
+    on Tensors) never, and the two gradients must be allclose under ``rtol``/``atol``.
+    """
+    from .autograd import grad
+
+    def run(create_graph):
+        x = Tensor(a, requires_grad=True)
+        g, = grad([loss(x)], [x], create_graph=create_graph)
+        return g.numpy()
+
+    calls = record_calls(monkeypatch, owner, name)
+    g_graph = run(True)
+    if calls:
+        raise AssertionError(f"the create_graph backward called {name} {len(calls)} time(s); "
+                             "it must run the rule on Tensors")
+    g_plain = run(False)
+    if len(calls) != 1:
+        raise AssertionError(f"the plain backward called {name} {len(calls)} time(s), "
+                             "expected once")
+    np.testing.assert_allclose(g_graph, g_plain, rtol=rtol, atol=atol,
+                               err_msg=f"create_graph backward vs the {name} kernel")
+
+
 # ---- replay of the shared reference derivatives (../shared/oracles) ----------------------
 
 # rtol >= 1 accepts any answer, zero included (np.allclose(0, d, rtol=1) holds): the data
@@ -298,3 +361,155 @@ def oracle_phi(fn, cotangents):
                  for y, c in zip(fn(*xs), cotangents)]
         return sum(terms[1:], terms[0])
     return phi
+
+
+class UnsupportedOracleCase(Exception):
+    """A case uses a PyTorch argument the test's adapter cannot express in tenferro.
+
+    Raised, never turned into a skip: new oracle data must not silently test less."""
+
+
+def oracle_kwargs(kw, allowed, case_id):
+    """``kw`` (a case's ``op_kwargs``) itself, after checking that it names only keywords of
+    ``allowed``; any other keyword raises :class:`UnsupportedOracleCase`."""
+    unknown = set(kw) - set(allowed)
+    if unknown:
+        raise UnsupportedOracleCase(f"{case_id}: op_kwargs {sorted(unknown)} have no tenferro "
+                                    f"equivalent in this adapter")
+    return kw
+
+
+def oracle_axis(dim, ndim, case_id):
+    """PyTorch ``dim`` -> NumPy ``axis`` for an input of ``ndim`` dimensions.
+
+    PyTorch reduces over everything for ``dim=None`` and for an empty list, and accepts
+    dim 0 or -1 on a 0-d tensor (treating it as one element); NumPy spells all of these
+    ``axis=None``. A list becomes a tuple; any other dim of a 0-d input raises
+    :class:`UnsupportedOracleCase`.
+    """
+    if dim is None:
+        return None
+    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    if not dims:
+        return None
+    if ndim == 0:
+        if all(d in (0, -1) for d in dims):
+            return None
+        raise UnsupportedOracleCase(f"{case_id}: dim={dim!r} on a 0-d input")
+    return dims if isinstance(dim, (list, tuple)) else dim
+
+
+def oracle_output_keys(n):
+    """How the probes name ``n`` outputs of an identity observable: ``["value"]`` for one,
+    else ``["output_0", ..., "output_<n-1>"]``."""
+    return ["value"] if n == 1 else [f"output_{i}" for i in range(n)]
+
+
+def oracle_case_id(case):
+    """A case's test id: its ``case_id`` (for ``parametrize(..., ids=oracle_case_id)``)."""
+    return case["case_id"]
+
+
+def assert_oracle_cases_cover(cases, expected, root=None):
+    """The replay really runs: ``cases`` (case dicts from :func:`load_oracle_cases`) hold
+    every op of ``expected`` (an iterable of op folders), or, for a mapping
+    ``{op: {family, ...}}``, every family (file stem) of every op.
+
+    ``root``, if given, is the folder the cases were read from: when it has no ``cases``
+    folder (the data lives outside the repository) the calling test is skipped
+    (``unittest.SkipTest``, which pytest honours) instead of failing.
+    """
+    if root is not None and not (Path(root) / "cases").is_dir():
+        raise unittest.SkipTest(f"no oracle data at {root}")
+    found = {}
+    for case in cases:
+        found.setdefault(case["op"], set()).add(case["_family"])
+    if not hasattr(expected, "items"):
+        missing = sorted(set(expected) - set(found))
+        if missing:
+            raise AssertionError(f"ops without oracle cases: {missing}")
+        return
+    missing = {op: sorted(set(fams) - found.get(op, set())) for op, fams in expected.items()}
+    missing = {op: fams for op, fams in missing.items() if fams}
+    if missing:
+        raise AssertionError(f"families without oracle cases: {missing}")
+
+
+def replay_oracle_case(case, fn, keys=None, *, rtol_cap=ORACLE_RTOL_CAP):
+    """Replay every probe of the oracle ``case`` through ``fn``; returns how many ran.
+
+    ``fn`` maps the case's input Tensors (in the order of ``case["inputs"]``) to the
+    observed outputs: a tuple, or one Tensor. ``keys`` names those outputs as the probes'
+    cotangents do (default :func:`oracle_output_keys` of their count); a probe naming other
+    outputs fails. For each probe:
+
+    * jvp: ``tf.jvp(fn, inputs, direction)`` against ``pytorch_ref`` and ``fd_ref``;
+    * vjp: ``tf.grad(outputs, inputs, cotangent)`` against ``pytorch_ref`` (an input the
+      outputs do not reach has the gradient 0; outputs that require no grad, e.g. the sign
+      of a real slogdet, are left out of the seed);
+    * hvp (where the probe has one): H·v of φ(x) = Re⟨ȳ, fn(x)⟩ (:func:`oracle_phi`) by
+      forward-over-reverse, against both references;
+
+    under the case's ``comparison`` tolerances (second order defaults to first), rtol
+    capped at ``rtol_cap`` (``None``: as the data says — an rtol >= 1 accepts anything).
+    The case must expect success and carry probes.
+    """
+    import tenferro as tf   # here, not at the top: tenferro imports this module
+
+    cid = case["case_id"]
+    if case["expected_behavior"] != "success":
+        raise AssertionError(f"{cid}: expected_behavior {case['expected_behavior']!r}; "
+                             "only success cases have probes to replay")
+    if not case["probes"]:
+        raise AssertionError(f"{cid}: no probes")
+
+    def f(*xs):
+        return _tuple(fn(*xs))
+
+    names = list(case["inputs"])
+    primals = [decode_oracle_tensor(case["inputs"][k]) for k in names]
+    first = case["comparison"]["first_order"]
+    second = case["comparison"].get("second_order", first)
+
+    def close(actual, expected, tol, what):
+        assert_close_to_oracle(actual, expected, tol, what, rtol_cap=rtol_cap)
+
+    for probe in case["probes"]:
+        pid = f"{cid}/{probe['probe_id']}"
+        want = oracle_output_keys(len(probe["cotangent"])) if keys is None else list(keys)
+        if list(probe["cotangent"]) != want:
+            raise AssertionError(f"{pid}: probe outputs {list(probe['cotangent'])}, "
+                                 f"the adapter's {want}")
+        refs = [("pytorch", probe["pytorch_ref"]), ("fd", probe["fd_ref"])]
+        dirs = [decode_oracle_tensor(probe["direction"][k]) for k in names]
+        cots = [decode_oracle_tensor(probe["cotangent"][k]) for k in want]
+
+        # forward mode
+        _, tangents = tf.jvp(f, [tf.tensor(p) for p in primals], [tf.tensor(d) for d in dirs])
+        if len(tangents) != len(want):
+            raise AssertionError(f"{pid}: {len(tangents)} outputs, the probe has {len(want)}")
+        for key, t in zip(want, tangents):
+            for src, ref in refs:
+                close(t.numpy(), decode_oracle_tensor(ref["jvp"][key]), first,
+                      f"{pid}: jvp[{key}] vs {src}_ref")
+
+        # reverse mode
+        xs = [tf.tensor(p, requires_grad=True) for p in primals]
+        seeded = [(o, c) for o, c in zip(f(*xs), cots) if o.requires_grad]
+        grads = (tf.grad([o for o, _ in seeded], xs, [tf.tensor(c) for _, c in seeded])
+                 if seeded else [None] * len(xs))
+        for name, p, g in zip(names, primals, grads):
+            g = np.zeros_like(p) if g is None else g.numpy()
+            close(g, decode_oracle_tensor(probe["pytorch_ref"]["vjp"][name]), first,
+                  f"{pid}: vjp[{name}] vs pytorch_ref")
+
+        # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
+        if "hvp" in probe["pytorch_ref"]:
+            _, _, hvps = tf.hvp(oracle_phi(f, cots), [tf.tensor(p) for p in primals],
+                                [tf.tensor(d) for d in dirs])
+            for name, h in zip(names, hvps):
+                for src, ref in refs:
+                    if "hvp" in ref:
+                        close(h.numpy(), decode_oracle_tensor(ref["hvp"][name]), second,
+                              f"{pid}: hvp[{name}] vs {src}_ref")
+    return len(case["probes"])

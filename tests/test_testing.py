@@ -306,3 +306,163 @@ def test_oracle_dir_is_found_from_the_test_file_not_the_installed_package(monkey
     assert oracle_dir(__file__).resolve() == (repo / ".." / "shared" / "oracles").resolve()
     monkeypatch.setenv("TENFERRO_ORACLES", "/some/where")
     assert str(oracle_dir(__file__)) == "/some/where"
+
+
+# ---- oracle replay helpers ----------------------------------------------------------------
+
+def _enc(a):
+    """An oracle case tensor (the inverse of decode_oracle_tensor)."""
+    a = np.asarray(a)
+    data = np.stack([a.real, a.imag], -1) if a.dtype.kind == "c" else a
+    return {"data": data.ravel().tolist(), "dtype": str(a.dtype), "shape": list(a.shape),
+            "order": "row_major"}
+
+
+def _cube_case(x, rtol=1e-10):
+    """A replay case of y = x³ (input "a", output "value") with exact references:
+    jvp 3x²·v, vjp conj(3x²)·ȳ, and the hvp of φ = Re⟨ȳ, x³⟩, the JVP of the gradient map
+    x ↦ conj(3x²)·ȳ: conj(6x·v)·ȳ (the complex convention of DESIGN.md §2)."""
+    rng = np.random.default_rng(5)
+    v, ybar = random_array(x.shape, x.dtype, rng), random_array(x.shape, x.dtype, rng)
+    refs = {"jvp": {"value": _enc(3 * x * x * v)},
+            "hvp": {"a": _enc(np.conj(6 * x * v) * ybar)}}
+    tol = {"rtol": rtol, "atol": 1e-12}
+    return {"case_id": "cube/0", "op": "cube", "_family": "identity",
+            "expected_behavior": "success", "observable": {"kind": "identity"},
+            "inputs": {"a": _enc(x)}, "comparison": {"first_order": tol, "second_order": tol},
+            "probes": [{"probe_id": "p0", "direction": {"a": _enc(v)},
+                        "cotangent": {"value": _enc(ybar)},
+                        "pytorch_ref": dict(refs, vjp={"a": _enc(np.conj(3 * x * x) * ybar)}),
+                        "fd_ref": refs}]}
+
+
+@pytest.mark.parametrize("x", [X_REAL, X_COMPLEX], ids=["real", "complex"])
+def test_replay_oracle_case_passes_correct_rules_and_catches_wrong_ones(x):
+    from tenferro.testing import decode_oracle_tensor, replay_oracle_case
+    case = _cube_case(x)
+    assert np.array_equal(decode_oracle_tensor(case["inputs"]["a"]), x)
+    assert replay_oracle_case(case, cube) == 1               # a Tensor output is fine too
+    assert replay_oracle_case(case, lambda a: (cube(a),), ["value"]) == 1
+    wrong_vjp = _unary(lambda t: _conj(_d(t)) * 1.001, _d)
+    wrong_jvp = _unary(lambda t: _conj(_d(t)), lambda t: _d(t) * 1.001)
+    # a VJP rule whose own JVP is 0.1 % off: only the hvp (forward-over-reverse) sees it
+    sq = _square_helper(jvp_scale=1.001)
+    wrong_hvp = _unary(lambda t: _conj(3 * sq(t)), _d)
+    for f, match in ((wrong_vjp, r"vjp\[a\] vs pytorch_ref"),
+                     (wrong_jvp, r"jvp\[value\] vs pytorch_ref"),
+                     (wrong_hvp, r"hvp\[a\] vs pytorch_ref")):
+        with pytest.raises(AssertionError, match=match):
+            replay_oracle_case(case, f)
+
+
+def test_replay_oracle_case_caps_rtol_and_checks_the_case():
+    from tenferro.testing import ORACLE_RTOL_CAP, replay_oracle_case
+    case = _cube_case(X_REAL, rtol=10.0)      # the data has such rtols: they accept anything
+    off = _unary(lambda t: _conj(_d(t)) * 1.5, _d)
+    replay_oracle_case(case, off, rtol_cap=None)
+    with pytest.raises(AssertionError, match="vjp"):
+        replay_oracle_case(case, off)
+    assert ORACLE_RTOL_CAP < 1
+    with pytest.raises(AssertionError, match="probe outputs"):
+        replay_oracle_case(case, lambda a: (cube(a), cube(a)), ["output_0", "output_1"])
+    with pytest.raises(AssertionError, match="2 outputs, the probe has 1"):
+        replay_oracle_case(case, lambda a: (cube(a), cube(a)))
+    with pytest.raises(AssertionError, match="expected_behavior"):
+        replay_oracle_case(dict(case, expected_behavior="error"), cube)
+    with pytest.raises(AssertionError, match="no probes"):
+        replay_oracle_case(dict(case, probes=[]), cube)
+
+
+def test_replay_oracle_case_several_inputs_and_outputs():
+    """(a·b, a + b): output keys output_0/1 by default; a constant output (requires no
+    grad) stays out of the seed; an input no output reaches has the gradient 0."""
+    from tenferro.testing import replay_oracle_case
+    rng = np.random.default_rng(6)
+    a, b, c, va, vb, vc, y0, y1 = (random_array((2, 3), np.float64, rng) for _ in range(8))
+    zero = np.zeros((2, 3))
+    refs = {"jvp": {"output_0": _enc(va * b + a * vb), "output_1": _enc(va + vb),
+                    "output_2": _enc(zero)},
+            "hvp": {"a": _enc(y0 * vb), "b": _enc(y0 * va), "c": _enc(zero)}}
+    tol = {"rtol": 1e-12, "atol": 1e-12}
+    case = {"case_id": "mul_add/0", "expected_behavior": "success",
+            "inputs": {"a": _enc(a), "b": _enc(b), "c": _enc(c)},
+            "comparison": {"first_order": tol},
+            "probes": [{"probe_id": "p0",
+                        "direction": {"a": _enc(va), "b": _enc(vb), "c": _enc(vc)},
+                        "cotangent": {"output_0": _enc(y0), "output_1": _enc(y1),
+                                      "output_2": _enc(y0)},
+                        "pytorch_ref": dict(refs, vjp={"a": _enc(y0 * b + y1),
+                                                       "b": _enc(y0 * a + y1),
+                                                       "c": _enc(zero)}),
+                        "fd_ref": refs}]}
+
+    def f(x, y, z):
+        return x * y, x + y, tf.tensor(zero)
+    assert replay_oracle_case(case, f) == 1
+    with pytest.raises(AssertionError, match=r"jvp\[output_1\] vs pytorch_ref"):
+        replay_oracle_case(case, lambda x, y, z: (x * y, x + 2 * y, tf.tensor(zero)))
+
+
+def test_oracle_adapter_helpers(tmp_path):
+    import unittest
+    from tenferro.testing import (UnsupportedOracleCase, assert_oracle_cases_cover,
+                                  oracle_axis, oracle_case_id, oracle_kwargs,
+                                  oracle_output_keys)
+    assert oracle_output_keys(1) == ["value"]
+    assert oracle_output_keys(3) == ["output_0", "output_1", "output_2"]
+    assert oracle_case_id({"case_id": "x/1"}) == "x/1"
+    kw = {"dim": 1}
+    assert oracle_kwargs(kw, ("dim", "keepdim"), "c") is kw
+    with pytest.raises(UnsupportedOracleCase, match=r"c: op_kwargs \['dtype'\]"):
+        oracle_kwargs({"dim": 1, "dtype": "f"}, ("dim",), "c")
+    for dim, ndim, axis in ((None, 2, None), ([], 2, None), ([0, 1], 2, (0, 1)), (-1, 2, -1),
+                            (0, 0, None), ([-1], 0, None)):
+        assert oracle_axis(dim, ndim, "c") == axis
+    with pytest.raises(UnsupportedOracleCase, match="0-d"):
+        oracle_axis(1, 0, "c")
+    cases = [{"op": "svd", "_family": "s"}, {"op": "qr", "_family": "identity"}]
+    assert_oracle_cases_cover(cases, ["svd", "qr"])
+    assert_oracle_cases_cover(cases, {"svd": {"s"}})
+    with pytest.raises(AssertionError, match="ops without oracle cases: .'lu'"):
+        assert_oracle_cases_cover(cases, ["svd", "lu"])
+    with pytest.raises(AssertionError, match="families without oracle cases"):
+        assert_oracle_cases_cover(cases, {"svd": {"s", "u_abs"}})
+    with pytest.raises(unittest.SkipTest, match="no oracle data"):
+        assert_oracle_cases_cover([], ["svd"], tmp_path)     # no cases folder: skip
+    (tmp_path / "cases").mkdir()
+    with pytest.raises(AssertionError):
+        assert_oracle_cases_cover([], ["svd"], tmp_path)
+
+
+# ---- instrumentation ------------------------------------------------------------------------
+
+def test_record_calls(monkeypatch):
+    import types
+    from tenferro.testing import record_calls
+    owner = types.SimpleNamespace(f=lambda x, y=0: x + y, g=lambda: 7)
+    calls = record_calls(monkeypatch, owner, "f", "g")
+    assert owner.f(1, y=2) == 3 and owner.g() == 7 and owner.f(5) == 5
+    assert calls == [(1,), (), (5,)]
+    monkeypatch.undo()
+    owner.f(1)
+    assert len(calls) == 3
+
+
+def test_check_kernel_backward(monkeypatch):
+    import importlib
+    import types
+    from tenferro.testing import check_kernel_backward
+    svd_mod = importlib.import_module("tenferro.linalg.svd")
+    a = random_array((4, 3), np.float64, 1)
+
+    def loss(x):
+        u, s, vt = tf.linalg.svd(x)
+        return tf.sum(tf.real(u @ vt)) + tf.sum(s * s)
+    check_kernel_backward(monkeypatch, svd_mod._kernel, "svd_core", loss, a)
+    monkeypatch.undo()
+    owner = types.SimpleNamespace(kern=lambda: None)
+    with pytest.raises(AssertionError, match="create_graph backward called kern"):
+        check_kernel_backward(monkeypatch, owner, "kern",
+                              lambda x: owner.kern() or tf.sum(x * x), a)
+    with pytest.raises(AssertionError, match="plain backward called kern 0 time"):
+        check_kernel_backward(monkeypatch, owner, "kern", lambda x: tf.sum(x * x), a)

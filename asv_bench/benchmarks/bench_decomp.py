@@ -28,12 +28,10 @@ import sys
 
 # _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
 try:  # asv imports this file from the package ``benchmarks``
-    from ._common import limit_threads, medians
-    from ._common import random_array as _random
+    from . import _common as common
 except ImportError:  # run or loaded by path: _common.py stands next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _common import limit_threads, medians
-    from _common import random_array as _random
+    import _common as common
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
@@ -41,15 +39,11 @@ import scipy.linalg as sla  # noqa: E402
 import tenferro as tf  # noqa: E402
 from tenferro._kernels import triangular as _kernel  # noqa: E402
 
-limit_threads()  # NumPy may have been imported before this module: limit its pools
+_random = common.random_array
+common.limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
-class _Bench:
-    params = [[4, 16, 64, 256], ["float64", "complex128"]]
-    param_names = ["n", "dtype"]
-
-
-class QR(_Bench):
+class QR(common.SizeDtype):
     def setup(self, n, dtype):
         rng = np.random.default_rng(0)
         self.a = _random((n, n), dtype, rng) + 3 * np.eye(n)   # full rank
@@ -71,7 +65,7 @@ class QR(_Bench):
         _kernel.qr_backprop(self.q, self.r, *self.gs)
 
 
-class Cholesky(_Bench):
+class Cholesky(common.SizeDtype):
     def setup(self, n, dtype):
         rng = np.random.default_rng(1)
         x = _random((n, n), dtype, rng)
@@ -94,7 +88,7 @@ class Cholesky(_Bench):
         _kernel.cholesky_backprop(self.l, self.g)
 
 
-class LU(_Bench):
+class LU(common.SizeDtype):
     def setup(self, n, dtype):
         rng = np.random.default_rng(2)
         self.a = _random((n, n), dtype, rng)
@@ -113,24 +107,9 @@ class LU(_Bench):
 
 
 def main():
-    import sys
-    import time
-    timer = time.process_time if "--cpu" in sys.argv[1:] else None
-    print(f"{'bench':8} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
-          f"{'tf f+b us':>9} {'f+b/scipy':>9} {'kernel bwd':>10}")
-    for cls in (QR, Cholesky, LU):
-        for dtype in _Bench.params[1]:
-            for n in _Bench.params[0]:
-                b = cls()
-                b.setup(n, dtype)
-                fns = [b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward]
-                if hasattr(b, "time_kernel_backward"):
-                    fns.append(b.time_kernel_backward)
-                ts = [t * 1e6 for t in medians([lambda f=f: f(n, dtype) for f in fns],
-                                               timer=timer)]
-                kern = f"{ts[3]:10.1f}" if len(ts) > 3 else ""
-                print(f"{cls.__name__:8} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
-                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f} {kern}", flush=True)
+    common.print_forward_backward_table(
+        (QR, Cholesky, LU), timer=common.cpu_timer(),
+        extra=[("kernel bwd", ["time_kernel_backward"], lambda t: f"{t[0]:.1f}")])
 
 
 if __name__ == "__main__":

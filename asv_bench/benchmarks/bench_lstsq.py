@@ -13,34 +13,29 @@ rank K = (AᴴA)⁻¹ = R⁻¹R⁻ᴴ with the primal's R, and matmuls of O(mn).
 is R⁻¹Qᴴ from the same QR (an SVD otherwise). Targets: lstsq <= 1.2x at n = 16 and
 <= 0.8x at n = 256; pinv (whose rule is six matmuls of X and A) <= 1.3x and <= 1.8x.
 
-``python asv_bench/benchmarks/bench_lstsq.py`` prints the medians and ratios directly.
+``python asv_bench/benchmarks/bench_lstsq.py`` prints the medians and ratios directly
+(``--cpu``: with the process CPU clock).
 """
 import os
 import sys
 
 # _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
 try:  # asv imports this file from the package ``benchmarks``
-    from ._common import limit_threads, medians
-    from ._common import random_array as _array
+    from . import _common as common
 except ImportError:  # run or loaded by path: _common.py stands next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _common import limit_threads, medians
-    from _common import random_array as _array
+    import _common as common
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
-limit_threads()  # NumPy may have been imported before this module: limit its pools
+_array = common.random_array
+common.limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
-class _Bench:
-    params = [[4, 16, 64, 256], ["float64", "complex128"]]
-    param_names = ["n", "dtype"]
-
-
-class Lstsq(_Bench):
+class Lstsq(common.SizeDtype):
     def setup(self, n, dtype):
         rng = np.random.default_rng(0)
         self.a = _array((2 * n, n), dtype, rng)
@@ -61,7 +56,7 @@ class Lstsq(_Bench):
         tf.grad([x, res], self.leaves, [self.gx, self.gr])
 
 
-class Pinv(_Bench):
+class Pinv(common.SizeDtype):
     def setup(self, n, dtype):
         rng = np.random.default_rng(1)
         self.a = _array((2 * n, n), dtype, rng)
@@ -80,18 +75,7 @@ class Pinv(_Bench):
 
 
 def main():
-    print(f"{'bench':6} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
-          f"{'tf f+b us':>9} {'f+b/scipy':>9}")
-    for cls in (Lstsq, Pinv):
-        for dtype in _Bench.params[1]:
-            for n in _Bench.params[0]:
-                b = cls()
-                b.setup(n, dtype)
-                ts = [t * 1e6 for t in medians(
-                    [lambda f=f: f(n, dtype) for f in (b.time_scipy_primal, b.time_tf_forward,
-                                                       b.time_tf_forward_backward)])]
-                print(f"{cls.__name__:6} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
-                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f}")
+    common.print_forward_backward_table((Lstsq, Pinv), timer=common.cpu_timer())
 
 
 if __name__ == "__main__":

@@ -23,12 +23,10 @@ import sys
 
 # _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
 try:  # asv imports this file from the package ``benchmarks``
-    from ._common import limit_threads, medians
-    from ._common import random_array as _random
+    from . import _common as common
 except ImportError:  # run or loaded by path: _common.py stands next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _common import limit_threads, medians
-    from _common import random_array as _random
+    import _common as common
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
@@ -36,12 +34,12 @@ import scipy.linalg as sla  # noqa: E402
 import tenferro as tf  # noqa: E402
 from tenferro.linalg import _lapack  # noqa: E402
 
-limit_threads()  # NumPy may have been imported before this module: limit its pools
+_random = common.random_array
+common.limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
-class _Bench:
-    params = [[16, 256], ["float64", "complex128"]]
-    param_names = ["n", "dtype"]
+class _Bench(common.SizeDtype):
+    params = [[16, 256], common.DTYPES]
 
     def setup(self, n, dtype):
         rng = np.random.default_rng(0)
@@ -79,27 +77,10 @@ class Nuc(_Bench):
 
 
 def main():
-    timer = time_cpu() if "--cpu" in sys.argv[1:] else None
-    print(f"{'bench':5} {'n':>4} {'dtype':10} {'base us':>9} {'tf fwd us':>9} "
-          f"{'tf f+b us':>9} {'f+b/base':>9} {'uv/vals':>8}")
-    for cls in (Fro, Nuc):
-        for dtype in _Bench.params[1]:
-            for n in _Bench.params[0]:
-                b = cls()
-                b.setup(n, dtype)
-                fns = [b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward]
-                if cls is Nuc:
-                    fns += [b.time_svd_values, b.time_svd_vectors]
-                ts = [t * 1e6 for t in medians([lambda f=f: f(n, dtype) for f in fns],
-                                               timer=timer)]
-                floor = f"{ts[4] / ts[3]:8.2f}" if len(ts) > 3 else ""
-                print(f"{cls.__name__:5} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
-                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f} {floor}", flush=True)
-
-
-def time_cpu():
-    import time
-    return time.process_time
+    common.print_forward_backward_table(
+        (Fro, Nuc), _Bench.params, floor="base", timer=common.cpu_timer(),
+        extra=[("uv/vals", ["time_svd_values", "time_svd_vectors"],
+                lambda t: f"{t[1] / t[0]:.2f}")])
 
 
 if __name__ == "__main__":

@@ -43,25 +43,21 @@ import sys
 
 # _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
 try:  # asv imports this file from the package ``benchmarks``
-    from ._common import limit_threads, medians
-    from ._common import random_array as _random
+    from . import _common as common
 except ImportError:  # run or loaded by path: _common.py stands next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _common import limit_threads, medians
-    from _common import random_array as _random
+    import _common as common
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
-limit_threads()  # NumPy may have been imported before this module: limit its pools
+_random = common.random_array
+common.limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
-class _Bench:
-    params = [[4, 16, 64, 256], ["float64", "complex128"]]
-    param_names = ["n", "dtype"]
-
+class _Bench(common.SizeDtype):
     def setup(self, n, dtype):
         rng = np.random.default_rng(0)
         self.a = self.matrix(n, dtype, rng)
@@ -119,7 +115,7 @@ class MatrixExp(_Bench):
 
 class MatrixExpNorms:
     """matrix_exp forward + backward ÷ scipy.linalg.expm at ‖A‖₁ = 0.1, 1, 5, 50."""
-    params = [[16, 256], ["float64", "complex128"], [0.1, 1.0, 5.0, 50.0]]
+    params = [[16, 256], common.DTYPES, [0.1, 1.0, 5.0, 50.0]]
     param_names = ["n", "dtype", "norm1"]
 
     def setup(self, n, dtype, norm1):
@@ -158,10 +154,8 @@ class NormNuc(_Bench):
         tf.grad([tf.linalg.norm(self.leaf, "nuc")], [self.leaf])
 
 
-class FrechetAlgorithms:
+class FrechetAlgorithms(common.SizeDtype):
     """L(A, E) for one cotangent E, given A (the backward of matrix_exp alone)."""
-    params = [[4, 16, 64, 256], ["float64", "complex128"]]
-    param_names = ["n", "dtype"]
 
     def setup(self, n, dtype):
         rng = np.random.default_rng(2)
@@ -190,48 +184,31 @@ def main(names=None):
     classes = [Det, Slogdet, MatrixExp, NormFro, NormNuc]
     if names:
         classes = [c for c in classes if c.__name__ in names]
-    print(f"{'bench':9} {'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} "
-          f"{'tf f+b us':>9} {'f+b/scipy':>9}")
-    for cls in classes:
-        for dtype in _Bench.params[1]:
-            for n in _Bench.params[0]:
-                b = cls()
-                b.setup(n, dtype)
-                ts = [t * 1e6 for t in medians(
-                    [lambda f=f: f(n, dtype) for f in
-                     (b.time_scipy_primal, b.time_tf_forward, b.time_tf_forward_backward)])]
-                print(f"{cls.__name__:9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} "
-                      f"{ts[2]:9.1f} {ts[2] / ts[0]:9.2f}", flush=True)
+    common.print_forward_backward_table(classes)
     if not names or "MatrixExpNorms" in names:
         print(f"\n{'expm':9} {'n':>4} {'dtype':10} {'norm1':>6} {'scipy us':>9} "
               f"{'tf f+b us':>9} {'f+b/scipy':>9}")
         for dtype in MatrixExpNorms.params[1]:
             for n in MatrixExpNorms.params[0]:
                 for norm1 in MatrixExpNorms.params[2]:
-                    b = MatrixExpNorms()
-                    b.setup(n, dtype, norm1)
-                    ts = [t * 1e6 for t in medians(
-                        [lambda f=f: f(n, dtype, norm1) for f in
-                         (b.time_scipy_primal, b.time_tf_forward_backward)])]
+                    b = common.setup_bench(MatrixExpNorms, n, dtype, norm1)
+                    ts = common.medians_us([b.time_scipy_primal, b.time_tf_forward_backward],
+                                           (n, dtype, norm1))
                     print(f"{'':9} {n:4d} {dtype:10} {norm1:6g} {ts[0]:9.1f} {ts[1]:9.1f} "
                           f"{ts[1] / ts[0]:9.2f}", flush=True)
     if names and "FrechetAlgorithms" not in names:
         return
     print(f"\n{'L(A, E)':9} {'n':>4} {'dtype':10} {'saved us':>9} {'numpy us':>9} "
           f"{'frechet':>9} {'block':>9}")
-    for dtype in FrechetAlgorithms.params[1]:
-        for n in FrechetAlgorithms.params[0]:
-            b = FrechetAlgorithms()
-            b.setup(n, dtype)
-            ts = [t * 1e6 for t in medians(
-                [lambda f=f: f(n, dtype) for f in
-                 (b.time_saved_pade, b.time_saved_pade_numpy, b.time_scipy_expm_frechet,
-                  b.time_block_exponential)],
-                repeat=7)]
+    for dtype in common.DTYPES:
+        for n in common.SIZES:
+            b = common.setup_bench(FrechetAlgorithms, n, dtype)
+            ts = common.medians_us([b.time_saved_pade, b.time_saved_pade_numpy,
+                                    b.time_scipy_expm_frechet, b.time_block_exponential],
+                                   (n, dtype), repeat=7)
             print(f"{'':9} {n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f} "
                   f"{ts[3]:9.1f}", flush=True)
 
 
 if __name__ == "__main__":
-    import sys
     main(sys.argv[1:])

@@ -24,12 +24,10 @@ import sys
 
 # _common sets the BLAS/OpenMP thread variables to 1 on import: keep it before NumPy
 try:  # asv imports this file from the package ``benchmarks``
-    from ._common import limit_threads, medians
-    from ._common import random_array as _random
+    from . import _common as common
 except ImportError:  # run or loaded by path: _common.py stands next to this file
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from _common import limit_threads, medians
-    from _common import random_array as _random
+    import _common as common
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
@@ -39,13 +37,11 @@ from tenferro._kernels import _reference  # noqa: E402
 from tenferro._kernels import lapack as _lapack  # noqa: E402
 from tenferro._kernels import triangular as _kernel  # noqa: E402
 
-limit_threads()  # NumPy may have been imported before this module: limit its pools
+_random = common.random_array
+common.limit_threads()  # NumPy may have been imported before this module: limit its pools
 
 
-class _Bench:
-    params = [[4, 16, 64, 256], ["float64", "complex128"]]
-    param_names = ["n", "dtype"]
-
+class _Bench(common.SizeDtype):
     def setup(self, n, dtype):
         rng = np.random.default_rng(0)
         self.a = np.tril(_random((n, n), dtype, rng)) + 3 * np.sqrt(n) * np.eye(n)
@@ -91,23 +87,18 @@ class Solve(_Bench):
 
 
 def main():
-    import sys
-    import time
-    timer = time.process_time if "--cpu" in sys.argv[1:] else None
     print(f"{'n':>4} {'dtype':10} {'scipy us':>9} {'tf fwd us':>9} {'tf f+b us':>9} "
           f"{'f+b/scipy':>9} {'kernel us':>9} {'twin us':>9} {'twin/kern':>9} "
           f"{'trsm/rec L':>10} {'trsm/rec R':>10}")
-    for dtype in _Bench.params[1]:
-        for n in _Bench.params[0]:
-            s, k, v = SolveTriangular(), Backprop(), Solve()
-            s.setup(n, dtype)
-            k.setup(n, dtype)
-            v.setup(n, dtype)
-            ts = [t * 1e6 for t in medians(
-                [lambda f=f: f(n, dtype) for f in
-                 (s.time_scipy_primal, s.time_tf_forward, s.time_tf_forward_backward,
-                  k.time_kernel, k.time_twin, v.time_recursive_left, v.time_trsm_left,
-                  v.time_recursive_right, v.time_trsm_right)], timer=timer)]
+    timer = common.cpu_timer()
+    for dtype in common.DTYPES:
+        for n in common.SIZES:
+            s, k, v = (common.setup_bench(cls, n, dtype)
+                       for cls in (SolveTriangular, Backprop, Solve))
+            ts = common.medians_us(
+                [s.time_scipy_primal, s.time_tf_forward, s.time_tf_forward_backward,
+                 k.time_kernel, k.time_twin, v.time_recursive_left, v.time_trsm_left,
+                 v.time_recursive_right, v.time_trsm_right], (n, dtype), timer=timer)
             print(f"{n:4d} {dtype:10} {ts[0]:9.1f} {ts[1]:9.1f} {ts[2]:9.1f} "
                   f"{ts[2] / ts[0]:9.2f} {ts[3]:9.1f} {ts[4]:9.1f} {ts[4] / ts[3]:9.2f} "
                   f"{ts[6] / ts[5]:10.2f} {ts[8] / ts[7]:10.2f}", flush=True)

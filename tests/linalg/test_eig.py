@@ -2,14 +2,14 @@
 against finite differences, the gauge check, the repeated-eigenvalue policy, errors, and
 the shared reference derivatives (../shared/oracles)."""
 import importlib
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro.testing import check_grads, check_low_precision, random_array
+from tenferro.testing import (assert_oracle_cases_cover, check_grads, check_low_precision,
+                              load_oracle_cases, oracle_case_id, oracle_dir, random_array,
+                              record_calls, replay_oracle_case)
 
 # the module (tf.linalg.eig is the function of the same name)
 eig_mod = importlib.import_module("tenferro.linalg.eig")
@@ -241,11 +241,7 @@ def test_empty(shape):
 
 @pytest.mark.parametrize("fn", [tf.linalg.eig, tf.linalg.eigvals])
 def test_errors(fn, monkeypatch):
-    recorded = []
-    for name in ("apply", "apply1"):
-        orig = getattr(eig_mod, name)
-        monkeypatch.setattr(eig_mod, name,
-                            lambda *a, _o=orig, **k: recorded.append(a) or _o(*a, **k))
+    recorded = record_calls(monkeypatch, eig_mod, "apply", "apply1")
     with pytest.raises(tf.ShapeError, match="ndim >= 2"):
         fn(tf.tensor(np.ones(3), requires_grad=True))
     with pytest.raises(tf.ShapeError, match="square"):
@@ -268,80 +264,29 @@ def test_errors(fn, monkeypatch):
 
 # ---- shared reference derivatives (PyTorch 2.10 OpInfo samples) --------------------------
 
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles" / "cases"
-
-
-def _load(op, family):
-    path = ORACLES / op / f"{family}.jsonl"
-    if not path.is_file():
-        return []
-    with open(path) as fh:
-        cases = [json.loads(line) for line in fh if line.strip()]
-    return [pytest.param(c, id=c["case_id"]) for c in cases]
-
-
-def _decode(t):
-    dtype = np.dtype(t["dtype"])
-    a = np.asarray(t["data"], dtype=np.float64)
-    if dtype.kind == "c":
-        a = a.reshape(-1, 2) @ np.array([1, 1j])
-    return a.reshape(t["shape"]).astype(dtype)
-
-
-def _tol(c):
-    return {"rtol": c["rtol"], "atol": c["atol"]}
-
-
-def _replay(case, fn, keys):
-    """Replay every probe: JVP, VJP and H·v of φ(x) = Re⟨ȳ, f(x)⟩ (forward-over-reverse)."""
-    a = _decode(case["inputs"]["a"])
-    first = case["comparison"]["first_order"]
-    second = case["comparison"].get("second_order", first)
-    for probe in case["probes"]:
-        d = _decode(probe["direction"]["a"])
-        cots = [_decode(probe["cotangent"][k]) for k in keys]
-        refs = [probe["pytorch_ref"], probe["fd_ref"]]
-        if case["expected_behavior"] == "error":
-            x = tf.tensor(a, requires_grad=True)
-            with pytest.raises(tf.GaugeError):
-                tf.grad(list(fn(x)), [x], cots)
-            continue
-        _, ts = tf.jvp(fn, [a], [d])
-        for ref in refs:
-            for k, t in zip(keys, ts):
-                np.testing.assert_allclose(t.numpy(), _decode(ref["jvp"][k]), **_tol(first))
-        x = tf.tensor(a, requires_grad=True)
-        g, = tf.grad(list(fn(x)), [x], cots)
-        np.testing.assert_allclose(g.numpy(), _decode(probe["pytorch_ref"]["vjp"]["a"]),
-                                   **_tol(first))
-        if "hvp" in probe["pytorch_ref"]:
-            def phi(y):
-                return sum(tf.real(tf.sum(np.conj(c) * o)) for c, o in zip(cots, fn(y)))
-            _, _, (h,) = tf.hvp(phi, [a], [d])
-            for ref in refs:
-                np.testing.assert_allclose(h.numpy(), _decode(ref["hvp"]["a"]), **_tol(second))
-
-
-EIG_CASES = _load("eig", "values_vectors_abs") + _load("eig", "gauge_ill_defined")
-EIGVALS_CASES = _load("eigvals", "identity")
+ORACLES = oracle_dir(__file__)
+# every family of the two op folders: a gauge_ill_defined case (expected_behavior "error",
+# no probes) would fail replay_oracle_case; tests/linalg/test_oracles_linalg.py replays those
+EIG_CASES = load_oracle_cases(["eig"], ORACLES)
+EIGVALS_CASES = load_oracle_cases(["eigvals"], ORACLES)
 
 
 def test_oracle_cases_found():
-    if not ORACLES.is_dir():
-        pytest.skip(f"no oracle data at {ORACLES}")
+    assert_oracle_cases_cover(EIG_CASES + EIGVALS_CASES,
+                              {"eig": {"values_vectors_abs"}, "eigvals": {"identity"}}, ORACLES)
     assert len(EIG_CASES) >= 16 and len(EIGVALS_CASES) >= 16
 
 
-@pytest.mark.parametrize("case", EIG_CASES)
+@pytest.mark.parametrize("case", EIG_CASES, ids=oracle_case_id)
 def test_oracle_eig(case):
     assert case["observable"]["kind"] in ("eig_values_vectors_abs", "identity")
     if case["observable"]["kind"] == "identity":
-        _replay(case, lambda x: tuple(tf.linalg.eig(x)), ["output_0", "output_1"])
+        replay_oracle_case(case, lambda x: tuple(tf.linalg.eig(x)), ["output_0", "output_1"])
     else:
-        _replay(case, _values_abs_vectors, ["values", "vectors"])
+        replay_oracle_case(case, _values_abs_vectors, ["values", "vectors"])
 
 
-@pytest.mark.parametrize("case", EIGVALS_CASES)
+@pytest.mark.parametrize("case", EIGVALS_CASES, ids=oracle_case_id)
 def test_oracle_eigvals(case):
     assert case["observable"]["kind"] == "identity"
-    _replay(case, lambda x: (tf.linalg.eigvals(x),), ["value"])
+    replay_oracle_case(case, tf.linalg.eigvals, ["value"])

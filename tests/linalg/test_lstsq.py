@@ -6,17 +6,17 @@ Rank-deficient inputs are differentiated through a rank-preserving parametrisati
 a = u @ v (u m×r, v r×n): a finite-difference step on a itself would raise the rank, where
 the pseudo-inverse is discontinuous, while pinv/lstsq derivatives hold at constant rank.
 """
-import functools
 import importlib
 
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, check_grads,
-                              check_low_precision, load_oracle_cases, oracle_dir, oracle_phi,
-                              random_array)
-from tenferro.testing import decode_oracle_tensor as decode
+from tenferro.testing import UnsupportedOracleCase as UnsupportedCase
+from tenferro.testing import (assert_oracle_cases_cover, check_grads, check_low_precision,
+                              load_oracle_cases, oracle_case_id, oracle_dir, random_array,
+                              record_calls, replay_oracle_case)
+from tenferro.testing import oracle_kwargs as _take
 
 # the module (tf.linalg.lstsq is the function of the same name)
 lstsq_mod = importlib.import_module("tenferro.linalg.lstsq")
@@ -410,12 +410,7 @@ def test_lstsq_backward_reuses_one_factorization(sa, monkeypatch):
 # ---- errors ------------------------------------------------------------------------------
 
 def _watch_records(monkeypatch):
-    recorded = []
-    for name in ("apply", "apply1"):
-        fn = getattr(lstsq_mod, name)
-        monkeypatch.setattr(lstsq_mod, name,
-                            lambda *args, f=fn, **kw: recorded.append(args) or f(*args, **kw))
-    return recorded
+    return record_calls(monkeypatch, lstsq_mod, "apply", "apply1")
 
 
 @pytest.mark.parametrize("sa,sb,match", [
@@ -488,18 +483,6 @@ ORACLES = oracle_dir(__file__)
 ORACLE_OPS = ("pinv", "pinv_hermitian", "lstsq_grad_oriented")
 
 
-class UnsupportedCase(Exception):
-    """The case uses a PyTorch argument this adapter cannot express in tenferro."""
-
-
-def _take(kw, allowed, cid):
-    unknown = set(kw) - set(allowed)
-    if unknown:
-        raise UnsupportedCase(f"{cid}: op_kwargs {sorted(unknown)} have no tenferro "
-                              f"equivalent in this adapter")
-    return kw
-
-
 def make_fn(case):
     """A function of the case's input Tensors returning the tuple of observed outputs."""
     op, cid = case["op"], case["case_id"]
@@ -535,65 +518,16 @@ def make_fn(case):
     raise UnsupportedCase(f"{cid}: op {op!r} is not covered by this adapter")
 
 
-CASES = [pytest.param(c, id=c["case_id"]) for c in load_oracle_cases(ORACLE_OPS, ORACLES)]
 # Only the replay is skipped without the data (the rest of this file does not need it).
-needs_oracles = pytest.mark.skipif(not (ORACLES / "cases").is_dir(),
-                                   reason=f"no oracle data at {ORACLES}")
-
-# rtol >= 1 in the data would accept any answer
-_assert_close = functools.partial(assert_close_to_oracle, rtol_cap=ORACLE_RTOL_CAP)
+CASES = load_oracle_cases(ORACLE_OPS, ORACLES)
 
 
-
-def _keys(n):
-    return ["value"] if n == 1 else [f"output_{i}" for i in range(n)]
-
-
-@needs_oracles
 def test_oracle_cases_found():
     """The replay really runs: each op of this file has cases on disk."""
-    assert {p.values[0]["op"] for p in CASES} == set(ORACLE_OPS)
+    assert_oracle_cases_cover(CASES, ORACLE_OPS, ORACLES)
 
 
-@needs_oracles
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASES, ids=oracle_case_id)
 def test_oracle(case):
-    assert case["expected_behavior"] == "success"
-    fn = make_fn(case)
-    names = list(case["inputs"])
-    primals = [decode(case["inputs"][k]) for k in names]
-    first = case["comparison"]["first_order"]
-    second = case["comparison"].get("second_order", first)
-    assert case["probes"], f"{case['case_id']}: no probes"
-    for probe in case["probes"]:
-        pid = f"{case['case_id']}/{probe['probe_id']}"
-        keys = _keys(len(probe["cotangent"]))
-        assert list(probe["cotangent"]) == keys, f"{pid}: outputs {list(probe['cotangent'])}"
-        refs = [("pytorch", probe["pytorch_ref"]), ("fd", probe["fd_ref"])]
-        dirs = [decode(probe["direction"][k]) for k in names]
-        cots = [decode(probe["cotangent"][k]) for k in keys]
-
-        # forward mode
-        _, tangents = tf.jvp(fn, [tf.tensor(p) for p in primals], [tf.tensor(d) for d in dirs])
-        for key, t in zip(keys, tangents):
-            for src, ref in refs:
-                _assert_close(t.numpy(), decode(ref["jvp"][key]), first,
-                              f"{pid}: jvp[{key}] vs {src}_ref")
-
-        # reverse mode
-        xs = [tf.tensor(p, requires_grad=True) for p in primals]
-        grads = tf.grad(list(fn(*xs)), xs, [tf.tensor(c) for c in cots])
-        for name, p, g in zip(names, primals, grads):
-            g = np.zeros_like(p) if g is None else g.numpy()
-            _assert_close(g, decode(probe["pytorch_ref"]["vjp"][name]), first,
-                          f"{pid}: vjp[{name}] vs pytorch_ref")
-
-        # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
-        if "hvp" in probe["pytorch_ref"]:
-            _, _, hvps = tf.hvp(oracle_phi(fn, cots), [tf.tensor(p) for p in primals],
-                                [tf.tensor(d) for d in dirs])
-            for name, h in zip(names, hvps):
-                for src, ref in refs:
-                    if "hvp" in ref:
-                        _assert_close(h.numpy(), decode(ref["hvp"][name]), second,
-                                      f"{pid}: hvp[{name}] vs {src}_ref")
+    # the probes name the outputs value (pinv) or output_0/1 (lstsq's solution, residuals)
+    replay_oracle_case(case, make_fn(case))

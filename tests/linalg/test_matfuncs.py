@@ -3,7 +3,6 @@ SciPy/NumPy, derivatives of every order against finite differences, the Fréchet
 derivative against scipy.linalg.expm_frechet, NumPy's ord/axis rules and errors,
 subgradients at zero and at ties, and the shared reference derivatives
 (../shared/oracles)."""
-import functools
 import importlib
 import math
 
@@ -12,10 +11,11 @@ import pytest
 import scipy.linalg as sla
 
 import tenferro as tf
-from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, check_grads,
-                              check_low_precision, load_oracle_cases, oracle_dir, oracle_phi,
-                              random_array)
-from tenferro.testing import decode_oracle_tensor as decode
+from tenferro.testing import UnsupportedOracleCase as UnsupportedCase
+from tenferro.testing import (assert_oracle_cases_cover, check_grads, check_low_precision,
+                              load_oracle_cases, oracle_axis, oracle_case_id, oracle_dir,
+                              random_array, replay_oracle_case)
+from tenferro.testing import oracle_kwargs as _take
 
 mf = importlib.import_module("tenferro.linalg.matfuncs")
 
@@ -409,30 +409,6 @@ ORACLES = oracle_dir(__file__)
 ORACLE_OPS = ("matrix_exp", "norm", "matrix_norm", "vector_norm")
 
 
-class UnsupportedCase(Exception):
-    """The case uses a PyTorch argument this adapter cannot express in tenferro."""
-
-
-def _take(kw, allowed, cid):
-    unknown = set(kw) - set(allowed)
-    if unknown:
-        raise UnsupportedCase(f"{cid}: op_kwargs {sorted(unknown)} have no tenferro "
-                              "equivalent in this adapter")
-    return kw
-
-
-def _axis(dim, ndim, cid):
-    """PyTorch dim -> NumPy axis: None and [] mean every axis; dim 0/-1 of a 0-d tensor
-    means its one element."""
-    if dim is None or (isinstance(dim, list) and not dim):
-        return None
-    if ndim == 0:
-        if all(d in (0, -1) for d in np.atleast_1d(dim)):
-            return None
-        raise UnsupportedCase(f"{cid}: dim={dim!r} on a 0-d input")
-    return tuple(dim) if isinstance(dim, list) else dim
-
-
 def make_fn(case):
     """f(x) returning the one observed output ('value'). PyTorch -> tenferro:
     linalg.norm(A, ord, dim, keepdim) -> norm(A, ord, axis, keepdims) (the same NumPy
@@ -457,7 +433,7 @@ def make_fn(case):
         kw[name] = value
     _take(kw, names, cid)
     keepdims = bool(kw.get("keepdim", False))
-    axis = _axis(kw.get("dim"), ndim, cid)
+    axis = oracle_axis(kw.get("dim"), ndim, cid)
     if op == "norm":
         ord_ = kw.get("ord")
         return lambda x: tf.linalg.norm(x, ord_, axis, keepdims)
@@ -471,45 +447,13 @@ def make_fn(case):
     raise UnsupportedCase(f"{cid}: op {op!r}")
 
 
-CASES = [pytest.param(c, id=c["case_id"]) for c in load_oracle_cases(ORACLE_OPS, ORACLES)]
-needs_oracles = pytest.mark.skipif(not (ORACLES / "cases").is_dir(),
-                                   reason=f"no oracle data at {ORACLES}")
+CASES = load_oracle_cases(ORACLE_OPS, ORACLES)
 
 
-# rtol >= 1 in the data would accept any answer
-_close = functools.partial(assert_close_to_oracle, rtol_cap=ORACLE_RTOL_CAP)
-
-
-@needs_oracles
 def test_oracle_cases_found():
-    assert {p.values[0]["op"] for p in CASES} == set(ORACLE_OPS)
+    assert_oracle_cases_cover(CASES, ORACLE_OPS, ORACLES)   # skipped without the data
 
 
-@needs_oracles
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASES, ids=oracle_case_id)
 def test_oracle(case):
-    assert case["expected_behavior"] == "success"
-    fn = make_fn(case)
-    (name, spec), = case["inputs"].items()
-    primal = decode(spec)
-    first = case["comparison"]["first_order"]
-    second = case["comparison"].get("second_order", first)
-    for probe in case["probes"]:
-        pid = f"{case['case_id']}/{probe['probe_id']}"
-        assert list(probe["cotangent"]) == ["value"]
-        refs = [("pytorch", probe["pytorch_ref"]), ("fd", probe["fd_ref"])]
-        direction = decode(probe["direction"][name])
-        cot = decode(probe["cotangent"]["value"])
-        _, t = tf.jvp(fn, [tf.tensor(primal)], [tf.tensor(direction)])
-        for src, ref in refs:
-            _close(t.numpy(), decode(ref["jvp"]["value"]), first, f"{pid}: jvp {src}")
-        x = tf.tensor(primal, requires_grad=True)
-        (g,) = tf.grad([fn(x)], [x], [tf.tensor(cot)])
-        g = np.zeros_like(primal) if g is None else g.numpy()
-        _close(g, decode(probe["pytorch_ref"]["vjp"][name]), first, f"{pid}: vjp")
-        if "hvp" in probe["pytorch_ref"]:
-            phi = oracle_phi(lambda a: (fn(a),), [cot])
-            _, _, h = tf.hvp(phi, tf.tensor(primal), tf.tensor(direction))
-            for src, ref in refs:
-                if "hvp" in ref:
-                    _close(h.numpy(), decode(ref["hvp"][name]), second, f"{pid}: hvp {src}")
+    replay_oracle_case(case, make_fn(case), ["value"])

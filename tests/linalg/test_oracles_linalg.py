@@ -9,7 +9,8 @@ through tenferro, as tests/test_oracles.py does for the elementwise ops:
 * vjp: ``tf.grad(outputs, inputs, cotangent)``;
 * hvp: H·v of φ(x) = Re⟨ȳ, f(x)⟩ by forward-over-reverse (``tf.hvp``),
 
-each compared with ``pytorch_ref`` and ``fd_ref`` under the case's tolerances. ``f`` is the
+each compared with ``pytorch_ref`` and ``fd_ref`` under the case's tolerances (by
+``tenferro.testing.replay_oracle_case``). ``f`` is the
 op followed by the case's observable (README "A case"): identity, s, |U|, (s, |Vh|),
 (s, U Vh) with U, Vh cut to k = min(m, n) columns/rows, or (values, |vectors|) — the
 gauge-free parts of the decompositions. eigh, eigvalsh and cholesky act on the Hermitian
@@ -22,15 +23,15 @@ reverse mode must raise ``tf.GaugeError`` (forward mode has no cotangent to chec
 The adapter maps PyTorch's spelling to tenferro's; an argument it cannot express raises
 UnsupportedCase (never a skip), so new oracle data cannot silently test less.
 """
-import functools
-
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro.testing import (ORACLE_RTOL_CAP, assert_close_to_oracle, load_oracle_cases,
-                              oracle_dir, oracle_phi)
+from tenferro.testing import UnsupportedOracleCase as UnsupportedCase
+from tenferro.testing import (assert_oracle_cases_cover, load_oracle_cases, oracle_case_id,
+                              oracle_dir, replay_oracle_case)
 from tenferro.testing import decode_oracle_tensor as decode
+from tenferro.testing import oracle_kwargs as _take
 
 ORACLES = oracle_dir(__file__)
 if not (ORACLES / "cases").is_dir():
@@ -50,10 +51,6 @@ FAMILIES = {
 }
 
 
-class UnsupportedCase(Exception):
-    """The case uses a PyTorch argument this adapter cannot express in tenferro."""
-
-
 # ---- the adapter: PyTorch op, arguments and observable -> a function of a Tensor --------
 
 def _linalg(name):
@@ -61,14 +58,6 @@ def _linalg(name):
     if not callable(fn):
         raise AttributeError(f"tf.linalg.{name} is not implemented (found {fn!r})")
     return fn
-
-
-def _take(kw, allowed, cid):
-    unknown = set(kw) - set(allowed)
-    if unknown:
-        raise UnsupportedCase(f"{cid}: op_kwargs {sorted(unknown)} have no tenferro "
-                              f"equivalent in this adapter")
-    return kw
 
 
 def _herm(a):
@@ -167,61 +156,23 @@ def gauge_loss(case):
 def _load_cases():
     out = {"success": [], "error": []}
     for case in load_oracle_cases(FAMILIES, ORACLES):
-        out[case["expected_behavior"]].append(pytest.param(case, id=case["case_id"]))
+        out[case["expected_behavior"]].append(case)
     return out
 
 
 CASES = _load_cases()     # an unknown expected_behavior is a KeyError at collection
 
-# rtol >= 1 in the data (qr's first order, lu's second order) would accept any answer
-_assert_close = functools.partial(assert_close_to_oracle, rtol_cap=ORACLE_RTOL_CAP)
-
 
 def test_cases_found():
     """The replay really runs: every op family of this file has cases on disk."""
-    found = {}
-    for p in CASES["success"] + CASES["error"]:
-        found.setdefault(p.values[0]["op"], set()).add(p.values[0]["_family"])
-    missing = {op: sorted(fams - found.get(op, set())) for op, fams in FAMILIES.items()}
-    assert not any(missing.values()), f"families without oracle cases: {missing}"
+    assert_oracle_cases_cover(CASES["success"] + CASES["error"], FAMILIES)
 
 
-@pytest.mark.parametrize("case", CASES["success"])
+@pytest.mark.parametrize("case", CASES["success"], ids=oracle_case_id)
 def test_oracle(case):
     keys, fn = make_fn(case)
-    (name, spec), = case["inputs"].items()      # every linalg case has one input, "a"
-    primal = decode(spec)
-    first = case["comparison"]["first_order"]
-    second = case["comparison"].get("second_order", first)
-    assert case["probes"], f"{case['case_id']}: no probes"
-    for probe in case["probes"]:
-        pid = f"{case['case_id']}/{probe['probe_id']}"
-        assert list(probe["cotangent"]) == keys, f"{pid}: outputs {list(probe['cotangent'])}"
-        refs = [("pytorch", probe["pytorch_ref"]), ("fd", probe["fd_ref"])]
-        direction = decode(probe["direction"][name])
-        cots = [decode(probe["cotangent"][k]) for k in keys]
-
-        # forward mode
-        _, tangents = tf.jvp(fn, [tf.tensor(primal)], [tf.tensor(direction)])
-        for key, t in zip(keys, tangents):
-            for src, ref in refs:
-                _assert_close(t.numpy(), decode(ref["jvp"][key]), first,
-                              f"{pid}: jvp[{key}] vs {src}_ref")
-
-        # reverse mode
-        x = tf.tensor(primal, requires_grad=True)
-        g, = tf.grad(list(fn(x)), [x], [tf.tensor(c) for c in cots])
-        g = np.zeros_like(primal) if g is None else g.numpy()
-        _assert_close(g, decode(probe["pytorch_ref"]["vjp"][name]), first,
-                      f"{pid}: vjp[{name}] vs pytorch_ref")
-
-        # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
-        if "hvp" in probe["pytorch_ref"]:
-            _, _, h = tf.hvp(oracle_phi(fn, cots), tf.tensor(primal), tf.tensor(direction))
-            for src, ref in refs:
-                if "hvp" in ref:
-                    _assert_close(h.numpy(), decode(ref["hvp"][name]), second,
-                                  f"{pid}: hvp[{name}] vs {src}_ref")
+    assert list(case["inputs"]) == ["a"]          # every linalg case has one input, "a"
+    replay_oracle_case(case, fn, keys)
 
 
 def _expect_gauge_error(loss, fn, a):
@@ -237,7 +188,7 @@ def _expect_gauge_error(loss, fn, a):
     assert np.isfinite(g.numpy()).all()
 
 
-@pytest.mark.parametrize("case", CASES["error"])
+@pytest.mark.parametrize("case", CASES["error"], ids=oracle_case_id)
 def test_oracle_gauge_error(case):
     assert case["comparison"] == {"kind": "expect_error", "reason_code": "gauge_ill_defined"}
     (spec,) = case["inputs"].values()
@@ -248,7 +199,7 @@ def test_oracle_gauge_error(case):
 def test_eig_gauge_error():
     """The database has no eig gauge case, but the PyTorch test it comes from checks eig
     too (|Σ V| of a general complex matrix): replay that on the svd case's complex matrix."""
-    case, = [p.values[0] for p in CASES["error"] if p.values[0]["op"] == "svd"]
+    case, = [c for c in CASES["error"] if c["op"] == "svd"]
     eig_case = dict(case, op="eig", observable={"kind": "eig_values_vectors_abs"})
     _, fn = make_fn(eig_case)
     _expect_gauge_error(gauge_loss(eig_case), fn, decode(case["inputs"]["a"]))

@@ -2,15 +2,14 @@
 against finite differences, NumPy 2 right-hand-side rules, errors, and the shared
 reference derivatives (../shared/oracles)."""
 import importlib
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro.testing import (check_grads, check_low_precision, random_array,
-                              random_well_conditioned)
+from tenferro.testing import (assert_oracle_cases_cover, check_grads, check_low_precision,
+                              load_oracle_cases, oracle_case_id, oracle_dir, random_array,
+                              random_well_conditioned, replay_oracle_case)
 
 # the module (tf.linalg.solve is the function of the same name)
 solve_mod = importlib.import_module("tenferro.linalg.solve")
@@ -253,24 +252,7 @@ def test_builders():
 
 # ---- shared reference derivatives (PyTorch 2.10 OpInfo samples) --------------------------
 
-ORACLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "oracles" / "cases"
-
-
-def _load(op):
-    path = ORACLES / op / "identity.jsonl"
-    if not path.is_file():
-        return []
-    with open(path) as fh:
-        return [pytest.param(json.loads(line), id=json.loads(line)["case_id"])
-                for line in fh if line.strip()]
-
-
-def _decode(t):
-    dtype = np.dtype(t["dtype"])
-    a = np.asarray(t["data"], dtype=np.float64)
-    if dtype.kind == "c":
-        a = a.reshape(-1, 2) @ np.array([1, 1j])
-    return a.reshape(t["shape"]).astype(dtype)
+ORACLES = oracle_dir(__file__)
 
 
 def _torch_solve(a, b):
@@ -282,51 +264,26 @@ def _torch_solve(a, b):
 
 
 def _replay(case, fn):
-    assert case["expected_behavior"] == "success" and case["observable"]["kind"] == "identity"
+    assert case["observable"]["kind"] == "identity"
     assert not case.get("op_kwargs") and not case.get("op_args")
-    names = list(case["inputs"])
-    xs = [_decode(case["inputs"][k]) for k in names]
-    first = case["comparison"]["first_order"]
-    second = case["comparison"].get("second_order", first)
-    for probe in case["probes"]:
-        dirs = [_decode(probe["direction"][k]) for k in names]
-        cot = _decode(probe["cotangent"]["value"])
-        refs = [probe["pytorch_ref"], probe["fd_ref"]]
-        _, t = tf.jvp(fn, xs, dirs)
-        for ref in refs:
-            np.testing.assert_allclose(t.numpy(), _decode(ref["jvp"]["value"]), **_tol(first))
-        leaves = [tf.tensor(x, requires_grad=True) for x in xs]
-        gs = tf.grad(fn(*leaves), leaves, [cot])
-        for k, g in zip(names, gs):
-            np.testing.assert_allclose(g.numpy(), _decode(probe["pytorch_ref"]["vjp"][k]),
-                                       **_tol(first))
-        if "hvp" in probe["pytorch_ref"]:
-            def phi(*ys):
-                return tf.real(tf.sum(np.conj(cot) * fn(*ys)))
-            _, _, hvps = tf.hvp(phi, xs, dirs)
-            for ref in refs:
-                for k, h in zip(names, hvps):
-                    np.testing.assert_allclose(h.numpy(), _decode(ref["hvp"][k]), **_tol(second))
+    replay_oracle_case(case, fn, ["value"])
 
 
-def _tol(c):
-    return {"rtol": c["rtol"], "atol": c["atol"]}
-
-
-SOLVE_CASES, INV_CASES = _load("solve"), _load("inv")
+SOLVE_CASES = load_oracle_cases(["solve"], ORACLES)
+INV_CASES = load_oracle_cases(["inv"], ORACLES)
 
 
 def test_oracle_cases_found():
-    if not ORACLES.is_dir():
-        pytest.skip(f"no oracle data at {ORACLES}")
+    assert_oracle_cases_cover(SOLVE_CASES + INV_CASES,
+                              {"solve": {"identity"}, "inv": {"identity"}}, ORACLES)
     assert len(SOLVE_CASES) >= 40 and len(INV_CASES) >= 16
 
 
-@pytest.mark.parametrize("case", SOLVE_CASES)
+@pytest.mark.parametrize("case", SOLVE_CASES, ids=oracle_case_id)
 def test_oracle_solve(case):
     _replay(case, _torch_solve)
 
 
-@pytest.mark.parametrize("case", INV_CASES)
+@pytest.mark.parametrize("case", INV_CASES, ids=oracle_case_id)
 def test_oracle_inv(case):
     _replay(case, tf.linalg.inv)
