@@ -13,7 +13,8 @@ swaps in their NumPy/SciPy twins from ``tenferro/_kernels/_reference.py``.
   eigh(a, lower=True, compute_v=True) -> (w, v), or w
       syevd/heevd; ascending w; reads only the lower (or upper) triangle.
   qr(a, mode="reduced") -> (q, r), or r for mode="r"; mode "complete" as numpy.
-      geqrf + orgqr/ungqr; same values as numpy.linalg.qr.
+      geqrf + orgqr/ungqr for small matrices, geqrt + blocked accumulation of Q for
+      larger ones (k >= 64); same values as numpy.linalg.qr.
   getrf(a, return_info=False) -> (lu, piv) or (lu, piv, info)
       piv: 0-based row interchanges (int32), like scipy.linalg.lu_factor. Exactly
       singular matrices are factored, not rejected: info[...] = k > 0 says u[k-1, k-1]

@@ -165,6 +165,37 @@ def test_qr(dtype, shape, mode):
         assert_close(q @ r, a, dtype, 10)
 
 
+# shapes taking lapack.pyx's geqrt path (_qr_block: k >= 64; a complete Q of a tall matrix
+# from k = 32; mode "r" from k = 96, or 64 when wide), with block sizes 8, 16 and 32 and
+# a last block narrower than the others
+QR_BLOCKED = [((70, 64), "reduced"), ((2, 64, 66), "complete"), ((40, 33), "complete"),
+              ((64, 100), "r"), ((97, 97), "r"), ((2, 99, 97), "reduced"),
+              ((130, 120), "reduced"), ((197, 260), "complete")]
+
+
+@pytest.mark.parametrize("shape, mode", QR_BLOCKED)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_qr_blocked(dtype, shape, mode):
+    # geqrt + Q accumulated block by block: still numpy.linalg.qr's q and r (same
+    # Householder vectors), a unitary q and a real diagonal of r
+    a = rand(shape, dtype)
+    out = lp.qr(a, mode)
+    expect = np.linalg.qr(a, mode=mode)
+    if mode == "r":
+        out, expect = (out,), (expect,)
+    for x, x0 in zip(out, expect):
+        assert x.shape == x0.shape and x.dtype == x0.dtype
+        assert_close(x, x0, dtype, 100)
+    r = out[-1]
+    assert np.all(np.imag(np.diagonal(r, 0, -2, -1)) == 0)
+    if mode != "r":
+        q = out[0]
+        assert_close(q @ r, a, dtype, 100)
+        assert_close(mH(q) @ q, np.eye(q.shape[-1]), dtype, 100)
+    check_layouts(lambda x: lp.qr(x, mode), [a], out if mode != "r" else out[0], dtype,
+                  100)
+
+
 def test_qr_bad_mode():
     with pytest.raises(ValueError, match="mode"):
         lp.qr(np.eye(2), "raw")
