@@ -272,6 +272,21 @@ def _set_block(Py_ssize_t nb):
     NB = nb if nb > 0 else 1
     return old
 
+
+# Leaf size of the recursion over M's lower triangle in the QR backprop. Measured (one
+# thread, n = 64...512): 16 is ~2% faster than 32-48 in float64 (the whole backprop),
+# complex within noise.
+cdef Py_ssize_t QR_NB = 16
+
+
+def _set_qr_block(Py_ssize_t nb):
+    """Set the leaf block of the QR backprop's M (benchmarks and tests only); returns
+    the previous one."""
+    global QR_NB
+    old = QR_NB
+    QR_NB = nb if nb > 0 else 1
+    return old
+
 cdef str _CHARS = "fdFD"
 
 
@@ -609,7 +624,7 @@ cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gq
     # upper triangle), by recursive halving so that most flops are in large gemms.
     cdef lapack_t one = 1, zero = 0, mone = -1
     cdef Py_ssize_t h, r1, c0, c1
-    if s <= NB:
+    if s <= QR_NB:
         r1, c0, c1 = r0 + s, r0, r0 + s
     else:
         h = s // 2

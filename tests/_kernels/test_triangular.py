@@ -45,14 +45,14 @@ def strided(x):
 
 
 SETTERS = (kern._set_solve_block, kern._set_leaf_block, kern._set_chol_block,
-           kern._set_block)
+           kern._set_block, kern._set_qr_block)
 
 
 class blocks:
     """Temporarily set the kernels' block sizes (small ones: many recursion levels)."""
 
-    def __init__(self, solve=None, leaf=None, chol=None, tri=None):
-        self.new = (solve, leaf, chol, tri)
+    def __init__(self, solve=None, leaf=None, chol=None, tri=None, qr=None):
+        self.new = (solve, leaf, chol, tri, qr)
 
     def __enter__(self):
         self.old = [None if v is None else s(v) for s, v in zip(SETTERS, self.new)]
@@ -141,7 +141,7 @@ def qr_operands(batch, m, n, dtype, rng):
 @pytest.mark.parametrize("nb", [1, 4, 48])
 def test_qr_backprop_equals_twin(dtype, nb):
     rng = np.random.default_rng(3)
-    with blocks(solve=nb, tri=nb):
+    with blocks(solve=nb, tri=nb, qr=nb):
         for batch, m, n in [((), 1, 1), ((2,), 5, 3), ((), 9, 9), ((2, 1), 13, 11)]:
             q, r, gq, gr = qr_operands(batch, m, n, dtype, rng)
             for g in [(gq, gr), (None, gr), (gq, None)]:
