@@ -69,6 +69,9 @@ else:
 __all__ = ["det", "slogdet", "SlogdetResult", "det_ad", "slogdet_ad"]
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+# SlogdetResult from a 2-tuple without the namedtuple's Python-level __new__ (~0.1 µs)
+_tuple_new = tuple.__new__
+_wrap = Tensor._wrap
 
 
 # ---- helpers on ndarrays ---------------------------------------------------------------
@@ -285,24 +288,44 @@ def _tr_inv_times(ctx, a, t):
 
 
 def _slogdet_vjp(ctx, needs, gs, xs, ys):
-    # real: Ā = l̄·A⁻ᵀ; complex: Ā = (l̄ − i·Im(conj(s̄)·s))·A⁻ᴴ
+    # complex: Ā = (l̄ − i·Im(conj(s̄)·s))·A⁻ᴴ (the real op's rule: _slogdet_real_vjp)
     a = xs[0]
-    gsign, glog = gs
-    if a.dtype.kind != "c":
-        gsign = None                 # the sign of a real matrix is piecewise constant
-    if gsign is None and glog is None:
+    gsign, c = gs
+    if gsign is None and c is None:
         return (None,)
     if a.size == 0:
         return (np.zeros(a.shape, a.dtype),)
     if ctx[2] is not False:          # a stack, or a singular matrix (the forward's test)
         _slogdet_check(ctx, a, "the pullback")
-    c = glog
     if gsign is not None:
         t = np.imag(np.conj(gsign) * ys[0]) * -1j
         c = t if c is None else c + t
     if isinstance(a, Tensor) or isinstance(c, Tensor):
         return (_inv_h_scaled(ctx, a, c),)
     return (_lu_inverse(ctx[0], ctx[1], c, 2),)          # c·A⁻ᴴ from the forward LU
+
+
+def _slogdet_real_vjp(ctx, needs, gs, xs, ys):
+    # Ā = l̄·A⁻ᵀ (the real op's one output is logabsdet: the sign is piecewise constant)
+    a, c = xs[0], gs[0]
+    if c is None:
+        return (None,)
+    if a.size == 0:
+        return (np.zeros(a.shape, a.dtype),)
+    if ctx[2] is not False:          # a stack, or a singular matrix (the forward's test)
+        _slogdet_check(ctx, a, "the pullback")
+    if type(a) is np.ndarray and type(c) is np.ndarray:  # a plain backward: ndarrays
+        return (_lu_inverse(ctx[0], ctx[1], c, 2),)      # c·A⁻ᵀ from the forward LU
+    return (_inv_h_scaled(ctx, a, c),)
+
+
+def _slogdet_real_jvp(ctx, ts, xs, ys):
+    # l̇ = τ = tr(A⁻¹Ȧ)
+    a = xs[0]
+    if a.size == 0:
+        return (np.zeros(ys[0].shape, ys[0].dtype),)
+    _slogdet_check(ctx, a, "the forward-mode derivative")
+    return (_tr_inv_times(ctx, a, ts[0]),)
 
 
 def _slogdet_jvp(ctx, ts, xs, ys):
@@ -319,8 +342,11 @@ def _slogdet_jvp(ctx, ts, xs, ys):
     return 1j * np.imag(tau) * sign, np.real(tau)
 
 
-_slogdet_real_op = defop("slogdet", _slogdet_vjp, _slogdet_jvp, nondiff=(0,),
-                         doc="(sign, log|det|) of a real matrix; the sign is discrete")
+# The real op has the one output logabsdet: the sign (discrete) is returned beside it as
+# a constant Tensor, as apply would wrap a nondiff output, and apply1 costs ~0.8 µs less
+# than apply with two outputs (measured at n = 16, where that is ~7% of forward+backward)
+_slogdet_real_op = defop("slogdet", _slogdet_real_vjp, _slogdet_real_jvp,
+                         doc="log|det| of a real matrix (its sign is discrete: no output)")
 _slogdet_complex_op = defop("slogdet_complex", _slogdet_vjp, _slogdet_jvp,
                             doc="(sign, log|det|) of a complex matrix; the unit-modulus "
                                 "sign is differentiable")
@@ -337,18 +363,19 @@ def slogdet(a, *, check_finite=True):
     # the NaN/Inf check is done by _lu_det (fused with the factorization, None on failure)
     a = matrix_input(a, "tf.linalg.slogdet", square=True, check_finite=False)
     d = a._data
-    cplx = d.dtype.kind == "c"
-    op = _slogdet_complex_op if cplx else _slogdet_real_op
     if d.size == 0:
         batch = d.shape[:-2]
-        outs = (np.ones(batch, d.dtype), np.zeros(batch, d.real.dtype))
-        return SlogdetResult(*apply(op, (a,), outs, ctx=None))
-    # sign 0 and logabsdet -inf at a zero pivot; zero flags it for the rules
-    r = _lu_det(d, 0.0, True, check_finite)
-    if r is None:
-        check_finite_or_raise(d, "tf.linalg.slogdet")
-    lu, piv, sign, logabs, zero = r
-    return SlogdetResult(*apply(op, (a,), (sign, logabs), ctx=(lu, piv, zero)))
+        sign, logabs, ctx = np.ones(batch, d.dtype), np.zeros(batch, d.real.dtype), None
+    else:
+        # sign 0 and logabsdet -inf at a zero pivot; zero flags it for the rules
+        r = _lu_det(d, 0.0, True, check_finite)
+        if r is None:
+            check_finite_or_raise(d, "tf.linalg.slogdet")
+        sign, logabs, ctx = r[2], r[3], (r[0], r[1], r[4])
+    if d.dtype.kind == "c":
+        return _tuple_new(SlogdetResult, apply(_slogdet_complex_op, (a,), (sign, logabs), ctx))
+    return _tuple_new(SlogdetResult, (_wrap(sign, None, 0),
+                                      apply1(_slogdet_real_op, (a,), logabs, ctx)))
 
 
 register(det, methods=("det",), functions=(np.linalg.det,))

@@ -218,8 +218,23 @@ def test_lu_det_equals_twin_bitwise(dtype):
                 same_bits(g, w)
             assert type(got[3]) is type(want[3])
             got, want = kern.lu_det(x, 0.0, True), ref.lu_det(x, 0.0, True)
-            for g, w in zip(got, want):
-                same_bits(g, w)
+            for k, (g, w) in enumerate(zip(got, want)):
+                if k == 3 and np.dtype(dtype).kind == "f":
+                    # real logabsdet: the kernel takes libm's log of |u_ii| inside its loop
+                    # (as numpy.linalg.slogdet does), the twin NumPy's SIMD np.log, which
+                    # differs from libm's in the last bit for ~1 value in 2000; the
+                    # summation order is the same, so the two agree to a few ulps (and
+                    # exactly at -inf for a zero pivot): |difference| <= 4·eps·Σ|log|u_ii||
+                    g, w = np.asarray(g), np.asarray(w)
+                    assert g.shape == w.shape and g.dtype == w.dtype
+                    np.testing.assert_array_equal(g == -np.inf, w == -np.inf)
+                    fin = np.isfinite(w)
+                    with np.errstate(divide="ignore"):
+                        mag = np.abs(np.log(np.abs(np.diagonal(got[0], 0, -2, -1)))).sum(-1)
+                    bound = 4 * float(np.finfo(dtype).eps) * mag[fin]
+                    assert np.all(np.abs(g[fin] - w[fin]) <= bound), (g, w)
+                else:
+                    same_bits(g, w)
             assert type(got[4]) is type(want[4])
     # the values themselves
     a = random_array((3, 6, 6), dtype, rng)
