@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from ._engine import graph_rule, run_backward
+from ._engine import grad_plain, graph_rule, run_backward
 from ._errors import DTypeError, GraphFreedError, ShapeError, TenferroError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
@@ -206,6 +206,10 @@ def grad(outputs, inputs, grad_outputs=None, options=None, *, retain_graph=None,
     if options is not None or retain_graph is not None or create_graph:
         retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
     else:
+        # the common call in one compiled function (tape.pyx), None if it is not that
+        out = grad_plain(outputs, inputs, grad_outputs, Tensor, STATE, _ONES, GraphFreedError)
+        if out is not None:
+            return out
         retain_graph = False
     ins = _as_list(inputs, "inputs")
     targets = [(x._node, x._index) for x in ins if x._node is not None]

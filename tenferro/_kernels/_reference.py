@@ -168,6 +168,68 @@ def run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule, 
     return leaf_results if all_leaves else results
 
 
+def _tensor_list(x, tensor_type):
+    if type(x) is tensor_type:
+        return [x]
+    if type(x) is list or type(x) is tuple:
+        return list(x) if all(type(t) is tensor_type for t in x) else None
+    return None
+
+
+def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_error):
+    """tf.grad's common call, or None when the general path must handle it (tape.pyx)."""
+    outs = _tensor_list(outputs, tensor_type)
+    ins = _tensor_list(inputs, tensor_type)
+    if outs is None or ins is None:
+        return None
+    gos = None
+    if grad_outputs is not None:
+        if type(grad_outputs) is list or type(grad_outputs) is tuple:
+            gos = list(grad_outputs)
+        elif type(grad_outputs) is ndarray:
+            gos = [grad_outputs]
+        else:
+            return None
+        if len(gos) != len(outs):
+            return None
+    roots, seeds = [], []
+    for k, o in enumerate(outs):
+        if o._node is None:
+            return None
+        d = o._data
+        g = None if gos is None else gos[k]
+        if g is None:
+            if d.ndim != 0 or d.dtype.kind != "f":
+                return None
+            g = ones.get(d.dtype)
+            if g is None:
+                return None
+        elif type(g) is ndarray and g.dtype == d.dtype and g.shape == d.shape:
+            g = g.view()
+            g.setflags(write=False)       # (cheaper than through g.flags)
+        else:
+            return None
+        roots.append((o._node, o._index))
+        seeds.append(g)
+    targets = [(x._node, x._index) for x in ins if x._node is not None]
+    saved = state.grad_enabled
+    state.grad_enabled = False
+    try:
+        res = run_backward(roots, seeds, targets, False, False, None, freed_error)
+    finally:
+        state.grad_enabled = saved
+    out, it = [], iter(res)
+    for x in ins:
+        g = None if x._node is None else next(it)
+        if g is not None:
+            g = asarray(g)
+            if g.base is not None or not g.flags.writeable:
+                g = g.copy()
+            g = tensor_type._wrap(g)
+        out.append(g)
+    return out
+
+
 # =========================================================================================
 # spectral twins: NumPy versions of spectral.pyx (same names, signatures and results);
 # tests/_kernels/test_spectral.py checks that both agree. Formulas: spectral.pyx docstring.

@@ -44,6 +44,7 @@ def random_graph_gradients(seed, n_ops=40):
 def reference_tape(monkeypatch):
     monkeypatch.setattr(_engine, "Node", _reference.Node)
     monkeypatch.setattr(autograd, "run_backward", _reference.run_backward)
+    monkeypatch.setattr(autograd, "grad_plain", _reference.grad_plain)
 
 
 def test_compiled_tape_is_in_use():
@@ -56,6 +57,7 @@ def test_twin_agrees_in_process(seed, monkeypatch):
     compiled = random_graph_gradients(seed)
     monkeypatch.setattr(_engine, "Node", _reference.Node)
     monkeypatch.setattr(autograd, "run_backward", _reference.run_backward)
+    monkeypatch.setattr(autograd, "grad_plain", _reference.grad_plain)
     twin = random_graph_gradients(seed)
     assert compiled == twin           # same algorithm, same order of additions: bit-identical
     assert any(r is None for r in compiled) is any(r is None for r in twin)
@@ -89,3 +91,115 @@ def test_deep_chain_does_not_recurse():
         y = y * 1.0
     (g,) = tf.grad(y.sum(), x)
     assert g.item() == 1.0
+
+
+# ---- grad_plain: tf.grad's common call in one compiled function ---------------------------
+
+def _graph():
+    x = tf.tensor(np.array([0.5, -1.0, 2.0]), requires_grad=True)
+    w = tf.tensor(np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]]), requires_grad=True)
+    c = tf.tensor(np.array([1.0, 2.0, 3.0]))                     # no requires_grad
+    h = (w @ x).exp()
+    return x, w, c, h, h.sum(), (x * c).sum()
+
+
+def _plain_calls():
+    """(name, builder) pairs: each builder makes a fresh graph and the grad arguments."""
+    def single():
+        x, w, c, h, s, t = _graph()
+        return s, x, None
+    def lists():
+        x, w, c, h, s, t = _graph()
+        return [s, t], [x, w, c], None
+    def tuple_seeds():
+        x, w, c, h, s, t = _graph()
+        return (h, t), (w, x), (np.array([0.3, -0.7]), np.array(2.0))
+    def one_array_seed():
+        x, w, c, h, s, t = _graph()
+        return h, [x, w], np.array([1.5, 0.25])
+    def unreachable():
+        x, w, c, h, s, t = _graph()
+        return t, [w, x, c], None
+    def output_is_input():
+        x, w, c, h, s, t = _graph()
+        return x, x, np.array([1.0, 2.0, 3.0])
+    def view_gradient():             # reshape's pullback returns a view of the seed
+        x, w, c, h, s, t = _graph()
+        return x.reshape(3, 1), x, np.ones((3, 1))
+    return [single, lists, tuple_seeds, one_array_seed, unreachable, output_is_input,
+            view_gradient]
+
+
+def _as_lists(gs):
+    return [None if g is None else g.numpy().tolist() for g in gs]
+
+
+@pytest.mark.parametrize("impl", ["compiled", "twin"])
+@pytest.mark.parametrize("call", _plain_calls(), ids=lambda f: f.__name__)
+def test_grad_plain_equals_general_path(call, impl, request):
+    from tenferro._kernels import tape
+    from tenferro._state import STATE
+    if impl == "twin":
+        request.getfixturevalue("reference_tape")      # graphs of the twin's Nodes
+    plain = tape.grad_plain if impl == "compiled" else _reference.grad_plain
+    outs, ins, seeds = call()
+    got = plain(outs, ins, seeds, tf.Tensor, STATE, autograd._ONES, tf.GraphFreedError)
+    assert got is not None                            # the fast path took the call
+    outs, ins, seeds = call()
+    want = tf.grad(outs, ins, seeds, retain_graph=False)   # an option: the general path
+    assert _as_lists(got) == _as_lists(want)
+    seed_list = [] if seeds is None else list(seeds) if isinstance(seeds, tuple) else [seeds]
+    for g in got:                  # owned, writeable memory, never a view of a seed
+        if g is not None:
+            assert g.numpy().flags.writeable and g.numpy().base is None
+            assert not any(np.shares_memory(g.numpy(), s) for s in seed_list)
+    assert STATE.grad_enabled
+
+
+@pytest.mark.parametrize("impl", ["compiled", "twin"])
+def test_grad_plain_declines_without_side_effects(impl, request):
+    """Calls that need the general path get None back, the graph intact: tf.grad then
+    validates (and raises) or converts exactly as before."""
+    from tenferro._kernels import tape
+    from tenferro._state import STATE
+    if impl == "twin":
+        request.getfixturevalue("reference_tape")
+    plain = tape.grad_plain if impl == "compiled" else _reference.grad_plain
+    x, w, c, h, s, t = _graph()
+    z = (x * (1 + 2j)).sum()                              # a complex 0-d output
+    declined = [
+        (s, x, tf.tensor(np.array(2.0))),                  # a Tensor seed
+        (s, x, 2.0),                                       # a Python number
+        (s, x, [np.array(2, dtype=np.float32)]),           # another dtype: cast
+        (h, x, [np.ones(3)]),                              # wrong shape: ShapeError
+        (h, x, None),                                      # implicit seed, 2 elements
+        (z, x, None),                                      # implicit seed, complex
+        (c, x, None),                                      # an output without a node
+        ([s, t], x, [np.array(1.0)]),                      # too few seeds
+        (s, [x, x.numpy()], None),                         # an ndarray input
+        (s.numpy(), x, None),                              # an ndarray output
+    ]
+    for outs, ins, seeds in declined:
+        assert plain(outs, ins, seeds, tf.Tensor, STATE, autograd._ONES,
+                     tf.GraphFreedError) is None
+    assert STATE.grad_enabled
+    (g,) = tf.grad(s, x, [np.array(2, dtype=np.float32)])        # graph still there
+    (g2,) = tf.grad(t, x)
+    assert g.dtype == np.float64 and g2.numpy().tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(tf.ShapeError, match="seed must have the output's shape"):
+        tf.grad(h, x, [np.ones(3)])
+
+
+def test_grad_plain_restores_grad_mode_and_frees_the_graph():
+    x = tf.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    out = (x * x).sum()
+    (g,) = tf.grad(out, x)
+    assert g.numpy().tolist() == [2.0, 4.0] and tf.is_grad_enabled()
+    with pytest.raises(tf.GraphFreedError, match="retain_graph"):
+        tf.grad(out, x)
+    with tf.no_grad():
+        y = tf.tensor(np.array([1.0]), requires_grad=True)
+        with tf.enable_grad():
+            o = (y * 3.0).sum()
+        (gy,) = tf.grad(o, y)
+        assert gy.item() == 3.0 and not tf.is_grad_enabled()
