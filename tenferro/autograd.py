@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from ._engine import grad_plain, graph_rule, run_backward
+from ._engine import backward_plain, grad_plain, graph_rule, run_backward
 from ._errors import DTypeError, GraphFreedError, ShapeError, TenferroError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
@@ -231,6 +231,10 @@ def backward(outputs, grad_outputs=None, inputs=None, options=None, *, retain_gr
     if options is not None or retain_graph is not None or create_graph:
         retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
     else:
+        # the common call in one compiled function (tape.pyx), False if it is not that
+        if inputs is None and backward_plain(outputs, grad_outputs, Tensor, STATE, _ONES,
+                                             GraphFreedError):
+            return
         retain_graph = False
     outs = _as_list(outputs, "outputs")
     for o in outs:

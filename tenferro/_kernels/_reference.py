@@ -176,12 +176,7 @@ def _tensor_list(x, tensor_type):
     return None
 
 
-def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_error):
-    """tf.grad's common call, or None when the general path must handle it (tape.pyx)."""
-    outs = _tensor_list(outputs, tensor_type)
-    ins = _tensor_list(inputs, tensor_type)
-    if outs is None or ins is None:
-        return None
+def _plain_seeds(outs, grad_outputs, ones):
     gos = None
     if grad_outputs is not None:
         if type(grad_outputs) is list or type(grad_outputs) is tuple:
@@ -206,28 +201,63 @@ def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_er
                 return None
         elif type(g) is ndarray and g.dtype == d.dtype and g.shape == d.shape:
             g = g.view()
-            g.setflags(write=False)       # (cheaper than through g.flags)
+            g.setflags(write=False)
         else:
             return None
         roots.append((o._node, o._index))
         seeds.append(g)
+    return roots, seeds
+
+
+def _owned(g):
+    g = asarray(g)
+    return g.copy() if g.base is not None or not g.flags.writeable else g
+
+
+def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_error):
+    """tf.grad's common call, or None when the general path must handle it (tape.pyx)."""
+    outs = _tensor_list(outputs, tensor_type)
+    ins = _tensor_list(inputs, tensor_type)
+    if outs is None or ins is None:
+        return None
+    rs = _plain_seeds(outs, grad_outputs, ones)
+    if rs is None:
+        return None
     targets = [(x._node, x._index) for x in ins if x._node is not None]
     saved = state.grad_enabled
     state.grad_enabled = False
     try:
-        res = run_backward(roots, seeds, targets, False, False, None, freed_error)
+        res = run_backward(rs[0], rs[1], targets, False, False, None, freed_error)
     finally:
         state.grad_enabled = saved
     out, it = [], iter(res)
     for x in ins:
         g = None if x._node is None else next(it)
-        if g is not None:
-            g = asarray(g)
-            if g.base is not None or not g.flags.writeable:
-                g = g.copy()
-            g = tensor_type._wrap(g)
-        out.append(g)
+        out.append(None if g is None else tensor_type._wrap(_owned(g)))
     return out
+
+
+def backward_plain(outputs, grad_outputs, tensor_type, state, ones, freed_error):
+    """tf.backward's common call (True), or False for the general path (tape.pyx)."""
+    outs = _tensor_list(outputs, tensor_type)
+    if outs is None:
+        return False
+    rs = _plain_seeds(outs, grad_outputs, ones)
+    if rs is None:
+        return False
+    saved = state.grad_enabled
+    state.grad_enabled = False
+    try:
+        pairs = run_backward(rs[0], rs[1], None, False, False, None, freed_error)
+        for node, g in pairs:
+            t = node.leaf()
+            if t is None:
+                continue
+            g = tensor_type._wrap(_owned(g))
+            t.grad = g if t.grad is None else t.grad + g
+    finally:
+        state.grad_enabled = saved
+    return True
 
 
 # =========================================================================================

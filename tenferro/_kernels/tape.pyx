@@ -266,20 +266,10 @@ cdef list _tensor_list(object x, object tensor_type):
     return None
 
 
-def grad_plain(object outputs, object inputs, object grad_outputs, object tensor_type,
-               object state, dict ones, object freed_error):
-    """``autograd.grad(outputs, inputs, grad_outputs)`` without options in its common
-    case, or None (nothing done) when the general path must handle the call.
-
-    ``ones``: dtype -> read-only 0-d one (the implicit seed of a 0-d float output; a
-    dtype not in it yet goes to the general path, which adds it). Seeds are read-only
-    views; a gradient that is a view or read-only is copied before it is returned."""
-    cdef list outs = _tensor_list(outputs, tensor_type)
-    cdef list ins = _tensor_list(inputs, tensor_type)
-    cdef list gos = None, roots = [], seeds = [], targets = [], res, out
-    cdef Py_ssize_t k, j
-    if outs is None or ins is None:
-        return None
+cdef tuple _plain_seeds(list outs, object grad_outputs, dict ones):
+    """(roots, read-only seeds) of the common call, or None for the general path."""
+    cdef list gos = None, roots = [], seeds = []
+    cdef Py_ssize_t k
     if grad_outputs is not None:
         if type(grad_outputs) is list or type(grad_outputs) is tuple:
             gos = list(grad_outputs)
@@ -308,13 +298,43 @@ def grad_plain(object outputs, object inputs, object grad_outputs, object tensor
             return None
         roots.append((o._node, o._index))
         seeds.append(g)
+    return roots, seeds
+
+
+cdef object _owned(object g):
+    """A gradient handed to the user owns its memory (autograd._own on ndarrays)."""
+    if type(g) is not ndarray:
+        g = asarray(g)                    # NumPy returns scalars for 0-d results
+    if g.base is not None or not g.flags.writeable:
+        g = g.copy()
+    return g
+
+
+def grad_plain(object outputs, object inputs, object grad_outputs, object tensor_type,
+               object state, dict ones, object freed_error):
+    """``autograd.grad(outputs, inputs, grad_outputs)`` without options in its common
+    case, or None (nothing done) when the general path must handle the call.
+
+    ``ones``: dtype -> read-only 0-d one (the implicit seed of a 0-d float output; a
+    dtype not in it yet goes to the general path, which adds it). Seeds are read-only
+    views; a gradient that is a view or read-only is copied before it is returned."""
+    cdef list outs = _tensor_list(outputs, tensor_type)
+    cdef list ins = _tensor_list(inputs, tensor_type)
+    cdef list targets = [], res, out
+    cdef tuple rs
+    cdef Py_ssize_t j
+    if outs is None or ins is None:
+        return None
+    rs = _plain_seeds(outs, grad_outputs, ones)
+    if rs is None:
+        return None
     for x in ins:
         if x._node is not None:
             targets.append((x._node, x._index))
     saved = state.grad_enabled
     state.grad_enabled = False
     try:
-        res = _run_backward(roots, seeds, targets, False, False, None, freed_error)
+        res = _run_backward(rs[0], rs[1], targets, False, False, None, freed_error)
     finally:
         state.grad_enabled = saved
     out = []
@@ -328,9 +348,34 @@ def grad_plain(object outputs, object inputs, object grad_outputs, object tensor
         if g is None:
             out.append(None)
             continue
-        if type(g) is not ndarray:
-            g = asarray(g)                # NumPy returns scalars for 0-d results
-        if g.base is not None or not g.flags.writeable:
-            g = g.copy()
-        out.append(tensor_type._wrap(g))
+        out.append(tensor_type._wrap(_owned(g)))
     return out
+
+
+def backward_plain(object outputs, object grad_outputs, object tensor_type, object state,
+                   dict ones, object freed_error):
+    """``autograd.backward(outputs, grad_outputs)`` without inputs or options in its
+    common case (True), or False (nothing done) for the general path. Accumulates into
+    ``.grad`` of every reachable live leaf only after the whole pass succeeded."""
+    cdef list outs = _tensor_list(outputs, tensor_type)
+    cdef list pairs
+    cdef tuple rs
+    cdef Node node
+    if outs is None:
+        return False
+    rs = _plain_seeds(outs, grad_outputs, ones)
+    if rs is None:
+        return False
+    saved = state.grad_enabled
+    state.grad_enabled = False
+    try:
+        pairs = _run_backward(rs[0], rs[1], None, False, False, None, freed_error)
+        for node, g in pairs:
+            t = node.leaf()
+            if t is None:                 # the leaf Tensor is gone
+                continue
+            g = tensor_type._wrap(_owned(g))
+            t.grad = g if t.grad is None else t.grad + g
+    finally:
+        state.grad_enabled = saved
+    return True

@@ -45,6 +45,7 @@ def reference_tape(monkeypatch):
     monkeypatch.setattr(_engine, "Node", _reference.Node)
     monkeypatch.setattr(autograd, "run_backward", _reference.run_backward)
     monkeypatch.setattr(autograd, "grad_plain", _reference.grad_plain)
+    monkeypatch.setattr(autograd, "backward_plain", _reference.backward_plain)
 
 
 def test_compiled_tape_is_in_use():
@@ -58,6 +59,7 @@ def test_twin_agrees_in_process(seed, monkeypatch):
     monkeypatch.setattr(_engine, "Node", _reference.Node)
     monkeypatch.setattr(autograd, "run_backward", _reference.run_backward)
     monkeypatch.setattr(autograd, "grad_plain", _reference.grad_plain)
+    monkeypatch.setattr(autograd, "backward_plain", _reference.backward_plain)
     twin = random_graph_gradients(seed)
     assert compiled == twin           # same algorithm, same order of additions: bit-identical
     assert any(r is None for r in compiled) is any(r is None for r in twin)
@@ -203,3 +205,54 @@ def test_grad_plain_restores_grad_mode_and_frees_the_graph():
             o = (y * 3.0).sum()
         (gy,) = tf.grad(o, y)
         assert gy.item() == 3.0 and not tf.is_grad_enabled()
+
+
+@pytest.mark.parametrize("impl", ["compiled", "twin"])
+@pytest.mark.parametrize("call", _plain_calls(), ids=lambda f: f.__name__)
+def test_backward_plain_equals_general_path(call, impl, request):
+    from tenferro._kernels import tape
+    from tenferro._state import STATE
+    plain = tape.backward_plain if impl == "compiled" else _reference.backward_plain
+    if impl == "twin":
+        request.getfixturevalue("reference_tape")
+
+    def leaves_after(run):
+        outs, ins, seeds = call()
+        ins = [ins] if isinstance(ins, tf.Tensor) else list(ins)
+        ins[0].grad = tf.tensor(np.full(ins[0].shape, 0.5))     # accumulates onto it
+        assert run(outs, seeds)
+        return [None if x.grad is None else x.grad.numpy().tolist() for x in ins], ins
+
+    got, ins = leaves_after(lambda o, g: plain(o, g, tf.Tensor, STATE, autograd._ONES,
+                                               tf.GraphFreedError))
+    want, _ = leaves_after(lambda o, g: tf.backward(o, g, retain_graph=False) or True)
+    assert got == want
+    for x in ins:
+        if x.grad is not None:
+            assert x.grad.numpy().flags.writeable and x.grad.numpy().base is None
+    assert STATE.grad_enabled
+
+
+@pytest.mark.parametrize("impl", ["compiled", "twin"])
+def test_backward_plain_declines_without_side_effects(impl, request):
+    from tenferro._kernels import tape
+    from tenferro._state import STATE
+    plain = tape.backward_plain if impl == "compiled" else _reference.backward_plain
+    if impl == "twin":
+        request.getfixturevalue("reference_tape")
+    x, w, c, h, s, t = _graph()
+    for outs, seeds in [(s, tf.tensor(np.array(2.0))), (h, None), (c, None),
+                        (s, [np.ones(2)]), (s.numpy(), None)]:
+        assert plain(outs, seeds, tf.Tensor, STATE, autograd._ONES,
+                     tf.GraphFreedError) is False
+    assert x.grad is None and w.grad is None
+    s.backward()                                       # the graph was left intact
+    assert x.grad is not None and w.grad is not None
+    y = tf.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    out = (y * 2.0).sum()
+    assert plain(out, None, tf.Tensor, STATE, autograd._ONES, tf.GraphFreedError) is True
+    assert y.grad.numpy().tolist() == [2.0, 2.0]
+    with pytest.raises(tf.GraphFreedError, match="retain_graph"):
+        out.backward()
+    with pytest.raises(tf.TenferroError, match="do not require grad"):
+        tf.tensor(np.array(1.0)).backward()
