@@ -5,7 +5,7 @@ docstring for the algorithm). Set ``TENFERRO_PURE_PYTHON=1`` to run tenferro on 
 twins; ``tests/_kernels/test_tape.py`` checks that both give the same results.
 """
 
-from numpy import asarray, ndarray
+from numpy import asarray, generic, ndarray
 
 
 class Node:
@@ -176,15 +176,13 @@ def _tensor_list(x, tensor_type):
     return None
 
 
-def _plain_seeds(outs, grad_outputs, ones):
+def _plain_seeds(outs, grad_outputs, ones, tensor_type):
     gos = None
     if grad_outputs is not None:
         if type(grad_outputs) is list or type(grad_outputs) is tuple:
             gos = list(grad_outputs)
-        elif type(grad_outputs) is ndarray:
-            gos = [grad_outputs]
         else:
-            return None
+            gos = [grad_outputs]
         if len(gos) != len(outs):
             return None
     roots, seeds = [], []
@@ -199,11 +197,15 @@ def _plain_seeds(outs, grad_outputs, ones):
             g = ones.get(d.dtype)
             if g is None:
                 return None
-        elif type(g) is ndarray and g.dtype == d.dtype and g.shape == d.shape:
+        else:
+            if type(g) is tensor_type:
+                g = g._data
+            elif type(g) is float or isinstance(g, generic):
+                g = asarray(g)
+            if type(g) is not ndarray or g.dtype != d.dtype or g.shape != d.shape:
+                return None
             g = g.view()
             g.setflags(write=False)
-        else:
-            return None
         roots.append((o._node, o._index))
         seeds.append(g)
     return roots, seeds
@@ -220,7 +222,7 @@ def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_er
     ins = _tensor_list(inputs, tensor_type)
     if outs is None or ins is None:
         return None
-    rs = _plain_seeds(outs, grad_outputs, ones)
+    rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
     if rs is None:
         return None
     targets = [(x._node, x._index) for x in ins if x._node is not None]
@@ -242,7 +244,7 @@ def backward_plain(outputs, grad_outputs, tensor_type, state, ones, freed_error)
     outs = _tensor_list(outputs, tensor_type)
     if outs is None:
         return False
-    rs = _plain_seeds(outs, grad_outputs, ones)
+    rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
     if rs is None:
         return False
     saved = state.grad_enabled

@@ -14,7 +14,7 @@ structural zero everywhere: a node whose outputs all received ``None`` is skippe
 checks that both agree.
 """
 
-from numpy import asarray, ndarray
+from numpy import asarray, generic, ndarray
 
 
 cdef class Node:
@@ -266,17 +266,15 @@ cdef list _tensor_list(object x, object tensor_type):
     return None
 
 
-cdef tuple _plain_seeds(list outs, object grad_outputs, dict ones):
+cdef tuple _plain_seeds(list outs, object grad_outputs, dict ones, object tensor_type):
     """(roots, read-only seeds) of the common call, or None for the general path."""
     cdef list gos = None, roots = [], seeds = []
     cdef Py_ssize_t k
     if grad_outputs is not None:
         if type(grad_outputs) is list or type(grad_outputs) is tuple:
             gos = list(grad_outputs)
-        elif type(grad_outputs) is ndarray:
-            gos = [grad_outputs]
         else:
-            return None
+            gos = [grad_outputs]
         if len(gos) != len(outs):
             return None
     for k in range(len(outs)):
@@ -291,11 +289,15 @@ cdef tuple _plain_seeds(list outs, object grad_outputs, dict ones):
             g = ones.get(d.dtype)
             if g is None:
                 return None
-        elif type(g) is ndarray and g.dtype == d.dtype and g.shape == d.shape:
+        else:
+            if type(g) is tensor_type:
+                g = g._data
+            elif type(g) is float or isinstance(g, generic):
+                g = asarray(g)
+            if type(g) is not ndarray or g.dtype != d.dtype or g.shape != d.shape:
+                return None
             g = g.view()
             g.setflags(write=False)       # (cheaper than through g.flags)
-        else:
-            return None
         roots.append((o._node, o._index))
         seeds.append(g)
     return roots, seeds
@@ -325,7 +327,7 @@ def grad_plain(object outputs, object inputs, object grad_outputs, object tensor
     cdef Py_ssize_t j
     if outs is None or ins is None:
         return None
-    rs = _plain_seeds(outs, grad_outputs, ones)
+    rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
     if rs is None:
         return None
     for x in ins:
@@ -363,7 +365,7 @@ def backward_plain(object outputs, object grad_outputs, object tensor_type, obje
     cdef Node node
     if outs is None:
         return False
-    rs = _plain_seeds(outs, grad_outputs, ones)
+    rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
     if rs is None:
         return False
     saved = state.grad_enabled

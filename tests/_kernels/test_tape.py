@@ -128,8 +128,17 @@ def _plain_calls():
     def view_gradient():             # reshape's pullback returns a view of the seed
         x, w, c, h, s, t = _graph()
         return x.reshape(3, 1), x, np.ones((3, 1))
+    def tensor_seeds():
+        x, w, c, h, s, t = _graph()
+        return [h, s], [w], [tf.tensor(np.array([0.3, -0.7])), tf.tensor(np.array(2.0))]
+    def scalar_seeds():              # a Python float, a NumPy scalar, a lone Tensor
+        x, w, c, h, s, t = _graph()
+        return [s, t], [x, w], [1.5, np.float64(-2.0)]
+    def lone_tensor_seed():
+        x, w, c, h, s, t = _graph()
+        return h, x, tf.tensor(np.array([1.0, -1.0]))
     return [single, lists, tuple_seeds, one_array_seed, unreachable, output_is_input,
-            view_gradient]
+            view_gradient, tensor_seeds, scalar_seeds, lone_tensor_seed]
 
 
 def _as_lists(gs):
@@ -150,11 +159,15 @@ def test_grad_plain_equals_general_path(call, impl, request):
     outs, ins, seeds = call()
     want = tf.grad(outs, ins, seeds, retain_graph=False)   # an option: the general path
     assert _as_lists(got) == _as_lists(want)
-    seed_list = [] if seeds is None else list(seeds) if isinstance(seeds, tuple) else [seeds]
+    seed_list = [] if seeds is None else list(seeds) if isinstance(seeds, (list, tuple)) \
+        else [seeds]
+    seed_list = [np.asarray(s.numpy() if isinstance(s, tf.Tensor) else s) for s in seed_list]
     for g in got:                  # owned, writeable memory, never a view of a seed
         if g is not None:
             assert g.numpy().flags.writeable and g.numpy().base is None
             assert not any(np.shares_memory(g.numpy(), s) for s in seed_list)
+    for s in seed_list:            # the user's seeds stay writeable
+        assert s.flags.writeable
     assert STATE.grad_enabled
 
 
@@ -170,9 +183,11 @@ def test_grad_plain_declines_without_side_effects(impl, request):
     x, w, c, h, s, t = _graph()
     z = (x * (1 + 2j)).sum()                              # a complex 0-d output
     declined = [
-        (s, x, tf.tensor(np.array(2.0))),                  # a Tensor seed
-        (s, x, 2.0),                                       # a Python number
+        (s, x, 2),                                         # a Python int: cast
         (s, x, [np.array(2, dtype=np.float32)]),           # another dtype: cast
+        (s, x, tf.tensor(np.array(2, dtype=np.float32))),  # a float32 Tensor: cast
+        (s, x, [np.float32(2.0)]),                         # a float32 scalar: cast
+        (s, x, ["2.0"]),                                   # not numeric: DTypeError
         (h, x, [np.ones(3)]),                              # wrong shape: ShapeError
         (h, x, None),                                      # implicit seed, 2 elements
         (z, x, None),                                      # implicit seed, complex
@@ -241,7 +256,7 @@ def test_backward_plain_declines_without_side_effects(impl, request):
     if impl == "twin":
         request.getfixturevalue("reference_tape")
     x, w, c, h, s, t = _graph()
-    for outs, seeds in [(s, tf.tensor(np.array(2.0))), (h, None), (c, None),
+    for outs, seeds in [(s, tf.tensor(np.array(2, np.float32))), (h, None), (c, None),
                         (s, [np.ones(2)]), (s.numpy(), None)]:
         assert plain(outs, seeds, tf.Tensor, STATE, autograd._ONES,
                      tf.GraphFreedError) is False
