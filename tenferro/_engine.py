@@ -50,7 +50,13 @@ def apply1(op, inputs, out, ctx=None):
 
 def apply(op, inputs, outs, ctx=None):
     """Wrap the output arrays ``outs`` (a tuple) of ``op(*inputs)`` as Tensors."""
-    outs = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in outs)
+    # plain loops: generator expressions cost ~1 µs here, as much as a small op's pullback
+    if type(outs) is not tuple:
+        outs = tuple(outs)
+    for o in outs:
+        if type(o) is not np.ndarray:   # NumPy returns scalars for 0-d results
+            outs = tuple([o if type(o) is np.ndarray else np.asarray(o) for o in outs])
+            break
     node = None
     if STATE.grad_enabled:
         for x in inputs:
@@ -58,7 +64,13 @@ def apply(op, inputs, outs, ctx=None):
                 node = Node(op, ctx, inputs, outs)
                 break
     nondiff = op.nondiff
-    res = tuple(_Tensor._wrap(d, None if i in nondiff else node, i) for i, d in enumerate(outs))
+    wrap = _Tensor._wrap
+    res = []
+    i = 0
+    for d in outs:
+        res.append(wrap(d, None if i in nondiff else node, i))
+        i += 1
+    res = tuple(res)
     if STATE.fw_level:
         _forward(op, ctx, inputs, outs, res, node)
     return res

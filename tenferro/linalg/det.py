@@ -297,8 +297,19 @@ def _slogdet_vjp(ctx, needs, gs, xs, ys):
         return (np.zeros(a.shape, a.dtype),)
     if ctx[2] is not False:          # a stack, or a singular matrix (the forward's test)
         _slogdet_check(ctx, a, "the pullback")
-    if gsign is not None:
-        t = np.imag(np.conj(gsign) * ys[0]) * -1j
+    sign = ys[0]
+    if (type(sign) is np.ndarray and sign.ndim == 0 and type(a) is np.ndarray
+            and (gsign is None or type(gsign) is np.ndarray)
+            and (c is None or type(c) is np.ndarray)):
+        # one matrix: Python complex arithmetic (~0.8 µs against ~2.3 µs of 0-d NumPy),
+        # and a scale of A's dtype takes lu_inverse's one-matrix path
+        v = 0.0 if c is None else float(c)
+        if gsign is not None:
+            w = complex(gsign).conjugate() * complex(sign)
+            v = complex(v, -w.imag)
+        c = a.dtype.type(v)
+    elif gsign is not None:
+        t = np.imag(np.conj(gsign) * sign) * -1j
         c = t if c is None else c + t
     if isinstance(a, Tensor) or isinstance(c, Tensor):
         return (_inv_h_scaled(ctx, a, c),)
