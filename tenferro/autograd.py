@@ -6,6 +6,7 @@
 on Tensors so that the returned gradients are differentiable again.
 """
 import functools
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
@@ -185,12 +186,19 @@ def _run(outs, grad_outputs, targets, retain_graph, create_graph):
 
 
 def _own(g):
-    """A gradient handed to the user owns its memory (no broadcast views, no aliases)."""
+    """A gradient handed to the user shares memory with nothing else: a read-only array
+    (a seed, a cached one) or a view of an array that anything else still references is
+    copied; a view of an otherwise unreferenced array is not (see tape.pyx _owned)."""
     if type(g) is not np.ndarray:
         if not isinstance(g, np.generic):
             return g                      # a Tensor (create_graph=True)
         g = np.asarray(g)                 # NumPy returns scalars for 0-d results
-    if g.base is not None or id(g) in _ONES_IDS or not g.flags.writeable:
+    if id(g) in _ONES_IDS or not g.flags.writeable:
+        return Tensor._wrap(g.copy())
+    base = g.base
+    # references to base: g's, this local and getrefcount's argument
+    if base is not None and not (type(base) is np.ndarray and sys.getrefcount(base) == 3
+                                 and base.base is None):
         g = g.copy()
     return Tensor._wrap(g)
 

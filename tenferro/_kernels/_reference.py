@@ -5,6 +5,8 @@ docstring for the algorithm). Set ``TENFERRO_PURE_PYTHON=1`` to run tenferro on 
 twins; ``tests/_kernels/test_tape.py`` checks that both give the same results.
 """
 
+from sys import getrefcount
+
 from numpy import asarray, generic, ndarray
 
 
@@ -213,7 +215,15 @@ def _plain_seeds(outs, grad_outputs, ones, tensor_type):
 
 def _owned(g):
     g = asarray(g)
-    return g.copy() if g.base is not None or not g.flags.writeable else g
+    if not g.flags.writeable:
+        return g.copy()
+    base = g.base
+    if base is None:
+        return g
+    # references to base: g's, this local and getrefcount's argument (tape.pyx: two)
+    if type(base) is ndarray and getrefcount(base) == 3 and base.base is None:
+        return g
+    return g.copy()
 
 
 def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_error):

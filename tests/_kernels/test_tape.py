@@ -162,10 +162,12 @@ def test_grad_plain_equals_general_path(call, impl, request):
     seed_list = [] if seeds is None else list(seeds) if isinstance(seeds, (list, tuple)) \
         else [seeds]
     seed_list = [np.asarray(s.numpy() if isinstance(s, tf.Tensor) else s) for s in seed_list]
-    for g in got:                  # owned, writeable memory, never a view of a seed
+    for g in got:                  # writeable memory, shared with no seed, no input
         if g is not None:
-            assert g.numpy().flags.writeable and g.numpy().base is None
+            assert g.numpy().flags.writeable
             assert not any(np.shares_memory(g.numpy(), s) for s in seed_list)
+            assert not any(np.shares_memory(g.numpy(), x.numpy()) for x in
+                           ([ins] if isinstance(ins, tf.Tensor) else ins))
     for s in seed_list:            # the user's seeds stay writeable
         assert s.flags.writeable
     assert STATE.grad_enabled
@@ -244,7 +246,8 @@ def test_backward_plain_equals_general_path(call, impl, request):
     assert got == want
     for x in ins:
         if x.grad is not None:
-            assert x.grad.numpy().flags.writeable and x.grad.numpy().base is None
+            assert x.grad.numpy().flags.writeable
+            assert not any(np.shares_memory(x.grad.numpy(), y.numpy()) for y in ins)
     assert STATE.grad_enabled
 
 
@@ -271,3 +274,52 @@ def test_backward_plain_declines_without_side_effects(impl, request):
         out.backward()
     with pytest.raises(tf.TenferroError, match="do not require grad"):
         tf.tensor(np.array(1.0)).backward()
+
+
+# ---- a returned gradient shares memory with nothing else ---------------------------------
+
+def _view_op(make):
+    """An op whose pullback returns ``make(g)``, a view of some array."""
+    from tenferro._engine import apply1
+    from tenferro._ops.registry import Op
+    op = Op("test_view_gradient", lambda ctx, needs, gs, xs, ys: (make(ctx, gs[0]),),
+            lambda ctx, ts, xs, ys: (ts[0],))
+    return lambda x, ctx=None: apply1(op, (x,), x.numpy() * 1.0, ctx=ctx)
+
+
+@pytest.mark.parametrize("impl", ["compiled", "twin"])
+@pytest.mark.parametrize("entry", ["grad", "backward", "grad_general"])
+def test_gradient_views_are_copied_only_when_shared(impl, entry, request):
+    import weakref
+    if impl == "twin":
+        request.getfixturevalue("reference_tape")
+    refs = []
+
+    def private_view(ctx, g):              # a view of a fresh array nothing else holds
+        fresh = np.empty((1,) + g.shape)
+        fresh[0] = g
+        refs.append(weakref.ref(fresh))
+        return fresh[0]
+
+    def saved_view(ctx, g):                # a view of an array the node's ctx saved
+        return ctx[0][0]
+
+    def run(make, retain, ctx=None):
+        x = tf.tensor(np.array([1.0, 2.0]), requires_grad=True)
+        y = _view_op(make)(x, ctx)
+        seed = np.array([3.0, 4.0])
+        if entry == "grad":
+            return tf.grad(y, x, seed, retain_graph=retain)[0] if retain else \
+                tf.grad(y, x, seed)[0]
+        if entry == "grad_general":        # an option: autograd's Python path
+            return tf.grad(y, x, seed, options=tf.GradOptions(retain_graph=retain))[0]
+        y.backward(seed, retain_graph=retain) if retain else y.backward(seed)
+        return x.grad
+
+    g = run(private_view, False)
+    assert g.numpy().base is refs[-1]()    # handed out as it is: no copy
+    saved = np.array([[5.0, 6.0]])
+    g = run(saved_view, True, ctx=(saved,))   # the graph (and its ctx) is kept: copied
+    assert not np.shares_memory(g.numpy(), saved)
+    g.numpy()[:] = 0.0
+    assert saved.tolist() == [[5.0, 6.0]]
