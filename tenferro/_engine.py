@@ -12,17 +12,19 @@ from ._errors import GraphFreedError
 from ._state import STATE
 
 if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from ._kernels._reference import Node, backward_plain, grad_plain, run_backward
+    from ._kernels._reference import (Node, backward_plain, grad_plain, owned,
+                                          run_backward)
 else:
     try:
-        from ._kernels.tape import Node, backward_plain, grad_plain, run_backward
+        from ._kernels.tape import Node, backward_plain, grad_plain, owned, run_backward
     except ImportError as e:  # pragma: no cover - a source tree without a build
         raise ImportError(
             "tenferro's compiled tape is missing: install the package (pip install .) and run "
             "from outside the source tree, or set TENFERRO_PURE_PYTHON=1 for the Python twin"
         ) from e
 
-__all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "backward_plain", "graph_rule", "GraphFreedError"]
+__all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "backward_plain", "owned",
+           "graph_rule", "GraphFreedError"]
 
 _Tensor = None  # set by _tensor.py (avoids an import cycle)
 

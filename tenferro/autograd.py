@@ -6,13 +6,12 @@
 on Tensors so that the returned gradients are differentiable again.
 """
 import functools
-import sys
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
-from ._engine import backward_plain, grad_plain, graph_rule, run_backward
+from ._engine import backward_plain, grad_plain, graph_rule, owned, run_backward
 from ._errors import DTypeError, GraphFreedError, ShapeError, TenferroError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
@@ -91,7 +90,6 @@ def _as_list(x, what):
 
 
 _ONES = {}  # dtype -> read-only 0-d one: the implicit seed of a scalar output, never copied
-_ONES_IDS = set()
 
 
 def _implicit_seed(out, k, create_graph):
@@ -111,7 +109,6 @@ def _implicit_seed(out, k, create_graph):
         if one is None:
             one = _ONES[dt] = np.ones((), dtype=dt)
             one.flags.writeable = False   # shared: _own() copies it before it reaches a user
-            _ONES_IDS.add(id(one))
     else:
         one = np.ones(out.shape, dtype=dt)
     return Tensor._wrap(one) if create_graph else one
@@ -186,21 +183,12 @@ def _run(outs, grad_outputs, targets, retain_graph, create_graph):
 
 
 def _own(g):
-    """A gradient handed to the user shares memory with nothing else: a read-only array
-    (a seed, a cached one) or a view of an array that anything else still references is
-    copied; a view of an otherwise unreferenced array is not (see tape.pyx _owned)."""
+    """A gradient handed to the user shares memory with nothing else (the engine's
+    ``owned``: read-only arrays and views of still-referenced arrays are copied)."""
     if type(g) is not np.ndarray:
         if not isinstance(g, np.generic):
             return g                      # a Tensor (create_graph=True)
-        g = np.asarray(g)                 # NumPy returns scalars for 0-d results
-    if id(g) in _ONES_IDS or not g.flags.writeable:
-        return Tensor._wrap(g.copy())
-    base = g.base
-    # references to base: g's, this local and getrefcount's argument
-    if base is not None and not (type(base) is np.ndarray and sys.getrefcount(base) == 3
-                                 and base.base is None):
-        g = g.copy()
-    return Tensor._wrap(g)
+    return Tensor._wrap(owned(g))       # the cached implicit seeds are read-only: copied
 
 
 def grad(outputs, inputs, grad_outputs=None, options=None, *, retain_graph=None,

@@ -213,7 +213,7 @@ def _plain_seeds(outs, grad_outputs, ones, tensor_type):
     return roots, seeds
 
 
-def _owned(g):
+def owned(g):
     g = asarray(g)
     if not g.flags.writeable:
         return g.copy()
@@ -245,7 +245,7 @@ def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_er
     out, it = [], iter(res)
     for x in ins:
         g = None if x._node is None else next(it)
-        out.append(None if g is None else tensor_type._wrap(_owned(g)))
+        out.append(None if g is None else tensor_type._wrap(owned(g)))
     return out
 
 
@@ -265,7 +265,7 @@ def backward_plain(outputs, grad_outputs, tensor_type, state, ones, freed_error)
             t = node.leaf()
             if t is None:
                 continue
-            g = tensor_type._wrap(_owned(g))
+            g = tensor_type._wrap(owned(g))
             t.grad = g if t.grad is None else t.grad + g
     finally:
         state.grad_enabled = saved

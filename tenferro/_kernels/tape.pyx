@@ -304,7 +304,7 @@ cdef tuple _plain_seeds(list outs, object grad_outputs, dict ones, object tensor
     return roots, seeds
 
 
-cdef object _owned(object g):
+cpdef object owned(object g):
     """A gradient handed to the user shares memory with nothing else (autograd._own on
     ndarrays): a read-only array (a seed, a cached one) or a view of an array that
     anything else still references is copied. A view of an array referenced by nothing
@@ -361,7 +361,7 @@ def grad_plain(object outputs, object inputs, object grad_outputs, object tensor
         if g is None:
             out.append(None)
             continue
-        out.append(tensor_type._wrap(_owned(g)))
+        out.append(tensor_type._wrap(owned(g)))
     return out
 
 
@@ -387,7 +387,7 @@ def backward_plain(object outputs, object grad_outputs, object tensor_type, obje
             t = node.leaf()
             if t is None:                 # the leaf Tensor is gone
                 continue
-            g = tensor_type._wrap(_owned(g))
+            g = tensor_type._wrap(owned(g))
             t.grad = g if t.grad is None else t.grad + g
     finally:
         state.grad_enabled = saved
