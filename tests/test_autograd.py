@@ -291,8 +291,10 @@ def test_rank0_scalars():
     assert g.shape == () and g.item() == 4.0
 
 
-@pytest.mark.parametrize("data,dtype", [([1, 2], np.float64), ([True, False], np.float64),
-                                        (np.arange(3, dtype=np.int32), np.float64),
+@pytest.mark.parametrize("data,dtype", [([1, 2], np.int64), ([True, False], np.bool_),
+                                        ([1.0, 2], np.float64), ([1j], np.complex128),
+                                        (np.arange(3, dtype=np.int32), np.int32),
+                                        (np.arange(3, dtype=np.uint8), np.uint8),
                                         (np.ones(2, np.float32), np.float32),
                                         (np.ones(2, np.complex64), np.complex64)])
 def test_tensor_dtypes(data, dtype):
@@ -315,8 +317,19 @@ def test_explicit_dtype_and_as_tensor_no_copy():
     assert tf.tensor([1, 2], dtype=np.complex128).dtype == np.complex128
     with pytest.raises(tf.DTypeError):
         tf.tensor([1 + 1j], dtype=np.float64)
+    assert tf.tensor([1.5], dtype=np.int64).tolist() == [1]     # NumPy's cast
     with pytest.raises(tf.DTypeError):
-        tf.tensor([1.0], dtype=np.int64)
+        tf.tensor([1.0], dtype=np.float16)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint32, np.bool_])
+def test_integer_tensors_do_not_require_grad(dtype):
+    with pytest.raises(tf.DTypeError, match="dtype=tf.float64"):
+        tf.tensor([1, 0], dtype=dtype, requires_grad=True)
+    t = tf.tensor([1, 0], dtype=dtype)
+    with pytest.raises(tf.DTypeError):
+        t.requires_grad = True
+    assert not t.requires_grad
 
 
 def test_leaf_flags_detach_and_set_requires_grad():
@@ -337,11 +350,16 @@ def test_leaf_flags_detach_and_set_requires_grad():
 def test_numpy_interop():
     x = tf.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     assert isinstance(np.exp(x), tf.Tensor) and np.exp(x).requires_grad
-    np.testing.assert_array_equal(np.asarray(x), x.numpy())
+    np.testing.assert_array_equal(np.asarray(x.detach()), x.numpy())
+    with pytest.raises(tf.UnsupportedADError, match="drop its gradient"):
+        np.asarray(x)                       # would silently lose the gradient
+    with tf.no_grad():
+        assert np.asarray(x) is x.numpy()   # nothing is recorded: nothing is lost
     assert isinstance(np.ones(2) + x, tf.Tensor)
     assert "requires_grad=True" in repr(x)
-    with pytest.raises(TypeError, match="differentiable"):
-        np.fft.fft(x)
+    with pytest.raises(tf.UnsupportedADError, match="no differentiable tenferro version"):
+        np.unwrap(x)
+    np.testing.assert_array_equal(np.unwrap(x.detach()), np.unwrap(x.numpy()))
 
 
 # ---- grad mode ----------------------------------------------------------------------------

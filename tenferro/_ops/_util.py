@@ -15,11 +15,42 @@ def to_tensor(x):
 
 
 def _weak_scalar(s, like):
-    """A Python scalar as a constant that keeps ``like``'s precision (NumPy 2 weak scalars)."""
+    """A Python scalar as a constant that keeps ``like``'s precision (NumPy 2 weak scalars:
+    ``float32 tensor * 2.0`` stays float32, ``int8 tensor + 1`` int8, ``int tensor * 0.5``
+    becomes float64)."""
     dt = like._data.dtype
-    if type(s) is complex and dt.kind != "c":
-        dt = _COMPLEX_OF[dt]
-    return Tensor._wrap(np.asarray(s, dtype=dt))
+    kind = dt.kind
+    if kind == "f" or kind == "c":
+        if type(s) is complex and kind != "c":
+            dt = _COMPLEX_OF[dt]
+        return Tensor._wrap(np.asarray(s, dtype=dt))
+    dt = np.result_type(like._data, s)
+    try:
+        return Tensor._wrap(np.asarray(s, dtype=dt))
+    except OverflowError:
+        raise DTypeError(f"the Python integer {s} does not fit in the {dt} of the tensor "
+                         f"it is combined with; convert the tensor first, e.g. "
+                         f"t.astype(tf.int64)") from None
+
+
+def floating(x):
+    """``x`` (a Tensor) with integer and bool payloads converted to float64: the input of
+    functions with a floating-point result (exp, sqrt, atan2, linalg...). NumPy's ufuncs
+    would give float16 for small integer types, which tenferro does not have."""
+    if x._node is None and x._data.dtype.kind not in "fc":
+        return Tensor._wrap(x._data.astype(np.float64))
+    return x
+
+
+def float_tensor(x):
+    """``x`` as a Tensor with integer/bool payloads converted to float64 (linalg inputs)."""
+    return floating(x if isinstance(x, Tensor) else as_tensor(x))
+
+
+def payload(x):
+    """The ndarray under ``x``: a Tensor's payload (for masks and weights of a rule, which
+    are not differentiated), or ``numpy.asarray(x)``."""
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def operands(a, b):

@@ -9,8 +9,9 @@ import numpy as np
 
 from .._engine import apply1
 from .._tensor import Tensor
-from .registry import defop, register
-from ._util import broadcast_shape, conj, operands, require_real, to_tensor, unbroadcast
+from .registry import defop, register, register_nondiff
+from ._util import (broadcast_shape, conj, floating, operands, payload, require_real,
+                    to_tensor, unbroadcast)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "negative", "abs", "conj", "real",
@@ -19,6 +20,9 @@ __all__ = [
     "maximum", "minimum", "where", "clip", "sign", "square", "reciprocal",
     # PyTorch/Python-style spellings (DESIGN.md §3 names them)
     "pow", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arctan2",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_invert",
 ]
 
 _conj = conj
@@ -35,8 +39,9 @@ def _arr(out):
 
 # ---- unary holomorphic functions -------------------------------------------------------
 
-def _unary(name, ufunc, deriv, aliases=(), real_only=False):
-    """Register y = ufunc(x) with f'(x) = deriv(x, y)."""
+def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False):
+    """Register y = ufunc(x) with f'(x) = deriv(x, y). Integer and bool inputs become
+    float64 first, unless ``keeps_int`` (square: NumPy keeps the integer dtype)."""
 
     def vjp(ctx, needs, gs, xs, ys):
         return (gs[0] * _conj(deriv(xs[0], ys[0])),)
@@ -47,7 +52,7 @@ def _unary(name, ufunc, deriv, aliases=(), real_only=False):
     op = defop(name, vjp, jvp, complex=not real_only)
 
     def f(x):
-        x = to_tensor(x)
+        x = to_tensor(x) if keeps_int else floating(to_tensor(x))
         if real_only:
             require_real(name, x)
         return apply1(op, (x,), _arr(ufunc(x._data)))
@@ -79,7 +84,7 @@ arcsinh = _unary("arcsinh", np.arcsinh, lambda x, y: 1 / np.sqrt(1 + x * x),
 arccosh = _unary("arccosh", np.arccosh, lambda x, y: 1 / (np.sqrt(x - 1) * np.sqrt(x + 1)),
                  aliases=("acosh",))
 arctanh = _unary("arctanh", np.arctanh, lambda x, y: 1 / (1 - x * x), aliases=("atanh",))
-square = _unary("square", np.square, lambda x, y: 2 * x)
+square = _unary("square", np.square, lambda x, y: 2 * x, keeps_int=True)
 reciprocal = _unary("reciprocal", np.reciprocal, lambda x, y: -(y * y))
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
@@ -193,11 +198,13 @@ def _promote(a, b, y):
     return a, b
 
 
-def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod=None):
+def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod=None,
+            floats=False):
     """Register y = ufunc(a, b) with broadcasting.
 
     vjp_a(g, a, b, y) / vjp_b(...) give the cotangents before un-broadcasting;
-    jvp(ta, tb, a, b, y) gets None for a zero tangent.
+    jvp(ta, tb, a, b, y) gets None for a zero tangent. ``floats``: integer and bool
+    operands become float64 first (functions with a floating-point result).
     """
 
     def vjp(ctx, needs, gs, xs, ys):
@@ -216,6 +223,8 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
 
     def f(a, b):
         a, b = operands(a, b)
+        if floats:
+            a, b = floating(a), floating(b)
         if real_only:
             require_real(name, a, b)
         try:
@@ -330,7 +339,7 @@ def _atan2_jvp(ta, tb, a, b, y):
 
 
 atan2 = _binary("atan2", np.arctan2, _atan2_vjp(0), _atan2_vjp(1), _atan2_jvp,
-                real_only=True, methods=("atan2", "arctan2"))
+                real_only=True, methods=("atan2", "arctan2"), floats=True)
 arctan2 = atan2
 
 
@@ -349,7 +358,7 @@ def _hypot_jvp(ta, tb, a, b, y):
 
 hypot = _binary("hypot", np.hypot, lambda g, a, b, y: g * _hypot_coef(a, y),
                 lambda g, a, b, y: g * _hypot_coef(b, y), _hypot_jvp, real_only=True,
-                methods=("hypot",))
+                methods=("hypot",), floats=True)
 
 
 def _select_weight(a, b, pick_a):
@@ -360,7 +369,7 @@ def _select_weight(a, b, pick_a):
 
 def _extremum(name, ufunc, pick_a):
     def weights(a, b):
-        return _select_weight(np.asarray(a), np.asarray(b), pick_a)
+        return _select_weight(payload(a), payload(b), pick_a)
 
     def jvp(ta, tb, a, b, y):
         w = weights(a, b)
@@ -442,10 +451,72 @@ def clip(x, min=None, max=None):
 
 register(clip, methods=("clip", "clamp"), functions=(np.clip,))
 
-# comparisons return plain boolean arrays (not differentiable), as NumPy would.
-for _name, _uf in (("__lt__", np.less), ("__le__", np.less_equal), ("__gt__", np.greater),
-                   ("__ge__", np.greater_equal), ("__eq__", np.equal),
-                   ("__ne__", np.not_equal)):
-    def _cmp(a, b, _uf=_uf):
-        return _uf(np.asarray(a), np.asarray(b))
-    register(_cmp, methods=(_name,), ufuncs=(_uf,))
+# ---- comparisons, logical and bitwise ops -------------------------------------------------
+# Piecewise constant or integer-valued: tensors without a gradient. ``t < u`` and
+# ``tf.less(t, u)`` give tensors; NumPy's own ``np.less(t, u)`` gives NumPy's array
+# (registry.NONDIFF: the result does not depend differentiably on the inputs).
+
+_OPERAND_TYPES = (Tensor, np.ndarray, np.generic, bool, int, float, complex, list, tuple)
+
+
+def _nondiff_binary(name, ufunc, method=None, rmethod=None):
+    """Register a non-differentiable elementwise x1 ∘ x2 (broadcasting, NumPy promotion)."""
+    def f(x1, x2, /):
+        a, b = operands(x1, x2)
+        try:
+            out = ufunc(a._data, b._data)
+        except ValueError:
+            broadcast_shape(name, a.shape, b.shape)  # raises ShapeError if that is the cause
+            raise
+        return Tensor._wrap(_arr(out))
+
+    def dunder(self, other):
+        if not isinstance(other, _OPERAND_TYPES):
+            return NotImplemented
+        return f(self, other)
+
+    def rdunder(self, other):
+        if not isinstance(other, _OPERAND_TYPES):
+            return NotImplemented
+        return f(other, self)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"Elementwise ``numpy.{ufunc.__name__}`` with broadcasting (not "
+                 "differentiable: the result is a tensor without a gradient).")
+    if method:
+        register(dunder, methods=(method,))
+    if rmethod:
+        register(rdunder, methods=(rmethod,))
+    register_nondiff(ufunc)
+    return f
+
+
+def _nondiff_unary(name, ufunc, method=None):
+    """Register a non-differentiable elementwise function of one tensor."""
+    def f(x, /):
+        x = to_tensor(x)
+        return Tensor._wrap(_arr(ufunc(x._data)))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"Elementwise ``numpy.{ufunc.__name__}`` (not differentiable: the result "
+                 "is a tensor without a gradient).")
+    if method:
+        register(f, methods=(method,))
+    register_nondiff(ufunc)
+    return f
+
+
+equal = _nondiff_binary("equal", np.equal, "__eq__")
+not_equal = _nondiff_binary("not_equal", np.not_equal, "__ne__")
+less = _nondiff_binary("less", np.less, "__lt__")
+less_equal = _nondiff_binary("less_equal", np.less_equal, "__le__")
+greater = _nondiff_binary("greater", np.greater, "__gt__")
+greater_equal = _nondiff_binary("greater_equal", np.greater_equal, "__ge__")
+logical_and = _nondiff_binary("logical_and", np.logical_and)
+logical_or = _nondiff_binary("logical_or", np.logical_or)
+logical_xor = _nondiff_binary("logical_xor", np.logical_xor)
+logical_not = _nondiff_unary("logical_not", np.logical_not)
+bitwise_and = _nondiff_binary("bitwise_and", np.bitwise_and, "__and__", "__rand__")
+bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or, "__or__", "__ror__")
+bitwise_xor = _nondiff_binary("bitwise_xor", np.bitwise_xor, "__xor__", "__rxor__")
+bitwise_invert = _nondiff_unary("bitwise_invert", np.invert, "__invert__")

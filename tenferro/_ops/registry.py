@@ -18,12 +18,15 @@ rule twice differentiable.
 ``python -m tenferro.rules`` prints the table of all registered ops.
 """
 
-__all__ = ["Op", "OPS", "UFUNCS", "FUNCTIONS", "METHODS", "defop", "register"]
+__all__ = ["Op", "OPS", "UFUNCS", "FUNCTIONS", "METHODS", "NONDIFF", "defop", "register",
+           "register_nondiff"]
 
 OPS = {}        # op name -> Op
 UFUNCS = {}     # numpy ufunc -> tenferro function (Tensor.__array_ufunc__)
 FUNCTIONS = {}  # numpy function -> tenferro function (Tensor.__array_function__)
 METHODS = {}    # Tensor method name -> function
+NONDIFF = set()  # numpy ufuncs/functions whose result does not depend differentiably on
+#                 their inputs: called on tensors, they run on the payloads (np.isnan...)
 
 
 class Op:
@@ -63,3 +66,12 @@ def register(fn, *, methods=(), ufuncs=(), functions=()):
     for f in functions:
         FUNCTIONS[f] = fn
     return fn
+
+
+def register_nondiff(*funcs):
+    """Mark NumPy ufuncs/functions as not differentiable: called on tensors (also ones that
+    require grad) they run on the payloads and return exactly what NumPy returns."""
+    for f in funcs:
+        if f in UFUNCS or f in FUNCTIONS:
+            raise RuntimeError(f"{f!r} has a differentiable tenferro version already")
+        NONDIFF.add(f)

@@ -260,12 +260,10 @@ _BASIC = (int, np.integer, slice, type(None), type(Ellipsis))
 def _index_array(k):
     """An index entry given as Tensor/list/ndarray, as an ndarray of ints or bools."""
     if isinstance(k, Tensor):
-        # Tensors hold floats: accept integral values as integer indices (not differentiated)
-        d = k._data
-        if d.dtype.kind == "c" or not np.all(np.floor(d.real) == d.real):
-            raise IndexError(f"a tensor used as an index must hold integer values, got "
-                             f"{d!r}; for a mask, index with a boolean ndarray (t[t > 0])")
-        k = d.real.astype(np.intp)
+        k = k._data
+        if k.dtype.kind not in "biu":
+            raise IndexError(f"a tensor used as an index must be an integer or bool tensor, "
+                             f"got {k.dtype}; convert it with .astype(tf.int64)")
     else:
         k = np.asarray(k)
         if k.dtype.kind == "f" and k.size == 0:

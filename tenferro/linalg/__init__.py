@@ -14,3 +14,4 @@ from .solve import *  # noqa: F401,F403
 from .lstsq import *  # noqa: F401,F403
 from .det import *  # noqa: F401,F403
 from .matfuncs import *  # noqa: F401,F403
+from .products import *  # noqa: F401,F403

@@ -6,14 +6,14 @@ specific error and records nothing (DESIGN.md §2).
 import numpy as np
 
 from .._errors import LinAlgError, ShapeError
-from .._ops._util import to_tensor
+from .._ops._util import float_tensor
 
 __all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of"]
 
 
 def matrix_input(a, name, *, square=False, check_finite=True):
     """``a`` as a Tensor holding a (stack of) matrix, validated for ``name``."""
-    a = to_tensor(a)
+    a = float_tensor(a)
     d = a._data
     if d.ndim < 2:
         raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2), got "

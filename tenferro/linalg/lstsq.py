@@ -47,7 +47,7 @@ import numpy as np
 
 from .._engine import apply, apply1
 from .._errors import DTypeError, LinAlgError, ShapeError
-from .._ops._util import broadcast_shape, conj, to_tensor, unbroadcast
+from .._ops._util import broadcast_shape, conj, float_tensor, unbroadcast
 from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
@@ -593,7 +593,7 @@ def lstsq(a, b, rcond=None, *, check_finite=True):
     LinAlgError (non-finite input unless ``check_finite=False``; no convergence).
     """
     a = matrix_input(a, _LSTSQ, check_finite=check_finite)
-    b = to_tensor(b)
+    b = float_tensor(b)
     ad, bd = a._data, b._data
     m, n = ad.shape[-2:]
     vector = bd.ndim == 1

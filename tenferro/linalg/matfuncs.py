@@ -57,7 +57,7 @@ from .._errors import ShapeError
 from .._ops import elementwise, reductions
 from .._ops.reductions import _keep, normalize_axis
 from .._ops.registry import defop, register
-from .._ops._util import to_tensor
+from .._ops._util import float_tensor
 from .._state import STATE
 from .._tensor import Tensor
 from ..builders import builder
@@ -331,7 +331,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, check_finite=True):
     ord: any real p (Σ|x|^p)^(1/p), inf/-inf (max/min |x|), 0 (number of non-zeros).
     A NaN or Inf entry raises LinAlgError unless ``check_finite=False``.
     """
-    x = to_tensor(x)
+    x = float_tensor(x)
     p = _vector_ord(ord, "tf.linalg.vector_norm")
     axes = normalize_axis(axis, x.ndim)
     return _vector_norm(x, p, axes, keepdims, "tf.linalg.vector_norm", check_finite)
@@ -484,7 +484,7 @@ def norm(x, ord=None, axis=None, keepdims=False, *, check_finite=True):
     A NaN or Inf entry raises LinAlgError unless ``check_finite=False`` (then the norm is
     NaN/Inf as in NumPy; 'nuc' and ±2 still raise, from the SVD).
     """
-    x = to_tensor(x)
+    x = float_tensor(x)
     if axis is None and not keepdims:
         if ord is None:                          # the common calls, kept lean
             return _norm_all(x, False, check_finite)
@@ -543,7 +543,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro", check_finite=True):
     ord: 'fro' (default), 'nuc', 1, -1, 2, -2, inf, -inf. A NaN or Inf entry raises
     LinAlgError unless ``check_finite=False``.
     """
-    x = to_tensor(x)
+    x = float_tensor(x)
     if x.ndim < 2:
         raise ShapeError(f"tf.linalg.matrix_norm needs a matrix or a stack of matrices "
                          f"(ndim >= 2), got shape {x.shape}; use tf.linalg.vector_norm")

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._engine import apply1
 from .._errors import LinAlgError, ShapeError
-from .._ops._util import broadcast_shape, to_tensor, unbroadcast
+from .._ops._util import broadcast_shape, float_tensor, unbroadcast
 from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
@@ -147,7 +147,7 @@ def solve(a, b, *, check_finite=True):
     its LU factorization) raises LinAlgError naming its batch index; non-finite input
     raises LinAlgError unless ``check_finite=False``.
     """
-    a, b = to_tensor(a), to_tensor(b)
+    a, b = float_tensor(a), float_tensor(b)
     ad, bd = a._data, b._data
     if ad.ndim >= 2 and ad.shape[-1] != ad.shape[-2]:
         raise ShapeError(

@@ -25,7 +25,7 @@ import numpy as np
 from .._engine import apply1
 from .._errors import LinAlgError, ShapeError
 from .._tensor import Tensor
-from .._ops._util import broadcast_shape, to_tensor, unbroadcast
+from .._ops._util import broadcast_shape, float_tensor, unbroadcast
 from .._ops.registry import defop, register
 from ..builders import builder
 from ._common import check_finite_or_raise, matrix_input
@@ -102,7 +102,7 @@ _triu_op = defop("triu", lambda ctx, needs, gs, xs, ys: (tri_part(gs[0], ctx, Fa
 
 
 def _tri_input(x, name):
-    x = to_tensor(x)
+    x = float_tensor(x)
     if x._data.ndim < 2:
         raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2), got "
                          f"shape {x.shape}")
@@ -200,7 +200,7 @@ def trsolve(a, b, lower=False, trans=0, unit_diagonal=False, left=True):
     backward), the recorded op on Tensors (create_graph / forward-over-reverse). b is a
     matrix (stack); nothing is validated."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
-        a, b = to_tensor(a), to_tensor(b)
+        a, b = float_tensor(a), float_tensor(b)
         out = _primal(a._data, b._data, lower, trans, unit_diagonal, left)
         return apply1(_solve_op, (a, b), out,
                       ctx=(bool(lower), trans, bool(unit_diagonal), bool(left), False))
@@ -301,7 +301,7 @@ def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, left=True,
         raise ValueError(f"{name}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}"
                          ) from None
     a = matrix_input(a, name, square=True, check_finite=check_finite)
-    b = to_tensor(b)
+    b = float_tensor(b)
     ad, bd = a._data, b._data
     n = ad.shape[-1]
     vec = bd.ndim == 1

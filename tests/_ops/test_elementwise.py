@@ -641,9 +641,17 @@ def test_numpy_ufunc_dispatch_keeps_the_graph():
                                rtol=1e-14)
 
 
-def test_unsupported_ufunc_form_raises_type_error():
+def test_ufunc_form_without_rule():
+    # a ufunc form tenferro has no rule for runs on the payload unless an input requires
+    # grad; then it raises rather than drop the gradient
     t = tf.tensor(np.ones(3))
-    with pytest.raises(TypeError, match="no differentiable"):
-        np.add.reduce(t)
-    with pytest.raises(TypeError):
-        np.exp(t, out=np.empty(3))
+    assert np.add.reduce(t) == 3.0
+    out = np.empty(3)
+    assert np.exp(t, out=out) is out
+    x = tf.tensor(np.ones(3), requires_grad=True)
+    with pytest.raises(tf.UnsupportedADError, match="no differentiable"):
+        np.add.reduce(x)
+    with pytest.raises(tf.UnsupportedADError):
+        np.exp(x, out=np.empty(3))
+    with pytest.raises(TypeError, match="out= cannot be a tenferro Tensor"):
+        np.exp(t, out=tf.tensor(np.empty(3)))

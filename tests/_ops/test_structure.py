@@ -54,7 +54,8 @@ CASES = [
     ("index-arr-ellipsis", lambda a: a[[2, 0, 2], ..., 1], [(3, 4, 5)]),
     ("index-mask", lambda a: a[MASK34], [(3, 4)]),
     ("index-mask-row", lambda a: a[np.array([True, False, True])], [(3, 4)]),
-    ("index-tensor", lambda a: a[tf.tensor([2.0, 0.0, 2.0])], [(3, 4)]),
+    ("index-tensor", lambda a: a[tf.tensor([2, 0, 2])], [(3, 4)]),
+    ("index-bool-tensor", lambda a: a[tf.tensor([True, False, True])], [(3, 4)]),
     ("index-bool-scalar", lambda a: a[True], [(3,)]),
     ("index-iter", lambda a: tf.stack(list(a)[::-1]), [(3, 2)]),
     # joins
@@ -249,7 +250,8 @@ def test_index_with_comparison_mask():
     x = np.array([[1.0, -2.0], [-3.0, 4.0]])
     t = tf.tensor(x, requires_grad=True)
     mask = t > 0
-    assert isinstance(mask, np.ndarray) and mask.dtype == bool
+    assert isinstance(mask, tf.Tensor) and mask.dtype == bool and not mask.requires_grad
+    assert isinstance(np.greater(t, 0), np.ndarray)     # NumPy's spelling: NumPy's result
     y = t[t > 0]
     np.testing.assert_array_equal(y.numpy(), [1.0, 4.0])
     (g,) = tf.grad(y.sum(), [t])
@@ -367,7 +369,8 @@ def test_shape_errors(f, match):
     ((0, 4), "out of bounds"),
     ((np.array([0, 5]),), "out of bounds"),
     ((np.array([True, False]),), "boolean index"),
-    ((tf.tensor([0.5]),), "integer values"),
+    ((tf.tensor([0.5]),), "integer or bool tensor"),
+    ((tf.tensor([1.0]),), "integer or bool tensor"),
     ((0, 0, 0), "too many indices"),
 ])
 def test_index_errors(key, match):

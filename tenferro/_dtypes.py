@@ -1,0 +1,139 @@
+"""Data types: the dtype objects of the array API namespace and the data-type functions.
+
+A Tensor's payload has one of fourteen dtypes: ``bool``, ``int8/16/32/64``,
+``uint8/16/32/64`` (these carry no gradient) and ``float32/64``, ``complex64/128`` (the
+differentiable ones). The dtype objects are NumPy's (``tf.float64 is
+numpy.dtype("float64")``), so ``t.dtype == tf.float64``, ``t.dtype == numpy.float64`` and
+``dtype=numpy.float32`` all work. float16, longdouble, object, strings and datetimes are
+not supported and raise :class:`DTypeError`.
+
+Promotion (:func:`result_type`) is NumPy 2's, which is the array API standard's table
+within a kind; across kinds (integer with floating, signed with unsigned 64-bit), where
+the standard is silent, NumPy 2's answer is kept. Python scalars are "weak": they take the
+dtype of the tensor they meet (``int8 tensor + 1`` stays int8, ``float32 tensor + 0.5``
+stays float32).
+"""
+import builtins
+
+import numpy as np
+
+from ._errors import DTypeError
+
+__all__ = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+    "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+]
+
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32,
+                                                       np.uint64))
+float32, float64 = np.dtype(np.float32), np.dtype(np.float64)
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+bool = np.dtype(np.bool_)   # noqa: A001  (the array API's name shadows the builtin here)
+
+DIFFERENTIABLE = frozenset((float32, float64, complex64, complex128))
+INTEGER = frozenset((int8, int16, int32, int64, uint8, uint16, uint32, uint64))
+SUPPORTED = DIFFERENTIABLE | INTEGER | {bool}
+
+_KINDS = {
+    "bool": frozenset({bool}),
+    "signed integer": frozenset({int8, int16, int32, int64}),
+    "unsigned integer": frozenset({uint8, uint16, uint32, uint64}),
+    "integral": INTEGER,
+    "real floating": frozenset({float32, float64}),
+    "complex floating": frozenset({complex64, complex128}),
+}
+_KINDS["numeric"] = INTEGER | DIFFERENTIABLE
+_NAMES = {np.dtype(d).name: d for d in SUPPORTED}
+_NAMES["bool"] = bool
+
+
+def _unsupported(dt, what="tenferro tensors"):
+    return DTypeError(
+        f"{what} hold bool, (u)int8..64, float32, float64, complex64 or complex128, not "
+        f"{dt}; convert the data first, e.g. with .astype(numpy.float64)")
+
+
+def as_dtype(dtype):
+    """``dtype`` (a NumPy dtype, scalar type or name) as one of the supported dtypes."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"{dtype!r} is not a dtype; use one of tenferro's dtypes "
+                         "(tf.float64, tf.int64, tf.bool, ...)") from None
+    if dt not in SUPPORTED:
+        raise _unsupported(dt)
+    return dt
+
+
+def is_differentiable(dtype):
+    """Whether tensors of ``dtype`` can carry a gradient (float32/64, complex64/128)."""
+    return dtype in DIFFERENTIABLE
+
+
+def _dtype_of(x):
+    """The dtype of a Tensor, an ndarray, or a dtype-like."""
+    d = getattr(x, "dtype", None)
+    if d is not None and not isinstance(x, (type, np.dtype)):
+        return as_dtype(d)
+    return as_dtype(x)
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype an operation on these tensors/dtypes (and Python scalars) returns.
+
+    Like ``numpy.result_type`` (NumPy 2 rules, Python scalars weak), restricted to the
+    supported dtypes; at least one tensor or dtype is required.
+    """
+    args = []
+    for a in arrays_and_dtypes:
+        if type(a) in (builtins.bool, int, float, complex):
+            args.append(a)
+        else:
+            args.append(_dtype_of(a))
+    if not any(isinstance(a, np.dtype) for a in args):
+        raise DTypeError("result_type needs at least one tensor or dtype (Python scalars "
+                         "alone have no array dtype)")
+    try:
+        return as_dtype(np.result_type(*args))
+    except TypeError as e:
+        raise DTypeError(f"result_type: {e}") from None
+
+
+def can_cast(from_, to, /):
+    """Whether ``from_`` (a dtype or tensor) casts to ``to`` under the promotion rules."""
+    return builtins.bool(np.can_cast(_dtype_of(from_), as_dtype(to), casting="safe"))
+
+
+def isdtype(dtype, kind):
+    """Whether ``dtype`` is of ``kind``: a dtype, a kind name ('bool', 'signed integer',
+    'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric') or a
+    tuple of these (array API ``isdtype``)."""
+    dtype = as_dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        try:
+            return dtype in _KINDS[kind]
+        except KeyError:
+            raise ValueError(f"isdtype: unknown kind {kind!r}; use one of "
+                             f"{', '.join(map(repr, _KINDS))}") from None
+    return dtype == as_dtype(kind)
+
+
+def finfo(type, /):   # noqa: A002  (the standard's parameter name)
+    """Machine limits of a floating dtype (of its real type for complex): ``bits``,
+    ``eps``, ``max``, ``min``, ``smallest_normal``, ``dtype`` — ``numpy.finfo``'s object."""
+    dt = _dtype_of(type)
+    if dt.kind not in "fc":
+        raise DTypeError(f"finfo needs a floating dtype, got {dt}; use iinfo for integers")
+    return np.finfo(dt)
+
+
+def iinfo(type, /):   # noqa: A002
+    """Machine limits of an integer dtype: ``bits``, ``max``, ``min``, ``dtype``."""
+    dt = _dtype_of(type)
+    if dt.kind not in "iu":
+        raise DTypeError(f"iinfo needs an integer dtype, got {dt}; use finfo for floats")
+    return np.iinfo(dt)
