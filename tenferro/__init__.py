@@ -11,6 +11,11 @@ from ._ops.reductions import *  # noqa: F401,F403
 from ._ops.reductions import sum  # noqa: F401
 from ._ops.structure import *  # noqa: F401,F403
 from ._ops.einsum import *  # noqa: F401,F403
+from ._ops.creation import *  # noqa: F401,F403
+from ._ops.manipulation import *  # noqa: F401,F403
+from ._ops.searching import *  # noqa: F401,F403
+from ._ops.sorting import *  # noqa: F401,F403
+from ._ops.sets import *  # noqa: F401,F403
 from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad,
                        is_grad_enabled, no_grad, set_grad_enabled, value_and_grad, vjp)
 from . import forward as forward_ad

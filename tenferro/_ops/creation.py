@@ -1,0 +1,3 @@
+"""Array API creation functions (work in progress)."""
+
+__all__ = []

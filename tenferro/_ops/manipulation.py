@@ -1,0 +1,3 @@
+"""Array API manipulation functions (work in progress)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Array API searching functions (work in progress)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Array API sets functions (work in progress)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Array API sorting functions (work in progress)."""
+
+__all__ = []
