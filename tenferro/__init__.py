@@ -2,9 +2,13 @@
 
 The public contract is DESIGN.md §1; every name below is part of it.
 """
-from ._errors import (DTypeError, GaugeError, GraphFreedError, LinAlgError, ShapeError,
-                      TenferroError, UnsupportedADError)
+import math as _math
+
+from ._errors import (DTypeError, GaugeError, GraphFreedError, InPlaceError, LinAlgError,
+                      ShapeError, TenferroError, UnsupportedADError)
 from ._tensor import Tensor, as_tensor, tensor, install_methods as _install_methods
+from ._dtypes import *  # noqa: F401,F403  (bool, int8, ..., complex128; result_type, ...)
+from ._dtypes import bool, __array_namespace_info__  # noqa: F401,A004
 from ._ops.elementwise import *  # noqa: F401,F403
 from ._ops.elementwise import abs, pow  # noqa: F401  (shadow builtins on purpose)
 from ._ops.reductions import *  # noqa: F401,F403
@@ -16,6 +20,7 @@ from ._ops.manipulation import *  # noqa: F401,F403
 from ._ops.searching import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.sets import *  # noqa: F401,F403
+from ._ops import inplace as _inplace  # noqa: F401  (t[i] = v, t += u, t.at[i])
 from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad,
                        is_grad_enabled, no_grad, set_grad_enabled, value_and_grad, vjp)
 from . import forward as forward_ad
@@ -32,3 +37,6 @@ _install_methods()
 _tensor_module._autograd = autograd
 
 __version__ = "0.1.0"
+__array_api_version__ = "2024.12"   # the namespace is this module (Tensor.__array_namespace__)
+e, inf, nan, pi = _math.e, _math.inf, _math.nan, _math.pi
+newaxis = None

@@ -137,3 +137,47 @@ def iinfo(type, /):   # noqa: A002
     if dt.kind not in "iu":
         raise DTypeError(f"iinfo needs an integer dtype, got {dt}; use finfo for floats")
     return np.iinfo(dt)
+
+
+class _Info:
+    """The array API inspection namespace (``tf.__array_namespace_info__()``)."""
+
+    def capabilities(self):
+        return {"boolean indexing": True, "data-dependent shapes": True,
+                "max dimensions": 64}
+
+    def default_device(self):
+        return "cpu"
+
+    def devices(self):
+        return ["cpu"]
+
+    def default_dtypes(self, *, device=None):
+        _check_cpu(device)
+        return {"real floating": float64, "complex floating": complex128,
+                "integral": int64, "indexing": int64}
+
+    def dtypes(self, *, device=None, kind=None):
+        _check_cpu(device)
+        order = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                 float32, float64, complex64, complex128)
+        if kind is None:
+            chosen = set(order)
+        else:
+            chosen = set()
+            for k in (kind if isinstance(kind, tuple) else (kind,)):
+                if k not in _KINDS:
+                    raise ValueError(f"unknown dtype kind {k!r}; use one of "
+                                     f"{', '.join(map(repr, _KINDS))}")
+                chosen |= _KINDS[k]
+        return {d.name: d for d in order if d in chosen}
+
+
+def _check_cpu(device):
+    if device is not None and device != "cpu":
+        raise ValueError(f"tenferro has one device, 'cpu', not {device!r}")
+
+
+def __array_namespace_info__():
+    """The array API inspection utilities: capabilities, devices, default dtypes, dtypes."""
+    return _Info()

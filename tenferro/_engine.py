@@ -8,15 +8,16 @@ import os
 
 import numpy as np
 
-from ._errors import GraphFreedError
+from ._errors import GraphFreedError, InPlaceError
 from ._state import STATE
 
 if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from ._kernels._reference import (Node, backward_plain, grad_plain, owned,
-                                          run_backward)
+    from ._kernels._reference import (Node, backward_plain, new_version, grad_plain, owned,
+                                          run_backward, set_inplace_error)
 else:
     try:
-        from ._kernels.tape import Node, backward_plain, grad_plain, owned, run_backward
+        from ._kernels.tape import (Node, backward_plain, new_version, grad_plain, owned,
+                                    run_backward, set_inplace_error)
     except ImportError as e:  # pragma: no cover - a source tree without a build
         raise ImportError(
             "tenferro's compiled tape is missing: install the package (pip install .) and run "
@@ -24,7 +25,9 @@ else:
         ) from e
 
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "backward_plain", "owned",
-           "graph_rule", "GraphFreedError"]
+           "graph_rule", "new_version", "GraphFreedError"]
+
+set_inplace_error(InPlaceError)
 
 _Tensor = None  # set by _tensor.py (avoids an import cycle)
 

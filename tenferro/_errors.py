@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = [
     "TenferroError", "ShapeError", "DTypeError", "LinAlgError", "GaugeError",
-    "UnsupportedADError", "GraphFreedError",
+    "UnsupportedADError", "GraphFreedError", "InPlaceError",
 ]
 
 
@@ -37,3 +37,8 @@ class UnsupportedADError(TenferroError, NotImplementedError):
 
 class GraphFreedError(TenferroError, RuntimeError):
     """A backward pass reached a part of the graph whose saved values were freed."""
+
+
+class InPlaceError(TenferroError, RuntimeError):
+    """An in-place change (``t[i] = v``, ``t += u``) that would corrupt a gradient: of a
+    leaf that requires grad, or of a tensor a recorded op still needs for its backward."""

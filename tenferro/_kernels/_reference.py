@@ -10,10 +10,37 @@ from sys import getrefcount
 from numpy import asarray, generic, ndarray
 
 
+# creation numbers and in-place versions share one counter (see tape.pyx)
+_counter = [0, 0]          # [counter, number of the last in-place change]
+_inplace_error = [RuntimeError]
+
+
+def new_version():
+    _counter[0] += 1
+    _counter[1] = _counter[0]
+    return _counter[0]
+
+
+def set_inplace_error(cls):
+    _inplace_error[0] = cls
+
+
+def _check_versions(node):
+    for i, x in enumerate(node.inputs):
+        if x._version > node.seq:
+            raise _inplace_error[0](
+                f"backward through {node.op.name!r} needs its input {i} (shape {x.shape}, "
+                f"{x.dtype}) as it was when {node.op.name!r} ran, but that tensor was "
+                f"modified in place afterwards (t[...] = v, t += u, ...; now at version "
+                f"{x._version}, the op saw version {node.seq} or older); change a copy "
+                f"instead (u = tf.asarray(t, copy=True); u[...] = v), or change t before "
+                f"using it, or use the functional spelling t.at[...].set(v)")
+
+
 class Node:
     """One recorded op application, or a leaf (``op is None``)."""
     __slots__ = ("op", "ctx", "inputs", "out_data", "out_tangents", "leaf", "n_out",
-                 "freed", "pending", "mark", "needed")
+                 "freed", "seq", "pending", "mark", "needed")
 
     def __init__(self, op, ctx, inputs, out_data, leaf=None):
         self.op = op
@@ -24,6 +51,8 @@ class Node:
         self.leaf = leaf
         self.n_out = len(out_data) if out_data is not None else 1
         self.freed = False
+        _counter[0] += 1
+        self.seq = _counter[0]
         self.pending = None
         self.mark = 0
         self.needed = False
@@ -72,6 +101,8 @@ def _discover(roots, targets, all_leaves, freed_error):
                     f"backward reached {node!r}, whose saved values were freed by an earlier "
                     "backward pass; pass retain_graph=True to the first backward/grad call "
                     "if you need to differentiate through the graph twice")
+            if node.seq < _counter[1]:
+                _check_versions(node)
             pos = pstack[-1]
             advanced = False
             while pos < len(node.inputs):

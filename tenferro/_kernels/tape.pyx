@@ -17,6 +17,43 @@ checks that both agree.
 from cpython.ref cimport Py_REFCNT
 from numpy import asarray, generic, ndarray
 
+# In-place changes (``t[i] = v``, ``t += u``) and node creation share one counter: a node
+# remembers its number (``seq``), a tensor changed in place the number of its last change
+# (its ``_version``). A backward through a node whose input changed after the node was
+# made raises: the node would read the new value and follow the new graph link. With no
+# in-place change since a node was made (the usual case) the check is one comparison.
+cdef Py_ssize_t _counter = 0
+cdef Py_ssize_t _last_change = 0
+cdef object _inplace_error = RuntimeError
+
+
+def new_version():
+    """Number an in-place change: the changed tensor's new ``_version``."""
+    global _counter, _last_change
+    _counter += 1
+    _last_change = _counter
+    return _counter
+
+
+def set_inplace_error(cls):
+    """The exception class raised for a backward through a tensor changed in place."""
+    global _inplace_error
+    _inplace_error = cls
+
+
+cdef void _check_versions(Node node) except *:
+    cdef Py_ssize_t i
+    for i in range(len(node.inputs)):
+        x = node.inputs[i]
+        if x._version > node.seq:
+            raise _inplace_error(
+                f"backward through {node.op.name!r} needs its input {i} (shape {x.shape}, "
+                f"{x.dtype}) as it was when {node.op.name!r} ran, but that tensor was "
+                f"modified in place afterwards (t[...] = v, t += u, ...; now at version "
+                f"{x._version}, the op saw version {node.seq} or older); change a copy "
+                f"instead (u = tf.asarray(t, copy=True); u[...] = v), or change t before "
+                f"using it, or use the functional spelling t.at[...].set(v)")
+
 
 cdef class Node:
     """One recorded op application, or a leaf (``op is None``)."""
@@ -28,6 +65,7 @@ cdef class Node:
     cdef public object leaf          # weakref to the leaf Tensor (leaf nodes only)
     cdef public Py_ssize_t n_out
     cdef public bint freed
+    cdef public Py_ssize_t seq        # creation number (shared with in-place versions)
     # scratch of one traversal, reset when it ends
     cdef list pending
     cdef int mark
@@ -42,6 +80,9 @@ cdef class Node:
         self.leaf = leaf
         self.n_out = len(out_data) if out_data is not None else 1
         self.freed = False
+        global _counter
+        _counter += 1
+        self.seq = _counter
         self.pending = None
         self.mark = 0
         self.needed = False
@@ -97,6 +138,8 @@ cdef list _discover(list roots, dict targets, bint all_leaves, object freed_erro
                     f"backward reached {node!r}, whose saved values were freed by an earlier "
                     "backward pass; pass retain_graph=True to the first backward/grad call "
                     "if you need to differentiate through the graph twice")
+            if node.seq < _last_change:
+                _check_versions(node)
             pos = pstack[-1]
             n = len(node.inputs)
             advanced = False

@@ -1,3 +1,270 @@
-"""Array API creation functions (work in progress)."""
+"""Creation functions of the array API standard: arange, asarray, empty(_like), eye,
+from_dlpack, full(_like), linspace, ones(_like), zeros(_like).
 
-__all__ = []
+Default dtypes are the standard's (and NumPy's): float64 for real floating values, int64
+for Python ints, bool for Python bools, complex128 for Python complex numbers. ``device``
+may be None or ``"cpu"``; anything else raises ValueError.
+
+New tensors are constants, except where a value comes from a tensor that carries a
+derivative: ``asarray(t)``/``asarray(t, copy=True)``, ``asarray([t1, t2])``,
+``full(shape, t)``, ``full_like(x, t)`` and ``linspace(t0, t1, n)`` are differentiable in
+that tensor (a copy, a stack, a broadcast, an affine map), so a gradient never disappears
+into a new tensor.
+"""
+import builtins
+import operator
+
+import numpy as np
+
+from .. import _dtypes
+from .._engine import apply1
+from .._errors import DTypeError, ShapeError
+from .._tensor import Tensor, _check_device, _find_tracked, _payloads, _to_array
+from .registry import defop, register
+from ._util import to_tensor
+
+__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
+           "full_like", "linspace", "ones", "ones_like", "zeros", "zeros_like"]
+
+
+def _dtype(dtype):
+    return None if dtype is None else _dtypes.as_dtype(dtype)
+
+
+def _shape(shape, name):
+    """``shape`` (an int or a sequence of ints) as a tuple of non-negative ints."""
+    try:
+        shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else \
+            tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise ShapeError(f"{name}: shape must be an int or a sequence of ints, got "
+                         f"{shape!r}") from None
+    if any(n < 0 for n in shape):
+        raise ShapeError(f"{name}: negative dimensions are not allowed, got {shape}")
+    return shape
+
+
+def _new(arr):
+    return Tensor._wrap(arr if type(arr) is np.ndarray else np.asarray(arr))
+
+
+# ---- copy: the differentiable identity that asarray(t, copy=True) records ------------------
+_copy_op = defop("copy", lambda ctx, needs, gs, xs, ys: (gs[0],),
+                 lambda ctx, ts, xs, ys: (ts[0],))
+
+
+def _copy(x):
+    return apply1(_copy_op, (x,), x._data.copy())
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """``obj`` as a tensor (array API ``asarray``).
+
+    A tensor is returned as it is unless ``dtype`` differs (a differentiable cast) or
+    ``copy=True`` (a differentiable copy with its own payload). Nested sequences holding
+    tensors that require grad are stacked differentiably. ``copy=False`` raises ValueError
+    when a copy cannot be avoided. Everything else goes through ``numpy.asarray`` with
+    NumPy's dtype inference (Python float -> float64, int -> int64, bool -> bool).
+    """
+    _check_device(device)
+    dt = _dtype(dtype)
+    if isinstance(obj, Tensor):
+        if dt is not None and dt != obj._data.dtype:
+            if copy is False:
+                raise ValueError(f"asarray: casting {obj.dtype} to {dt} needs a copy, but "
+                                 "copy=False was passed")
+            from .structure import astype
+            return astype(obj, dt)
+        return _copy(obj) if copy else obj
+    if isinstance(obj, (list, tuple)) and _find_tracked(obj) is not None:
+        if copy is False:
+            raise ValueError("asarray: a sequence of tensors needs a copy, but copy=False "
+                             "was passed")
+        from .structure import stack
+        out = stack([asarray(o) for o in obj])
+        return out if dt is None else asarray(out, dtype=dt)
+    obj = _payloads(obj, "asarray")
+    if copy is False:
+        if not isinstance(obj, np.ndarray) and not hasattr(obj, "__array__") \
+                and not hasattr(obj, "__buffer__"):
+            try:
+                memoryview(obj)
+            except TypeError:
+                raise ValueError(f"asarray: a {type(obj).__name__} cannot be turned into a "
+                                 "tensor without a copy, but copy=False was passed") from None
+        arr = np.asarray(obj, dtype=dt)
+        if dt is not None and isinstance(obj, np.ndarray) and obj.dtype != dt:
+            raise ValueError(f"asarray: casting {obj.dtype} to {dt} needs a copy, but "
+                             "copy=False was passed")
+        return Tensor._wrap(_to_array(arr, copy=False))
+    return Tensor._wrap(_to_array(obj, dt, copy=builtins.bool(copy)))
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    """Evenly spaced values in [start, stop), like ``numpy.arange`` (int64 when start,
+    stop and step are ints, float64 otherwise)."""
+    _check_device(device)
+    if stop is None:
+        start, stop = 0, start
+    dt = _dtype(dtype)
+    if dt is None:
+        ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, builtins.bool)
+                   for v in (start, stop, step))
+        dt = _dtypes.int64 if ints else _dtypes.float64
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    return _new(np.arange(start, stop, step, dtype=dt))
+
+
+def empty(shape, *, dtype=None, device=None):
+    """An uninitialized tensor (float64 by default)."""
+    _check_device(device)
+    return _new(np.empty(_shape(shape, "empty"), dtype=_dtype(dtype) or _dtypes.float64))
+
+
+def zeros(shape, *, dtype=None, device=None):
+    """A tensor of zeros (float64 by default)."""
+    _check_device(device)
+    return _new(np.zeros(_shape(shape, "zeros"), dtype=_dtype(dtype) or _dtypes.float64))
+
+
+def ones(shape, *, dtype=None, device=None):
+    """A tensor of ones (float64 by default)."""
+    _check_device(device)
+    return _new(np.ones(_shape(shape, "ones"), dtype=_dtype(dtype) or _dtypes.float64))
+
+
+def _like(x, dtype, shape, name):
+    x = to_tensor(x)
+    return (x.shape if shape is None else _shape(shape, name),
+            x._data.dtype if dtype is None else _dtypes.as_dtype(dtype))
+
+
+def empty_like(x, /, *, dtype=None, device=None, shape=None):
+    """An uninitialized tensor with x's shape and dtype (constant)."""
+    _check_device(device)
+    return _new(np.empty(*_like(x, dtype, shape, "empty_like")))
+
+
+def zeros_like(x, /, *, dtype=None, device=None, shape=None):
+    """A constant tensor of zeros with x's shape and dtype."""
+    _check_device(device)
+    return _new(np.zeros(*_like(x, dtype, shape, "zeros_like")))
+
+
+def ones_like(x, /, *, dtype=None, device=None, shape=None):
+    """A constant tensor of ones with x's shape and dtype."""
+    _check_device(device)
+    return _new(np.ones(*_like(x, dtype, shape, "ones_like")))
+
+
+def _fill_dtype(fill_value):
+    """The default dtype of ``full``: bool, int64, float64 or complex128 by value kind."""
+    if isinstance(fill_value, (builtins.bool, np.bool_)):
+        return _dtypes.bool
+    if isinstance(fill_value, (int, np.integer)):
+        return _dtypes.int64
+    if isinstance(fill_value, (complex, np.complexfloating)):
+        return _dtypes.complex128
+    return _dtypes.float64
+
+
+def _full_from_tensor(shape, value, dt):
+    """``full`` with a tensor fill value: a differentiable broadcast of it."""
+    from .structure import broadcast_to
+    if value.ndim != 0:
+        raise ShapeError(f"full: fill_value must be a scalar or a 0-d tensor, got shape "
+                         f"{value.shape}")
+    if dt is not None and dt != value.dtype:
+        value = asarray(value, dtype=dt)
+    return _copy(broadcast_to(value, shape)) if shape else _copy(value)
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    """A tensor filled with ``fill_value`` (dtype from its kind unless given). A 0-d tensor
+    as fill value is broadcast differentiably."""
+    _check_device(device)
+    shape = _shape(shape, "full")
+    dt = _dtype(dtype)
+    if isinstance(fill_value, Tensor):
+        return _full_from_tensor(shape, fill_value, dt)
+    dt = dt or _fill_dtype(fill_value)
+    if dt.kind != "c" and isinstance(fill_value, complex):
+        raise DTypeError(f"full: a complex fill value needs a complex dtype, not {dt}")
+    return _new(np.full(shape, fill_value, dtype=dt))
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
+    """A tensor with x's shape and dtype filled with ``fill_value``."""
+    _check_device(device)
+    shape, dt = _like(x, dtype, shape, "full_like")
+    if isinstance(fill_value, Tensor):
+        return _full_from_tensor(shape, fill_value, dt)
+    if dt.kind != "c" and isinstance(fill_value, complex):
+        raise DTypeError(f"full_like: a complex fill value needs a complex dtype, not {dt}")
+    return _new(np.full(shape, fill_value, dtype=dt))
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """A 2-D tensor with ones on diagonal ``k`` (float64 by default)."""
+    _check_device(device)
+    return _new(np.eye(n_rows, n_cols, k=k, dtype=_dtype(dtype) or _dtypes.float64))
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced values from start to stop, like ``numpy.linspace`` (float64,
+    or complex128 for complex endpoints). Differentiable in tensor endpoints."""
+    _check_device(device)
+    num = operator.index(num)
+    if num < 0:
+        raise ShapeError(f"linspace: num must be non-negative, got {num}")
+    dt = _dtype(dtype)
+    if isinstance(start, Tensor) or isinstance(stop, Tensor):
+        from ._util import operands
+        a, b = operands(start, stop)
+        if a.ndim or b.ndim:
+            raise ShapeError("linspace: start and stop must be scalars or 0-d tensors")
+        div = (num - 1) if endpoint else num
+        w = np.arange(num, dtype=np.float64) / (div if div > 0 else 1)
+        out = a + (b - a) * w
+        if endpoint and num > 1:
+            out = out * (w < 1) + b * (w == 1)       # exactly stop at the end, like NumPy
+        return out if dt is None else asarray(out, dtype=dt)
+    cplx = isinstance(start, complex) or isinstance(stop, complex)
+    dt = dt or (_dtypes.complex128 if cplx else _dtypes.float64)
+    if dt.kind != "c" and cplx:
+        raise DTypeError(f"linspace: complex endpoints need a complex dtype, not {dt}")
+    return _new(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A tensor from any object with ``__dlpack__`` (NumPy arrays, PyTorch/JAX CPU
+    arrays...), sharing memory unless ``copy=True``. A tenferro tensor is returned like
+    :func:`asarray` would (differentiable)."""
+    _check_device(device)
+    if isinstance(x, Tensor):
+        return asarray(x, copy=copy)
+    kw = {} if copy is None else {"copy": copy}
+    return Tensor._wrap(_to_array(np.from_dlpack(x, **kw), copy=False))
+
+
+# ---- NumPy's spellings on tensors ---------------------------------------------------------
+# np.zeros_like(t) etc. give constant tensors (what the rules building masks rely on).
+
+def _np_like(fill):
+    def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+        x = to_tensor(a)
+        return _new(fill(x.shape if shape is None else shape,
+                         x.dtype if dtype is None else _dtypes.as_dtype(dtype)))
+    return like
+
+
+def _np_full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
+                  device=None):
+    return full_like(a, fill_value, dtype=dtype, shape=shape)
+
+
+register(_np_like(np.zeros), functions=(np.zeros_like,))
+register(_np_like(np.ones), functions=(np.ones_like,))
+register(_np_like(np.empty), functions=(np.empty_like,))
+register(_np_full_like, functions=(np.full_like,))

@@ -17,7 +17,8 @@ import numpy as np
 
 from .._engine import apply1
 from .._errors import DTypeError, ShapeError
-from .._tensor import SUPPORTED_DTYPES, Tensor, as_tensor
+from .. import _dtypes
+from .._tensor import Tensor, as_tensor
 from .registry import defop, register
 from ._util import conj, operands, to_tensor, unbroadcast
 
@@ -25,7 +26,6 @@ __all__ = [
     "reshape", "broadcast_to", "ravel", "flatten", "transpose", "permute", "swapaxes",
     "moveaxis", "expand_dims", "unsqueeze", "squeeze", "matrix_transpose", "stack",
     "concatenate", "concat", "diagonal", "diag", "trace", "matmul", "tensordot", "astype",
-    "zeros_like", "ones_like",
 ]
 
 
@@ -668,40 +668,42 @@ _astype_op = defop("astype", lambda ctx, needs, gs, xs, ys: (gs[0],),
                    lambda ctx, ts, xs, ys: (ts[0],))
 
 
-def astype(x, dtype, copy=True):
-    """``x`` cast to float32, float64, complex64 or complex128."""
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` cast to ``dtype`` (array API ``astype``).
+
+    Float and complex results are differentiable (the cast is the identity on values;
+    the engine casts cotangents back). A cast to an integer or bool dtype has no gradient
+    (piecewise constant, like a comparison). Complex to real raises DTypeError: take
+    ``real``/``abs`` explicitly. ``copy=False`` returns ``x`` itself when the dtype is
+    already ``dtype``; with ``copy=True`` (the default) the result is a new tensor.
+    """
     x = to_tensor(x)
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        raise DTypeError(f"astype: {dtype!r} is not a dtype; use float32, float64, complex64 "
-                         "or complex128") from None
+    dt = _dtypes.as_dtype(dtype)
+    if device is not None and device != "cpu":
+        raise ValueError(f"astype: tenferro tensors live on the CPU, got device={device!r}")
     src = x._data.dtype
     if dt == src:
-        return x
-    if dt not in SUPPORTED_DTYPES:
-        raise DTypeError(f"astype: tenferro tensors hold float32, float64, complex64 or "
-                         f"complex128, not {dt}; call .numpy().astype(...) for other dtypes")
+        return _fresh(x) if copy else x
     if src.kind == "c" and dt.kind != "c":
         raise DTypeError(f"astype: casting complex ({src}) to real ({dt}) would drop the "
                          "imaginary part; take .real (or abs()) first if that is what you mean")
+    if dt not in _dtypes.DIFFERENTIABLE:
+        return Tensor._wrap(x._data.astype(dt))
     return apply1(_astype_op, (x,), x._data.astype(dt))
 
 
-# ---- constants for rules ----------------------------------------------------------------
-
-def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """A constant (non-differentiable) tensor of zeros shaped like ``a``."""
-    a = to_tensor(a)
-    return as_tensor(np.zeros(a.shape if shape is None else shape,
-                              a.dtype if dtype is None else dtype))
+def _np_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """``ndarray.astype``'s spelling as a Tensor method."""
+    return astype(self, dtype, copy=copy)
 
 
-def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """A constant (non-differentiable) tensor of ones shaped like ``a``."""
-    a = to_tensor(a)
-    return as_tensor(np.ones(a.shape if shape is None else shape,
-                             a.dtype if dtype is None else dtype))
+def _fresh(x):
+    """A new tensor object with x's value and place in the graph (a differentiable copy of
+    a tensor that requires grad, an alias of the payload otherwise: tensors are never
+    written in place, so the alias cannot be changed through x)."""
+    if x._node is not None:
+        return apply1(_astype_op, (x,), x._data.copy())
+    return Tensor._wrap(x._data)
 
 
 register(_np_reshape, functions=(np.reshape,))
@@ -730,6 +732,4 @@ register(trace, methods=("trace",), functions=(np.trace,))
 register(matmul, methods=("matmul", "__matmul__"), ufuncs=(np.matmul,))
 register(_rmatmul, methods=("__rmatmul__",))
 register(tensordot, functions=(np.tensordot,))
-register(astype, methods=("astype",))
-register(zeros_like, functions=(np.zeros_like,))
-register(ones_like, functions=(np.ones_like,))
+register(_np_astype, methods=("astype",))

@@ -303,9 +303,32 @@ def test_astype(src, dst):
     np.testing.assert_array_equal(t.numpy(), np.ones(3, dst))
 
 
-def test_astype_same_dtype_is_identity():
+def test_astype_same_dtype_copies_unless_copy_false():
     t = tf.tensor([1.0])
-    assert tf.astype(t, "float64") is t
+    assert tf.astype(t, "float64", copy=False) is t
+    u = tf.astype(t, "float64")              # array API: copy=True by default
+    assert u is not t and u.dtype == t.dtype
+    u[0] = 5.0                               # a new object: changing it leaves t alone
+    assert t.tolist() == [1.0]
+    x = tf.tensor([2.0], requires_grad=True)
+    y = x.astype(np.float64)                 # a differentiable copy, not the leaf itself
+    assert not y.is_leaf
+    y[0] = 3.0
+    (g,) = tf.grad((y * x).sum(), [x])
+    assert g.tolist() == [3.0]
+
+
+@pytest.mark.parametrize("src,dst", [(np.float64, np.int64), (np.float32, np.bool_),
+                                     (np.int64, np.float32), (np.bool_, np.complex128)])
+def test_astype_between_kinds(src, dst):
+    a = np.array([0.0, 1.0, 2.7]).astype(src)
+    t = tf.tensor(a)
+    out = tf.astype(t, dst)
+    assert out.dtype == dst
+    np.testing.assert_array_equal(out.numpy(), a.astype(dst))
+    if np.dtype(src).kind == "f":
+        x = tf.tensor(a, requires_grad=True)
+        assert tf.astype(x, dst).requires_grad == (np.dtype(dst).kind in "fc")
 
 
 # ---- constants for rules ----------------------------------------------------------------
@@ -379,7 +402,7 @@ def test_index_errors(key, match):
         x[key]
 
 
-@pytest.mark.parametrize("dtype,match", [(np.int64, "not int64"), (np.float16, "not float16"),
+@pytest.mark.parametrize("dtype,match", [(np.object_, "not object"), (np.float16, "not float16"),
                                          ("nonsense", "not a dtype")])
 def test_astype_bad_dtype(dtype, match):
     with pytest.raises(tf.DTypeError, match=match):

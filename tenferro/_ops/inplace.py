@@ -1,0 +1,316 @@
+"""Index updates: ``t.at[idx].set(v)`` / ``.add(v)`` / ``.multiply(v)`` (functional, as JAX
+spells them), ``t[idx] = v`` and the in-place operators ``t += u``, ``t *= u``, ...
+
+Functional updates return a new tensor, differentiable in both ``t`` and ``v``. The one
+primitive is ``index_set``, y = x with y[key] = v for a key that hits every position at
+most once; it is linear in (x, v) jointly, so its rules are made of itself and gathers:
+
+    x̄ = index_set(ȳ, key, 0)          v̄ = unbroadcast(ȳ[key])          (RULES: adjoint)
+    ẏ = index_set(ẋ, key, v̇)
+
+A key that hits a position several times (integer arrays with repeats) is reduced to one
+that does not, on the flattened tensor: ``set`` keeps the value NumPy's assignment keeps
+(the last), ``add`` is the scatter-add op (repeats accumulate), and ``multiply``
+multiplies x by a product of unique-key ``index_set``s, one per occurrence rank, so its
+derivative is exact where some factors are zero.
+
+In place (PyTorch's semantics): ``t[idx] = v`` rebinds the Tensor object ``t`` to the
+update of its old value — a new graph node differentiable in both — and bumps its
+``_version``. The ops that computed ``v`` from ``t`` (``t[m] = f(t[m])``, ``t += g(t)``)
+are pointed at t's old value; any other recorded op that used ``t`` before the change
+refuses to run its backward (:class:`InPlaceError` naming the op) instead of silently
+reading the new value.
+A leaf that requires grad cannot be changed in place while grad mode is on (under
+``tf.no_grad()`` it can: the optimizer-step pattern ``w -= lr * w.grad``). The payload
+is never written in place: another tensor sliced from ``t`` (or that ``t`` was sliced
+from) keeps its values, unlike PyTorch's views.
+"""
+import operator
+
+import numpy as np
+
+from .. import _engine
+from .._engine import apply1
+from .._errors import DTypeError, InPlaceError, ShapeError
+from .._state import STATE
+from .._tensor import Tensor
+from .registry import defop, register
+from ._util import to_tensor, unbroadcast
+from .structure import (_gather, _index_key, _scatter, astype, broadcast_to, getitem,
+                        reshape)
+
+__all__ = []
+
+
+def _payload(v):
+    return v._data if isinstance(v, Tensor) else v
+
+
+# ---- the primitive -----------------------------------------------------------------------
+
+def _index_set(x, key, v):
+    """``x`` with ``x[key] = v`` (key unique, v of x[key]'s shape and x's dtype), on
+    ndarrays (a new array) or Tensors (the recorded op)."""
+    if isinstance(x, Tensor) or isinstance(v, Tensor):
+        x, v = to_tensor(x), to_tensor(v)
+        return apply1(_index_set_op, (x, v), _index_set_np(x._data, key, v._data), ctx=key)
+    return _index_set_np(x, key, v)
+
+
+def _index_set_np(x, key, v):
+    y = x.copy()
+    y[key] = v
+    return y
+
+
+def _index_set_vjp(key, needs, gs, xs, ys):
+    g = gs[0]
+    gx = _index_set(g, key, np.zeros((), dtype=g.dtype)) if needs[0] else None
+    gv = unbroadcast(_gather(g, key), xs[1].shape) if needs[1] else None
+    return gx, gv
+
+
+def _index_set_jvp(key, ts, xs, ys):
+    tx, tv = ts
+    if tx is None:
+        tx = np.zeros(xs[0].shape, dtype=ys[0].dtype)
+    if tv is None:
+        tv = np.zeros((), dtype=ys[0].dtype)
+    return (_index_set(tx, key, tv),)
+
+
+_index_set_op = defop("index_set", _index_set_vjp, _index_set_jvp)
+
+
+# ---- keys --------------------------------------------------------------------------------
+
+def _key(x, idx):
+    """(normalized key, whether it hits every position at most once, x[key].shape)."""
+    key, unique = _index_key(idx)
+    try:
+        shape = x._data[key].shape
+    except IndexError as e:
+        raise IndexError(f"{e} (indexing a tensor of shape {x.shape})") from None
+    return key, unique, shape
+
+
+def _flat_positions(shape, key):
+    """The flat position in ``shape`` of every entry of ``x[key]``."""
+    return np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)[key].ravel()
+
+
+def _value(v, x, where):
+    """``v`` as a tensor of x's dtype (complex into a real tensor raises)."""
+    v = to_tensor(v)
+    dt = x._data.dtype
+    if v._data.dtype.kind == "c" and dt.kind != "c":
+        raise DTypeError(f"{where}: cannot store complex values in a {dt} tensor; take "
+                         ".real (or abs()) of the value, or make the tensor complex first")
+    return v if v._data.dtype == dt else astype(v, dt)
+
+
+def _broadcast_value(v, shape, where):
+    try:
+        return broadcast_to(v, shape)
+    except ShapeError:
+        raise ShapeError(f"{where}: a value of shape {v.shape} cannot be broadcast to the "
+                         f"indexed shape {shape}") from None
+
+
+# ---- functional updates ------------------------------------------------------------------
+
+def index_set(x, idx, v):
+    """``x`` with ``x[idx] = v`` as a new tensor (the value NumPy's assignment keeps at a
+    repeated index: the last)."""
+    x = to_tensor(x)
+    key, unique, shape = _key(x, idx)
+    v = _broadcast_value(_value(v, x, "set"), shape, "set")
+    if unique:
+        return _index_set(x, key, v)
+    pos = _flat_positions(x.shape, key)
+    upos = np.unique(pos)
+    if upos.size == pos.size:
+        return _index_set(x, key, v)
+    # the winner at each position: the entry NumPy's own assignment keeps there
+    owner = np.empty(x.size, dtype=np.intp)
+    owner[pos] = np.arange(pos.size)
+    flat = _index_set(reshape(x, -1), upos, getitem(reshape(v, -1), owner[upos]))
+    return reshape(flat, x.shape)
+
+
+def index_add(x, idx, v):
+    """``x`` with ``v`` added at ``idx`` as a new tensor (repeated indices accumulate)."""
+    x = to_tensor(x)
+    key, unique, shape = _key(x, idx)
+    v = _broadcast_value(_value(v, x, "add"), shape, "add")
+    return x + _scatter(v, key, x.shape, unique)
+
+
+def index_multiply(x, idx, v):
+    """``x`` with the entries at ``idx`` multiplied by ``v`` as a new tensor (repeated
+    indices multiply every factor in; the derivative is exact also at zero factors)."""
+    x = to_tensor(x)
+    key, unique, shape = _key(x, idx)
+    v = _broadcast_value(_value(v, x, "multiply"), shape, "multiply")
+    ones = np.ones(x.shape, dtype=x.dtype)
+    if unique:
+        return x * _index_set(ones, key, v)
+    pos = _flat_positions(x.shape, key)
+    order = np.argsort(pos, kind="stable")
+    sorted_pos = pos[order]
+    starts = np.flatnonzero(np.r_[True, sorted_pos[1:] != sorted_pos[:-1]])
+    rank = np.empty(pos.size, dtype=np.intp)
+    rank[order] = np.arange(pos.size) - np.repeat(starts, np.diff(np.r_[starts, pos.size]))
+    vflat = reshape(v, -1)
+    factor = None
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        sel = np.flatnonzero(rank == r)
+        f = _index_set(ones.reshape(-1), pos[sel], getitem(vflat, sel))
+        factor = f if factor is None else factor * f
+    return x if factor is None else x * reshape(factor, x.shape)
+
+
+class _At:
+    """``t.at``: ``t.at[idx]`` names the entries an update acts on."""
+    __slots__ = ("_x",)
+
+    def __init__(self, x):
+        self._x = x
+
+    def __getitem__(self, idx):
+        return _AtIndex(self._x, idx)
+
+
+class _AtIndex:
+    """``t.at[idx]``: functional updates of ``t`` at ``idx`` (new tensors, like JAX)."""
+    __slots__ = ("_x", "_idx")
+
+    def __init__(self, x, idx):
+        self._x, self._idx = x, idx
+
+    def get(self):
+        """``t[idx]``."""
+        return self._x[self._idx]
+
+    def set(self, v, *, copy=None):
+        """``t`` with ``t[idx] = v``."""
+        return index_set(self._x, self._idx, v)
+
+    def add(self, v, *, copy=None):
+        """``t`` with ``v`` added at ``idx`` (repeats accumulate)."""
+        return index_add(self._x, self._idx, v)
+
+    def multiply(self, v, *, copy=None):
+        """``t`` with the entries at ``idx`` multiplied by ``v`` (repeats accumulate)."""
+        return index_multiply(self._x, self._idx, v)
+
+    def divide(self, v, *, copy=None):
+        """``t`` with the entries at ``idx`` divided by ``v``."""
+        return index_multiply(self._x, self._idx, 1 / to_tensor(v))
+
+
+Tensor.at = property(_At, doc="Functional index updates: ``t.at[idx].set(v)``, "
+                              "``.add(v)``, ``.multiply(v)``, ``.divide(v)``, ``.get()``.")
+
+
+# ---- in place ----------------------------------------------------------------------------
+
+def _check_not_leaf(t, what):
+    if t._node is not None and t._node.op is None and STATE.grad_enabled:
+        raise InPlaceError(
+            f"{what} would change a leaf tensor that requires grad in place, which would "
+            "lose the value its gradient is taken at; change a copy (u = tf.asarray(t, "
+            "copy=True)), use t.at[...].set(v), or do it under tf.no_grad() (e.g. an "
+            "optimizer step)")
+
+
+def _snapshot(t):
+    """A new Tensor object for t's current value and graph place (what a node keeps)."""
+    s = Tensor._wrap(t._data, t._node, t._index)
+    s._fw = t._fw
+    return s
+
+
+_REDIRECT_BUDGET = 10_000   # nodes one in-place change looks at (beyond: the check raises)
+
+
+def _redirect(t, snap, v):
+    """Point the nodes that computed ``v`` from ``t`` at ``snap`` (t's value before the
+    change), so that ``t[m] = f(t[m])`` and ``t += g(t)`` differentiate through the old t.
+
+    Only the graph of ``v`` is searched, and only nodes made since t got its current
+    value. Any other node that used t keeps pointing at the changed t, and a backward
+    through it raises InPlaceError (never a silently wrong gradient).
+    """
+    node = v._node if isinstance(v, Tensor) else None
+    if node is None:
+        return
+    bound = max(t._version, t._node.seq if t._node is not None else 0)
+    stack, seen, budget = [node], set(), _REDIRECT_BUDGET
+    while stack and budget:
+        n = stack.pop()
+        if n.op is None or n.seq <= bound or id(n) in seen:
+            continue
+        seen.add(id(n))
+        budget -= 1
+        ins = n.inputs
+        for x in ins:
+            if x is t:
+                n.inputs = tuple(snap if y is t else y for y in ins)
+                break
+        stack.extend(x._node for x in ins if x._node is not None)
+
+
+def _rebind(t, new, snap, v):
+    """Make the Tensor object ``t`` hold ``new`` (its value, graph place and tangent) and
+    give it a new version. Under no_grad, t keeps its place in the graph (a leaf stays a
+    leaf that requires grad)."""
+    _redirect(t, snap, v)
+    t._data = new._data
+    if STATE.grad_enabled:
+        t._node, t._index = new._node, new._index
+    t._fw = new._fw
+    t._version = _engine.new_version()
+    return t
+
+
+def _setitem(self, idx, v):
+    _check_not_leaf(self, "t[...] = v")
+    snap = _snapshot(self)
+    _rebind(self, index_set(snap, idx, v), snap, v)
+
+
+def _inplace(spelling, fn):
+    """``t op= u``: t rebound to ``fn(t, u)`` with t's shape and (same-kind cast) dtype."""
+    def method(self, other):
+        _check_not_leaf(self, f"t {spelling} u")
+        snap = _snapshot(self)
+        new = fn(snap, other)
+        if new is NotImplemented:
+            return NotImplemented
+        if new.shape != self.shape:
+            raise ShapeError(f"t {spelling} u: the result has shape {new.shape}, but t has "
+                             f"shape {self.shape}; an in-place update cannot change the "
+                             f"shape (broadcast u to t's shape, or write t = t "
+                             f"{spelling[:-1]} u)")
+        dt = self._data.dtype
+        if new.dtype != dt:
+            if not np.can_cast(new.dtype, dt, casting="same_kind"):
+                raise DTypeError(f"t {spelling} u: the result is {new.dtype}, which a {dt} "
+                                 f"tensor cannot hold; convert t first (t = t.astype("
+                                 f"tf.{new.dtype}))")
+            new = astype(new, dt)
+        return _rebind(self, new, snap, other)
+    return method
+
+
+register(_setitem, methods=("__setitem__",))
+for _name, _spelling, _fn in (
+        ("add", "+=", operator.add), ("sub", "-=", operator.sub),
+        ("mul", "*=", operator.mul), ("truediv", "/=", operator.truediv),
+        ("floordiv", "//=", operator.floordiv), ("mod", "%=", operator.mod),
+        ("pow", "**=", operator.pow), ("matmul", "@=", operator.matmul),
+        ("and", "&=", operator.and_), ("or", "|=", operator.or_),
+        ("xor", "^=", operator.xor), ("lshift", "<<=", operator.lshift),
+        ("rshift", ">>=", operator.rshift)):
+    register(_inplace(_spelling, _fn), methods=(f"__i{_name}__",))
