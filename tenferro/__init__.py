@@ -21,6 +21,7 @@ from ._ops.searching import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.sets import *  # noqa: F401,F403
 from ._ops import inplace as _inplace  # noqa: F401  (t[i] = v, t += u, t.at[i])
+from . import _numpy  # noqa: F401  (NumPy's non-differentiable functions on tensors)
 from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad,
                        is_grad_enabled, no_grad, set_grad_enabled, value_and_grad, vjp)
 from . import forward as forward_ad

@@ -1,0 +1,94 @@
+"""Data types of the namespace: the dtype objects, promotion with Python scalars, the data
+type functions and the inspection namespace."""
+import numpy as np
+import pytest
+
+import tenferro as tf
+
+ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+       "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_dtype_objects_are_numpys(name):
+    dt = getattr(tf, name)
+    assert dt == np.dtype(name) and tf.tensor([1], dtype=dt).dtype == dt
+    assert tf.tensor([1], dtype=dt).dtype == getattr(np, name if name != "bool" else "bool_")
+
+
+@pytest.mark.parametrize("dtype,scalar,expected", [
+    ("int8", 1, "int8"), ("int8", 1.5, "float64"), ("uint8", 2, "uint8"),
+    ("bool", 1, "int64"), ("bool", True, "bool"), ("float32", 2, "float32"),
+    ("float32", 0.5, "float32"), ("float32", 1j, "complex64"), ("int64", 1j, "complex128"),
+])
+def test_python_scalars_are_weak(dtype, scalar, expected):
+    t = tf.ones(3, dtype=getattr(tf, dtype))
+    assert (t + scalar).dtype == np.dtype(expected)
+    assert (scalar * t).dtype == np.dtype(expected)
+    assert tf.result_type(t, scalar) == np.dtype(expected)
+
+
+def test_python_int_out_of_range():
+    with pytest.raises(tf.DTypeError, match="does not fit"):
+        tf.ones(2, dtype=tf.int8) + 1000
+
+
+@pytest.mark.parametrize("a,b", [("int8", "int16"), ("uint8", "int8"), ("float32", "float64"),
+                                 ("float32", "complex64"), ("float64", "complex64"),
+                                 ("int64", "float32"), ("bool", "int8")])
+def test_tensor_promotion_is_numpys(a, b):
+    x, y = tf.ones(2, dtype=getattr(tf, a)), tf.ones(2, dtype=getattr(tf, b))
+    expected = np.result_type(np.dtype(a), np.dtype(b))
+    assert (x + y).dtype == expected == tf.result_type(x, y) == tf.result_type(a, b)
+
+
+def test_transcendental_functions_of_integers_give_float64():
+    for dt in (tf.bool, tf.int8, tf.uint8, tf.int16, tf.int64):
+        t = tf.ones(2, dtype=dt)
+        assert tf.exp(t).dtype == np.float64 and tf.sqrt(t).dtype == np.float64
+        assert tf.linalg.norm(tf.ones((2, 2), dtype=dt)).dtype == np.float64
+    assert (tf.arange(3) / 2).dtype == np.float64
+    assert tf.square(tf.arange(3, dtype=tf.int16)).dtype == np.int16
+
+
+def test_data_type_functions():
+    assert tf.can_cast(tf.int8, tf.int16) and not tf.can_cast(tf.int16, tf.int8)
+    assert tf.can_cast(tf.ones(2, dtype=tf.float32), tf.float64)
+    assert tf.isdtype(tf.int8, "signed integer") and tf.isdtype(tf.uint8, "integral")
+    assert tf.isdtype(tf.float32, ("bool", "real floating"))
+    assert not tf.isdtype(tf.complex64, "real floating") and tf.isdtype(tf.bool, tf.bool)
+    assert tf.finfo(tf.float32).eps == np.finfo(np.float32).eps
+    assert tf.finfo(tf.complex128).dtype == np.float64
+    assert tf.finfo(tf.ones(1)).bits == 64
+    assert tf.iinfo(tf.int16).max == 32767 and tf.iinfo(tf.uint8).min == 0
+    with pytest.raises(tf.DTypeError, match="iinfo"):
+        tf.finfo(tf.int8)
+    with pytest.raises(tf.DTypeError, match="finfo"):
+        tf.iinfo(tf.float32)
+    with pytest.raises(ValueError, match="kind"):
+        tf.isdtype(tf.int8, "integer")
+    with pytest.raises(tf.DTypeError, match="float16"):
+        tf.result_type(np.float16)
+    with pytest.raises(tf.DTypeError, match="at least one"):
+        tf.result_type(1, 2.0)
+
+
+def test_inspection_namespace():
+    info = tf.__array_namespace_info__()
+    assert tf.__array_api_version__ == "2024.12"
+    assert info.capabilities()["boolean indexing"] is True
+    assert info.default_device() == "cpu" and info.devices() == ["cpu"]
+    assert info.default_dtypes() == {"real floating": tf.float64,
+                                     "complex floating": tf.complex128,
+                                     "integral": tf.int64, "indexing": tf.int64}
+    assert list(info.dtypes()) == ALL
+    assert list(info.dtypes(kind="unsigned integer")) == ["uint8", "uint16", "uint32",
+                                                          "uint64"]
+    assert list(info.dtypes(kind=("bool", "complex floating"))) == ["bool", "complex64",
+                                                                    "complex128"]
+    with pytest.raises(ValueError):
+        info.dtypes(kind="integer")
+    with pytest.raises(ValueError):
+        info.default_dtypes(device="gpu")
+    assert tf.e == np.e and tf.pi == np.pi and tf.newaxis is None
+    assert tf.isnan(tf.asarray(tf.nan)) and tf.inf == float("inf")
