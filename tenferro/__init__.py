@@ -27,6 +27,7 @@ from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad
 from . import forward as forward_ad
 from .forward import hvp, jvp
 from . import linalg
+from .linalg.products import vecdot  # noqa: F401  (the array API has it at top level too)
 from . import fft
 # the builder spelling lives at top level too: tf.svd_ad(a).run(), tf.qr_ad(a).run(), ...
 globals().update({_n: getattr(linalg, _n) for _n in dir(linalg) if _n.endswith("_ad")})

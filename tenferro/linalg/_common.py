@@ -3,12 +3,15 @@
 Every linalg op validates its input here before any LAPACK call, so a bad input raises a
 specific error and records nothing (DESIGN.md §2).
 """
+import operator
+
 import numpy as np
 
 from .._errors import LinAlgError, ShapeError
 from .._ops._util import float_tensor
 
-__all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of"]
+__all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of",
+           "field_aliases"]
 
 
 def matrix_input(a, name, *, square=False, check_finite=True):
@@ -55,3 +58,12 @@ def eps_of(dtype):
     """Machine epsilon of ``dtype``'s real type (a dict lookup: np.finfo is slow)."""
     eps = _EPS.get(np.dtype(dtype))
     return float(np.finfo(np.dtype(dtype)).eps) if eps is None else eps
+
+
+def field_aliases(cls, **aliases):
+    """Give the namedtuple class ``cls`` read-only properties ``alias -> field`` (the array
+    API's field names beside tenferro's: ``res.eigenvalues is res.values``)."""
+    for alias, field in aliases.items():
+        setattr(cls, alias, property(operator.itemgetter(cls._fields.index(field)),
+                                     doc=f"The field ``{field}`` (the array API's name)."))
+    return cls

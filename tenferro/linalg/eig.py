@@ -40,12 +40,13 @@ from .._state import STATE
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, matrix_input, mH
+from ._common import batch_index, field_aliases, matrix_input, mH
 from .solve import solve_in_rule
 
 __all__ = ["EigResult", "eig", "eigvals", "eig_ad", "eigvals_ad"]
 
 EigResult = collections.namedtuple("EigResult", ["values", "vectors"])
+field_aliases(EigResult, eigenvalues="values", eigenvectors="vectors")
 
 _EIG = "tf.linalg.eig"
 _EIGVALS = "tf.linalg.eigvals"

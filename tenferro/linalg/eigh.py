@@ -30,7 +30,7 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import mH, matrix_input
+from ._common import field_aliases, mH, matrix_input
 from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
                   _kernel, _mH, _values_only_jvp, _wants_derivative)
 
@@ -38,6 +38,7 @@ __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "ei
 
 EighResult = namedtuple("EighResult", ["values", "vectors"])
 EighResult.__doc__ = "Result of tf.linalg.eigh: a = vectors @ diag(values) @ vectorsᴴ."
+field_aliases(EighResult, eigenvalues="values", eigenvectors="vectors")
 
 
 def _eigh_eps2(w, n, derivative_eps):

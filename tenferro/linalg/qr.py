@@ -28,7 +28,7 @@ from .._tensor import Tensor
 from .._ops.registry import defop, register
 from ..builders import builder
 from . import _lapack
-from ._common import matrix_input
+from ._common import field_aliases, matrix_input
 from .triangular import check_nonsingular, eps_of, halved, mH, trsolve
 
 if os.environ.get("TENFERRO_PURE_PYTHON"):
@@ -39,6 +39,7 @@ else:
 __all__ = ["qr", "QRResult", "qr_ad"]
 
 QRResult = namedtuple("QRResult", ["q", "r"])
+field_aliases(QRResult, Q="q", R="r")
 
 _NAME = "tf.linalg.qr"
 

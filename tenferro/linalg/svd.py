@@ -32,7 +32,7 @@ from .._state import STATE
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, mH, matrix_input
+from ._common import batch_index, field_aliases, mH, matrix_input
 
 if os.environ.get("TENFERRO_PURE_PYTHON"):
     from .._kernels import _reference as _kernel
@@ -43,6 +43,7 @@ __all__ = ["SVDResult", "svd", "svdvals", "svd_ad", "svdvals_ad"]
 
 SVDResult = namedtuple("SVDResult", ["u", "s", "vt"])
 SVDResult.__doc__ = "Result of tf.linalg.svd: a = u @ diag(s) @ vt."
+field_aliases(SVDResult, U="u", S="s", Vh="vt")
 
 
 # ---- helpers shared with eigh.py ---------------------------------------------------------

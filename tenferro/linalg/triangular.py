@@ -1,4 +1,4 @@
-"""tf.linalg.solve_triangular, and the differentiable tril/triu that linalg rules use.
+"""tf.linalg.solve_triangular, and the tril/triu helpers that linalg rules use.
 
 ``solve_triangular(a, b)`` solves op(A) X = B (``left=True``) or X op(A) = B
 (``left=False``), op(A) = A, Aᵀ or Aᴴ for ``trans`` = 0, 1, 2, reading only the triangle
@@ -26,6 +26,7 @@ from .._engine import apply1
 from .._errors import LinAlgError, ShapeError
 from .._tensor import Tensor
 from .._ops._util import broadcast_shape, float_tensor, unbroadcast
+from .._ops.manipulation import tril as _tril, triu as _triu
 from .._ops.registry import defop, register
 from ..builders import builder
 from ._common import check_finite_or_raise, matrix_input
@@ -85,48 +86,20 @@ def _masked(x, k, lower, diag=1.0, scale=1.0):
 
 def tri_part(x, k=0, lower=True):
     """tril(x, k) (``lower``) or triu(x, k) of a rule value: a multiply by a cached mask on
-    ndarrays, the recorded tril/triu op on Tensors."""
+    ndarrays, the recorded tril/triu op (tenferro/_ops/manipulation.py) on Tensors."""
     if isinstance(x, Tensor):
-        return tril(x, k) if lower else triu(x, k)
+        return _tril(x, k=k) if lower else _triu(x, k=k)
     return _masked(x, k, lower)
 
 
-# ---- tril / triu ------------------------------------------------------------------------
-# Linear projections, each its own adjoint: VJP and JVP apply it again (on a Tensor that
-# records this op, which keeps the rules of the rules differentiable).
-
-_tril_op = defop("tril", lambda ctx, needs, gs, xs, ys: (tri_part(gs[0], ctx, True),),
-                 lambda ctx, ts, xs, ys: (tri_part(ts[0], ctx, True),))
-_triu_op = defop("triu", lambda ctx, needs, gs, xs, ys: (tri_part(gs[0], ctx, False),),
-                 lambda ctx, ts, xs, ys: (tri_part(ts[0], ctx, False),))
-
-
-def _tri_input(x, name):
-    x = float_tensor(x)
-    if x._data.ndim < 2:
-        raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2), got "
-                         f"shape {x.shape}")
-    return x
-
-
 def tril(x, k=0):
-    """Lower triangle of the last two axes (entries above diagonal ``k`` zeroed), like
-    ``numpy.tril``; differentiable. Also what ``np.tril(tensor)`` calls."""
-    x = _tri_input(x, "tril")
-    k = int(k)
-    return apply1(_tril_op, (x,), np.tril(x._data, k), ctx=k)
+    """``tf.tril`` with ``k`` also positional (the spelling linalg code uses)."""
+    return _tril(x, k=k)
 
 
 def triu(x, k=0):
-    """Upper triangle of the last two axes (entries below diagonal ``k`` zeroed), like
-    ``numpy.triu``; differentiable. Also what ``np.triu(tensor)`` calls."""
-    x = _tri_input(x, "triu")
-    k = int(k)
-    return apply1(_triu_op, (x,), np.triu(x._data, k), ctx=k)
-
-
-register(tril, functions=(np.tril,))
-register(triu, functions=(np.triu,))
+    """``tf.triu`` with ``k`` also positional (the spelling linalg code uses)."""
+    return _triu(x, k=k)
 
 
 def halved(x, lower=True):
