@@ -1,3 +1,602 @@
-"""Array API manipulation functions (work in progress)."""
+"""Array API manipulation and indexing functions (2024.12), with tril/triu and meshgrid.
 
-__all__ = []
+All of them rearrange, select or repeat entries, so each is linear: its VJP is the
+adjoint map and its JVP the op itself applied to the tangent. The rules call ops that are
+differentiable again, in adjoint pairs (read structure.py's docstring):
+
+* ``flip``                 <->  ``flip``           (a permutation that is its own inverse)
+* ``roll`` by s            <->  ``roll`` by -s
+* ``tril``/``triu``        <->  the same mask      (self-adjoint)
+* ``unstack``              <->  ``stack``
+* ``take``/``take_along_axis`` (gather)  <->  ``take_add`` (scatter-add into zeros, so
+  repeated indices accumulate; ``numpy.bincount`` on linear indices)
+
+``tile`` and ``repeat`` (by an int) are one op, ``tile``, a broadcast copy whose adjoint
+sums the copies (``unbroadcast``: reshape + sum, differentiable ops); ``repeat`` by an
+array of counts is a ``take``. ``meshgrid`` and ``broadcast_arrays`` are ``reshape`` +
+``broadcast_to``, ``permute_dims`` is ``transpose``; ``expand_dims`` wraps structure.py's
+to raise :class:`AxisError` (also an IndexError, as the standard asks).
+
+Integer and bool inputs work everywhere and carry no gradient. Indices are constants:
+a float/bool index array raises IndexError, an out-of-range index IndexError (naming
+x's shape), and both before anything is recorded.
+"""
+import functools
+import math
+import operator
+
+import numpy as np
+
+from .._engine import apply, apply1
+from .._errors import DTypeError, ShapeError
+from .._tensor import Tensor
+from .registry import defop, register
+from ._util import broadcast_shape, to_tensor, unbroadcast
+from .structure import broadcast_to, expand_dims as _expand_dims, ravel, reshape, transpose
+
+__all__ = ["flip", "roll", "repeat", "tile", "unstack", "broadcast_arrays", "permute_dims",
+           "expand_dims", "take", "take_along_axis", "tril", "triu", "meshgrid"]
+
+
+class AxisError(ShapeError, IndexError):
+    """An axis out of range: a ShapeError (so a ValueError) and an IndexError, like
+    ``numpy.exceptions.AxisError`` (the array API asks ``expand_dims`` for IndexError)."""
+
+
+def _axis(a, ndim, name="axis"):
+    """One axis as a non-negative int."""
+    try:
+        a = operator.index(a)
+    except TypeError:
+        raise AxisError(f"{name} must be an int, got {a!r}") from None
+    if not -ndim <= a < ndim:
+        raise AxisError(f"{name} {a} is out of bounds for a tensor of dimension {ndim}")
+    return a % ndim
+
+
+def _axes(axis, ndim, name="axis"):
+    """None (all axes), an int or a sequence of ints as a tuple of distinct axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        out = tuple(_axis(a, ndim, name) for a in axis)
+    else:
+        out = (_axis(axis, ndim, name),)
+    if len(set(out)) != len(out):
+        raise AxisError(f"repeated axis in {name}={axis!r}")
+    return out
+
+
+def _int(v, name):
+    """A Python int from an int-like (DTypeError otherwise)."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise DTypeError(f"{name} must be an integer, got {v!r}") from None
+
+
+def _int_array(v, fname, what="indices", error=IndexError):
+    """``v`` (Tensor, ndarray, list, int) as an ndarray of integers (else ``error``)."""
+    a = v._data if isinstance(v, Tensor) else np.asarray(v)
+    if a.dtype.kind == "f" and a.size == 0 and not isinstance(v, (Tensor, np.ndarray)):
+        a = a.astype(np.intp)   # [] selects nothing, as in NumPy
+    if a.dtype.kind not in "iu":
+        raise error(f"{fname}: {what} must be integers, got dtype {a.dtype}; convert "
+                    f"them with .astype(tf.int64)")
+    return a
+
+
+# ---- flip -------------------------------------------------------------------------------
+# y = x reversed along the axes in ctx: a permutation that is its own inverse, so
+# x̄ = flip(ȳ) and ẏ = flip(ẋ) (np.flip on a Tensor is this op again).
+
+_flip_op = defop("flip", lambda ctx, needs, gs, xs, ys: (np.flip(gs[0], ctx),),
+                 lambda ctx, ts, xs, ys: (np.flip(ts[0], ctx),))
+
+
+def flip(x, /, *, axis=None):
+    """``x`` reversed along ``axis`` (an int, a tuple, or None for every axis)."""
+    x = to_tensor(x)
+    axes = _axes(axis, x.ndim)
+    if not axes:
+        return x
+    return apply1(_flip_op, (x,), np.flip(x._data, axes), ctx=axes)
+
+
+def _np_flip(m, axis=None):
+    return flip(m, axis=axis)
+
+
+def _np_fliplr(m):
+    m = to_tensor(m)
+    if m.ndim < 2:
+        raise ShapeError(f"fliplr needs a tensor of dimension >= 2, got shape {m.shape}")
+    return flip(m, axis=1)
+
+
+def _np_flipud(m):
+    m = to_tensor(m)
+    if m.ndim < 1:
+        raise ShapeError("flipud needs a tensor of dimension >= 1, got a 0-d tensor")
+    return flip(m, axis=0)
+
+
+# ---- roll -------------------------------------------------------------------------------
+# ctx = (flat, ((axis, s), ...)) with 0 < s < n: entries move s places along each axis
+# (of the flattened tensor when flat). The adjoint moves them back: roll by n - s.
+
+def _roll_np(a, ctx):
+    flat, pairs = ctx
+    shape = a.shape
+    if flat:
+        a = a.reshape(-1)
+    for ax, s in pairs:
+        n, lead = a.shape[ax], (slice(None),) * ax
+        # two slice copies: ~2x faster than numpy.roll on small arrays
+        a = np.concatenate((a[lead + (slice(n - s, None),)], a[lead + (slice(0, n - s),)]),
+                           axis=ax)
+    return a.reshape(shape) if flat else a
+
+
+def _roll(a, ctx):
+    """``a`` rolled as ``ctx`` says, on an ndarray or a Tensor (recorded)."""
+    if isinstance(a, Tensor):
+        return apply1(_roll_op, (a,), _roll_np(a._data, ctx), ctx=ctx)
+    return _roll_np(a, ctx)
+
+
+def _roll_back(ctx, shape):
+    flat, pairs = ctx
+    sizes = (math.prod(shape),) if flat else shape
+    return flat, tuple((ax, sizes[ax] - s) for ax, s in pairs)
+
+
+_roll_op = defop(
+    "roll", lambda ctx, needs, gs, xs, ys: (_roll(gs[0], _roll_back(ctx, xs[0].shape)),),
+    lambda ctx, ts, xs, ys: (_roll(ts[0], ctx),))
+
+
+def roll(x, /, shift, *, axis=None):
+    """Entries shifted ``shift`` places along ``axis`` (wrapping around), like
+    ``numpy.roll``. ``axis=None`` rolls the flattened tensor; a tuple ``shift`` needs a
+    tuple ``axis`` of the same length; an int ``shift`` applies to every axis given
+    (NumPy's broadcasting of the two; shifts of a repeated axis add up)."""
+    x = to_tensor(x)
+    shape = x.shape
+    if axis is None:
+        if isinstance(shift, (tuple, list)):
+            raise ShapeError(f"roll: a tuple shift {tuple(shift)!r} needs axis= (a tuple "
+                             "of the same length); axis=None rolls the flattened tensor by "
+                             "an int")
+        flat, axes, shifts, sizes = True, (0,), (_int(shift, "roll: shift"),), (x.size,)
+    else:
+        flat, sizes = False, shape
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        axes = tuple(_axis(a, x.ndim) for a in axes)
+        shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+        shifts = tuple(_int(s, "roll: shift") for s in shifts)
+        if len(shifts) == 1:
+            shifts *= len(axes)
+        elif len(axes) == 1:
+            axes *= len(shifts)
+        if len(shifts) != len(axes):
+            raise ShapeError(f"roll: shift {shift!r} and axis {axis!r} must have the same "
+                             "length")
+    total = {}
+    for ax, s in zip(axes, shifts):
+        total[ax] = total.get(ax, 0) + s
+    pairs = tuple((ax, s % sizes[ax]) for ax, s in sorted(total.items())
+                  if sizes[ax] and s % sizes[ax])
+    if not pairs:
+        return x
+    ctx = (flat, pairs)
+    return apply1(_roll_op, (x,), _roll_np(x._data, ctx), ctx=ctx)
+
+
+def _np_roll(a, shift, axis=None):
+    return roll(a, shift, axis=axis)
+
+
+# ---- tril / triu ------------------------------------------------------------------------
+# y = M ∘ x, M the 0/1 mask of a triangle of the last two axes: x̄ = M ∘ ȳ, ẏ = M ∘ ẋ.
+# numpy.where with a cached mask (not a multiply: inf·0 would be NaN) is ~2x np.tril.
+
+@functools.lru_cache(maxsize=256)
+def _tri_mask(m, n, k, lower):
+    mask = np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
+    mask.flags.writeable = False
+    return mask
+
+
+def _tri_np(a, k, lower):
+    return np.where(_tri_mask(*a.shape[-2:], k, lower), a, np.zeros((), a.dtype))
+
+
+def _tri(a, k, lower):
+    """The triangle of ``a`` (ndarray or Tensor, recorded)."""
+    if isinstance(a, Tensor):
+        return apply1(_TRI_OPS[lower], (a,), _tri_np(a._data, k, lower), ctx=k)
+    return _tri_np(a, k, lower)
+
+
+_TRI_OPS = {lower: defop(name, lambda ctx, needs, gs, xs, ys, lower=lower:
+                         (_tri(gs[0], ctx, lower),),
+                         lambda ctx, ts, xs, ys, lower=lower: (_tri(ts[0], ctx, lower),))
+            for lower, name in ((True, "tril"), (False, "triu"))}
+
+
+def _triangle(x, k, lower, name):
+    x = to_tensor(x)
+    if x.ndim < 2:
+        raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2, shape "
+                         f"(..., M, N)), got shape {x.shape}")
+    k = _int(k, f"{name}: k")
+    return apply1(_TRI_OPS[lower], (x,), _tri_np(x._data, k, lower), ctx=k)
+
+
+def tril(x, /, *, k=0):
+    """The lower triangle (on and below diagonal ``k``) of each matrix of the last two
+    axes; the other entries are zero."""
+    return _triangle(x, k, True, "tril")
+
+
+def triu(x, /, *, k=0):
+    """The upper triangle (on and above diagonal ``k``) of each matrix of the last two
+    axes; the other entries are zero."""
+    return _triangle(x, k, False, "triu")
+
+
+def _np_triangle(m, k, lower, name):
+    m = to_tensor(m)
+    if m.ndim == 1:   # NumPy: a vector is the row of an n x n matrix
+        m = broadcast_to(m, m.shape * 2)
+    return _triangle(m, k, lower, name)
+
+
+def _np_tril(m, k=0):
+    return _np_triangle(m, k, True, "tril")
+
+
+def _np_triu(m, k=0):
+    return _np_triangle(m, k, False, "triu")
+
+
+# ---- unstack <-> stack ------------------------------------------------------------------
+
+def _unstack_vjp(ctx, needs, gs, xs, ys):
+    # x̄ = stack(ȳ_0, ..., ȳ_{n-1}) along the axis, zeros for structural zeros
+    parts = [np.zeros(y.shape, y.dtype) if g is None else g for g, y in zip(gs, ys)]
+    return (np.stack(parts, ctx),)
+
+
+def _unstack_parts(a, axis):
+    if isinstance(a, Tensor):
+        return unstack(a, axis=axis)
+    return tuple(np.moveaxis(a, axis, 0))
+
+
+_unstack_op = defop("unstack", _unstack_vjp,
+                    lambda ctx, ts, xs, ys: _unstack_parts(ts[0], ctx))
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple of tensors (stack's inverse)."""
+    x = to_tensor(x)
+    if x.ndim == 0:
+        raise ShapeError("unstack needs a tensor of dimension >= 1, got a 0-d tensor")
+    axis = _axis(axis, x.ndim)
+    outs = tuple(np.moveaxis(x._data, axis, 0))
+    if not outs:
+        return ()
+    return apply(_unstack_op, (x,), outs, ctx=axis)
+
+
+# ---- take / take_along_axis (gather) <-> take_add (scatter-add) --------------------------
+# ctx = (idx, axis, shape, along): idx the non-negative intp indices, shape x's shape;
+# along=False: y = take(x, idx, axis) (shape[:axis] + idx.shape + shape[axis+1:]);
+# along=True:  y = take_along_axis(x, idx, axis) (idx and x broadcast except on axis).
+# Either reads y = x.flat[L] for linear indices L of y's shape; the adjoint adds ȳ at L
+# into zeros of x's shape (numpy.bincount: repeats accumulate, ~5x faster than add.at).
+
+def _gather_np(a, ctx):
+    idx, axis, _, along = ctx
+    return np.take_along_axis(a, idx, axis) if along else a.take(idx, axis)
+
+
+def _linear(ctx):
+    """The linear indices L (into x.ravel()) of every entry of the gather, flat."""
+    idx, axis, shape, along = ctx
+    if not along:
+        n = shape[axis]
+        pre, post = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
+        if pre == 1 and post == 1:
+            return idx.reshape(-1)
+        return ((np.arange(pre)[:, None, None] * n + idx.reshape(1, -1, 1)) * post
+                + np.arange(post)).reshape(-1)
+    ndim = len(shape)
+    out = np.broadcast_shapes(shape[:axis] + (1,) + shape[axis + 1:], idx.shape)
+    L = np.zeros(out, np.intp)
+    stride = 1
+    for d in range(ndim - 1, -1, -1):
+        if d == axis:
+            L += idx * stride
+        elif shape[d] > 1:   # a length-1 axis of x is broadcast: always entry 0
+            L += np.arange(shape[d]).reshape((-1,) + (1,) * (ndim - 1 - d)) * stride
+        stride *= shape[d]
+    return L.reshape(-1)
+
+
+def _scatter_np(g, ctx):
+    shape = ctx[2]
+    size = math.prod(shape)
+    L = _linear(ctx)
+    w = g.reshape(-1)
+    if g.dtype.kind == "c":
+        z = np.bincount(L, w.real, size) + 1j * np.bincount(L, w.imag, size)
+    else:
+        z = np.bincount(L, w, size)
+    z = z.astype(g.dtype, copy=False)
+    return z if len(shape) == 1 else z.reshape(shape)
+
+
+def _gather(a, ctx):
+    if isinstance(a, Tensor):
+        return apply1(_take_op, (a,), _gather_np(a._data, ctx), ctx=ctx)
+    return _gather_np(a, ctx)
+
+
+def _scatter(g, ctx):
+    if isinstance(g, Tensor):
+        return apply1(_take_add_op, (g,), _scatter_np(g._data, ctx), ctx=ctx)
+    return _scatter_np(g, ctx)
+
+
+_take_op = defop("take", lambda ctx, needs, gs, xs, ys: (_scatter(gs[0], ctx),),
+                 lambda ctx, ts, xs, ys: (_gather(ts[0], ctx),))
+
+_take_add_op = defop("take_add", lambda ctx, needs, gs, xs, ys: (_gather(gs[0], ctx),),
+                     lambda ctx, ts, xs, ys: (_scatter(ts[0], ctx),))
+
+
+def _take_checked(fname, x, indices, axis, along):
+    """The recorded gather of ``x`` at ``indices`` (checked by NumPy's gather itself: an
+    index out of range raises IndexError naming x's shape, before anything is recorded)."""
+    idx = np.array(_int_array(indices, fname), dtype=np.intp)   # a copy the rules keep
+    shape = x._data.shape
+    try:
+        out = _gather_np(x._data, (idx, axis, shape, along))
+    except IndexError as e:
+        n = shape[axis]
+        raise IndexError(f"{fname}: {e} (x has shape {shape}); indices must lie in "
+                         f"[-{n}, {n})") from None
+    if idx.size and idx.min() < 0:
+        idx[idx < 0] += shape[axis]    # the linear indices of the scatter need idx >= 0
+    return apply1(_take_op, (x,), out, ctx=(idx, axis, shape, along))
+
+
+def take(x, indices, /, *, axis=None):
+    """The entries of ``x`` at integer ``indices`` along ``axis``: ``x[..., indices, ...]``
+    with ``indices`` at position ``axis`` (negative indices count from the end). ``axis``
+    may be omitted for a 1-D ``x`` only. Indices are constants; the gradient adds up at
+    repeated indices. N-D indices work as in ``numpy.take`` (their shape replaces the
+    axis)."""
+    x = to_tensor(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ShapeError(f"take: x has shape {x.shape}; give axis= (or flatten x "
+                             "first with tf.reshape(x, (-1,)))")
+        x, axis = ravel(x), 0
+    else:
+        axis = _axis(axis, x.ndim)
+    return _take_checked("take", x, indices, axis, False)
+
+
+def _np_take(a, indices, axis=None, out=None, mode="raise"):
+    if out is not None:
+        raise TypeError("numpy.take on tensors: out= is not supported; use the returned "
+                        "value")
+    a = to_tensor(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    if mode != "raise":
+        n = a.shape[_axis(axis, a.ndim)]
+        idx = _int_array(indices, "take")
+        if mode == "wrap":
+            indices = idx % n if n else idx
+        elif mode == "clip":
+            indices = np.clip(idx, 0, n - 1) if n else idx
+        else:
+            raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    return take(a, indices, axis=axis)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """``x`` gathered along ``axis`` at ``indices`` of the same rank (other axes broadcast),
+    like ``numpy.take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``.
+    Indices are constants; the gradient adds up at repeated indices."""
+    x = to_tensor(x)
+    axis = _axis(axis, x.ndim)
+    idx = _int_array(indices, "take_along_axis")
+    if idx.ndim != x.ndim:
+        raise ShapeError(f"take_along_axis: indices of shape {idx.shape} need the rank of x "
+                         f"(shape {x.shape}); add length-1 axes to indices")
+    for d, (s, t) in enumerate(zip(x.shape, idx.shape)):
+        if d != axis and s != t and s != 1 and t != 1:
+            raise ShapeError(f"take_along_axis: indices of shape {idx.shape} do not "
+                             f"broadcast with x of shape {x.shape} on axis {d}")
+    return _take_checked("take_along_axis", x, idx, axis, True)
+
+
+def _np_take_along_axis(arr, indices, axis=-1):
+    if axis is None:
+        return take_along_axis(ravel(arr), indices, axis=0)
+    return take_along_axis(arr, indices, axis=axis)
+
+
+# ---- tile and repeat: copies of x ---------------------------------------------------------
+
+def _repetitions(reps, name):
+    out = tuple(_int(r, f"{name}: repetitions") for r in
+                (reps if isinstance(reps, (tuple, list)) else (reps,)))
+    if any(r < 0 for r in out):
+        raise ShapeError(f"{name}: repetitions must be >= 0, got {reps!r}")
+    return out
+
+
+# tile and repeat copy x as one op: y = broadcast(x.reshape(ishape), bshape).reshape(oshape)
+# with ishape = x's shape with length-1 axes interleaved, bshape the copies along them.
+# x̄ = ȳ.reshape(bshape) summed over the copies (unbroadcast), ẏ = the same copy of ẋ.
+
+def _copies_np(a, ctx):
+    ishape, bshape, oshape = ctx
+    out = np.empty(bshape, a.dtype)   # assigning through a broadcast: cheaper than the view
+    out[...] = a.reshape(ishape)
+    return out.reshape(oshape)
+
+
+def _copies(a, ctx):
+    if isinstance(a, Tensor):
+        return apply1(_tile_op, (a,), _copies_np(a._data, ctx), ctx=ctx)
+    return _copies_np(a, ctx)
+
+
+_tile_op = defop(
+    "tile",
+    lambda ctx, needs, gs, xs, ys: (
+        unbroadcast(gs[0].reshape(ctx[1]), ctx[0]).reshape(xs[0].shape),),
+    lambda ctx, ts, xs, ys: (_copies(ts[0], ctx),))
+
+
+def tile(x, repetitions, /):
+    """``x`` repeated ``repetitions[i]`` times along axis i, like ``numpy.tile`` (ones are
+    prepended to the shorter of ``x.shape`` and ``repetitions``). The gradient sums the
+    copies."""
+    x = to_tensor(x)
+    reps = _repetitions(repetitions, "tile")
+    d = max(x.ndim, len(reps))
+    reps = (1,) * (d - len(reps)) + reps
+    shape = (1,) * (d - x.ndim) + x.shape
+    if all(r == 1 for r in reps):
+        return reshape(x, shape)
+    ctx = (sum(((1, s) for s in shape), ()), sum(zip(reps, shape), ()),
+           tuple(r * s for r, s in zip(reps, shape)))
+    return apply1(_tile_op, (x,), _copies_np(x._data, ctx), ctx=ctx)
+
+
+def _np_tile(A, reps):
+    return tile(A, reps)
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """Each entry of ``x`` repeated ``repeats`` times along ``axis`` (the flattened tensor
+    when None), like ``numpy.repeat``. ``repeats``: an int, or 1-D integer counts of shape
+    (1,) or (len along axis,). The gradient sums each entry's copies."""
+    x = to_tensor(x)
+    if axis is None:
+        x, axis = ravel(x), 0
+    else:
+        axis = _axis(axis, x.ndim)
+    shape = x.shape
+    n = shape[axis]
+    if isinstance(repeats, (Tensor, np.ndarray, list, tuple)):
+        r = _int_array(repeats, "repeat", "repeats", DTypeError)
+        if r.ndim > 1 or (r.ndim == 1 and r.shape[0] not in (1, n)):
+            raise ShapeError(f"repeat: repeats of shape {r.shape} do not match axis {axis} "
+                             f"of length {n}; give an int, or counts of shape (1,) or ({n},)")
+        if r.size and r.min() < 0:
+            raise ShapeError(f"repeat: repeats must be >= 0, got {r.min()}")
+        if r.ndim == 1 and r.shape[0] == n and n != 1:
+            idx = np.repeat(np.arange(n, dtype=np.intp), r)
+            return apply1(_take_op, (x,), x._data.take(idx, axis),
+                          ctx=(idx, axis, shape, False))
+        r = int(r.reshape(-1)[0]) if r.size else 0
+    else:
+        r = _int(repeats, "repeat: repeats")
+        if r < 0:
+            raise ShapeError(f"repeat: repeats must be >= 0, got {r}")
+    if r == 1:
+        return x
+    # (..., n, ...) -> (..., n, 1, ...) -> copies (..., n, r, ...) -> (..., n·r, ...)
+    ctx = (shape[:axis + 1] + (1,) + shape[axis + 1:], shape[:axis + 1] + (r,) +
+           shape[axis + 1:], shape[:axis] + (n * r,) + shape[axis + 1:])
+    return apply1(_tile_op, (x,), _copies_np(x._data, ctx), ctx=ctx)
+
+
+def _np_repeat(a, repeats, axis=None):
+    return repeat(a, repeats, axis=axis)
+
+
+# ---- compositions of reshape, broadcast_to and transpose ---------------------------------
+
+def broadcast_arrays(*arrays):
+    """The tensors broadcast against each other, as a list (read-only views)."""
+    ts = [to_tensor(a) for a in arrays]
+    shape = broadcast_shape("broadcast_arrays", *(t.shape for t in ts))
+    return [broadcast_to(t, shape) for t in ts]
+
+
+def _np_broadcast_arrays(*args, subok=False):
+    return tuple(broadcast_arrays(*args))
+
+
+def permute_dims(x, /, axes):
+    """``x`` with its axes permuted: axis i of the result is axis ``axes[i]`` of ``x``."""
+    return transpose(x, axes)
+
+
+def expand_dims(x, /, axis):
+    """``x`` with a length-1 axis inserted at ``axis`` (an int in [-N-1, N], or a tuple of
+    positions in the result). An axis out of range raises AxisError (also an IndexError)."""
+    x = to_tensor(x)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = x.ndim + len(axes)
+    for a in axes:
+        _axis(a, ndim)
+    return _expand_dims(x, axis)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate grids from 1-D tensors (a list; N inputs give N tensors of rank N).
+    ``indexing="ij"``: shape (n1, n2, ...); ``"xy"``: the first two lengths swapped.
+    Each output broadcasts one input, so its gradient sums over the other axes. Inputs
+    of other ranks are flattened first, as in NumPy."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    return _grids(arrays, indexing, sparse=False)
+
+
+def _grids(arrays, indexing, sparse):
+    ts = [ravel(to_tensor(a)) for a in arrays]
+    n = len(ts)
+    pos = list(range(n))
+    if indexing == "xy" and n >= 2:
+        pos[0], pos[1] = 1, 0
+    shape = [0] * n
+    for p, t in zip(pos, ts):
+        shape[p] = t.shape[0]
+    out = []
+    for p, t in zip(pos, ts):
+        y = reshape(t, tuple(-1 if i == p else 1 for i in range(n)))
+        out.append(y if sparse else broadcast_to(y, tuple(shape)))
+    return out
+
+
+def _np_meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    return tuple(_grids(xi, indexing, sparse))
+
+
+register(_np_flip, functions=(np.flip,))
+register(_np_fliplr, functions=(np.fliplr,))
+register(_np_flipud, functions=(np.flipud,))
+register(_np_roll, functions=(np.roll,))
+register(_np_tril, functions=(np.tril,))
+register(_np_triu, functions=(np.triu,))
+register(unstack, functions=(np.unstack,) if hasattr(np, "unstack") else ())
+register(_np_broadcast_arrays, functions=(np.broadcast_arrays,))
+register(_np_tile, functions=(np.tile,))
+register(_np_repeat, functions=(np.repeat,))
+register(_np_meshgrid, functions=(np.meshgrid,))
+register(_np_take, functions=(np.take,))
+register(_np_take_along_axis, functions=(np.take_along_axis,))
