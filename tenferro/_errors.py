@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = [
     "TenferroError", "ShapeError", "DTypeError", "LinAlgError", "GaugeError",
-    "UnsupportedADError", "GraphFreedError", "InPlaceError",
+    "UnsupportedADError", "GraphFreedError", "InPlaceError", "AxisError",
 ]
 
 
@@ -17,6 +17,11 @@ class TenferroError(Exception):
 
 class ShapeError(TenferroError, ValueError):
     """Shapes do not match, do not broadcast, or are not what the op needs."""
+
+
+class AxisError(ShapeError, IndexError):
+    """An axis out of range: a ShapeError (so a ValueError) and an IndexError, like
+    ``numpy.exceptions.AxisError`` (the array API asks for IndexError)."""
 
 
 class DTypeError(TenferroError, TypeError):

@@ -14,8 +14,7 @@ differentiable again, in adjoint pairs (read structure.py's docstring):
 ``tile`` and ``repeat`` (by an int) are one op, ``tile``, a broadcast copy whose adjoint
 sums the copies (``unbroadcast``: reshape + sum, differentiable ops); ``repeat`` by an
 array of counts is a ``take``. ``meshgrid`` and ``broadcast_arrays`` are ``reshape`` +
-``broadcast_to``, ``permute_dims`` is ``transpose``; ``expand_dims`` wraps structure.py's
-to raise :class:`AxisError` (also an IndexError, as the standard asks).
+``broadcast_to``, ``permute_dims`` is ``transpose``.
 
 Integer and bool inputs work everywhere and carry no gradient. Indices are constants:
 a float/bool index array raises IndexError, an out-of-range index IndexError (naming
@@ -32,39 +31,10 @@ from .._errors import DTypeError, ShapeError
 from .._tensor import Tensor
 from .registry import defop, register
 from ._util import broadcast_shape, to_tensor, unbroadcast
-from .structure import broadcast_to, expand_dims as _expand_dims, ravel, reshape, transpose
+from .structure import _axes, _axis, broadcast_to, ravel, reshape, transpose
 
 __all__ = ["flip", "roll", "repeat", "tile", "unstack", "broadcast_arrays", "permute_dims",
-           "expand_dims", "take", "take_along_axis", "tril", "triu", "meshgrid"]
-
-
-class AxisError(ShapeError, IndexError):
-    """An axis out of range: a ShapeError (so a ValueError) and an IndexError, like
-    ``numpy.exceptions.AxisError`` (the array API asks ``expand_dims`` for IndexError)."""
-
-
-def _axis(a, ndim, name="axis"):
-    """One axis as a non-negative int."""
-    try:
-        a = operator.index(a)
-    except TypeError:
-        raise AxisError(f"{name} must be an int, got {a!r}") from None
-    if not -ndim <= a < ndim:
-        raise AxisError(f"{name} {a} is out of bounds for a tensor of dimension {ndim}")
-    return a % ndim
-
-
-def _axes(axis, ndim, name="axis"):
-    """None (all axes), an int or a sequence of ints as a tuple of distinct axes."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        out = tuple(_axis(a, ndim, name) for a in axis)
-    else:
-        out = (_axis(axis, ndim, name),)
-    if len(set(out)) != len(out):
-        raise AxisError(f"repeated axis in {name}={axis!r}")
-    return out
+           "take", "take_along_axis", "tril", "triu", "meshgrid"]
 
 
 def _int(v, name):
@@ -542,17 +512,6 @@ def _np_broadcast_arrays(*args, subok=False):
 def permute_dims(x, /, axes):
     """``x`` with its axes permuted: axis i of the result is axis ``axes[i]`` of ``x``."""
     return transpose(x, axes)
-
-
-def expand_dims(x, /, axis):
-    """``x`` with a length-1 axis inserted at ``axis`` (an int in [-N-1, N], or a tuple of
-    positions in the result). An axis out of range raises AxisError (also an IndexError)."""
-    x = to_tensor(x)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    ndim = x.ndim + len(axes)
-    for a in axes:
-        _axis(a, ndim)
-    return _expand_dims(x, axis)
 
 
 def meshgrid(*arrays, indexing="xy"):

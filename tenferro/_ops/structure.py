@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from .._engine import apply1
-from .._errors import DTypeError, ShapeError
+from .._errors import AxisError, DTypeError, ShapeError
 from .. import _dtypes
 from .._tensor import Tensor, as_tensor
 from .registry import defop, register
@@ -30,24 +30,27 @@ __all__ = [
 
 
 def _axis(a, ndim, name="axis"):
-    """One axis as a non-negative int (ShapeError when out of range)."""
+    """One axis as a non-negative int (AxisError when out of range)."""
     try:
         a = operator.index(a)
     except TypeError:
-        raise ShapeError(f"{name} must be an int, got {a!r}") from None
+        raise AxisError(f"{name} must be an int, got {a!r}") from None
     if not -ndim <= a < ndim:
-        raise ShapeError(f"{name} {a} is out of bounds for a tensor of dimension {ndim}")
+        raise AxisError(f"{name} {a} is out of bounds for a tensor of dimension {ndim}")
     return a % ndim
 
 
 def _axes(axes, ndim, name="axis"):
-    """An int or a sequence of ints as a tuple of distinct non-negative axes (in order)."""
+    """An int or a sequence of ints (or None: all axes) as a tuple of distinct
+    non-negative axes, in the order given."""
+    if axes is None:
+        return tuple(range(ndim))
     if isinstance(axes, (tuple, list)):
         out = tuple(_axis(a, ndim, name) for a in axes)
     else:
         out = (_axis(axes, ndim, name),)
     if len(set(out)) != len(out):
-        raise ShapeError(f"repeated axis in {name}={axes!r}")
+        raise AxisError(f"repeated axis in {name}={axes!r}")
     return out
 
 
@@ -57,16 +60,35 @@ _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[
                     lambda ctx, ts, xs, ys: (ts[0].reshape(ys[0].shape),))
 
 
-def reshape(x, *shape):
-    """``x`` with a new shape (one entry may be -1), like ``numpy.reshape``."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
+def reshape(x, /, shape, *more, copy=None):
+    """``x`` with a new shape (one entry may be -1), like ``numpy.reshape``; also
+    ``reshape(x, 4, 3)``. ``copy=True`` gives a payload of its own, ``copy=False`` raises
+    ValueError where NumPy would have to copy."""
+    if more:
+        shape = (shape,) + more
+    elif isinstance(shape, list):
+        shape = tuple(shape)
     x = to_tensor(x)
     try:
-        out = x._data.reshape(shape)
-    except (ValueError, TypeError) as e:
-        raise ShapeError(f"cannot reshape a tensor of shape {x.shape} to {shape}: {e}") from None
+        out = np.reshape(x._data, shape, copy=copy) if copy is not None else \
+            x._data.reshape(shape)
+    except ValueError as e:
+        if copy is False and "copy" in str(e):
+            raise ValueError(f"reshape: {x.shape} -> {shape} needs a copy, but copy=False "
+                             "was passed") from None
+        raise ShapeError(f"cannot reshape a tensor of shape {x.shape} to {shape}: {e}") \
+            from None
+    except TypeError as e:
+        raise ShapeError(f"cannot reshape a tensor of shape {x.shape} to {shape}: {e}") \
+            from None
     return apply1(_reshape_op, (x,), out)
+
+
+def _reshape_method(self, *shape, copy=None):
+    # ndarray.reshape's spellings: t.reshape(4, 3), t.reshape((4, 3))
+    if len(shape) == 1:
+        return reshape(self, shape[0], copy=copy)
+    return reshape(self, shape, copy=copy)
 
 
 def _reshape_to(x, shape):
@@ -105,8 +127,9 @@ def flatten(x, start_dim=0, end_dim=-1):
     return _reshape_to(x, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
 
 
-def expand_dims(x, axis):
-    """``x`` with length-1 axes inserted at ``axis`` (positions in the result)."""
+def expand_dims(x, /, axis=0):
+    """``x`` with length-1 axes inserted at ``axis`` (an int or a tuple of positions in
+    the result); an axis out of range raises AxisError (also an IndexError)."""
     x = to_tensor(x)
     shape = x._data.shape
     ndim = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
@@ -707,7 +730,7 @@ def _fresh(x):
 
 
 register(_np_reshape, functions=(np.reshape,))
-register(reshape, methods=("reshape",))
+register(_reshape_method, methods=("reshape",))
 register(broadcast_to, methods=("broadcast_to",), functions=(np.broadcast_to,))
 register(ravel, methods=("ravel",), functions=(np.ravel,))
 register(flatten, methods=("flatten",))

@@ -413,3 +413,18 @@ def test_astype_complex_to_real():
     z = tf.tensor(np.ones(2, np.complex128))
     with pytest.raises(tf.DTypeError, match=r"take \.real"):
         z.astype(np.float64)
+
+
+def test_reshape_signatures_and_copy():
+    x = tf.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    assert tf.reshape(x, 3, 2).shape == tf.reshape(x, (3, 2)).shape == (3, 2)
+    assert tf.reshape(x, shape=[6]).shape == (6,) and x.reshape(3, -1).shape == (3, 2)
+    c = tf.reshape(x, (6,), copy=True)
+    assert not np.shares_memory(c.numpy(), x.numpy()) and c.requires_grad
+    assert np.shares_memory(tf.reshape(x, (6,), copy=False).numpy(), x.numpy())
+    with pytest.raises(ValueError, match="copy=False"):
+        tf.reshape(x.T, (6,), copy=False)          # a transposed layout needs a copy
+    with pytest.raises(tf.AxisError):
+        tf.expand_dims(x, 5)
+    with pytest.raises(IndexError):                # AxisError is an IndexError too
+        tf.squeeze(x, -3)
