@@ -1,3 +1,145 @@
-"""Array API searching functions (work in progress)."""
+"""Array API searching functions (2024.12): argmax, argmin, count_nonzero, nonzero,
+searchsorted (``where`` is the differentiable selection in elementwise.py).
 
-__all__ = []
+Every result here is an index or a count: an int64 tensor without a gradient (these are
+piecewise constant functions of the input). NumPy's own functions of the same meaning
+(``np.argmax``, ``np.nonzero``, ``np.searchsorted``, ``np.argwhere``...) called on tensors
+run on the payloads and return NumPy's result, also for tensors that require grad
+(registry.NONDIFF).
+
+Ordering follows ``sort``: NaN counts as larger than every number (``argmax`` finds the
+first NaN, ``searchsorted`` places NaN after every number); complex tensors raise
+DTypeError in the functions that compare (argmax, argmin, searchsorted), as in ``max``.
+"""
+import numpy as np
+
+from .._errors import DTypeError, ShapeError
+from .._tensor import Tensor
+from .reductions import normalize_axis
+from .registry import register, register_nondiff
+from ._util import to_tensor
+from .structure import _axis
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted"]
+
+
+def _int64(a):
+    return Tensor._wrap(np.asarray(a).astype(np.int64, copy=False))
+
+
+def _real(name, x):
+    if x._data.dtype.kind == "c":
+        raise DTypeError(f"{name}: complex numbers are not ordered, got a tensor of dtype "
+                         f"{x.dtype}; apply it to a real key such as tf.real(x) or tf.abs(x)")
+
+
+def _arg_extremum(name, method):
+    word = "maximum" if name == "argmax" else "minimum"
+
+    def f(x, /, *, axis=None, keepdims=False):
+        x = to_tensor(x)
+        _real(name, x)
+        d = x._data
+        if axis is not None:
+            axis = _axis(axis, d.ndim)
+        if (d.size == 0 if axis is None else d.shape[axis] == 0):
+            raise ShapeError(f"{name} of an empty tensor (shape {d.shape}, axis={axis!r}): "
+                             f"there is no {word} to point at; search non-empty axes only")
+        return _int64(method(d, axis=axis, keepdims=keepdims))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"The index of the first {word} along ``axis`` (of the flattened tensor "
+                 f"when ``axis`` is None), as an int64 tensor without a gradient.\n\n"
+                 f"    NaN counts as the {word} (the first NaN wins). Complex tensors and "
+                 f"empty searches raise.")
+    return f
+
+
+argmax = _arg_extremum("argmax", np.argmax)
+argmin = _arg_extremum("argmin", np.argmin)
+
+
+def _arg_method(f):
+    def method(self, axis=None, out=None, *, keepdims=False):
+        if out is not None:
+            raise TypeError(f"t.{f.__name__}: out= is not supported on tensors; use the "
+                            f"returned value")
+        return f(self, axis=axis, keepdims=keepdims)
+
+    method.__name__ = method.__qualname__ = f.__name__
+    method.__doc__ = f"NumPy's method spelling of :func:`{f.__name__}` (axis positional)."
+    return method
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """The number of non-zero entries over ``axis`` (an int, a tuple, or None for all), as
+    an int64 tensor. A complex entry counts when either part is non-zero; NaN counts."""
+    x = to_tensor(x)
+    d = x._data
+    axes = normalize_axis(axis, d.ndim)
+    return _int64(np.count_nonzero(d, axis=axes, keepdims=keepdims))
+
+
+def nonzero(x, /):
+    """The indices of the non-zero entries, one int64 tensor per axis (row-major order),
+    like ``numpy.nonzero``. A 0-d tensor raises ShapeError."""
+    x = to_tensor(x)
+    d = x._data
+    if d.ndim == 0:
+        raise ShapeError("nonzero of a 0-d tensor is not defined (it has no axes to index); "
+                         "use tf.reshape(x, (1,)) or test the value with bool(x)")
+    return tuple(_int64(i) for i in np.nonzero(d))
+
+
+def _nonzero_method(self):
+    return nonzero(self)
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Indices where the entries of ``x2`` would be inserted into the sorted 1-D ``x1`` to
+    keep it sorted (int64, the shape of ``x2``), like ``numpy.searchsorted``.
+
+    side="left": x1[i-1] < v <= x1[i]; side="right": x1[i-1] <= v < x1[i]. ``sorter``
+    (integer indices that sort x1) is used when x1 is not sorted itself. NaN sorts last,
+    as in ``sort``. ``x2`` may be a Python scalar (0-d result). Complex inputs raise.
+    """
+    x1 = to_tensor(x1)
+    x2 = x2._data if isinstance(x2, Tensor) else np.asarray(x2)
+    _real("searchsorted", x1)
+    if x2.dtype.kind == "c":
+        raise DTypeError(f"searchsorted: complex search values (dtype {x2.dtype}) are not "
+                         "ordered; search with a real key")
+    if x2.dtype.kind not in "biuf":
+        raise DTypeError(f"searchsorted: search values must be numbers, got dtype {x2.dtype}")
+    d = x1._data
+    if d.ndim != 1:
+        raise ShapeError(f"searchsorted: x1 must be 1-D (a sorted sequence), got shape "
+                         f"{d.shape}; search each row separately or flatten it with "
+                         "tf.reshape(x1, (-1,)) after sorting")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if sorter is not None:
+        s = sorter._data if isinstance(sorter, Tensor) else np.asarray(sorter)
+        if s.dtype.kind not in "iu":
+            raise DTypeError(f"searchsorted: sorter must hold integer indices, got dtype "
+                             f"{s.dtype}; use tf.argsort(x1)")
+        if s.shape != d.shape:
+            raise ShapeError(f"searchsorted: sorter has shape {s.shape}, x1 has shape "
+                             f"{d.shape}; pass tf.argsort(x1)")
+        if s.size and (int(s.min()) < -d.size or int(s.max()) >= d.size):
+            raise IndexError(f"searchsorted: sorter holds an index out of range for x1 of "
+                             f"length {d.size}")
+        sorter = s
+    return _int64(np.searchsorted(d, x2, side=side, sorter=sorter))
+
+
+def _np_method_searchsorted(self, v, side="left", sorter=None):
+    return searchsorted(self, v, side=side, sorter=sorter)
+
+
+register(_arg_method(argmax), methods=("argmax",))
+register(_arg_method(argmin), methods=("argmin",))
+register(_nonzero_method, methods=("nonzero",))
+register(_np_method_searchsorted, methods=("searchsorted",))
+register_nondiff(np.argmax, np.argmin, np.nonzero, np.count_nonzero, np.searchsorted,
+                 np.argwhere, np.flatnonzero)

@@ -1,3 +1,141 @@
-"""Array API sorting functions (work in progress)."""
+"""Array API sorting functions (2024.12): ``sort`` (differentiable) and ``argsort``.
 
-__all__ = []
+``sort`` returns a gather of ``x`` by the sorting permutation p along ``axis``:
+y = x[..., p, ...]. For a fixed p this is linear, and p is piecewise constant in x, so
+(away from ties, where sort is continuous but not differentiable)
+
+    ẏ = ẋ gathered by p,        x̄ = ȳ scattered back by p (x̄[p_j] = ȳ_j).
+
+Both rules call the ops of one adjoint pair (``sort_gather`` <-> ``sort_scatter``): the
+gather's VJP is the scatter and vice versa, each op's JVP is itself, so every order is
+exact (the second derivative of sort is 0). At ties any consistent permutation is a valid
+choice; tenferro uses the stable one (equal entries keep their order), so the cotangent
+of the k-th equal entry of the output goes to the k-th equal entry of the input.
+
+Order: NaN sorts as larger than every number (NumPy's and PyTorch's order): last when
+ascending, first when descending. ``descending=True`` keeps equal entries in their
+original order (stable), which a reversed ascending sort would not: it sorts the flipped
+input and maps the indices back. Complex tensors raise DTypeError: complex numbers are not
+ordered (the standard leaves it unspecified; NumPy's lexicographic order is a convention
+tenferro does not guess at) — sort by an explicit real key instead.
+Integer and bool tensors sort too (no gradient).
+"""
+import numpy as np
+
+from .._engine import apply1
+from .._errors import DTypeError
+from .._tensor import Tensor
+from .registry import defop, register, register_nondiff
+from ._util import to_tensor
+from .structure import _axis, ravel
+
+__all__ = ["sort", "argsort"]
+
+
+def _check_sortable(name, x):
+    if x._data.dtype.kind == "c":
+        raise DTypeError(
+            f"{name}: complex numbers are not ordered, so a complex tensor of dtype "
+            f"{x.dtype} cannot be sorted; sort by a real key instead, e.g. "
+            f"tf.take_along_axis(x, tf.argsort(tf.real(x), axis=-1), axis=-1) "
+            f"(or tf.abs(x) as the key)")
+
+
+def _argsort_np(d, axis, descending):
+    """The stable sorting permutation of ``d`` along ``axis`` (int64)."""
+    if not descending:
+        return np.argsort(d, axis=axis, kind="stable")
+    # Sort the reversed input ascending: equal entries then come out in reversed
+    # original order, which reading the result backwards turns into original order.
+    n = d.shape[axis]
+    p = np.argsort(np.flip(d, axis), axis=axis, kind="stable")
+    return np.flip(n - 1 - p, axis)
+
+
+# ---- the adjoint pair: gather by a permutation <-> scatter back ---------------------------
+# ctx = (p, axis): gather y = take_along_axis(x, p); scatter z with z[p_j] = g_j, i.e.
+# put_along_axis(empty, p, g). p is a permutation, so every entry of z is written once.
+
+def _gather_np(a, ctx):
+    return np.take_along_axis(a, ctx[0], ctx[1])
+
+
+def _scatter_np(g, ctx):
+    out = np.empty(g.shape, dtype=g.dtype)
+    np.put_along_axis(out, ctx[0], g, ctx[1])
+    return out
+
+
+def _gather(a, ctx):
+    if isinstance(a, Tensor):
+        return apply1(_gather_op, (a,), _gather_np(a._data, ctx), ctx=ctx)
+    return _gather_np(a, ctx)
+
+
+def _scatter(g, ctx):
+    if isinstance(g, Tensor):
+        return apply1(_scatter_op, (g,), _scatter_np(g._data, ctx), ctx=ctx)
+    return _scatter_np(g, ctx)
+
+
+# complex=False: sort takes real tensors only (the ops themselves would permute anything)
+_gather_op = defop("sort_gather", lambda ctx, needs, gs, xs, ys: (_scatter(gs[0], ctx),),
+                   lambda ctx, ts, xs, ys: (_gather(ts[0], ctx),), complex=False)
+_scatter_op = defop("sort_scatter", lambda ctx, needs, gs, xs, ys: (_gather(gs[0], ctx),),
+                    lambda ctx, ts, xs, ys: (_scatter(ts[0], ctx),), complex=False)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """A sorted copy of ``x`` along ``axis`` (array API ``sort``), differentiable.
+
+    The values are x gathered by the (stable) sorting permutation, so the gradient of
+    each output entry goes to the input entry it came from. NaN sorts last (first when
+    ``descending``). The sort is always stable (``stable=False`` is allowed and gives the
+    same result). Complex tensors raise DTypeError.
+    """
+    x = to_tensor(x)
+    _check_sortable("sort", x)
+    d = x._data
+    axis = _axis(axis, d.ndim)
+    if x._node is None and x._fw is None:
+        # nothing to differentiate: no permutation needed for an ascending sort
+        if not descending:
+            return Tensor._wrap(np.sort(d, axis=axis, kind="stable"))
+        return Tensor._wrap(_gather_np(d, (_argsort_np(d, axis, True), axis)))
+    ctx = (_argsort_np(d, axis, descending), axis)
+    return apply1(_gather_op, (x,), _gather_np(d, ctx), ctx=ctx)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """The indices that sort ``x`` along ``axis`` (int64, no gradient), stable: equal
+    entries keep their order, also with ``descending=True``. NaN sorts last (first when
+    descending). Complex tensors raise DTypeError."""
+    x = to_tensor(x)
+    _check_sortable("argsort", x)
+    d = x._data
+    axis = _axis(axis, d.ndim)
+    return Tensor._wrap(_argsort_np(d, axis, descending).astype(np.int64, copy=False))
+
+
+def _np_sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """``numpy.sort`` on tensors: tf.sort (stable for every ``kind``); axis=None sorts
+    the flattened tensor."""
+    if order is not None:
+        raise TypeError("numpy.sort on tensors: order= (structured fields) is not "
+                        "supported; tensors have no fields")
+    a = to_tensor(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    return sort(a, axis=axis)
+
+
+def _argsort_method(self, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+    """``t.argsort(axis)`` (NumPy's method; also takes ``descending=``): int64 tensor."""
+    if axis is None:
+        return argsort(ravel(self), axis=0, descending=descending)
+    return argsort(self, axis=axis, descending=descending)
+
+
+register(_np_sort, functions=(np.sort,))
+register(_argsort_method, methods=("argsort",))
+register_nondiff(np.argsort)
