@@ -4,8 +4,9 @@ The public contract is DESIGN.md §1; every name below is part of it.
 """
 import math as _math
 
-from ._errors import (AxisError, DTypeError, GaugeError, GraphFreedError, InPlaceError,
-                      LinAlgError, ShapeError, TenferroError, UnsupportedADError)
+from ._errors import (AxisError, DTypeError, GaugeError, GraphFreedError, IndexingError,
+                      InPlaceError, LinAlgError, ShapeError, TenferroError,
+                      UnsupportedADError)
 from ._tensor import Tensor, as_tensor, tensor, install_methods as _install_methods
 from ._dtypes import *  # noqa: F401,F403  (bool, int8, ..., complex128; result_type, ...)
 from ._dtypes import bool, __array_namespace_info__  # noqa: F401,A004

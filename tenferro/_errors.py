@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = [
     "TenferroError", "ShapeError", "DTypeError", "LinAlgError", "GaugeError",
-    "UnsupportedADError", "GraphFreedError", "InPlaceError", "AxisError",
+    "UnsupportedADError", "GraphFreedError", "InPlaceError", "AxisError", "IndexingError",
 ]
 
 
@@ -22,6 +22,10 @@ class ShapeError(TenferroError, ValueError):
 class AxisError(ShapeError, IndexError):
     """An axis out of range: a ShapeError (so a ValueError) and an IndexError, like
     ``numpy.exceptions.AxisError`` (the array API asks for IndexError)."""
+
+
+class IndexingError(TenferroError, IndexError):
+    """An index out of range, or an index array that is not of integer or bool dtype."""
 
 
 class DTypeError(TenferroError, TypeError):

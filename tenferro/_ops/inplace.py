@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import _engine
 from .._engine import apply1
-from .._errors import DTypeError, InPlaceError, ShapeError
+from .._errors import DTypeError, InPlaceError, IndexingError, ShapeError
 from .._state import STATE
 from .._tensor import Tensor
 from .registry import defop, register
@@ -90,7 +90,7 @@ def _key(x, idx):
     try:
         shape = x._data[key].shape
     except IndexError as e:
-        raise IndexError(f"{e} (indexing a tensor of shape {x.shape})") from None
+        raise IndexingError(f"{e} (indexing a tensor of shape {x.shape})") from None
     return key, unique, shape
 
 

@@ -17,7 +17,7 @@ array of counts is a ``take``. ``meshgrid`` and ``broadcast_arrays`` are ``resha
 ``broadcast_to``, ``permute_dims`` is ``transpose``.
 
 Integer and bool inputs work everywhere and carry no gradient. Indices are constants:
-a float/bool index array raises IndexError, an out-of-range index IndexError (naming
+a float/bool index array or an out-of-range index raises IndexingError (an IndexError; naming
 x's shape), and both before anything is recorded.
 """
 import functools
@@ -27,7 +27,7 @@ import operator
 import numpy as np
 
 from .._engine import apply, apply1
-from .._errors import DTypeError, ShapeError
+from .._errors import DTypeError, IndexingError, ShapeError
 from .._tensor import Tensor
 from .registry import defop, register
 from ._util import broadcast_shape, to_tensor, unbroadcast
@@ -45,7 +45,7 @@ def _int(v, name):
         raise DTypeError(f"{name} must be an integer, got {v!r}") from None
 
 
-def _int_array(v, fname, what="indices", error=IndexError):
+def _int_array(v, fname, what="indices", error=IndexingError):
     """``v`` (Tensor, ndarray, list, int) as an ndarray of integers (else ``error``)."""
     a = v._data if isinstance(v, Tensor) else np.asarray(v)
     if a.dtype.kind == "f" and a.size == 0 and not isinstance(v, (Tensor, np.ndarray)):
@@ -330,14 +330,14 @@ _take_add_op = defop("take_add", lambda ctx, needs, gs, xs, ys: (_gather(gs[0], 
 
 def _take_checked(fname, x, indices, axis, along):
     """The recorded gather of ``x`` at ``indices`` (checked by NumPy's gather itself: an
-    index out of range raises IndexError naming x's shape, before anything is recorded)."""
+    index out of range raises IndexingError naming x's shape, before anything is recorded)."""
     idx = np.array(_int_array(indices, fname), dtype=np.intp)   # a copy the rules keep
     shape = x._data.shape
     try:
         out = _gather_np(x._data, (idx, axis, shape, along))
     except IndexError as e:
         n = shape[axis]
-        raise IndexError(f"{fname}: {e} (x has shape {shape}); indices must lie in "
+        raise IndexingError(f"{fname}: {e} (x has shape {shape}); indices must lie in "
                          f"[-{n}, {n})") from None
     if idx.size and idx.min() < 0:
         idx[idx < 0] += shape[axis]    # the linear indices of the scatter need idx >= 0

@@ -13,7 +13,7 @@ DTypeError in the functions that compare (argmax, argmin, searchsorted), as in `
 """
 import numpy as np
 
-from .._errors import DTypeError, ShapeError
+from .._errors import DTypeError, IndexingError, ShapeError
 from .._tensor import Tensor
 from .reductions import normalize_axis
 from .registry import register, register_nondiff
@@ -127,7 +127,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
             raise ShapeError(f"searchsorted: sorter has shape {s.shape}, x1 has shape "
                              f"{d.shape}; pass tf.argsort(x1)")
         if s.size and (int(s.min()) < -d.size or int(s.max()) >= d.size):
-            raise IndexError(f"searchsorted: sorter holds an index out of range for x1 of "
+            raise IndexingError(f"searchsorted: sorter holds an index out of range for x1 of "
                              f"length {d.size}")
         sorter = s
     return _int64(np.searchsorted(d, x2, side=side, sorter=sorter))

@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from .._engine import apply1
-from .._errors import AxisError, DTypeError, ShapeError
+from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
 from .._tensor import Tensor, as_tensor
 from .registry import defop, register
@@ -285,7 +285,7 @@ def _index_array(k):
     if isinstance(k, Tensor):
         k = k._data
         if k.dtype.kind not in "biu":
-            raise IndexError(f"a tensor used as an index must be an integer or bool tensor, "
+            raise IndexingError(f"a tensor used as an index must be an integer or bool tensor, "
                              f"got {k.dtype}; convert it with .astype(tf.int64)")
     else:
         k = np.asarray(k)
@@ -369,7 +369,7 @@ def getitem(x, key):
     try:
         out = d[key]
     except IndexError as e:
-        raise IndexError(f"{e} (indexing a tensor of shape {d.shape})") from None
+        raise IndexingError(f"{e} (indexing a tensor of shape {d.shape})") from None
     return apply1(_getitem_op, (x,), out, ctx=(key, unique))
 
 

@@ -398,8 +398,9 @@ def test_shape_errors(f, match):
 ])
 def test_index_errors(key, match):
     x = tf.tensor(np.ones((3, 4)), requires_grad=True)
-    with pytest.raises(IndexError, match=match):
+    with pytest.raises(tf.IndexingError, match=match) as info:
         x[key]
+    assert isinstance(info.value, IndexError) and isinstance(info.value, tf.TenferroError)
 
 
 @pytest.mark.parametrize("dtype,match", [(np.object_, "not object"), (np.float16, "not float16"),
