@@ -95,8 +95,33 @@ def _key(x, idx):
 
 
 def _flat_positions(shape, key):
-    """The flat position in ``shape`` of every entry of ``x[key]``."""
+    """The flat position in ``shape`` of every entry of ``x[key]`` (key already checked)."""
+    if len(shape) == 1 and len(key) == 2 and isinstance(key[0], np.ndarray) \
+            and key[0].dtype.kind in "iu":
+        return (key[0] % shape[0]).ravel()          # one integer array on a vector
     return np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)[key].ravel()
+
+
+def _hits_once(pos, size):
+    """Whether the flat positions ``pos`` (in range(size)) are distinct."""
+    seen = np.zeros(size, dtype=np.bool_)
+    seen[pos] = True
+    return np.count_nonzero(seen) == pos.size
+
+
+def _starts(s):
+    """Where a new value starts in the sorted integer array ``s`` (a bool mask)."""
+    first = np.empty(s.size, dtype=np.bool_)
+    first[:1] = True
+    np.not_equal(s[1:], s[:-1], out=first[1:])
+    return first
+
+
+def _unique_sorted(pos):
+    """The distinct values of the integer array ``pos``, sorted (np.unique's hash-based
+    path costs ~5x a sort here)."""
+    s = np.sort(pos)
+    return s[_starts(s)]
 
 
 def _value(v, x, where):
@@ -128,9 +153,9 @@ def index_set(x, idx, v):
     if unique:
         return _index_set(x, key, v)
     pos = _flat_positions(x.shape, key)
-    upos = np.unique(pos)
-    if upos.size == pos.size:
+    if _hits_once(pos, x.size):
         return _index_set(x, key, v)
+    upos = _unique_sorted(pos)
     # the winner at each position: the entry NumPy's own assignment keeps there
     owner = np.empty(x.size, dtype=np.intp)
     owner[pos] = np.arange(pos.size)
@@ -152,22 +177,29 @@ def index_multiply(x, idx, v):
     x = to_tensor(x)
     key, unique, shape = _key(x, idx)
     v = _broadcast_value(_value(v, x, "multiply"), shape, "multiply")
-    ones = np.ones(x.shape, dtype=x.dtype)
     if unique:
-        return x * _index_set(ones, key, v)
+        return _index_set(x, key, _gather(x, key) * v)
     pos = _flat_positions(x.shape, key)
+    # group the entries by position: group[k] = which distinct position entry k hits,
+    # rank[k] = how many entries before k (in index order) hit the same position
     order = np.argsort(pos, kind="stable")
     sorted_pos = pos[order]
-    starts = np.flatnonzero(np.r_[True, sorted_pos[1:] != sorted_pos[:-1]])
-    rank = np.empty(pos.size, dtype=np.intp)
-    rank[order] = np.arange(pos.size) - np.repeat(starts, np.diff(np.r_[starts, pos.size]))
-    vflat = reshape(v, -1)
+    first = _starts(sorted_pos)
+    upos = sorted_pos[first]
+    group, rank = np.empty_like(pos), np.empty_like(pos)
+    group[order] = np.cumsum(first) - 1
+    rank[order] = np.arange(pos.size) - np.flatnonzero(first)[group[order]]
+    if upos.size == pos.size:
+        return _index_set(x, key, _gather(x, key) * v)
+    # the product of the factors at each distinct position: one unique-key index_set of
+    # ones per occurrence rank, multiplied (no division, so exact at zero factors)
+    vflat, xflat = reshape(v, -1), reshape(x, -1)
     factor = None
-    for r in range(int(rank.max()) + 1 if rank.size else 0):
+    for r in range(int(rank.max()) + 1):
         sel = np.flatnonzero(rank == r)
-        f = _index_set(ones.reshape(-1), pos[sel], getitem(vflat, sel))
+        f = _index_set(np.ones(upos.size, dtype=x.dtype), group[sel], getitem(vflat, sel))
         factor = f if factor is None else factor * f
-    return x if factor is None else x * reshape(factor, x.shape)
+    return reshape(_index_set(xflat, upos, getitem(xflat, upos) * factor), x.shape)
 
 
 class _At:
