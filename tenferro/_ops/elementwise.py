@@ -1,28 +1,48 @@
-"""Elementwise ops: arithmetic, transcendental functions, comparisons-based selections.
+"""Elementwise ops: arithmetic, transcendental functions, rounding, comparisons, bitwise.
 
 Unary holomorphic functions are one line each: the derivative ``c = f'(x)`` written with
 NumPy (``x`` the input, ``y`` the output), from which VJP ``x̄ = ȳ·conj(c)`` and JVP
 ``ẏ = c·ẋ`` follow (RULES.md, "Elementwise"). Binary ops broadcast like NumPy and sum
 their cotangents back to each input's shape.
+
+Three kinds of results (the array API standard 2024.12 names every function here):
+
+* differentiable (float/complex results): exp, log2, logaddexp, copysign, remainder, clip...
+  Integer and bool inputs of a function with a floating-point result become float64.
+* piecewise constant with a floating-point result (round, floor, ceil, trunc, sign of a
+  real tensor, floor_divide): a tensor whose derivative is exactly zero (not missing), as in
+  PyTorch and JAX; integer inputs give integer tensors (rounding an integer is the identity).
+  NumPy's own np.round/np.around/np.rint/np.floor/np.ceil/np.trunc/np.fix/np.floor_divide
+  on a tensor return NumPy's ndarray of the payload (registry.NONDIFF), so ``np.round(t, 1)``
+  works as in NumPy. ``sign`` of a complex tensor is z/|z|, which is differentiable.
+* bool or integer results (comparisons, isnan, signbit, logical and bitwise ops, shifts)
+  and nextafter: tensors without a gradient; NumPy's ufunc on a tensor returns NumPy's
+  ndarray.
 """
+import math
+
 import numpy as np
 
 from .._engine import apply1
+from .._errors import DTypeError
 from .._tensor import Tensor
 from .registry import defop, register, register_nondiff
 from ._util import (broadcast_shape, conj, floating, operands, payload, require_real,
                     to_tensor, unbroadcast)
 
 __all__ = [
-    "add", "subtract", "multiply", "divide", "power", "negative", "abs", "conj", "real",
-    "imag", "exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tan", "tanh", "arcsin",
-    "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "atan2", "hypot",
-    "maximum", "minimum", "where", "clip", "sign", "square", "reciprocal",
+    "add", "subtract", "multiply", "divide", "power", "negative", "positive", "abs", "conj",
+    "real", "imag", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos",
+    "tan", "tanh", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh",
+    "arctanh", "atan2", "hypot", "logaddexp", "copysign", "remainder", "maximum", "minimum",
+    "where", "clip", "sign", "square", "reciprocal",
+    "round", "floor", "ceil", "trunc", "floor_divide",
     # PyTorch/Python-style spellings (DESIGN.md §3 names them)
     "pow", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arctan2",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "isnan", "isinf", "isfinite", "signbit", "nextafter",
     "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "bitwise_invert",
+    "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 _conj = conj
@@ -39,9 +59,11 @@ def _arr(out):
 
 # ---- unary holomorphic functions -------------------------------------------------------
 
-def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False):
+def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False, primal=None):
     """Register y = ufunc(x) with f'(x) = deriv(x, y). Integer and bool inputs become
-    float64 first, unless ``keeps_int`` (square: NumPy keeps the integer dtype)."""
+    float64 first, unless ``keeps_int`` (square: NumPy keeps the integer dtype).
+    ``primal``: computes y on the payload instead of ``ufunc`` (special cases)."""
+    compute = ufunc if primal is None else primal
 
     def vjp(ctx, needs, gs, xs, ys):
         return (gs[0] * _conj(deriv(xs[0], ys[0])),)
@@ -51,11 +73,11 @@ def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False):
 
     op = defop(name, vjp, jvp, complex=not real_only)
 
-    def f(x):
+    def f(x, /):
         x = to_tensor(x) if keeps_int else floating(to_tensor(x))
         if real_only:
             require_real(name, x)
-        return apply1(op, (x,), _arr(ufunc(x._data)))
+        return apply1(op, (x,), _arr(compute(x._data)))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``numpy.{ufunc.__name__}``, differentiable."
@@ -63,15 +85,44 @@ def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False):
     return f
 
 
+
+
+def _expm1(d):
+    """numpy.expm1, except for complex infinities and NaNs, where NumPy gives NaN + NaN j,
+    and complex zeros, where it keeps the sign of a −0 real part: there exp(z) − 1 has the
+    values the array API asks for (−1 + 0j at −inf, 0 + 0j at ±0 + 0j)."""
+    out = np.expm1(d)
+    if d.dtype.kind == "c":
+        bad = ~np.isfinite(d) | (d == 0)
+        if bad.any():
+            with np.errstate(invalid="ignore"):
+                out = np.where(bad, np.exp(d) - 1, out)
+    return out
+
+
 exp = _unary("exp", np.exp, lambda x, y: y)
-expm1 = _unary("expm1", np.expm1, lambda x, y: y + 1)
+expm1 = _unary("expm1", np.expm1, lambda x, y: y + 1, primal=_expm1)
 log = _unary("log", np.log, lambda x, y: 1 / x)
 log1p = _unary("log1p", np.log1p, lambda x, y: 1 / (1 + x))
 sqrt = _unary("sqrt", np.sqrt, lambda x, y: 0.5 / y)
 sin = _unary("sin", np.sin, lambda x, y: np.cos(x))
 cos = _unary("cos", np.cos, lambda x, y: -np.sin(x))
 tan = _unary("tan", np.tan, lambda x, y: 1 + y * y)
-tanh = _unary("tanh", np.tanh, lambda x, y: 1 - y * y)
+
+
+def _tanh(d):
+    """numpy.tanh, except that tanh(±inf + bj) for finite b is ±1 + 0j with the sign of b
+    on the zero, as the array API asks (C99 and NumPy give the sign of sin(2b))."""
+    out = _arr(np.tanh(d))
+    if d.dtype.kind == "c":
+        inf = np.isinf(d.real) & np.isfinite(d.imag)
+        if inf.any():
+            out.real[inf] = np.sign(d.real[inf])
+            out.imag[inf] = np.copysign(0, d.imag[inf])
+    return out
+
+
+tanh = _unary("tanh", np.tanh, lambda x, y: 1 - y * y, primal=_tanh)
 sinh = _unary("sinh", np.sinh, lambda x, y: np.cosh(x))
 cosh = _unary("cosh", np.cosh, lambda x, y: np.sinh(x))
 arcsin = _unary("arcsin", np.arcsin, lambda x, y: 1 / np.sqrt(1 - x * x), aliases=("asin",))
@@ -86,6 +137,9 @@ arccosh = _unary("arccosh", np.arccosh, lambda x, y: 1 / (np.sqrt(x - 1) * np.sq
 arctanh = _unary("arctanh", np.arctanh, lambda x, y: 1 / (1 - x * x), aliases=("atanh",))
 square = _unary("square", np.square, lambda x, y: 2 * x, keeps_int=True)
 reciprocal = _unary("reciprocal", np.reciprocal, lambda x, y: -(y * y))
+# log_b x = log x / log b: c = 1/(x·log b) (Python floats, so float32 stays float32)
+log2 = _unary("log2", np.log2, lambda x, y: 1 / (x * math.log(2.0)))
+log10 = _unary("log10", np.log10, lambda x, y: 1 / (x * math.log(10.0)))
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
 # ---- non-holomorphic and structural unary ops -------------------------------------------
@@ -94,7 +148,7 @@ _neg_op = defop("negative", lambda ctx, needs, gs, xs, ys: (-gs[0],),
                 lambda ctx, ts, xs, ys: (-ts[0],))
 
 
-def negative(x):
+def negative(x, /):
     """``-x``."""
     x = to_tensor(x)
     return apply1(_neg_op, (x,), _arr(np.negative(x._data)))
@@ -122,7 +176,7 @@ _abs_op = defop(
 )
 
 
-def abs(x):
+def abs(x, /):
     """``|x|`` (complex modulus for complex x); subgradient 0 at 0."""
     x = to_tensor(x)
     return apply1(_abs_op, (x,), _arr(np.abs(x._data)))
@@ -132,7 +186,7 @@ _conj_op = defop("conj", lambda ctx, needs, gs, xs, ys: (_conj(gs[0]),),
                  lambda ctx, ts, xs, ys: (_conj(ts[0]),))
 
 
-def conj(x):
+def conj(x, /):
     """Complex conjugate (the tensor itself when real)."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -148,7 +202,7 @@ _imag_op = defop("imag", lambda ctx, needs, gs, xs, ys: (1j * gs[0],),
                  lambda ctx, ts, xs, ys: (np.imag(ts[0]),))
 
 
-def real(x):
+def real(x, /):
     """Real part (the tensor itself when real)."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -158,7 +212,7 @@ def real(x):
     return apply1(_real_op, (x,), x._data.real.copy())
 
 
-def imag(x):
+def imag(x, /):
     """Imaginary part (a constant zero tensor when x is real)."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -166,21 +220,139 @@ def imag(x):
     return apply1(_imag_op, (x,), x._data.imag.copy())
 
 
-def sign(x):
-    """``numpy.sign`` (x/|x| for complex); piecewise constant, so not differentiated."""
-    x = to_tensor(x)
-    return Tensor._wrap(_arr(np.sign(x._data)))
+_pos_op = defop("positive", lambda ctx, needs, gs, xs, ys: (gs[0],),
+                lambda ctx, ts, xs, ys: (ts[0],))
+
+
+def positive(x, /):
+    """``+x``: the same values (a new tensor sharing the payload, so an in-place update of
+    the result does not touch ``x``); its derivative is the identity."""
+    t = to_tensor(x)
+    if t._data.dtype.kind == "b":
+        raise DTypeError("positive (+x) needs a numeric tensor, got bool; convert it first, "
+                         "e.g. t.astype(tf.int64)")
+    # a tensor's payload is never written to; a caller's ndarray might be
+    return apply1(_pos_op, (t,), t._data if t is x else t._data.copy())
 
 
 register(negative, methods=("negative", "__neg__"), ufuncs=(np.negative,))
+register(positive, methods=("positive", "__pos__"), ufuncs=(np.positive,))
 register(abs, methods=("abs", "__abs__"), ufuncs=(np.absolute,))
 register(conj, methods=("conj", "conjugate"), ufuncs=(np.conjugate,))
 register(real, ufuncs=(), functions=(np.real,))
 register(imag, functions=(np.imag,))
-register(sign, methods=("sign",), ufuncs=(np.sign,))
-register(lambda x: x, methods=("__pos__",), ufuncs=(np.positive,))
 Tensor.real = property(real, doc="Real part (differentiable).")
 Tensor.imag = property(imag, doc="Imaginary part (differentiable).")
+
+# ---- piecewise-constant functions: derivative exactly zero -------------------------------
+# round/floor/ceil/trunc (and sign of a real tensor, floor_divide below) are constant
+# between their jumps: the derivative is 0 almost everywhere and undefined at the jumps,
+# where tenferro also gives 0 (PyTorch's and JAX's choice). The result of a float input is
+# a float tensor recorded with rules that return zeros, so a gradient through it is an
+# exact 0 of the right shape rather than None or an error. Integer (and bool) inputs are
+# integer-valued already: the function is the identity and returns an integer tensor.
+
+
+def _zeros(x):
+    """A zero (co)tangent of x's shape and dtype: a constant ndarray also when x is a
+    Tensor (create_graph), whose own derivative is zero again."""
+    return np.zeros(x.shape, x.dtype)
+
+
+def _zero_derivative_op(name, complex=False):
+    def vjp(ctx, needs, gs, xs, ys):
+        return tuple(_zeros(x) if need else None for x, need in zip(xs, needs))
+
+    def jvp(ctx, ts, xs, ys):
+        return (_zeros(ys[0]),)
+
+    return defop(name, vjp, jvp, complex=complex,
+                 doc="piecewise constant: derivative 0 (also at the jumps)")
+
+
+def _rounding(name, ufunc, doc):
+    op = _zero_derivative_op(name)
+
+    def f(x, /):
+        t = to_tensor(x)
+        if t._data.dtype.kind in "biu":   # integer-valued already: the identity
+            return Tensor._wrap(t._data if t is x else t._data.copy())
+        require_real(name, t)
+        return apply1(op, (t,), _arr(ufunc(t._data)))
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (doc + " Float inputs give a float tensor whose derivative is 0 (piecewise "
+                 f"constant); integer inputs are returned unchanged. ``numpy.{ufunc.__name__}``"
+                 " on a tensor returns NumPy's ndarray.")
+    register(f, methods=(name,))
+    register_nondiff(ufunc)
+    return f
+
+
+floor = _rounding("floor", np.floor, "Largest integer-valued number <= x, elementwise.")
+ceil = _rounding("ceil", np.ceil, "Smallest integer-valued number >= x, elementwise.")
+trunc = _rounding("trunc", np.trunc, "x rounded towards zero, elementwise.")
+
+_round_op = _zero_derivative_op("round", complex=True)
+
+
+def round(x, /, *, decimals=0):
+    """x rounded to the nearest integer (``decimals`` places), halves to even; the real and
+    imaginary parts of a complex x separately. The array API's ``round(x)`` plus NumPy's
+    ``decimals``. Float and complex inputs give a tensor whose derivative is 0 (piecewise
+    constant); integer inputs are returned unchanged (for ``decimals >= 0``).
+    ``numpy.round(t, 1)`` / ``numpy.rint(t)`` on a tensor return NumPy's ndarray."""
+    t = to_tensor(x)
+    d = t._data
+    kind = d.dtype.kind
+    if kind in "biu":
+        if decimals >= 0 or kind == "b":
+            return Tensor._wrap(d if t is x else d.copy())
+        return Tensor._wrap(_arr(np.round(d, decimals)))
+    out = np.rint(d) if decimals == 0 else np.round(d, decimals)
+    return apply1(_round_op, (t,), _arr(out))
+
+
+# the method also takes NumPy's positional decimals: t.round(2) as ndarray.round(2)
+register(lambda self, decimals=0: round(self, decimals=decimals), methods=("round",))
+register_nondiff(np.rint, np.round, np.around, np.fix)
+
+
+def _sgn_deriv(x, y, v):
+    """d(z/|z|) along v, (v − y·Re(conj(y)·v))/|z| with y = z/|z|, and 0 at z = 0. The map
+    v ↦ v − y·Re(conj(y)·v) is the orthogonal projection (of ℝ²) off y, symmetric, so the
+    same formula is also the VJP (PyTorch's sgn backward)."""
+    zero = payload(y) == 0
+    if not zero.any():
+        return (v - y * np.real(np.conj(y) * v)) / np.abs(x)
+    r = np.abs(np.where(zero, 1, x))
+    return np.where(zero, 0, (v - y * np.real(np.conj(y) * v)) / r)
+
+
+_sign_op = _zero_derivative_op("sign")
+_sgn_op = defop("sgn", lambda ctx, needs, gs, xs, ys: (_sgn_deriv(xs[0], ys[0], gs[0]),),
+                lambda ctx, ts, xs, ys: (_sgn_deriv(xs[0], ys[0], ts[0]),))
+
+
+def sign(x, /):
+    """-1, 0 or +1 by the sign of x (NaN for NaN); z/|z| (0 at 0) for complex z.
+
+    Real x: piecewise constant, a tensor whose derivative is 0. Complex z: z/|z| moves with
+    the phase of z, and is differentiated (PyTorch's ``sgn``), 0 at z = 0. Integer inputs
+    give integer tensors."""
+    x = to_tensor(x)
+    d = x._data
+    kind = d.dtype.kind
+    if kind == "b":
+        raise DTypeError("sign needs a numeric tensor, got bool; convert it first, e.g. "
+                         "t.astype(tf.int64)")
+    out = _arr(np.sign(d))
+    if kind in "iu":
+        return Tensor._wrap(out)
+    return apply1(_sgn_op if kind == "c" else _sign_op, (x,), out)
+
+
+register(sign, methods=("sign",), ufuncs=(np.sign,))
 
 # ---- binary arithmetic ------------------------------------------------------------------
 
@@ -199,20 +371,29 @@ def _promote(a, b, y):
 
 
 def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod=None,
-            floats=False):
+            floats=False, vjp_both=None):
     """Register y = ufunc(a, b) with broadcasting.
 
-    vjp_a(g, a, b, y) / vjp_b(...) give the cotangents before un-broadcasting;
-    jvp(ta, tb, a, b, y) gets None for a zero tangent. ``floats``: integer and bool
-    operands become float64 first (functions with a floating-point result).
+    vjp_a(g, a, b, y) / vjp_b(...) give the cotangents before un-broadcasting (or
+    vjp_both(g, a, b, y) gives both, when they share work); jvp(ta, tb, a, b, y) gets None
+    for a zero tangent. ``floats``: integer and bool operands become float64 first
+    (functions with a floating-point result).
     """
 
-    def vjp(ctx, needs, gs, xs, ys):
-        g, y = gs[0], ys[0]
-        a, b = _promote(xs[0], xs[1], y)
-        ga = unbroadcast(vjp_a(g, a, b, y), xs[0].shape) if needs[0] else None
-        gb = unbroadcast(vjp_b(g, a, b, y), xs[1].shape) if needs[1] else None
-        return ga, gb
+    if vjp_both is None:
+        def vjp(ctx, needs, gs, xs, ys):
+            g, y = gs[0], ys[0]
+            a, b = _promote(xs[0], xs[1], y)
+            ga = unbroadcast(vjp_a(g, a, b, y), xs[0].shape) if needs[0] else None
+            gb = unbroadcast(vjp_b(g, a, b, y), xs[1].shape) if needs[1] else None
+            return ga, gb
+    else:
+        def vjp(ctx, needs, gs, xs, ys):
+            y = ys[0]
+            a, b = _promote(xs[0], xs[1], y)
+            ga, gb = vjp_both(gs[0], a, b, y)
+            return (unbroadcast(ga, xs[0].shape) if needs[0] else None,
+                    unbroadcast(gb, xs[1].shape) if needs[1] else None)
 
     def jvp_rule(ctx, ts, xs, ys):
         y = ys[0]
@@ -221,8 +402,8 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
 
     op = defop(name, vjp, jvp_rule, complex=not real_only)
 
-    def f(a, b):
-        a, b = operands(a, b)
+    def f(x1, x2, /):
+        a, b = operands(x1, x2)
         if floats:
             a, b = floating(a), floating(b)
         if real_only:
@@ -361,6 +542,146 @@ hypot = _binary("hypot", np.hypot, lambda g, a, b, y: g * _hypot_coef(a, y),
                 methods=("hypot",), floats=True)
 
 
+_all = np.logical_and.reduce   # ndarray.all() without its Python wrapper (~1 µs less)
+
+
+def _logaddexp_weights(a, b, y):
+    """(∂y/∂a, ∂y/∂b) of y = log(eᵃ + eᵇ): the softmax weights σ(a − b), σ(b − a).
+
+    With d = a − b and e = exp(−|d|) ≤ 1 they are (1, e)/(1 + e) for d ≥ 0 and (e, 1)/(1 + e)
+    otherwise: no overflow, as accurate as d (exp(a − y) would carry the rounding of y,
+    ~|y|·eps), and twice differentiable (on Tensors −|d| is written as a where on the sign
+    of d, so its derivative at d = 0 is not abs's subgradient 0). Where a = b = ±inf (d is
+    NaN) the weights are the limit ½, ½; NaN inputs give NaN."""
+    tie = None
+    if _all(np.isfinite(payload(y)), axis=None):   # no ±inf/NaN anywhere in y
+        d = a - b
+    else:   # y = ±inf or NaN somewhere: a = b = ±inf (d = inf − inf) or a NaN input
+        with np.errstate(invalid="ignore"):
+            d = a - b
+        tie = np.isnan(payload(d))
+        if tie.any():   # NaN-free on both sides of the wheres below: their unselected
+            d = np.where(tie, 0, d)   # side's derivative (times 0) must not make NaN
+        else:
+            tie = None
+    if type(d) is np.ndarray:
+        # the plain backward: the same formula in place, one exp and few temporaries
+        pos = d >= 0
+        e = np.abs(d)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        r = e + 1
+        np.reciprocal(r, out=r)            # 1/(1 + e)
+        e *= r                             # e/(1 + e)
+        wa, wb = np.where(pos, r, e), np.where(pos, e, r)
+    else:
+        pos = payload(d) >= 0
+        e = np.exp(np.where(pos, -d, d))
+        den = 1 + e
+        wa, wb = np.where(pos, 1, e) / den, np.where(pos, e, 1) / den
+    if tie is not None:
+        half = np.where(np.isnan(payload(a)) | np.isnan(payload(b)), np.nan, 0.5)
+        half = half.astype(payload(y).dtype)
+        wa, wb = np.where(tie, half, wa), np.where(tie, half, wb)
+    return wa, wb
+
+
+def _logaddexp_vjp(g, a, b, y):
+    wa, wb = _logaddexp_weights(a, b, y)
+    return g * wa, g * wb
+
+
+def _logaddexp_jvp(ta, tb, a, b, y):
+    wa, wb = _logaddexp_weights(a, b, y)
+    if ta is None:
+        return tb * wb
+    return ta * wa if tb is None else ta * wa + tb * wb
+
+
+logaddexp = _binary("logaddexp", np.logaddexp, None, None, _logaddexp_jvp, real_only=True,
+                    methods=("logaddexp",), floats=True, vjp_both=_logaddexp_vjp)
+logaddexp.__doc__ = """log(exp(x1) + exp(x2)), computed without overflow (``numpy.logaddexp``).
+
+Derivatives are the softmax weights σ(x1 − x2), σ(x2 − x1), evaluated stably; at ±inf
+they are the limits (1 for the larger argument, ½ each when both are the same infinity)."""
+
+
+def _copysign_da(a, b):
+    """∂y/∂a of y = copysign(a, b) = |a|·s(b): sign(a)·s(b), +1 where the signs agree and −1
+    where they differ, and 0 at a = 0 (the subgradient |a| gets there, as in abs and
+    PyTorch). s(b) = ±1 by the sign bit of b (so −0 counts as negative)."""
+    return np.sign(payload(a)) * np.copysign(1, payload(b))
+
+
+def _copysign_jvp(ta, tb, a, b, y):
+    return _zeros(y) if ta is None else ta * _copysign_da(a, b)
+
+
+copysign = _binary("copysign", np.copysign, lambda g, a, b, y: g * _copysign_da(a, b),
+                   lambda g, a, b, y: _zeros(g), _copysign_jvp, real_only=True,
+                   methods=("copysign",), floats=True)
+copysign.__doc__ = """|x1| with the sign bit of x2 (``numpy.copysign``), elementwise.
+
+∂/∂x1 = ±1 (+1 where x1 and x2 have the same sign bit), 0 at x1 = ±0 (the kink of |x1|;
+the same subgradient as abs). ∂/∂x2 = 0: the result only jumps with the sign of x2."""
+
+
+def _floor_quotient(a, b):
+    """floor(a/b) as NumPy's divmod pairs it with remainder, a constant (no derivative)."""
+    return np.floor_divide(payload(a), payload(b))
+
+
+def _remainder_jvp(ta, tb, a, b, y):
+    # y = a − b·floor(a/b): ẏ = ȧ − floor(a/b)·ḃ
+    if tb is None:
+        return ta
+    d = -(tb * _floor_quotient(a, b))
+    return d if ta is None else ta + d
+
+
+remainder = _binary("remainder", np.remainder, lambda g, a, b, y: g,
+                    lambda g, a, b, y: -(g * _floor_quotient(a, b)), _remainder_jvp,
+                    real_only=True, methods=("remainder", "__mod__"), rmethod="__rmod__")
+remainder.__doc__ = """Python's ``x1 % x2``, the remainder with the sign of x2 (numpy.remainder).
+
+Integer inputs give an integer tensor (no gradient). For floats y = x1 − x2·floor(x1/x2),
+so ∂/∂x1 = 1 and ∂/∂x2 = −floor(x1/x2) between the jumps (where y is discontinuous)."""
+
+_floordiv_op = _zero_derivative_op("floor_divide")
+
+
+def floor_divide(x1, x2, /):
+    """floor(x1/x2) elementwise (Python's ``//``, ``numpy.floor_divide``), with broadcasting.
+
+    Integer inputs give an integer tensor. Float results are piecewise constant: a tensor
+    whose derivative is exactly 0 in both arguments. ``numpy.floor_divide`` on tensors
+    returns NumPy's ndarray."""
+    a, b = operands(x1, x2)
+    require_real("floor_divide", a, b)
+    ad, bd = a._data, b._data
+    try:
+        if ad.dtype.kind != "f" and bd.dtype.kind != "f":
+            out = np.floor_divide(ad, bd)
+        else:
+            # NumPy pairs // with % as Python does (inf // 1 = nan, -1 // inf = -1); the
+            # array API asks for floor(x1/x2) where an operand is infinite (inf, -0, ...)
+            inf = np.isinf(ad) | np.isinf(bd)
+            if inf.any():
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out = np.where(inf, np.floor(ad / bd), np.floor_divide(ad, bd))
+            else:
+                out = np.floor_divide(ad, bd)
+    except ValueError:
+        broadcast_shape("floor_divide", a.shape, b.shape)   # ShapeError if that is the cause
+        raise
+    return apply1(_floordiv_op, (a, b), _arr(out))
+
+
+register(floor_divide, methods=("floor_divide", "__floordiv__"))
+register(lambda self, other: floor_divide(other, self), methods=("__rfloordiv__",))
+register_nondiff(np.floor_divide)
+
+
 def _select_weight(a, b, pick_a):
     """1 where a wins, 0 where b wins, ½ on ties (the cotangent splits evenly)."""
     wins = (a > b) if pick_a else (a < b)
@@ -421,35 +742,103 @@ def where(condition, x, y):
 register(where, functions=(np.where,))
 
 
+def _clip_masks(ctx, xs):
+    """Which input each output entry comes from, as boolean masks (one per input).
+
+    y = min(max(x, lo), hi) (NumPy's clip). x where lo <= x <= hi (the bounds included:
+    a tie goes to x, as in PyTorch's clamp); lo where x < lo; hi where x > hi, and hi
+    everywhere lo > hi (then y = hi). NaN anywhere gives NaN and zero derivatives."""
+    has_lo, has_hi = ctx
+    x = payload(xs[0])
+    lo = payload(xs[1]) if has_lo else None
+    hi = payload(xs[1 + has_lo]) if has_hi else None
+    masks = []
+    if has_lo and has_hi:
+        crossed = lo > hi
+        masks.append((x >= lo) & (x <= hi))
+        masks.append((x < lo) & ~crossed)
+        masks.append((x > hi) | crossed)
+    elif has_lo:
+        masks += [x >= lo, x < lo]
+    elif has_hi:
+        masks += [x <= hi, x > hi]
+    else:
+        masks.append(np.ones(x.shape, dtype=bool))
+    return masks
+
+
 def _clip_vjp(ctx, needs, gs, xs, ys):
-    return (gs[0] * ctx,)
+    g = gs[0]
+    masks = _clip_masks(ctx, xs)
+    return tuple(unbroadcast(np.where(m, g, 0), x.shape) if need else None
+                 for m, x, need in zip(masks, xs, needs))
 
 
 def _clip_jvp(ctx, ts, xs, ys):
-    return (ts[0] * ctx,)
+    out = None
+    for m, t in zip(_clip_masks(ctx, xs), ts):
+        if t is not None:
+            d = np.where(m, t, 0)
+            out = d if out is None else out + d
+    return (_bcast(out, ys[0].shape),)
 
 
 _clip_op = defop("clip", _clip_vjp, _clip_jvp, complex=False)
 
 
-def clip(x, min=None, max=None):
-    """Clamp to [min, max] (constants; None = unbounded). The derivative passes where
-    min <= x <= max (bounds included, as in PyTorch) and is 0 outside."""
+def _clip_bound(x, bound):
+    """A bound of clip as a Tensor: Python scalars in x's dtype (an integer bound outside
+    an integer dtype's range is clamped to it, which clips identically)."""
+    if bound is None or isinstance(bound, Tensor):
+        return bound
+    dt = x._data.dtype
+    if type(bound) in (int, float, bool):
+        if dt.kind in "iu":
+            if type(bound) is float:
+                return Tensor._wrap(np.asarray(bound))   # float64: NumPy compares exactly
+            info = np.iinfo(dt)
+            bound = min(max(bound, info.min), info.max)
+        return Tensor._wrap(np.asarray(bound, dtype=dt))
+    return to_tensor(bound)
+
+
+def clip(x, /, min=None, max=None):
+    """Clamp x to [min, max] elementwise (None: unbounded); the result has x's dtype and the
+    broadcast shape of x, min and max. min and max may be tensors and are differentiated:
+    ∂y/∂x = 1 where min <= x <= max (bounds included, as in PyTorch), ∂y/∂min = 1 where
+    x < min, ∂y/∂max = 1 where x > max or min > max (then y = max), 0 elsewhere."""
     x = to_tensor(x)
-    require_real("clip", x)
-    lo = None if min is None else np.asarray(min.numpy() if isinstance(min, Tensor) else min)
-    hi = None if max is None else np.asarray(max.numpy() if isinstance(max, Tensor) else max)
-    d = x._data
-    inside = np.ones(d.shape, dtype=bool)
-    if lo is not None:
-        inside &= d >= lo
-    if hi is not None:
-        inside &= d <= hi
-    out = _arr(np.clip(d, lo, hi)).astype(d.dtype, copy=False)
-    return apply1(_clip_op, (x,), out, ctx=inside.astype(d.dtype))
+    lo, hi = _clip_bound(x, min), _clip_bound(x, max)
+    inputs = [x] + [b for b in (lo, hi) if b is not None]
+    require_real("clip", *inputs)
+    try:
+        out = np.clip(x._data, None if lo is None else lo._data,
+                      None if hi is None else hi._data)
+    except ValueError:
+        broadcast_shape("clip", *(t.shape for t in inputs))   # ShapeError if that is the cause
+        raise
+    dt = x._data.dtype
+    out = _arr(out).astype(dt, copy=False)
+    if dt.kind not in "fc":
+        for b in inputs[1:]:
+            if b._node is not None:
+                raise DTypeError(f"clip of a {dt} tensor has a {dt} result, which cannot "
+                                 "carry the gradient of a bound that requires grad; "
+                                 "convert x first, e.g. x.astype(tf.float64)")
+        return Tensor._wrap(out)
+    return apply1(_clip_op, tuple(inputs), out, ctx=(lo is not None, hi is not None))
 
 
-register(clip, methods=("clip", "clamp"), functions=(np.clip,))
+def _np_clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
+    """``numpy.clip``'s signature on tensors (out= is not supported)."""
+    if out is not None or kwargs:
+        raise TypeError("numpy.clip on tenferro tensors takes no out= or other keywords; "
+                        "use the returned value")
+    return clip(a, a_min if min is None else min, a_max if max is None else max)
+
+
+register(clip, methods=("clip", "clamp"))
+register(_np_clip, functions=(np.clip,))
 
 # ---- comparisons, logical and bitwise ops -------------------------------------------------
 # Piecewise constant or integer-valued: tensors without a gradient. ``t < u`` and
@@ -457,17 +846,34 @@ register(clip, methods=("clip", "clamp"), functions=(np.clip,))
 # (registry.NONDIFF: the result does not depend differentiably on the inputs).
 
 _OPERAND_TYPES = (Tensor, np.ndarray, np.generic, bool, int, float, complex, list, tuple)
+_KIND_NAMES = {"biu": "integer or bool", "iu": "integer", "biuf": "real (not complex)",
+               "f": "floating-point", "fc": "floating-point"}
 
 
-def _nondiff_binary(name, ufunc, method=None, rmethod=None):
-    """Register a non-differentiable elementwise x1 ∘ x2 (broadcasting, NumPy promotion)."""
+def _check_kinds(name, kinds, *tensors):
+    for t in tensors:
+        if t._data.dtype.kind not in kinds:
+            raise DTypeError(f"{name} needs {_KIND_NAMES[kinds]} tensors, got {t._data.dtype}; "
+                             "convert with t.astype(...) first if that is what you mean")
+
+
+def _nondiff_binary(name, ufunc, method=None, rmethod=None, kinds=None, prepare=None):
+    """Register a non-differentiable elementwise x1 ∘ x2 (broadcasting, NumPy promotion).
+    ``kinds``: the dtype kinds both operands must have (DTypeError otherwise)."""
     def f(x1, x2, /):
         a, b = operands(x1, x2)
+        if kinds is not None:
+            _check_kinds(name, kinds, a, b)
+        if prepare is not None:
+            a, b = prepare(a), prepare(b)
         try:
             out = ufunc(a._data, b._data)
         except ValueError:
             broadcast_shape(name, a.shape, b.shape)  # raises ShapeError if that is the cause
             raise
+        except TypeError as e:   # no loop for this pair of dtypes (uint64 with int64...)
+            raise DTypeError(f"{name} is not defined for {a.dtype} and {b.dtype} ({e}); "
+                             "convert one operand with astype(...)") from None
         return Tensor._wrap(_arr(out))
 
     def dunder(self, other):
@@ -491,10 +897,12 @@ def _nondiff_binary(name, ufunc, method=None, rmethod=None):
     return f
 
 
-def _nondiff_unary(name, ufunc, method=None):
+def _nondiff_unary(name, ufunc, method=None, kinds=None):
     """Register a non-differentiable elementwise function of one tensor."""
     def f(x, /):
         x = to_tensor(x)
+        if kinds is not None:
+            _check_kinds(name, kinds, x)
         return Tensor._wrap(_arr(ufunc(x._data)))
 
     f.__name__ = f.__qualname__ = name
@@ -508,15 +916,33 @@ def _nondiff_unary(name, ufunc, method=None):
 
 equal = _nondiff_binary("equal", np.equal, "__eq__")
 not_equal = _nondiff_binary("not_equal", np.not_equal, "__ne__")
-less = _nondiff_binary("less", np.less, "__lt__")
-less_equal = _nondiff_binary("less_equal", np.less_equal, "__le__")
-greater = _nondiff_binary("greater", np.greater, "__gt__")
-greater_equal = _nondiff_binary("greater_equal", np.greater_equal, "__ge__")
+# The array API leaves the order of complex numbers undefined (NumPy's is lexicographic):
+# tf.less & co. and the operators raise DTypeError for complex operands, as PyTorch does;
+# np.less(t, u) keeps NumPy's answer.
+less = _nondiff_binary("less", np.less, "__lt__", kinds="biuf")
+less_equal = _nondiff_binary("less_equal", np.less_equal, "__le__", kinds="biuf")
+greater = _nondiff_binary("greater", np.greater, "__gt__", kinds="biuf")
+greater_equal = _nondiff_binary("greater_equal", np.greater_equal, "__ge__", kinds="biuf")
 logical_and = _nondiff_binary("logical_and", np.logical_and)
 logical_or = _nondiff_binary("logical_or", np.logical_or)
 logical_xor = _nondiff_binary("logical_xor", np.logical_xor)
 logical_not = _nondiff_unary("logical_not", np.logical_not)
-bitwise_and = _nondiff_binary("bitwise_and", np.bitwise_and, "__and__", "__rand__")
-bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or, "__or__", "__ror__")
-bitwise_xor = _nondiff_binary("bitwise_xor", np.bitwise_xor, "__xor__", "__rxor__")
-bitwise_invert = _nondiff_unary("bitwise_invert", np.invert, "__invert__")
+bitwise_and = _nondiff_binary("bitwise_and", np.bitwise_and, "__and__", "__rand__", "biu")
+bitwise_or = _nondiff_binary("bitwise_or", np.bitwise_or, "__or__", "__ror__", "biu")
+bitwise_xor = _nondiff_binary("bitwise_xor", np.bitwise_xor, "__xor__", "__rxor__", "biu")
+bitwise_invert = _nondiff_unary("bitwise_invert", np.invert, "__invert__", "biu")
+# arithmetic shifts (x1 >> x2 rounds towards -inf); shift counts must be >= 0
+bitwise_left_shift = _nondiff_binary("bitwise_left_shift", np.left_shift, "__lshift__",
+                                     "__rlshift__", "iu")
+bitwise_right_shift = _nondiff_binary("bitwise_right_shift", np.right_shift, "__rshift__",
+                                      "__rrshift__", "iu")
+isnan = _nondiff_unary("isnan", np.isnan)
+isinf = _nondiff_unary("isinf", np.isinf)
+isfinite = _nondiff_unary("isfinite", np.isfinite)
+signbit = _nondiff_unary("signbit", np.signbit, kinds="biuf")
+# The next float after x1 towards x2 differs from x1 by one ulp: treated as a discrete
+# operation (a tensor without a gradient, like PyTorch's nextafter). Integer inputs are
+# converted to float64 first.
+nextafter = _nondiff_binary("nextafter", np.nextafter, kinds="biuf", prepare=floating)
+nextafter.__doc__ = ("The next representable floating-point value after x1 towards x2 "
+                     "(``numpy.nextafter``); not differentiable: a tensor without a gradient.")

@@ -65,6 +65,9 @@ UNARY = {
     "atanh": (tf.atanh, np.arctanh, "unit", np.arctanh, ("atanh", "arctanh")),
     "square": (tf.square, np.square, "any", np.square, ("square",)),
     "reciprocal": (tf.reciprocal, np.reciprocal, "nonzero", np.reciprocal, ("reciprocal",)),
+    "log2": (tf.log2, np.log2, "pos", np.log2, ("log2",)),
+    "log10": (tf.log10, np.log10, "pos", np.log10, ("log10",)),
+    "positive": (tf.positive, np.positive, "any", np.positive, ("positive", "__pos__")),
     "real": (tf.real, np.real, "any", None, ()),
     "imag": (tf.imag, np.imag, "any", None, ()),
 }
@@ -82,9 +85,14 @@ BINARY = {
     "hypot": (tf.hypot, np.hypot, "any", "any", False, None, ("hypot",)),
     "maximum": (tf.maximum, np.maximum, "any", "any", False, None, ("maximum",)),
     "minimum": (tf.minimum, np.minimum, "any", "any", False, None, ("minimum",)),
+    "logaddexp": (tf.logaddexp, np.logaddexp, "any", "any", False, None, ("logaddexp",)),
+    # b away from 0: copysign jumps with the sign of b (its b-derivative is 0 elsewhere)
+    "copysign": (tf.copysign, np.copysign, "any", "nonzero", False, None, ("copysign",)),
+    "remainder": (tf.remainder, np.remainder, "any", "nonzero", False, "__mod__",
+                  ("remainder",)),
 }
 BINARY_OPS = {"__add__": "__radd__", "__sub__": "__rsub__", "__mul__": "__rmul__",
-              "__truediv__": "__rtruediv__", "__pow__": "__rpow__"}
+              "__truediv__": "__rtruediv__", "__pow__": "__rpow__", "__mod__": "__rmod__"}
 
 
 def _tol(dtype):
@@ -204,11 +212,18 @@ def test_complex_convention_grad_of_abs2_is_2z(loss):
     np.testing.assert_allclose(x.grad.numpy(), 2 * z, rtol=1e-13)
 
 
-def test_sign_is_not_differentiated():
+def test_sign_of_real_has_zero_derivative():
+    """sign is piecewise constant: for real x its derivative is an exact 0 (a gradient of
+    zeros, not None and not an error), also at 0 and in forward mode."""
     x = tf.tensor([-2.0, 0.0, 3.0], requires_grad=True)
     for s in (tf.sign(x), x.sign(), np.sign(x)):
-        assert isinstance(s, tf.Tensor) and not s.requires_grad
+        assert isinstance(s, tf.Tensor)
         np.testing.assert_array_equal(s.numpy(), [-1.0, 0.0, 1.0])
+        (g,) = tf.grad(tf.sum(s * 3.0), [x])
+        assert isinstance(g, tf.Tensor) and g.dtype == np.float64
+        np.testing.assert_array_equal(g.numpy(), np.zeros(3))
+    _, t = tf.jvp(tf.sign, [np.array([-2.0, 0.0, 3.0])], [np.ones(3)])
+    np.testing.assert_array_equal(t.numpy(), np.zeros(3))
     z = np.array([3 + 4j, 0j])
     np.testing.assert_allclose(tf.sign(tf.tensor(z)).numpy(), np.sign(z))
 
@@ -334,7 +349,8 @@ def test_binary_rank0(name):
         check_grads(fn, [a, b], modes=("rev", "fwd"), order=2)
 
 
-@pytest.mark.parametrize("name", ["atan2", "hypot", "maximum", "minimum"])
+@pytest.mark.parametrize("name", ["atan2", "hypot", "maximum", "minimum", "logaddexp",
+                                  "copysign", "remainder"])
 def test_real_only_binary_rejects_complex(name, node_counter):
     fn = BINARY[name][0]
     x = tf.tensor(np.ones(3), requires_grad=True)
@@ -392,7 +408,8 @@ def test_python_complex_promotes_to_matching_precision():
 
 
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "power",
-                                  "atan2", "hypot", "maximum", "minimum"])
+                                  "atan2", "hypot", "maximum", "minimum", "logaddexp",
+                                  "copysign", "remainder"])
 def test_promotion_f32_f64_cotangents_keep_input_dtypes(name):
     fn, ref, da, db, _, _, _ = BINARY[name]
     a64, b64 = sample(da, (3, 1), np.float64, 13), sample(db, (4,), np.float64, 14)
@@ -596,7 +613,10 @@ def test_clip_grads():
 
 @pytest.mark.parametrize("fn", [tf.add, tf.subtract, tf.multiply, tf.divide, tf.pow, tf.atan2,
                                 tf.hypot, tf.maximum, tf.minimum, lambda a, b: a + b,
-                                lambda a, b: a * b, lambda a, b: tf.where(True, a, b)])
+                                lambda a, b: a * b, lambda a, b: tf.where(True, a, b),
+                                tf.logaddexp, tf.copysign, tf.remainder, tf.floor_divide,
+                                lambda a, b: a % b, lambda a, b: a // b,
+                                lambda a, b: tf.clip(a, b), lambda a, b: tf.clip(a, 0.0, b)])
 def test_shapes_that_do_not_broadcast_raise_and_leave_no_graph(fn, node_counter):
     a = tf.tensor(np.ones((2, 3)), requires_grad=True)
     b = tf.tensor(np.ones((4,)), requires_grad=True)
@@ -655,3 +675,730 @@ def test_ufunc_form_without_rule():
         np.exp(x, out=np.empty(3))
     with pytest.raises(TypeError, match="out= cannot be a tenferro Tensor"):
         np.exp(t, out=tf.tensor(np.empty(3)))
+
+
+# ---- the array API's full list over every dtype family ------------------------------------
+# Families as the standard names them; each function is checked on every family it is
+# defined for (values and dtype against NumPy), and rejected with DTypeError on the
+# families it is not (where NumPy would give a silently meaningless answer or TypeError).
+
+FAMILIES = {
+    "bool": (np.bool_,),
+    "int": (np.int8, np.int16, np.int32, np.int64),
+    "uint": (np.uint8, np.uint16, np.uint32, np.uint64),
+    "float": (np.float32, np.float64),
+    "complex": (np.complex64, np.complex128),
+}
+NUMERIC = ("int", "uint", "float", "complex")
+REAL_NUM = ("int", "uint", "float")
+FLOATING = ("int", "uint", "float", "complex")   # integers become float64 in tenferro
+INT_BOOL = ("bool", "int", "uint")
+INTEGER = ("int", "uint")
+EVERY = ("bool", "int", "uint", "float", "complex")
+
+
+def family_sample(dtype, shape, seed, role="any"):
+    """Values of ``dtype``: small integers (shift counts 0..3, divisors and exponents as
+    the role says), bools, floats in [-3, 3], complex numbers."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        lo = 0 if dtype.kind == "u" or role in ("shift", "exponent") else -9
+        hi = {"shift": 4, "exponent": 4}.get(role, 10)
+        a = rng.integers(lo, hi, shape)
+        if role == "nonzero":
+            a = np.where(a == 0, 3, a)
+        return a.astype(dtype)
+    a = rng.uniform(-3, 3, shape)
+    if dtype.kind == "c":
+        a = a + 1j * rng.uniform(-3, 3, shape)
+    return a.astype(dtype)
+
+
+def _float_of_ints(fn):
+    """NumPy's function with integer/bool inputs converted to float64 first (tenferro's
+    rule for functions with a floating-point result; NumPy would pick float16/32)."""
+    def ref(*xs):
+        xs = [x.astype(np.float64) if x.dtype.kind in "biu" else x for x in xs]
+        return fn(*xs)
+    return ref
+
+
+def _round_ref(x):
+    return x if x.dtype.kind in "biu" else np.round(x)
+
+
+# name -> (tf function, NumPy reference, families)
+API_UNARY = {
+    "abs": (tf.abs, np.abs, NUMERIC), "acos": (tf.acos, _float_of_ints(np.arccos), FLOATING),
+    "acosh": (tf.acosh, _float_of_ints(np.arccosh), FLOATING),
+    "asin": (tf.asin, _float_of_ints(np.arcsin), FLOATING),
+    "asinh": (tf.asinh, _float_of_ints(np.arcsinh), FLOATING),
+    "atan": (tf.atan, _float_of_ints(np.arctan), FLOATING),
+    "atanh": (tf.atanh, _float_of_ints(np.arctanh), FLOATING),
+    "bitwise_invert": (tf.bitwise_invert, np.invert, INT_BOOL),
+    "ceil": (tf.ceil, np.ceil, REAL_NUM), "conj": (tf.conj, np.conj, NUMERIC),
+    "cos": (tf.cos, _float_of_ints(np.cos), FLOATING),
+    "cosh": (tf.cosh, _float_of_ints(np.cosh), FLOATING),
+    "exp": (tf.exp, _float_of_ints(np.exp), FLOATING),
+    "expm1": (tf.expm1, _float_of_ints(np.expm1), FLOATING),
+    "floor": (tf.floor, np.floor, REAL_NUM), "imag": (tf.imag, np.imag, NUMERIC),
+    "isfinite": (tf.isfinite, np.isfinite, NUMERIC), "isinf": (tf.isinf, np.isinf, NUMERIC),
+    "isnan": (tf.isnan, np.isnan, NUMERIC),
+    "log": (tf.log, _float_of_ints(np.log), FLOATING),
+    "log1p": (tf.log1p, _float_of_ints(np.log1p), FLOATING),
+    "log2": (tf.log2, _float_of_ints(np.log2), FLOATING),
+    "log10": (tf.log10, _float_of_ints(np.log10), FLOATING),
+    "logical_not": (tf.logical_not, np.logical_not, ("bool",)),
+    "negative": (tf.negative, np.negative, NUMERIC),
+    "positive": (tf.positive, np.positive, NUMERIC), "real": (tf.real, np.real, NUMERIC),
+    "reciprocal": (tf.reciprocal, _float_of_ints(np.reciprocal), FLOATING),
+    "round": (tf.round, _round_ref, NUMERIC), "sign": (tf.sign, np.sign, NUMERIC),
+    "signbit": (tf.signbit, np.signbit, REAL_NUM),
+    "sin": (tf.sin, _float_of_ints(np.sin), FLOATING),
+    "sinh": (tf.sinh, _float_of_ints(np.sinh), FLOATING),
+    "square": (tf.square, np.square, NUMERIC),
+    "sqrt": (tf.sqrt, _float_of_ints(np.sqrt), FLOATING),
+    "tan": (tf.tan, _float_of_ints(np.tan), FLOATING),
+    "tanh": (tf.tanh, _float_of_ints(np.tanh), FLOATING),
+    "trunc": (tf.trunc, np.trunc, REAL_NUM),
+}
+# name -> (tf function, NumPy reference, families, role of x2)
+API_BINARY = {
+    "add": (tf.add, np.add, NUMERIC, "any"),
+    "atan2": (tf.atan2, _float_of_ints(np.arctan2), REAL_NUM, "any"),
+    "bitwise_and": (tf.bitwise_and, np.bitwise_and, INT_BOOL, "any"),
+    "bitwise_left_shift": (tf.bitwise_left_shift, np.left_shift, INTEGER, "shift"),
+    "bitwise_or": (tf.bitwise_or, np.bitwise_or, INT_BOOL, "any"),
+    "bitwise_right_shift": (tf.bitwise_right_shift, np.right_shift, INTEGER, "shift"),
+    "bitwise_xor": (tf.bitwise_xor, np.bitwise_xor, INT_BOOL, "any"),
+    "copysign": (tf.copysign, _float_of_ints(np.copysign), REAL_NUM, "any"),
+    "divide": (tf.divide, np.divide, NUMERIC, "nonzero"),
+    "equal": (tf.equal, np.equal, EVERY, "any"),
+    "floor_divide": (tf.floor_divide, np.floor_divide, REAL_NUM, "nonzero"),
+    "greater": (tf.greater, np.greater, REAL_NUM, "any"),
+    "greater_equal": (tf.greater_equal, np.greater_equal, REAL_NUM, "any"),
+    "hypot": (tf.hypot, _float_of_ints(np.hypot), REAL_NUM, "any"),
+    "less": (tf.less, np.less, REAL_NUM, "any"),
+    "less_equal": (tf.less_equal, np.less_equal, REAL_NUM, "any"),
+    "logaddexp": (tf.logaddexp, _float_of_ints(np.logaddexp), REAL_NUM, "any"),
+    "logical_and": (tf.logical_and, np.logical_and, ("bool",), "any"),
+    "logical_or": (tf.logical_or, np.logical_or, ("bool",), "any"),
+    "logical_xor": (tf.logical_xor, np.logical_xor, ("bool",), "any"),
+    "maximum": (tf.maximum, np.maximum, REAL_NUM, "any"),
+    "minimum": (tf.minimum, np.minimum, REAL_NUM, "any"),
+    "multiply": (tf.multiply, np.multiply, NUMERIC, "any"),
+    "nextafter": (tf.nextafter, _float_of_ints(np.nextafter), REAL_NUM, "any"),
+    "not_equal": (tf.not_equal, np.not_equal, EVERY, "any"),
+    "pow": (tf.pow, np.power, NUMERIC, "exponent"),
+    "remainder": (tf.remainder, np.remainder, REAL_NUM, "nonzero"),
+    "subtract": (tf.subtract, np.subtract, NUMERIC, "any"),
+}
+# families a function refuses with DTypeError (the standard does not define them there)
+API_REJECTS = {
+    "bitwise_and": ("float", "complex"), "bitwise_or": ("float", "complex"),
+    "bitwise_xor": ("float", "complex"), "bitwise_invert": ("float", "complex"),
+    "bitwise_left_shift": ("float", "complex"), "bitwise_right_shift": ("float", "complex"),
+    "less": ("complex",), "less_equal": ("complex",), "greater": ("complex",),
+    "greater_equal": ("complex",), "floor": ("complex",), "ceil": ("complex",),
+    "trunc": ("complex",), "floor_divide": ("complex",), "remainder": ("complex",),
+    "signbit": ("complex",), "nextafter": ("complex",), "copysign": ("complex",),
+    "logaddexp": ("complex",), "atan2": ("complex",), "hypot": ("complex",),
+    "maximum": ("complex",), "minimum": ("complex",), "sign": ("bool",),
+    "positive": ("bool",),
+}
+
+
+def test_the_tables_cover_the_standard():
+    """The tables below name every elementwise function of the standard (its stub's
+    __all__, when the shared suite is beside the project) and each exists in tenferro."""
+    import ast
+    import pathlib
+    names = set(API_UNARY) | set(API_BINARY) | {"clip"}
+    assert len(names) == 67
+    stub = (pathlib.Path(__file__).resolve().parents[3] / "shared" / "array-api-tests" /
+            "array-api" / "src" / "array_api_stubs" / "_2024_12" / "elementwise_functions.py")
+    if stub.exists():
+        text = stub.read_text()
+        start = text.index("__all__ = [") + len("__all__ = ")
+        listed = set(ast.literal_eval(text[start:text.index("]", start) + 1]))
+        assert listed == names, (listed - names, names - listed)
+    for name in names:
+        assert callable(getattr(tf, name)), name
+
+
+def test_numpy_spellings_of_the_new_functions():
+    """Differentiable ones dispatch to tenferro (a Tensor in the graph); NumPy's
+    non-differentiable ones return NumPy's ndarray even for a tensor that requires grad."""
+    x0 = sample("pos", (4,), np.float64, 40)
+    x = tf.tensor(x0, requires_grad=True)
+    for call, deriv in ((lambda t: np.log2(t), 1 / (x0 * np.log(2))),
+                        (lambda t: np.log10(t), 1 / (x0 * np.log(10))),
+                        (lambda t: np.logaddexp(t, 0.5), np.exp(x0) / (np.exp(x0) + np.exp(0.5))),
+                        (lambda t: np.copysign(t, -1.0), -np.ones(4)),
+                        (lambda t: np.remainder(t, 0.3), np.ones(4)),
+                        (lambda t: np.positive(t), np.ones(4)),
+                        (lambda t: np.clip(t, 0.6, 1.5), (x0 >= 0.6) & (x0 <= 1.5))):
+        y = call(x)
+        assert isinstance(y, tf.Tensor) and y.requires_grad
+        (g,) = tf.grad(tf.sum(y), [x])
+        np.testing.assert_allclose(g.numpy(), deriv, rtol=1e-14)
+    i = tf.tensor([1, 2, 3])
+    for call in (lambda: np.isnan(x), lambda: np.isinf(x), lambda: np.isfinite(x),
+                 lambda: np.signbit(x), lambda: np.nextafter(x, 0.0), lambda: np.floor(x),
+                 lambda: np.left_shift(i, 1), lambda: np.right_shift(i, 1),
+                 lambda: np.less(x, 1.0), lambda: np.bitwise_and(i, 1)):
+        assert type(call()) is np.ndarray
+
+
+def _api_cases(table):
+    return [(name, np.dtype(dt).name) for name in sorted(table)
+            for fam in table[name][2] for dt in FAMILIES[fam]]
+
+
+def _same(actual, expected):
+    assert isinstance(actual, tf.Tensor)
+    assert type(actual.numpy()) is np.ndarray
+    expected = np.asarray(expected)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape
+    if expected.dtype.kind in "fc":
+        np.testing.assert_allclose(actual.numpy(), expected, rtol=_tol(expected.dtype), atol=0)
+    else:
+        np.testing.assert_array_equal(actual.numpy(), expected)
+
+
+@pytest.mark.parametrize("name,dtype", _api_cases(API_UNARY))
+def test_api_unary_values_every_dtype(name, dtype):
+    fn, ref, _ = API_UNARY[name]
+    x = family_sample(dtype, (2, 5), 21)
+    with np.errstate(all="ignore"):
+        expected = ref(x)
+        _same(fn(tf.tensor(x)), expected)
+        _same(fn(x), expected)
+
+
+@pytest.mark.parametrize("name,dtype", _api_cases(API_BINARY))
+def test_api_binary_values_every_dtype(name, dtype):
+    fn, ref, _, role = API_BINARY[name]
+    a, b = family_sample(dtype, (3, 1), 22), family_sample(dtype, (4,), 23, role)
+    with np.errstate(all="ignore"):
+        expected = ref(a, b)
+        _same(fn(tf.tensor(a), tf.tensor(b)), expected)
+        _same(fn(a, tf.tensor(b)), expected)
+        _same(fn(tf.tensor(a), b), expected)
+
+
+def _rejects_cases():
+    out = []
+    for name, fams in sorted(API_REJECTS.items()):
+        for fam in fams:
+            out.append((name, np.dtype(FAMILIES[fam][-1]).name))
+    return out
+
+
+@pytest.mark.parametrize("name,dtype", _rejects_cases())
+def test_api_functions_reject_undefined_dtype_families(name, dtype):
+    x = tf.tensor(family_sample(dtype, (3,), 24))
+    fn = API_UNARY[name][0] if name in API_UNARY else API_BINARY[name][0]
+    with pytest.raises(tf.DTypeError):
+        fn(x) if name in API_UNARY else fn(x, x)
+    if name in API_BINARY:   # also with a Python scalar on either side
+        with pytest.raises(tf.DTypeError):
+            fn(x, 1)
+        with pytest.raises(tf.DTypeError):
+            fn(1, x)
+
+
+# name -> (operator, reflected operator or None, tf function)
+OPERATORS = {
+    "__add__": ("__radd__", tf.add), "__sub__": ("__rsub__", tf.subtract),
+    "__mul__": ("__rmul__", tf.multiply), "__truediv__": ("__rtruediv__", tf.divide),
+    "__floordiv__": ("__rfloordiv__", tf.floor_divide), "__mod__": ("__rmod__", tf.remainder),
+    "__pow__": ("__rpow__", tf.pow), "__and__": ("__rand__", tf.bitwise_and),
+    "__or__": ("__ror__", tf.bitwise_or), "__xor__": ("__rxor__", tf.bitwise_xor),
+    "__lshift__": ("__rlshift__", tf.bitwise_left_shift),
+    "__rshift__": ("__rrshift__", tf.bitwise_right_shift),
+    "__eq__": (None, tf.equal), "__ne__": (None, tf.not_equal), "__lt__": (None, tf.less),
+    "__le__": (None, tf.less_equal), "__gt__": (None, tf.greater),
+    "__ge__": (None, tf.greater_equal),
+}
+_OP_DTYPES = {"__and__": np.int16, "__or__": np.uint8, "__xor__": np.int64,
+              "__lshift__": np.int32, "__rshift__": np.int64, "__floordiv__": np.float64,
+              "__mod__": np.int8, "__pow__": np.int64}
+
+
+@pytest.mark.parametrize("op", sorted(OPERATORS))
+def test_binary_operators_match_the_functions_and_python(op):
+    rop, fn = OPERATORS[op]
+    dt = _OP_DTYPES.get(op, np.float64)
+    role = {"__lshift__": "shift", "__rshift__": "shift", "__pow__": "exponent",
+            "__floordiv__": "nonzero", "__mod__": "nonzero",
+            "__truediv__": "nonzero"}.get(op, "any")
+    a, b = family_sample(dt, (3, 1), 25, role), family_sample(dt, (4,), 26, role)
+    ta, tb = tf.tensor(a), tf.tensor(b)
+    expected = getattr(a, op)(b)            # NumPy's operator
+    _same(getattr(ta, op)(tb), expected)
+    _same(fn(ta, tb), expected)
+    if rop is not None:
+        _same(getattr(tb, rop)(ta), expected)
+    # a Python scalar on either side (weak: the tensor's dtype is kept)
+    s = 2
+    _same(getattr(ta, op)(s), getattr(a, op)(dt(s)))
+    if rop is not None:
+        _same(getattr(ta, rop)(s), getattr(dt(s), op)(a))
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint16, np.float32, bool])
+def test_unary_operators(dt):
+    x = family_sample(dt, (5,), 27)
+    t = tf.tensor(x)
+    if np.dtype(dt).kind in "biu":
+        _same(~t, ~x)
+    else:
+        with pytest.raises(tf.DTypeError, match="bitwise_invert needs integer or bool"):
+            ~t
+    if np.dtype(dt).kind != "b":
+        _same(-t, -x)
+        _same(+t, +x)
+        _same(abs(t), abs(x))
+
+
+def test_comparison_with_other_python_objects_is_python_s():
+    t = tf.tensor([1.0, 2.0])
+    assert (t == None) is False and (t != None) is True   # noqa: E711
+    assert (t == "a") is False and (t != "a") is True
+    assert t.__eq__(None) is NotImplemented and t.__lt__("a") is NotImplemented
+    for bad in (lambda: t < "a", lambda: t >= None, lambda: t & object(), lambda: t << None):
+        with pytest.raises(TypeError):
+            bad()
+
+
+def test_python_scalars_are_weak_for_the_new_functions():
+    f32 = tf.tensor(np.array([0.5, -1.5, 2.5], np.float32))
+    for y in (f32 % 2.0, 2.0 % f32, f32 // 2, 3 // f32, tf.logaddexp(f32, 1.0),
+              tf.copysign(f32, -1), tf.copysign(1.0, f32), tf.nextafter(f32, 0.0),
+              tf.clip(f32, 0, 1.0), tf.remainder(f32, 1)):
+        assert y.dtype == np.float32, y
+    i8 = tf.tensor(np.array([1, -2, 3], np.int8))
+    for y in (i8 << 2, 1 << i8.__abs__(), i8 >> 1, i8 % 2, i8 // 2, 7 // i8, i8 & 3,
+              tf.clip(i8, -1, 1)):
+        assert y.dtype == np.int8, y
+    assert (i8 / i8).dtype == np.float64     # true division of integers gives float64
+    assert (i8 ** 2).dtype == np.int8
+    assert tf.floor(i8).dtype == np.int8 and tf.round(i8).dtype == np.int8
+
+
+def test_abs_of_the_smallest_integer_wraps_like_numpy():
+    # the array API leaves |min int| implementation-defined; tenferro gives NumPy's answer
+    x = np.array([-128, -1, 5], np.int8)
+    _same(tf.abs(tf.tensor(x)), np.abs(x))
+    assert tf.abs(tf.tensor(x)).numpy()[0] == -128
+
+
+# ---- piecewise-constant functions: float results whose derivative is exactly 0 ----------
+
+PIECEWISE = {
+    "floor": (tf.floor, np.floor), "ceil": (tf.ceil, np.ceil), "trunc": (tf.trunc, np.trunc),
+    "round": (tf.round, np.round), "sign": (tf.sign, np.sign),
+}
+
+
+def _away_from_jumps(shape, dtype, seed):
+    """Values whose distance to the nearest half-integer and integer is > 0.05 (finite
+    differences then see the constant pieces)."""
+    rng = np.random.default_rng(seed)
+    n = rng.integers(-4, 5, shape) + rng.choice([0.2, 0.3, 0.7, 0.8], shape)
+    return n.astype(dtype)
+
+
+@pytest.mark.parametrize("name", sorted(PIECEWISE))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_piecewise_constant_values_and_zero_gradient(name, dtype):
+    fn, ref = PIECEWISE[name]
+    x0 = _away_from_jumps((2, 3), dtype, 30)
+    x = tf.tensor(x0, requires_grad=True)
+    y = fn(x)
+    _same(y, ref(x0))
+    assert y.requires_grad      # recorded, so gradients through it are 0, not missing
+    (g,) = tf.grad(tf.sum(y * 2.0), [x])
+    assert isinstance(g, tf.Tensor) and g.dtype == dtype and g.shape == x.shape
+    np.testing.assert_array_equal(g.numpy(), 0)
+    # composed with a differentiable use of x: d(x·f(x))/dx = f(x) a.e.
+    (g,) = tf.grad(tf.sum(x * fn(x)), [x])
+    np.testing.assert_array_equal(g.numpy(), ref(x0))
+    # .backward accumulates the zero into .grad
+    tf.sum(fn(x)).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 0)
+    # forward mode: a zero tangent
+    _, t = tf.jvp(fn, [x0], [np.ones_like(x0)])
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(t.numpy(), 0)
+
+
+@pytest.mark.parametrize("name", sorted(PIECEWISE))
+def test_piecewise_constant_check_grads(name):
+    """Between the jumps finite differences are 0: every mode and order agrees."""
+    fn = PIECEWISE[name][0]
+    x0 = _away_from_jumps((2, 3), np.float64, 31)
+    check_grads(fn, [x0], modes=("rev", "fwd"), order=2)
+    check_grads(lambda t: t * fn(t), [x0], modes=("rev", "fwd"), order=2)
+    check_low_precision(lambda t: t * fn(t), [x0])
+
+
+def test_piecewise_constant_zero_gradient_at_the_jumps():
+    x0 = np.array([-1.0, -0.5, 0.0, 0.5, 1.5, 2.0])
+    x = tf.tensor(x0, requires_grad=True)
+    for fn in (tf.floor, tf.ceil, tf.trunc, tf.round, tf.sign):
+        (g,) = tf.grad(tf.sum(fn(x)), [x])
+        np.testing.assert_array_equal(g.numpy(), 0)
+    # second order through create_graph: still zeros, and differentiable again
+    (g,) = tf.grad(tf.sum(x * tf.floor(x)), [x], create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), np.floor(x0))
+    (h,) = tf.grad(tf.sum(g * x), [x])
+    np.testing.assert_array_equal(h.numpy(), np.floor(x0))
+
+
+def test_round_of_complex_rounds_both_parts_with_zero_derivative():
+    z0 = np.array([1.5 + 2.5j, -0.5 - 1.7j, 3.2 + 0.49j])
+    _same(tf.round(tf.tensor(z0)), np.round(z0))
+    _same(tf.round(tf.tensor(z0.astype(np.complex64))), np.round(z0.astype(np.complex64)))
+    z = tf.tensor(z0, requires_grad=True)
+    (g,) = tf.grad(tf.sum(tf.real(tf.round(z) * 1j)), [z])
+    assert g.dtype == np.complex128
+    np.testing.assert_array_equal(g.numpy(), 0)
+
+
+def test_round_decimals_and_numpy_spellings():
+    x0 = np.array([1.234, -5.678, 2.5, 3.5])
+    x = tf.tensor(x0, requires_grad=True)
+    _same(tf.round(x, decimals=1), np.round(x0, 1))
+    _same(x.round(decimals=2), np.round(x0, 2))
+    _same(x.round(2), x0.round(2))            # NumPy's method spelling
+    (g,) = tf.grad(tf.sum(tf.round(x, decimals=1)), [x])
+    np.testing.assert_array_equal(g.numpy(), 0)
+    i = tf.tensor([1234, -5678])
+    _same(tf.round(i, decimals=-2), np.round(i.numpy(), -2))
+    # NumPy's own functions on a tensor (also one that requires grad) return NumPy's
+    # ndarray of the payload: np.round(t, 1) works as in NumPy
+    for call, expected in ((lambda: np.round(x, 1), np.round(x0, 1)),
+                           (lambda: np.around(x, 2), np.round(x0, 2)),
+                           (lambda: np.rint(x), np.rint(x0)), (lambda: np.floor(x), np.floor(x0)),
+                           (lambda: np.ceil(x), np.ceil(x0)), (lambda: np.trunc(x), np.trunc(x0)),
+                           (lambda: np.fix(x), np.fix(x0)),
+                           (lambda: np.floor_divide(x, 2.0), np.floor_divide(x0, 2.0))):
+        out = call()
+        assert type(out) is np.ndarray
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64, np.bool_])
+def test_rounding_integers_is_the_identity(dtype):
+    x0 = family_sample(dtype, (4,), 32)
+    t = tf.tensor(x0)
+    for fn in (tf.floor, tf.ceil, tf.trunc, tf.round):
+        y = fn(t)
+        assert y is not t                     # a new tensor (in-place updates stay apart)
+        _same(y, x0)
+        assert not y.requires_grad
+        arr = x0.copy()
+        y = fn(arr)
+        assert not np.shares_memory(y.numpy(), arr)   # the caller's array may change later
+        _same(y, x0)
+
+
+def test_floor_divide_values_gradient_and_special_cases():
+    a0, b0 = np.array([[7.5], [-7.5], [0.3]]), np.array([2.0, -2.0, 0.7])
+    a = tf.tensor(a0, requires_grad=True)
+    b = tf.tensor(b0, requires_grad=True)
+    y = a // b
+    _same(y, a0 // b0)
+    ga, gb = tf.grad(tf.sum(y), [a, b])
+    assert ga.shape == (3, 1) and gb.shape == (3,)
+    np.testing.assert_array_equal(ga.numpy(), 0)
+    np.testing.assert_array_equal(gb.numpy(), 0)
+    check_grads(tf.floor_divide, [a0, b0], modes=("rev", "fwd"), order=2)
+    _same(tf.tensor([7, -7]) // 2, np.array([3, -4]))
+    _same(7 // tf.tensor([2, -2]), np.array([3, -4]))
+    # the array API: floor(x1/x2) where an operand is infinite (NumPy follows Python)
+    inf = np.inf
+    x1 = tf.tensor([inf, inf, -inf, 1.0, -1.0, 1.0, inf, np.nan])
+    x2 = tf.tensor([2.0, -2.0, 2.0, -inf, inf, inf, inf, 1.0])
+    out = tf.floor_divide(x1, x2).numpy()
+    np.testing.assert_array_equal(out[:3], [inf, -inf, -inf])
+    assert out[3] == 0 and np.signbit(out[3])          # -0 (Python: -1.0)
+    assert out[4] == 0 and np.signbit(out[4])
+    assert out[5] == 0 and not np.signbit(out[5])
+    assert np.isnan(out[6]) and np.isnan(out[7])
+
+
+def test_floor_divide_and_rounding_reject_complex(node_counter):
+    z = tf.tensor(np.array([1 + 1j]), requires_grad=True)
+    del node_counter[:]
+    for call in (lambda: z // 2, lambda: tf.floor(z), lambda: tf.ceil(z), lambda: tf.trunc(z),
+                 lambda: z % 2):
+        with pytest.raises(tf.DTypeError, match="real"):
+            call()
+    assert node_counter == []
+
+
+# ---- sign of complex (differentiable), positive ---------------------------------------
+
+def test_complex_sign_is_differentiable():
+    z0 = sample("nonzero", (2, 3), np.complex128, 33)
+    _same(tf.sign(tf.tensor(z0)), z0 / np.abs(z0))
+    check_grads(tf.sign, [z0], modes=("rev", "fwd"), order=2)
+    check_low_precision(tf.sign, [z0])
+    # real input of a complex sign through a phase: the cotangent is real
+    check_grads(lambda x: tf.sign(x * (1 + 2j)), [sample("nonzero", (4,), np.float64, 34)],
+                modes=("rev", "fwd"), order=2)
+
+
+def test_complex_sign_at_zero_has_zero_finite_derivatives():
+    z0 = np.array([0j, 3 + 4j])
+    z = tf.tensor(z0, requires_grad=True)
+    y = tf.sign(z)
+    _same(y, np.array([0j, 0.6 + 0.8j]))
+    gbar = np.array([1 + 1j, 1 + 1j])
+    (g,) = tf.grad(y, [z], [gbar], create_graph=True)
+    assert g.numpy()[0] == 0
+    # (ḡ − y·Re(conj(y)·ḡ))/|z|
+    w = 0.6 + 0.8j
+    np.testing.assert_allclose(g.numpy()[1], (gbar[1] - w * (np.conj(w) * gbar[1]).real) / 5)
+    (h,) = tf.grad(tf.sum(tf.real(g * np.array([1 - 1j, 2 + 1j]))), [z])
+    assert np.all(np.isfinite(h.numpy())) and h.numpy()[0] == 0
+    _, t = tf.jvp(tf.sign, [z0], [np.array([1j, 1j])])
+    assert t.numpy()[0] == 0
+
+
+def test_positive_is_a_new_tensor_with_identity_derivative():
+    x = tf.tensor([1.0, -2.0], requires_grad=True)
+    y = +x
+    assert y is not x and y.requires_grad
+    (g,) = tf.grad(tf.sum(y * y), [x])
+    np.testing.assert_array_equal(g.numpy(), [2.0, -4.0])
+    with pytest.raises(tf.DTypeError, match="bool"):
+        +tf.tensor([True])
+    with pytest.raises(tf.DTypeError, match="bool"):
+        tf.sign(tf.tensor([True]))
+
+
+# ---- logaddexp, copysign, remainder ---------------------------------------------------
+
+def test_logaddexp_is_stable_and_its_weights_are_softmax():
+    a0 = np.array([1000.0, -1000.0, 0.0, 1e-3, 710.0])
+    b0 = np.array([1000.0, -1001.0, 50.0, -1e-3, 0.0])
+    a = tf.tensor(a0, requires_grad=True)
+    b = tf.tensor(b0, requires_grad=True)
+    y = tf.logaddexp(a, b)
+    _same(y, np.logaddexp(a0, b0))
+    assert np.all(np.isfinite(y.numpy()))
+    ga, gb = tf.grad(tf.sum(y), [a, b])
+    m = np.maximum(a0, b0)
+    wa = np.exp(a0 - m) / (np.exp(a0 - m) + np.exp(b0 - m))
+    wb = np.exp(b0 - m) / (np.exp(a0 - m) + np.exp(b0 - m))
+    np.testing.assert_allclose(ga.numpy(), wa, rtol=1e-15)   # as accurate as x1 − x2
+    np.testing.assert_allclose(gb.numpy(), wb, rtol=1e-15)
+    assert 0 < gb.numpy()[4] < 1e-300       # σ(−710), tiny but not flushed to 0
+    check_grads(tf.logaddexp, [a0[:4] / 1000 * 3, b0[:4] / 1000 * 3], modes=("rev", "fwd"),
+                order=2)
+
+
+def test_logaddexp_derivatives_at_infinities():
+    inf = np.inf
+    a0 = np.array([inf, -inf, inf, -inf, 2.0, inf, np.nan])
+    b0 = np.array([1.0, -inf, inf, 3.0, -inf, -inf, 1.0])
+    a = tf.tensor(a0, requires_grad=True)
+    b = tf.tensor(b0, requires_grad=True)
+    with np.errstate(invalid="ignore"):      # NumPy's own warning for the NaN input
+        y = tf.logaddexp(a, b)
+    with np.errstate(invalid="raise"):       # no inf − inf warning leaks from the rules
+        ga, gb = tf.grad(y, [a, b], [np.ones(7)])
+    np.testing.assert_array_equal(y.numpy(), [inf, -inf, inf, 3.0, 2.0, inf, np.nan])
+    np.testing.assert_array_equal(ga.numpy()[:6], [1.0, 0.5, 0.5, 0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(gb.numpy()[:6], [0.0, 0.5, 0.5, 1.0, 0.0, 0.0])
+    assert np.isnan(ga.numpy()[6])            # NaN in, NaN out
+    _, t = tf.jvp(tf.logaddexp, [a0[:6], b0[:6]], [np.full(6, 2.0), np.full(6, 10.0)])
+    np.testing.assert_array_equal(t.numpy(), [2.0, 6.0, 6.0, 10.0, 2.0, 2.0])
+    # second order stays finite at the infinities
+    with np.errstate(invalid="ignore"):
+        (g,) = tf.grad(tf.logaddexp(a, b), [a], [np.ones(7)], create_graph=True)
+    (h,) = tf.grad(g, [a], [np.ones(7)])
+    np.testing.assert_array_equal(h.numpy()[:6], 0)   # the weights are flat out there
+
+
+def test_copysign_derivatives():
+    a0 = np.array([2.0, -2.0, 3.0, -3.0, 0.0, -0.0, 1.5])
+    b0 = np.array([1.0, 1.0, -1.0, -1.0, -1.0, 1.0, -0.0])
+    a = tf.tensor(a0, requires_grad=True)
+    b = tf.tensor(b0, requires_grad=True)
+    y = tf.copysign(a, b)
+    _same(y, np.copysign(a0, b0))
+    ga, gb = tf.grad(tf.sum(y), [a, b])
+    # +1 where the sign bits agree, −1 where they differ, 0 at a = ±0 (|a|'s subgradient);
+    # −0 in b counts as negative
+    np.testing.assert_array_equal(ga.numpy(), [1, -1, -1, 1, 0, 0, -1])
+    assert isinstance(gb, tf.Tensor)
+    np.testing.assert_array_equal(gb.numpy(), 0)  # zero, not None: y only jumps with b
+    _, t = tf.jvp(tf.copysign, [a0, b0], [np.ones(7), np.ones(7)])
+    np.testing.assert_array_equal(t.numpy(), [1, -1, -1, 1, 0, 0, -1])
+    _, t = tf.jvp(lambda v: tf.copysign(a0, v), [b0], [np.ones(7)])
+    np.testing.assert_array_equal(t.numpy(), 0)
+
+
+def test_remainder_values_and_derivatives():
+    a0, b0 = np.array([[5.5], [-5.5], [0.25]]), np.array([2.0, -2.0, 0.75])
+    a = tf.tensor(a0, requires_grad=True)
+    b = tf.tensor(b0, requires_grad=True)
+    y = a % b
+    _same(y, np.remainder(a0, b0))
+    ga, gb = tf.grad(tf.sum(y), [a, b])
+    np.testing.assert_array_equal(ga.numpy(), np.full((3, 1), 3.0))
+    np.testing.assert_array_equal(gb.numpy(), -np.floor_divide(a0, b0).sum(axis=0))
+    # the result has the sign of the divisor (Python's %)
+    _same(tf.tensor([5, -5, 5, -5]) % tf.tensor([3, 3, -3, -3]), np.array([2, 1, -1, -2]))
+    assert not (tf.tensor([5]) % 3).requires_grad
+    # np.remainder / np.mod dispatch to the differentiable op
+    y = np.mod(a, b)
+    assert isinstance(y, tf.Tensor) and y.requires_grad
+
+
+# ---- clip with tensor bounds ----------------------------------------------------------
+
+def test_clip_tensor_bounds_values_and_broadcasting():
+    x0 = sample("any", (3, 1), np.float64, 35) * 2
+    lo0 = np.array([-0.5, -1.0, -2.0, 0.0])
+    hi0 = np.array([[0.5], [1.0], [2.0]])
+    _same(tf.clip(tf.tensor(x0), tf.tensor(lo0), tf.tensor(hi0)), np.clip(x0, lo0, hi0))
+    _same(tf.clip(x0, min=lo0), np.clip(x0, lo0, None))
+    _same(np.clip(tf.tensor(x0), lo0, hi0), np.clip(x0, lo0, hi0))
+    _same(np.clip(tf.tensor(x0), a_min=-1.0, a_max=1.0), np.clip(x0, -1.0, 1.0))
+    _same(np.clip(tf.tensor(x0), min=-1.0), np.clip(x0, -1.0, None))
+    _same(tf.clip(tf.tensor(x0)), x0)               # no bounds: the values of x
+    # the result keeps x's dtype (bounds do not take part in promotion)
+    x32 = tf.tensor(x0.astype(np.float32))
+    assert tf.clip(x32, tf.tensor(lo0), 1).dtype == np.float32
+
+
+def test_clip_gradients_flow_to_the_active_bound():
+    x0 = np.array([-2.0, -0.5, 0.0, 0.5, 2.0, 1.0, 0.3])
+    lo0 = np.array([-0.5, -0.5, -0.5, -0.5, -0.5, 2.0, 0.3])
+    hi0 = np.array([0.5, 0.5, 0.5, 0.5, 0.5, 0.0, 0.3])
+    x, lo, hi = (tf.tensor(v, requires_grad=True) for v in (x0, lo0, hi0))
+    y = tf.clip(x, lo, hi)
+    _same(y, np.clip(x0, lo0, hi0))
+    gx, glo, ghi = tf.grad(tf.sum(y), [x, lo, hi])
+    # ties go to x (x == lo, x == hi, x == lo == hi); lo > hi: y = hi, all to hi
+    np.testing.assert_array_equal(gx.numpy(), [0, 1, 1, 1, 0, 0, 1])
+    np.testing.assert_array_equal(glo.numpy(), [1, 0, 0, 0, 0, 0, 0])
+    np.testing.assert_array_equal(ghi.numpy(), [0, 0, 0, 0, 1, 1, 0])
+    _, t = tf.jvp(tf.clip, [x0, lo0, hi0], [np.ones(7), 10 * np.ones(7), 100 * np.ones(7)])
+    np.testing.assert_array_equal(t.numpy(), [10, 1, 1, 1, 100, 100, 1])
+    # one bound only
+    gx, glo = tf.grad(tf.sum(tf.clip(x, lo)), [x, lo])
+    np.testing.assert_array_equal(gx.numpy(), x0 >= lo0)
+    np.testing.assert_array_equal(glo.numpy(), x0 < lo0)
+    gx, ghi = tf.grad(tf.sum(tf.clip(x, max=hi)), [x, hi])
+    np.testing.assert_array_equal(gx.numpy(), x0 <= hi0)
+    np.testing.assert_array_equal(ghi.numpy(), x0 > hi0)
+
+
+def test_clip_tensor_bounds_check_grads():
+    x0 = np.array([[-1.3, -0.2, 0.1], [0.7, 2.0, -0.45]])
+    lo0 = np.array([-0.5, 0.0, -1.0])
+    hi0 = np.array([[0.4], [1.5]])
+    check_grads(tf.clip, [x0, lo0, hi0], modes=("rev", "fwd"), order=2)
+    check_grads(lambda x, lo: tf.clip(x, lo, 1.0), [x0, lo0], modes=("rev", "fwd"), order=2)
+    check_grads(lambda x, hi: tf.clip(x, max=hi), [x0, hi0], modes=("rev", "fwd"), order=2)
+    check_low_precision(tf.clip, [x0, lo0, hi0])
+
+
+def test_clip_integer_tensor_bounds():
+    x0 = np.array([-100, 0, 100], np.int8)
+    t = tf.tensor(x0)
+    # integer bounds outside int8's range clip like the range's ends
+    _same(tf.clip(t, -1000, 1000), x0)
+    _same(tf.clip(t, -5, 5), np.clip(x0, -5, 5))
+    with pytest.raises(tf.DTypeError, match="int8"):
+        tf.clip(t, tf.tensor([0.0], requires_grad=True))
+
+
+def test_clip_errors(node_counter):
+    x = tf.tensor(np.ones(3), requires_grad=True)
+    del node_counter[:]
+    with pytest.raises(tf.DTypeError, match="real"):
+        tf.clip(x, tf.tensor(np.zeros(3) + 1j))
+    with pytest.raises(tf.ShapeError, match="broadcast"):
+        tf.clip(x, tf.tensor(np.zeros(2)), 1.0)
+    with pytest.raises(TypeError, match="out="):
+        np.clip(x, 0, 1, out=np.empty(3))
+    assert node_counter == []
+
+
+# ---- non-differentiable results ------------------------------------------------------
+
+@pytest.mark.parametrize("fn,ufunc", [(tf.isnan, np.isnan), (tf.isinf, np.isinf),
+                                      (tf.isfinite, np.isfinite), (tf.signbit, np.signbit)])
+def test_predicates_special_values_and_numpy_spelling(fn, ufunc):
+    x0 = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.5, -2.0])
+    x = tf.tensor(x0, requires_grad=True)
+    y = fn(x)
+    _same(y, ufunc(x0))
+    assert y.dtype == bool and not y.requires_grad
+    out = ufunc(x)           # NumPy's own function: NumPy's ndarray, even though x needs grad
+    assert type(out) is np.ndarray
+    np.testing.assert_array_equal(out, ufunc(x0))
+    if fn is not tf.signbit:
+        z0 = np.array([complex(np.nan, 0), complex(0, np.inf), 1 + 1j])
+        _same(fn(tf.tensor(z0)), ufunc(z0))
+
+
+def test_nextafter_is_not_differentiated():
+    x0 = np.array([1.0, 0.0, -0.0, np.nan])
+    x = tf.tensor(x0, requires_grad=True)
+    y = tf.nextafter(x, tf.tensor([2.0, -1.0, 1.0, 0.0]))
+    assert not y.requires_grad and y.dtype == np.float64
+    _same(y, np.nextafter(x0, np.array([2.0, -1.0, 1.0, 0.0])))
+    assert y.numpy()[0] == 1.0 + np.finfo(np.float64).eps
+    f32 = tf.nextafter(tf.tensor(np.ones(2, np.float32)), 2.0)
+    assert f32.dtype == np.float32
+    _same(tf.nextafter(tf.tensor([1, 2]), 0), np.nextafter([1.0, 2.0], 0.0))
+    out = np.nextafter(x, 0.0)
+    assert type(out) is np.ndarray
+
+
+def test_comparisons_of_complex_raise_but_numpy_keeps_its_order():
+    z = tf.tensor(np.array([1 + 2j, 1 - 1j]))
+    for call in (lambda: z < z, lambda: z >= 0, lambda: tf.less(z, 1), lambda: 1 > z,
+                 lambda: tf.greater_equal(z, z)):
+        with pytest.raises(tf.DTypeError, match="complex"):
+            call()
+    _same(z == z, np.array([True, True]))
+    np.testing.assert_array_equal(np.less(z, 1 + 0j), np.less(z.numpy(), 1 + 0j))
+
+
+@pytest.mark.parametrize("call", [lambda x: x & x, lambda x: x | 1, lambda x: 1 ^ x,
+                                  lambda x: x << 1, lambda x: 2 >> x, lambda x: ~x,
+                                  lambda x: tf.bitwise_left_shift(x, x)])
+def test_bitwise_on_floats_raises(call):
+    x = tf.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(tf.DTypeError, match="needs integer"):
+        call(x)
+
+
+def test_shifts_values_and_errors():
+    a0 = np.array([1, -8, 5, 64], np.int64)
+    _same(tf.tensor(a0) << 2, a0 << 2)
+    _same(tf.tensor(a0) >> 1, a0 >> 1)      # arithmetic: -8 >> 1 = -4
+    _same(3 << tf.tensor([0, 1, 2]), 3 << np.array([0, 1, 2]))
+    _same(64 >> tf.tensor([0, 1, 2]), 64 >> np.array([0, 1, 2]))
+    with pytest.raises(tf.DTypeError, match="integer"):
+        tf.tensor([True]) << 1
+    with pytest.raises(tf.DTypeError, match="uint64"):
+        tf.tensor(np.array([1], np.uint64)) << tf.tensor([1])   # no common integer type
+    with pytest.raises(tf.ShapeError, match=r"\(2,\).*\(3,\)"):
+        tf.tensor([1, 2]) << tf.tensor([1, 2, 3])
+    with pytest.raises(tf.ShapeError, match="broadcast"):
+        tf.tensor([1, 2]) & tf.tensor([1, 2, 3])
