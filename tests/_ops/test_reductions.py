@@ -834,14 +834,16 @@ def test_numpy_reduction_signatures():
                                np.mean(m, axis=0, dtype=np.complex128))
     np.testing.assert_array_equal(np.max(t, 1, None, True).numpy(), np.max(m, 1, None, True))
     np.testing.assert_array_equal(t.prod(1, keepdims=True).numpy(), m.prod(1, keepdims=True))
+    mask = random_array((3, 4), rng=31) > 0
     for fn in (np.sum, np.prod, np.max, np.min, np.mean, np.var, np.std):
         with pytest.raises(TypeError, match="out="):
             fn(t, axis=0, out=np.empty(4))
-        with pytest.raises(TypeError, match="where="):
-            fn(t, where=np.ones((3, 4), bool) * False)
+        # where= (and initial= for the empty max/min) follow NumPy, differentiably
+        kw = dict(initial=-10.0) if fn is np.max else dict(initial=10.0) if fn is np.min else {}
+        np.testing.assert_allclose(fn(t, axis=0, where=mask, **kw).numpy(),
+                                   fn(m, axis=0, where=mask, **kw))
     for fn in (np.sum, np.prod, np.max, np.min):
-        with pytest.raises(TypeError, match="initial="):
-            fn(t, initial=1.0)
+        np.testing.assert_allclose(fn(t, initial=1.0).numpy(), fn(m, initial=1.0))
     with pytest.raises(TypeError, match="mean="):
         np.var(t, mean=np.zeros((1, 4)))
     with pytest.raises(TypeError, match="not both"):
