@@ -122,13 +122,49 @@ def isdtype(dtype, kind):
     return dtype == as_dtype(kind)
 
 
+class finfo_object:   # noqa: N801  (the standard's name for finfo's result)
+    """What :func:`finfo` returns: ``bits``, ``eps``, ``max``, ``min``,
+    ``smallest_normal`` as Python ints/floats (the standard asks for Python scalars;
+    ``numpy.finfo`` gives NumPy scalars) and ``dtype``, the real floating dtype."""
+
+    __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
+
+    def __init__(self, dtype):
+        info = np.finfo(dtype)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+        self.dtype = np.dtype(info.dtype)
+
+    def __repr__(self):
+        return (f"finfo(bits={self.bits}, eps={self.eps!r}, max={self.max!r}, "
+                f"min={self.min!r}, smallest_normal={self.smallest_normal!r}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo_object:   # noqa: N801
+    """What :func:`iinfo` returns: ``bits``, ``max``, ``min`` (Python ints), ``dtype``."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, dtype):
+        info = np.iinfo(dtype)
+        self.bits, self.max, self.min = int(info.bits), int(info.max), int(info.min)
+        self.dtype = np.dtype(info.dtype)
+
+    def __repr__(self):
+        return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype})"
+
+
 def finfo(type, /):   # noqa: A002  (the standard's parameter name)
     """Machine limits of a floating dtype (of its real type for complex): ``bits``,
-    ``eps``, ``max``, ``min``, ``smallest_normal``, ``dtype`` — ``numpy.finfo``'s object."""
+    ``eps``, ``max``, ``min``, ``smallest_normal`` as Python scalars, and ``dtype``."""
     dt = _dtype_of(type)
     if dt.kind not in "fc":
         raise DTypeError(f"finfo needs a floating dtype, got {dt}; use iinfo for integers")
-    return np.finfo(dt)
+    return finfo_object(dt)
 
 
 def iinfo(type, /):   # noqa: A002
@@ -136,7 +172,7 @@ def iinfo(type, /):   # noqa: A002
     dt = _dtype_of(type)
     if dt.kind not in "iu":
         raise DTypeError(f"iinfo needs an integer dtype, got {dt}; use finfo for floats")
-    return np.iinfo(dt)
+    return iinfo_object(dt)
 
 
 class _Info:

@@ -6,6 +6,7 @@ A Tensor is immutable. ``_node``/``_index`` name the graph node that produced it
 Operators, NumPy ufuncs (``np.exp(t)``) and NumPy functions (``np.sum(t)``) dispatch to
 tenferro's differentiable ops; the ops modules register them in ``_ops.registry``.
 """
+import sys
 import weakref
 
 import numpy as np
@@ -296,7 +297,7 @@ class Tensor:
             fn = registry.UFUNCS.get(ufunc)
             if fn is not None:
                 return fn(*args, **kwargs)
-        name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else "." + method)
+        name = _ufunc_name(ufunc) + ("" if method == "__call__" else "." + method)
         return _on_payloads(getattr(ufunc, method), name, ufunc in registry.NONDIFF,
                             args, kwargs)
 
@@ -341,6 +342,25 @@ def _find_tracked(obj):
     return None
 
 
+def _ufunc_name(ufunc):
+    """``numpy.add``, ``scipy.special.gammaln``, ...: the name a user called the ufunc by."""
+    name = ufunc.__name__
+    if getattr(np, name, None) is ufunc:
+        return f"numpy.{name}"
+    special = sys.modules.get("scipy.special")
+    if special is not None and getattr(special, name, None) is ufunc:
+        return f"scipy.special.{name}"
+    return f"the ufunc {name}"
+
+
+def _check_out(kwargs, name):
+    out = kwargs.get("out")
+    if isinstance(out, Tensor) or (isinstance(out, tuple)
+                                   and any(isinstance(o, Tensor) for o in out)):
+        raise TypeError(f"{name}: out= cannot be a tenferro Tensor (NumPy does not "
+                        "write into tensors); use the returned value")
+
+
 def _payloads(obj, name):
     """``obj`` with every tensor replaced by its payload (nested lists/tuples/dicts)."""
     if isinstance(obj, Tensor):
@@ -351,17 +371,14 @@ def _payloads(obj, name):
         out = [_payloads(o, name) for o in obj]
         return tuple(out) if type(obj) is tuple else type(obj)(*out)   # namedtuples
     if isinstance(obj, dict):
-        out = obj.get("out")
-        if isinstance(out, Tensor) or (isinstance(out, tuple)
-                                       and any(isinstance(o, Tensor) for o in out)):
-            raise TypeError(f"{name}: out= cannot be a tenferro Tensor (NumPy does not "
-                            "write into tensors); use the returned value")
+        _check_out(obj, name)
         return {k: _payloads(v, name) for k, v in obj.items()}
     return obj
 
 
 def _on_payloads(func, name, nondiff, args, kwargs):
     """Run a NumPy ufunc/function without a tenferro version on the payloads."""
+    _check_out(kwargs, name)
     if not nondiff:
         t = _find_tracked((args, kwargs))
         if t is not None:

@@ -60,6 +60,12 @@ def test_data_type_functions():
     assert tf.finfo(tf.float32).eps == np.finfo(np.float32).eps
     assert tf.finfo(tf.complex128).dtype == np.float64
     assert tf.finfo(tf.ones(1)).bits == 64
+    info = tf.finfo(tf.complex64)   # the standard asks for Python scalars, not np.float32
+    assert info.dtype == np.float32 and type(info.bits) is int
+    assert all(type(getattr(info, f)) is float
+               for f in ("eps", "max", "min", "smallest_normal"))
+    assert info.smallest_normal == float(np.finfo(np.float32).smallest_normal)
+    assert type(tf.iinfo(tf.uint64).max) is int and tf.iinfo(tf.uint64).max == 2**64 - 1
     assert tf.iinfo(tf.int16).max == 32767 and tf.iinfo(tf.uint8).min == 0
     with pytest.raises(tf.DTypeError, match="iinfo"):
         tf.finfo(tf.int8)
