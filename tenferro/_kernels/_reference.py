@@ -327,13 +327,18 @@ def svd_core(X, Y, s, sbar, eps, rel, mode, out, sinv):
     s2 = s * s
     den = s2 * s2 + e2
     sinv[...] = np.divide(s2 * s, den, out=np.zeros_like(den), where=den != 0)
-    F = _spectral_gap_inverse(s2[:, None, :] - s2[:, :, None], eps2[:, None, None])
-    acc = np.zeros(out.shape, out.dtype)
-    if X is not None:
-        acc += (X - X.conj().transpose(0, 2, 1)) * s[:, None, :]
-    if Y is not None:
-        acc += s[:, :, None] * (Y - Y.conj().transpose(0, 2, 1))
-    core = F * acc
+    # the two poles of 1/(s_j² − s_i²), see spectral.pyx: σF ≈ 1/(s_j − s_i) (broadened)
+    # and G ≈ 1/(s_j + s_i) (exact unless s_i + s_j ~ 0)
+    sig = (s[:, None, :] + s[:, :, None]).astype(np.float64)
+    F = sig * _spectral_gap_inverse(s2[:, None, :] - s2[:, :, None], eps2[:, None, None])
+    sig2 = sig * sig
+    gden = sig2 * sig2 + eps2[:, None, None]
+    G = np.divide(sig2 * sig, gden, out=np.zeros_like(gden), where=gden != 0)
+    k = s.shape[1]
+    G[:, np.arange(k), np.arange(k)] = 0
+    P = np.zeros(out.shape, out.dtype) if X is None else X - X.conj().transpose(0, 2, 1)
+    Q = np.zeros(out.shape, out.dtype) if Y is None else Y - Y.conj().transpose(0, 2, 1)
+    core = (0.5 * (F * (P + Q) + G * (P - Q))).astype(out.dtype)
     diag = np.zeros(s.shape, out.dtype) if sbar is None else sbar.astype(out.dtype)
     if X is not None:
         xd = np.diagonal(X, 0, 1, 2)

@@ -12,9 +12,17 @@ so one division serves both). The loop over the stack runs without the GIL.
 Every function has a NumPy twin of the same name and signature in ``_reference.py``
 ("spectral twins"); ``tests/_kernels/test_spectral.py`` checks that both agree.
 
-SVD core (k = len(s), mode 0 square, 1 tall m > n, 2 wide m < n), for i != j::
+SVD core (k = len(s), mode 0 square, 1 tall m > n, 2 wide m < n), for i != j, with
+P_ij = X_ij − conj(X_ji), Q_ij = Y_ij − conj(Y_ji), σ = s_i + s_j, d = s_j² − s_i²::
 
-    out_ij = F_ij [(X_ij − conj(X_ji)) s_j + s_i (Y_ij − conj(Y_ji))],  d = s_j² − s_i²
+    out_ij = ½(P_ij + Q_ij)·σ·F_ij + ½(P_ij − Q_ij)·G_ij,   G_ij = σ³/(σ⁴ + ε²)
+
+which is RULES.md's (P_ij s_j + s_i Q_ij)/(s_j² − s_i²) split into its two poles,
+½(P + Q)/(s_j − s_i) + ½(P − Q)/(s_j + s_i): only the first is singular at a repeated
+singular value (and vanishes there for a loss that is invariant under rotations of the
+degenerate vectors), so only it is broadened by F; the second stays exact unless s_i and
+s_j are both ~0. Broadening the whole 1/(s_j² − s_i²) would drop the finite ½(P − Q)/(2s)
+at a degeneracy: d/dA of sum(C * (U S Vᴴ)) would not be C there.
     out_ii = s̄_i + i·Im(X_ii)·sinv_i                 (the imaginary part: complex only)
     tall: out_ij −= X_ij·sinv_j        wide: out_ij −= conj(Y_ji)·sinv_i
     sinv_i = s_i³/(s_i⁴ + ε²)          (1/s_i broadened like F with a zero singular value)
@@ -80,8 +88,9 @@ cdef void _svd_one(const scalar_t[:, :, :] X, const scalar_t[:, :, :] Y,
     cdef Py_ssize_t k = s.shape[1]
     cdef Py_ssize_t i, j, ib, jb, iend, jend
     # double intermediates: s⁴ and d² overflow float32 for s above ~1e9
-    cdef double si, sj, d, f, s2
+    cdef double si, sj, d, f, s2, sig, sig2, g
     cdef scalar_t xij = 0, xji = 0, yij = 0, yji = 0, acc_ij, acc_ji, v
+    cdef scalar_t pij, pji, qij, qji
     for i in range(k):
         si = s[b, i]
         s2 = si * si
@@ -106,21 +115,27 @@ cdef void _svd_one(const scalar_t[:, :, :] X, const scalar_t[:, :, :] Y,
                 for j in range(max(jb, i + 1), jend):
                     sj = s[b, j]
                     d = sj * sj - si * si
-                    f = _ratio(d, d * d + e2)
-                    acc_ij = 0
-                    acc_ji = 0
+                    sig = si + sj
+                    sig2 = sig * sig
+                    f = sig * _ratio(d, d * d + e2)         # σF ≈ 1/(s_j − s_i)
+                    g = _ratio(sig2 * sig, sig2 * sig2 + e2)  # G ≈ 1/(s_j + s_i)
+                    pij = 0
+                    pji = 0
+                    qij = 0
+                    qji = 0
                     if has_x:
                         xij = X[b, i, j]
                         xji = X[b, j, i]
-                        acc_ij = (xij - _conj(xji)) * sj
-                        acc_ji = (xji - _conj(xij)) * si
+                        pij = xij - _conj(xji)
+                        pji = xji - _conj(xij)
                     if has_y:
                         yij = Y[b, i, j]
                         yji = Y[b, j, i]
-                        acc_ij = acc_ij + si * (yij - _conj(yji))
-                        acc_ji = acc_ji + sj * (yji - _conj(yij))
-                    acc_ij = f * acc_ij
-                    acc_ji = -f * acc_ji       # F_ji = −F_ij
+                        qij = yij - _conj(yji)
+                        qji = yji - _conj(yij)
+                    # σF is antisymmetric in (i, j), G symmetric
+                    acc_ij = 0.5 * (f * (pij + qij) + g * (pij - qij))
+                    acc_ji = 0.5 * (g * (pji - qji) - f * (pji + qji))
                     if mode == 1 and has_x:
                         acc_ij = acc_ij - xij * sinv[b, j]
                         acc_ji = acc_ji - xji * sinv[b, i]

@@ -723,8 +723,9 @@ def _np_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
 def _fresh(x):
     """A new tensor object with x's value and place in the graph (a differentiable copy of
     a tensor that requires grad, an alias of the payload otherwise: tensors are never
-    written in place, so the alias cannot be changed through x)."""
-    if x._node is not None:
+    written in place, so the alias cannot be changed through x). A forward-mode tangent
+    travels too (a dual tensor has no node)."""
+    if x._node is not None or x._fw is not None:
         return apply1(_astype_op, (x,), x._data.copy())
     return Tensor._wrap(x._data)
 

@@ -182,21 +182,38 @@ def _thin(ctx, gs, ys, m, n):
     return (gu, gs_, gvt), (u, s, vt)
 
 
+def _poles(s, eps2):
+    """The two poles of the SVD rules' 1/(s_j² − s_i²) (RULES.md svd), as matrices
+    (σF, G): σF = σ·d/(d² + ε²) ≈ 1/(s_j − s_i), broadened at a repeated singular value,
+    and G = σ³/(σ⁴ + ε²) ≈ 1/(s_j + s_i), exact unless s_i + s_j ~ 0 (σ = s_i + s_j,
+    d = s_j² − s_i², zero diagonals). Only the first pole is singular at a degeneracy, and
+    a loss invariant under rotations of the degenerate vectors puts no weight on it there;
+    broadening both (one F on the whole 1/d) would drop the finite second term — see the
+    module docstring of _kernels/spectral.pyx."""
+    s2 = s * s
+    sig = s[..., None, :] + s[..., :, None]
+    minus = sig * _gap_inverse(s2[..., None, :] - s2[..., :, None], eps2[..., None, None])
+    sig2 = sig * sig
+    off = 1 - np.eye(s.shape[-1], dtype=_data(s).dtype)    # G_ii = 0 (the phase term)
+    plus = _gap_inverse(sig2, eps2[..., None, None], False) * sig * off
+    return minus, plus
+
+
 def _core_tensor(X, Y, s, sbar, eps2):
     """The k x k core of the SVD pullback on Tensors (create_graph), the formula of
     ``spectral.svd_core`` for a square matrix:
     (F∘(X − Xᴴ))S + S(F∘(Y − Yᴴ)) + diag(s̄) + diag(i·Im diag(X)/s) = (J + Jᴴ)S + S(K + Kᴴ) + ...
     (J = F∘X and F antisymmetric). Returns (core, sinv) with sinv the broadened 1/s."""
-    s2 = s * s
-    F = _gap_inverse(s2[..., None, :] - s2[..., :, None], eps2[..., None, None])
-    sinv = _gap_inverse(s2, eps2[..., None], False) * s          # s³/(s⁴ + ε²)
-    acc = None
-    if X is not None:
-        acc = (X - mH(X)) * s[..., None, :]
-    if Y is not None:
-        t = s[..., :, None] * (Y - mH(Y))
-        acc = t if acc is None else acc + t
-    core = F * acc
+    minus, plus = _poles(s, eps2)
+    sinv = _gap_inverse(s * s, eps2[..., None], False) * s      # s³/(s⁴ + ε²)
+    P = None if X is None else X - mH(X)
+    Q = None if Y is None else Y - mH(Y)
+    if P is None:
+        core = 0.5 * (minus * Q - plus * Q)
+    elif Q is None:
+        core = 0.5 * (minus * P + plus * P)
+    else:
+        core = 0.5 * (minus * (P + Q) + plus * (P - Q))
     diag = sbar
     if X is not None and X.dtype.kind == "c":
         ph = 1j * (np.imag(np.diagonal(X, 0, -2, -1)) * sinv)
@@ -282,19 +299,20 @@ def _svd_jvp(ctx, ts, xs, ys):
     if values_only:
         return (None, ds, None)
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
-    s2 = s * s
-    F = _gap_inverse(s2[..., None, :] - s2[..., :, None], eps2[..., None, None])
-    sinv = _gap_inverse(s2, eps2[..., None], False) * s          # broadened 1/s
-    CS = C * s[..., None, :]
-    SC = s[..., :, None] * C
+    minus, plus = _poles(s, eps2)
+    sinv = _gap_inverse(s * s, eps2[..., None], False) * s      # broadened 1/s
+    # F∘(CS + SCᴴ) = H/(s_j − s_i) + K/(s_j + s_i) with H, K the Hermitian and
+    # anti-Hermitian parts of C; F∘(SC + CᴴS) = H/(s_j − s_i) − K/(s_j + s_i) (_poles)
+    herm = minus * (0.5 * (C + mH(C)))
+    anti = plus * (0.5 * (C - mH(C)))
     # U̇ = U(F∘(CS + SCᴴ)) + i·U diag(Im C_ii / s_i) + (ȦV − UC)S⁻¹ [m > k]
-    du = U @ (F * (CS + mH(CS)))
+    du = U @ (herm + anti)
     if C.dtype.kind == "c":
         du = du + U * (1j * (np.imag(np.diagonal(C, 0, -2, -1)) * sinv))[..., None, :]
     if m > k:
         du = du + (AV - U @ C) * sinv[..., None, :]
     # V̇ = V(F∘(SC + CᴴS)) + (ȦᴴU − VCᴴ)S⁻¹ [n > k]
-    dv = V @ (F * (SC + mH(SC)))
+    dv = V @ (herm - anti)
     if n > k:
         dv = dv + (mH(UhA) - V @ mH(C)) * sinv[..., None, :]
     if full and m > k:

@@ -318,6 +318,14 @@ def test_astype_same_dtype_copies_unless_copy_false():
     assert g.tolist() == [3.0]
 
 
+@pytest.mark.parametrize("copy", [True, False])
+def test_astype_same_dtype_keeps_the_forward_tangent(copy):
+    # a dual tensor has no reverse node; the copy must still carry its tangent
+    _, t = tf.jvp(lambda u: (u.astype(np.float64, copy=copy) * 2.0).sum(),
+                  [tf.tensor([1.0, 2.0])], [tf.tensor([1.0, 1.0])])
+    assert float(t) == 4.0
+
+
 @pytest.mark.parametrize("src,dst", [(np.float64, np.int64), (np.float32, np.bool_),
                                      (np.int64, np.float32), (np.bool_, np.complex128)])
 def test_astype_between_kinds(src, dst):
