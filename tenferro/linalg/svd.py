@@ -9,10 +9,18 @@ Three policies make the derivatives usable on real data (DESIGN.md §2):
 
 * **Exact path.** When neither u nor vt receives a cotangent (a loss of the singular values
   only, ``svdvals``), Ā = U diag(s̄) Vᴴ: no F matrix, finite for repeated singular values.
-* **Broadened gaps.** Otherwise the gap inverse 1/(s_j² − s_i²) is replaced by
-  F_ij = d/(d² + ε²), d = s_j² − s_i², and every 1/s_i (the S⁻¹ terms of non-square
-  matrices and the complex phase term) by s_i³/(s_i⁴ + ε²), which is F between s_i and a
-  zero singular value of the missing columns. See :func:`svd` for the default ε.
+* **Broadened gaps.** Otherwise the gap inverse 1/(s_j² − s_i²) is split into its poles,
+  ½[1/(s_j − s_i) + 1/(s_j + s_i)] acting on the parts of the cotangent that change the
+  degenerate subspace and that rotate u against v. Only the first pole is singular at a
+  repeated singular value; it becomes σ·F_ij with F_ij = d/(d² + ε²), d = s_j² − s_i²,
+  σ = s_i + s_j (RULES.md's broadening), while 1/(s_j + s_i) stays exact (σ³/(σ⁴ + ε²),
+  broadened only when both values are ~0). A loss that is invariant under rotations of
+  the degenerate vectors puts no weight on the first pole there, so its derivative along a
+  family that keeps the degeneracy (a symmetry) is exact; broadening all of 1/d would drop
+  the finite second pole (tests/linalg/test_svd_degenerate.py). Every 1/s_i (the S⁻¹
+  terms of non-square matrices and the complex phase term) becomes s_i³/(s_i⁴ + ε²),
+  which is F between s_i and a zero singular value of the missing columns. See
+  :func:`svd` for the default ε.
 * **Gauge check.** Complex singular vectors have a free phase per pair (u_i, v_i); a loss
   that depends on it has no gradient, and the rule raises GaugeError (as PyTorch does).
 
