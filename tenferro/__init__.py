@@ -27,6 +27,7 @@ from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad
                        is_grad_enabled, no_grad, set_grad_enabled, value_and_grad, vjp)
 from . import forward as forward_ad
 from .forward import hvp, jvp
+from .custom import custom_jvp, custom_root, custom_vjp, fixed_point
 from . import linalg
 from .linalg.products import vecdot  # noqa: F401  (the array API has it at top level too)
 from . import fft

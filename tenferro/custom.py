@@ -1,0 +1,917 @@
+"""User-defined derivative rules and implicit differentiation of roots and fixed points.
+
+* :class:`custom_vjp` / :class:`custom_jvp`: give a function its own reverse-mode or
+  forward-mode rule, in the spirit of ``jax.custom_vjp`` / ``jax.custom_jvp``. Each
+  decorated function gets its own :class:`~tenferro._ops.registry.Op` (named after the
+  function's ``__qualname__``), so it records graph nodes like a built-in op, shows in
+  ``python -m tenferro.rules`` and works with grad/backward/vjp/jvp/hvp/create_graph.
+* :func:`custom_root` / :func:`fixed_point`: the solution of ``f(x, *params) = 0`` (or of
+  ``x = g(x, *params)``) found by any solver on plain values, differentiable in ``params``
+  by the implicit function theorem (one adjoint or tangent linear solve, no unrolling).
+
+docs/custom_rules.md is the user guide; the conventions are summarised here.
+
+**What the user's functions receive.** ``fwd``, ``bwd``, the tangent rule and the primal
+all receive tenferro Tensors. Where a first derivative is computed they are *plain*: cut
+from the graph, with grad mode off, so ``x.numpy()`` hands the payload to SciPy. Where a
+derivative of the derivative is needed (``create_graph=True``, forward-over-reverse,
+reverse-over-forward) the rules run again on Tensors that are in the graph, and every
+tenferro op (or NumPy function/ufunc dispatching on Tensors) they call is recorded:
+second order works when the rules are written that way. ``np.asarray`` on such a Tensor
+raises (it would drop the derivative); ``x.numpy()`` is the explicit way out.
+
+**Second order of a custom_vjp.** Reverse-over-reverse differentiates ``bwd`` through
+its residuals, so ``fwd`` runs a second time, on the tracked inputs, to get residuals that
+depend on them. A residual returned as a floating-point ndarray (computed from payloads)
+has an unknown dependence on the inputs: a second-order pass then raises
+UnsupportedADError instead of treating it as a constant. Return the inputs themselves (or
+Tensors computed from them by tenferro ops) as residuals; wrap a true constant with
+``tf.as_tensor``.
+
+**Forward mode of a custom_vjp** is derived, not refused: ``bwd`` is linear in the
+cotangent ``g``, so J·t is the gradient of Re⟨bwd(res, g), t⟩ with respect to ``g``
+(the real inner product identity Re⟨Jᴴg, t⟩ = Re⟨g, Jt⟩ of DESIGN.md §2). That needs
+``bwd`` to compute the cotangents from ``g`` with tenferro operations; a cotangent
+computed from ``g``'s payload raises UnsupportedADError naming the function (define a
+custom_jvp for forward mode then).
+
+**Reverse mode of a custom_jvp** is obtained the same way in the other direction: the
+tangent output is linear in the input tangents, so the cotangent of input i is the
+gradient of Re⟨ḡ, jvp(x; t)⟩ with respect to tᵢ, computed by a reverse pass over the
+tangent rule evaluated on fresh tangent leaves.
+
+**Nested passes.** Those two transpositions and the implicit rules run reverse passes
+inside a rule. A reverse pass must not walk into the graph of the pass that called the
+rule (its nodes are mid-traversal), so the nested pass runs on *proxies*: fresh leaves
+holding the same payloads (and forward tangents); when the nested pass is done, the
+proxies are re-pointed at the caller's graph nodes (:class:`_Cut`), so the recorded
+derivative depends on the real inputs. A user's rule must therefore not close over
+Tensors that require grad: pass them as arguments.
+"""
+import functools
+import inspect
+
+import numpy as np
+
+from ._errors import DTypeError, LinAlgError, ShapeError, UnsupportedADError
+from ._ops._util import floating, to_tensor
+from ._ops.registry import OPS, defop
+from ._state import STATE
+from ._tensor import Tensor
+
+__all__ = ["custom_vjp", "custom_jvp", "custom_root", "fixed_point"]
+
+
+
+# ---- helpers --------------------------------------------------------------------------------
+
+def _grad(*args, **kw):
+    from .autograd import grad
+    return grad(*args, **kw)
+
+
+def _enable_grad():
+    from .autograd import enable_grad
+    return enable_grad()
+
+
+def _no_grad():
+    from .autograd import no_grad
+    return no_grad()
+
+
+def _unique_name(fun):
+    """The op name of a user's function: its qualname, made unique in the registry."""
+    base = getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or "custom"
+    name, k = base, 2
+    while name in OPS:
+        name = f"{base}#{k}"
+        k += 1
+    return name
+
+
+def _plain(x):
+    """``x`` (Tensor or ndarray) as a Tensor cut from the graph and from forward mode."""
+    return Tensor._wrap(x._data if isinstance(x, Tensor) else np.asarray(x))
+
+
+def _is_inexact(dtype):
+    return dtype.kind in "fc"
+
+
+def _outputs(out, fname, what):
+    """A rule's/primal's output (one array-like or a tuple/list) as (arrays, multi)."""
+    multi = isinstance(out, (tuple, list))
+    items = tuple(out) if multi else (out,)
+    arrays = []
+    for k, o in enumerate(items):
+        if isinstance(o, Tensor):
+            a = o._data
+        else:
+            try:
+                a = np.asarray(o)
+            except Exception as e:  # noqa: BLE001 - report any conversion failure the same way
+                raise DTypeError(f"{fname}: {what} {k} cannot be converted to an array "
+                                 f"({type(o).__name__}): {e}") from None
+        if not _is_inexact(a.dtype) or a.dtype.itemsize < 4:
+            raise DTypeError(
+                f"{fname}: {what} {k} has dtype {a.dtype}; a custom function's outputs must "
+                f"be float32/float64/complex64/complex128 (return integer results from a "
+                f"separate function)")
+        arrays.append(a)
+    return tuple(arrays), multi
+
+
+def _conform(value, shape, dtype, fname, what, graph):
+    """A rule's result ``value`` given ``shape`` and ``dtype`` (None stays None): a Tensor
+    when ``graph`` (kept in the graph), else an ndarray. Wrong shape -> ShapeError, a
+    complex value for a real slot or a non-numeric value -> DTypeError; precision is cast."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        t = value
+    else:
+        try:
+            arr = np.asarray(value)
+        except Exception as e:  # noqa: BLE001
+            raise DTypeError(f"{fname}: {what} cannot be converted to an array "
+                             f"({type(value).__name__}): {e}") from None
+        if arr.dtype.kind not in "iufc":
+            raise DTypeError(f"{fname}: {what} has dtype {arr.dtype}; it must be numeric")
+        t = Tensor._wrap(arr)
+    if t.dtype.kind == "b":
+        raise DTypeError(f"{fname}: {what} has dtype bool; it must be numeric")
+    if t.dtype.kind == "c" and dtype.kind != "c":
+        raise DTypeError(
+            f"{fname}: {what} is complex ({t.dtype}) but belongs to a real ({dtype}) value; "
+            f"return a real array (take .real only if that is the derivative you mean)")
+    if t.shape != tuple(shape):
+        raise ShapeError(f"{fname}: {what} has shape {t.shape}, expected {tuple(shape)} "
+                         f"(the shape of the value it belongs to; no broadcasting)")
+    if t.dtype != dtype:
+        t = t.astype(dtype)
+    return t if graph else t._data
+
+
+def _structure(items, multi):
+    return tuple(items) if multi else items[0]
+
+
+def _rule_tuple(value, n, fname, what):
+    """A rule's per-input/per-output results as a tuple of length ``n``."""
+    if n == 1 and not isinstance(value, (tuple, list)):
+        return (value,)
+    if not isinstance(value, (tuple, list)):
+        raise ShapeError(f"{fname}: {what} must be a tuple of {n} entries (one per value, "
+                         f"None for zero), got {type(value).__name__}")
+    if len(value) != n:
+        raise ShapeError(f"{fname}: {what} has {len(value)} entries, expected {n} (one "
+                         f"per value, None for zero)")
+    return tuple(value)
+
+
+def _iter_leaves(obj):
+    if isinstance(obj, (tuple, list)):
+        for o in obj:
+            yield from _iter_leaves(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from _iter_leaves(o)
+    else:
+        yield obj
+
+
+class _Cut:
+    """Proxies of ``values`` cut from the caller's graph for a nested reverse pass.
+
+    Each proxy holds its value's payload. With ``graph`` true, a value in the graph (or
+    carrying a forward tangent) gets a proxy that is a fresh leaf requiring grad (with the
+    same tangent), so that everything computed from it is recorded; ``track`` lists
+    further indices whose proxies must be leaves (the variables of the nested pass).
+    :meth:`graft` re-points the proxies at the caller's graph nodes once the nested pass
+    is done, so the recorded derivative depends on the real values.
+    """
+
+    def __init__(self, values, graph, track=()):
+        self.values = values
+        self.proxies = []
+        for k, v in enumerate(values):
+            p = _plain(v)
+            outer = graph and isinstance(v, Tensor) and (v._node is not None
+                                                         or v._fw is not None)
+            if (outer or k in track) and _is_inexact(p.dtype):
+                p.set_requires_grad(True)
+                if outer:
+                    p._fw = v._fw
+            self.proxies.append(p)
+
+    def graft(self):
+        for v, p in zip(self.values, self.proxies):
+            if isinstance(v, Tensor):
+                p._node, p._index, p._fw = v._node, v._index, v._fw
+            else:
+                p._node, p._index, p._fw = None, 0, None
+
+
+def _leaves_like(arrays):
+    """Fresh leaves requiring grad, one per (shape, dtype) of ``arrays``: the variables of
+    a linear map to transpose. Their values do not change the result (the map is linear),
+    so they are fixed pseudo-random numbers rather than zeros: a rule that escapes the graph
+    through their payloads then returns a non-zero constant, which is caught, instead of a
+    zero that would pass for a structural zero."""
+    rng = np.random.default_rng(0x7E4F)
+    out = []
+    for a in arrays:
+        v = rng.uniform(0.5, 1.5, a.shape)
+        if a.dtype.kind == "c":
+            v = v + 1j * rng.uniform(0.5, 1.5, a.shape)
+        out.append(Tensor._wrap(np.asarray(v, a.dtype)).set_requires_grad(True))
+    return out
+
+
+def _cut_leaves(leaves):
+    for t in leaves:     # dummy variables of a nested pass: keep them out of later passes
+        t._node = None
+
+
+# ---- custom_vjp ---------------------------------------------------------------------------
+
+class _Call:
+    """What one application of a custom function keeps for its rules (the node's ctx)."""
+    __slots__ = ("args", "diff_idx", "nondiff", "residuals", "multi", "outs")
+
+    def __init__(self, args, diff_idx, nondiff, residuals, multi, outs):
+        self.args = args              # every positional argument as the user passed it
+        self.diff_idx = diff_idx      # positions of the differentiable ones
+        self.nondiff = nondiff        # the nondiff_argnums values, in order
+        self.residuals = residuals
+        self.multi = multi            # the function returns a tuple
+        self.outs = outs              # output arrays (shape/dtype reference)
+
+    def full_args(self, xs):
+        args = list(self.args)
+        for i, x in zip(self.diff_idx, xs):
+            args[i] = x
+        return args
+
+
+class _Custom:
+    """What custom_vjp and custom_jvp share: argument binding, the op, the call."""
+    kind = ""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        if not callable(fun):
+            raise TypeError(f"{self.kind} decorates a function, got {type(fun).__name__}")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(sorted({int(i) for i in nondiff_argnums}))
+        try:
+            self._sig = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._sig = None
+        # a call with every parameter given positionally skips Signature.bind (~10 µs)
+        self._n_plain = -1
+        if self._sig is not None and all(
+                p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                for p in self._sig.parameters.values()):
+            self._n_plain = len(self._sig.parameters)
+        self.op = defop(_unique_name(fun), self._vjp_rule, self._jvp_rule, batched=False,
+                        doc=f"{self.kind} rule of {getattr(fun, '__module__', '?')}."
+                            f"{getattr(fun, '__qualname__', '?')}")
+
+    @property
+    def name(self):
+        """The op name: the function's qualname, made unique (``python -m tenferro.rules``)."""
+        return self.op.name
+
+    def _where(self):
+        return f"{self.kind} function {self.op.name!r}"
+
+    def _bind(self, args, kwargs):
+        if not kwargs and len(args) == self._n_plain:
+            pass
+        elif self._sig is not None:
+            try:
+                bound = self._sig.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{self._where()}: {e}") from None
+            bound.apply_defaults()
+            if bound.kwargs:
+                raise TypeError(f"{self._where()}: keyword-only parameters "
+                                f"{sorted(bound.kwargs)} are not supported; make them "
+                                f"positional (and list them in nondiff_argnums if static)")
+            args = bound.args
+        elif kwargs:
+            raise TypeError(f"{self._where()}: keyword arguments need an inspectable "
+                            f"signature")
+        for i in self.nondiff_argnums:
+            if i >= len(args):
+                raise TypeError(f"{self._where()}: nondiff_argnums has {i} but the call "
+                                f"has {len(args)} positional arguments")
+        diff_idx = tuple(i for i in range(len(args)) if i not in self.nondiff_argnums)
+        nondiff = tuple(args[i] for i in self.nondiff_argnums)
+        xs = []
+        for i in diff_idx:
+            a = args[i]
+            if isinstance(a, Tensor):
+                xs.append(a)
+                continue
+            try:
+                xs.append(to_tensor(a))
+            except Exception as e:  # noqa: BLE001
+                raise DTypeError(
+                    f"{self._where()}: argument {i} ({type(a).__name__}) is not an array; "
+                    f"list static arguments in nondiff_argnums ({e})") from None
+        return tuple(args), diff_idx, nondiff, tuple(xs)
+
+    def _check_cotangents(self, cots, call, xs, graph):
+        """bwd's result: one cotangent per differentiable input, shape and dtype checked."""
+        cots = _rule_tuple(cots, len(call.diff_idx), self._where(),
+                           "the cotangents (bwd's result)")
+        out = []
+        for k, (c, x) in enumerate(zip(cots, xs)):
+            xd = x._data if isinstance(x, Tensor) else x
+            if c is None or not _is_inexact(xd.dtype):
+                out.append(None)       # integer inputs have no cotangent
+                continue
+            out.append(_conform(c, xd.shape, xd.dtype, self._where(),
+                                f"the cotangent of argument {call.diff_idx[k]}", graph))
+        return tuple(out)
+
+    def _check_tangents(self, touts, call, graph):
+        touts = _rule_tuple(touts if call.multi else (touts,), len(call.outs), self._where(),
+                            "the output tangents")
+        return tuple(_conform(t, o.shape, o.dtype, self._where(), f"the tangent of output {k}",
+                              graph) for k, (t, o) in enumerate(zip(touts, call.outs)))
+
+    @staticmethod
+    def _differentiating(xs):
+        if STATE.grad_enabled:
+            for x in xs:
+                if x._node is not None:
+                    return True
+        level = STATE.fw_level
+        if level:
+            for x in xs:
+                if x._fw is not None and x._fw[0] == level:
+                    return True
+        return False
+
+    def _record(self, xs, call, outs):
+        from ._engine import apply
+        res = apply(self.op, xs, outs, call)
+        return res if call.multi else res[0]
+
+
+class custom_vjp(_Custom):
+    """A function with a user-defined reverse-mode rule (like ``jax.custom_vjp``).
+
+    Usage::
+
+        @tf.custom_vjp
+        def f(x, y): ...                  # the primal: Tensors in, Tensor(s) out
+
+        def f_fwd(x, y):                  # -> (output, residuals)
+            return f(x, y), (x, y)
+
+        def f_bwd(res, g):                # -> one cotangent per argument (None = zero)
+            x, y = res
+            return g * ..., g * ...
+
+        f.defvjp(f_fwd, f_bwd)
+
+    ``nondiff_argnums`` (tuple of ints) marks static arguments, which are not converted to
+    Tensors; as in JAX they are passed first to ``bwd``: ``bwd(*nondiff_args, res, g)``.
+    Keyword arguments are bound to positions by ``f``'s signature.
+
+    The primal call (no input requires grad or carries a tangent) runs ``f``; a call to
+    differentiate runs ``fwd`` on plain Tensors (cut from the graph, grad mode off; use
+    ``x.numpy()`` to hand the payload to SciPy). Outputs: one array or a tuple of arrays
+    of float32/64 or complex64/128. ``g`` mirrors that structure (zeros for an output that
+    received no cotangent). ``bwd`` must return a tuple with one entry per differentiable
+    argument, each None or of that argument's shape (ShapeError otherwise) and of a real
+    dtype for a real argument (DTypeError otherwise); precision is cast. Cotangents follow
+    DESIGN.md §2 (multiply by conj(f'(z)) for a holomorphic f).
+
+    Second order and forward mode: see the module docstring (fwd runs again on tracked
+    inputs; forward mode transposes ``bwd`` in ``g``).
+    """
+    kind = "custom_vjp"
+
+    def __new__(cls, fun=None, nondiff_argnums=()):
+        if fun is None:   # @tf.custom_vjp(nondiff_argnums=(0,))
+            return functools.partial(cls, nondiff_argnums=nondiff_argnums)
+        return super().__new__(cls)
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.fwd = None
+        self.bwd = None
+
+    def defvjp(self, fwd, bwd):
+        """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, res, g)``."""
+        if not callable(fwd) or not callable(bwd):
+            raise TypeError(f"{self._where()}: defvjp(fwd, bwd) needs two functions")
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        args, diff_idx, nondiff, xs = self._bind(args, kwargs)
+        plain = [_plain(x) for x in xs]
+        full = list(args)
+        for i, p in zip(diff_idx, plain):
+            full[i] = p
+        if not self._differentiating(xs):
+            with _no_grad():
+                outs, multi = _outputs(self.fun(*full), self._where(), "output")
+            res = tuple(Tensor._wrap(o) for o in outs)
+            return res if multi else res[0]
+        if self.fwd is None:
+            raise TypeError(f"{self._where()} has no rule: call {self.__name__}.defvjp(fwd, "
+                            f"bwd) before differentiating it")
+        with _no_grad():
+            pair = self.fwd(*full)
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ShapeError(f"{self._where()}: fwd must return a pair (output, residuals), "
+                             f"got {type(pair).__name__}")
+        outs, multi = _outputs(pair[0], self._where(), "output of fwd")
+        call = _Call(args, diff_idx, nondiff, pair[1], multi, outs)
+        return self._record(xs, call, outs)
+
+    def _residuals_on(self, call, xs):
+        """Run fwd again on ``xs`` (in the graph) for residuals that depend on them."""
+        try:
+            with _enable_grad():
+                pair = self.fwd(*call.full_args(xs))
+        except UnsupportedADError as e:
+            raise UnsupportedADError(
+                f"{self._where()}: a second-order derivative runs fwd on Tensors in the "
+                f"graph, and fwd dropped their derivative: {e} (use x.numpy() for the "
+                f"primal's payload, and return residuals computed with tenferro ops)") from None
+        res = pair[1]
+        for k, leaf in enumerate(_iter_leaves(res)):
+            if isinstance(leaf, (np.ndarray, np.generic)) and _is_inexact(np.asarray(leaf).dtype):
+                raise UnsupportedADError(
+                    f"{self._where()}: a second-order derivative (create_graph=True, hvp, "
+                    f"forward mode over reverse) differentiates bwd through the residuals, "
+                    f"but residual {k} is a floating-point ndarray computed from payloads, "
+                    f"whose dependence on the inputs is unknown. Compute it in fwd with "
+                    f"tenferro ops on the Tensor arguments (or return the arguments "
+                    f"themselves); wrap a true constant with tf.as_tensor")
+        return res
+
+    def _run_bwd(self, call, res, g, graph):
+        if not graph:
+            return self.bwd(*call.nondiff, res, g)
+        try:
+            return self.bwd(*call.nondiff, res, g)
+        except UnsupportedADError as e:
+            raise UnsupportedADError(
+                f"{self._where()}: a second-order derivative differentiates bwd, which "
+                f"converted a Tensor in the graph to NumPy: {e}. Write bwd with tenferro "
+                f"ops (or NumPy functions on Tensors) for second order") from None
+
+    def _gs(self, gs, call):
+        return [Tensor._wrap(np.zeros(o.shape, o.dtype)) if g is None
+                else (g if isinstance(g, Tensor) else Tensor._wrap(g))
+                for g, o in zip(gs, call.outs)]
+
+    def _vjp_rule(self, call, needs, gs, xs, ys):
+        graph = any(isinstance(x, Tensor) for x in xs)
+        res = self._residuals_on(call, xs) if graph else call.residuals
+        g = self._gs(gs, call)
+        cots = self._run_bwd(call, res, _structure(g, call.multi), graph)
+        cots = self._check_cotangents(cots, call, xs, graph)
+        return tuple(c if needs[i] else None for i, c in enumerate(cots))
+
+    def _jvp_rule(self, call, ts, xs, ys):
+        # J t = ∇_g Re⟨bwd(res, g), t⟩ (bwd is linear in g), by a nested reverse pass
+        graph = any(isinstance(x, Tensor) for x in xs)
+        cut = _Cut(xs, graph)
+        res = self._residuals_on(call, cut.proxies) if graph else call.residuals
+        g_leaves = _leaves_like(call.outs)
+        with _enable_grad():
+            cots = self._run_bwd(call, res, _structure(g_leaves, call.multi), graph)
+            cots = self._check_cotangents(cots, call, cut.proxies, True)
+        seeds_for, seeds = [], []
+        for k, (c, t) in enumerate(zip(cots, ts)):
+            if c is None or t is None:
+                continue
+            if c._node is None:
+                if not np.any(c._data):
+                    continue           # a constant zero cotangent contributes nothing
+                raise UnsupportedADError(
+                    f"{self._where()}: forward mode (jvp, hvp) transposes bwd in the "
+                    f"cotangent g, but the cotangent of argument {call.diff_idx[k]} is not "
+                    f"computed from g with tenferro operations (it used g's payload, or "
+                    f"returned a non-zero constant). Write bwd with tenferro "
+                    f"ops / NumPy functions on g, or define the function with tf.custom_jvp")
+            seeds_for.append(c)
+            seeds.append(t if isinstance(t, Tensor) else Tensor._wrap(t))
+        if not seeds_for:
+            touts = [None] * len(call.outs)
+        else:
+            touts = _grad(seeds_for, g_leaves, seeds, create_graph=graph)
+        _cut_leaves(g_leaves)
+        if graph:
+            cut.graft()
+            return tuple(touts)
+        return tuple(None if t is None else t._data for t in touts)
+
+
+class custom_jvp(_Custom):
+    """A function with a user-defined forward-mode rule (like ``jax.custom_jvp``).
+
+    Usage::
+
+        @tf.custom_jvp
+        def f(x): ...
+
+        @f.defjvp
+        def f_jvp(primals, tangents):     # -> (output, output tangent)
+            x, = primals
+            t, = tangents
+            y = f(x)
+            return y, ... * t
+
+    ``primals``/``tangents`` are tuples of Tensors, one per differentiable argument (a
+    missing tangent is passed as zeros); with ``nondiff_argnums`` the static arguments come
+    first: ``jvp(*nondiff_args, primals, tangents)``. The tangent output mirrors the
+    function's output (one array or a tuple; None for a zero) and must have its shape.
+
+    Reverse mode transposes the tangent rule: the output tangent is linear in the input
+    tangents, so the rule is evaluated on fresh tangent leaves and a reverse pass over it
+    gives the cotangents. That needs the tangent output computed from the tangents with
+    tenferro operations (UnsupportedADError naming the function otherwise). Second order
+    works when the tangent rule is written in tenferro ops on ``primals``.
+    """
+    kind = "custom_jvp"
+
+    def __new__(cls, fun=None, nondiff_argnums=()):
+        if fun is None:
+            return functools.partial(cls, nondiff_argnums=nondiff_argnums)
+        return super().__new__(cls)
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp):
+        """Set the rule ``jvp(*nondiff, primals, tangents) -> (out, tangent_out)``."""
+        if not callable(jvp):
+            raise TypeError(f"{self._where()}: defjvp needs a function")
+        self.jvp = jvp
+        return jvp
+
+    def __call__(self, *args, **kwargs):
+        args, diff_idx, nondiff, xs = self._bind(args, kwargs)
+        full = list(args)
+        for i, x in zip(diff_idx, xs):
+            full[i] = _plain(x)
+        with _no_grad():
+            outs, multi = _outputs(self.fun(*full), self._where(), "output")
+        if self._differentiating(xs) and self.jvp is None:
+            raise TypeError(f"{self._where()} has no rule: call {self.__name__}.defjvp(jvp) "
+                            f"before differentiating it")
+        return self._record(xs, _Call(args, diff_idx, nondiff, None, multi, outs), outs)
+
+    def _run_jvp(self, call, primals, tangents):
+        try:
+            pair = self.jvp(*call.nondiff, tuple(primals), tuple(tangents))
+        except UnsupportedADError as e:
+            raise UnsupportedADError(
+                f"{self._where()}: the jvp rule converted a Tensor in the graph to NumPy "
+                f"({e}). Reverse mode runs the rule on tangents in the graph, and second "
+                f"order on primals in the graph: write the tangent with tenferro ops (or "
+                f"NumPy functions on Tensors)") from None
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ShapeError(f"{self._where()}: the jvp rule must return a pair (output, "
+                             f"output tangent), got {type(pair).__name__}")
+        return pair[1]
+
+    def _jvp_rule(self, call, ts, xs, ys):
+        graph = any(isinstance(x, Tensor) for x in xs)
+        primals = [x if isinstance(x, Tensor) else Tensor._wrap(x) for x in xs]
+        tangents = [Tensor._wrap(np.zeros(p.shape, p.dtype)) if t is None
+                    else (t if isinstance(t, Tensor) else Tensor._wrap(t))
+                    for p, t in zip(primals, ts)]
+        touts = self._check_tangents(self._run_jvp(call, primals, tangents), call, graph)
+        return touts
+
+    def _vjp_rule(self, call, needs, gs, xs, ys):
+        # x̄ᵢ = ∇_{tᵢ} Re⟨ḡ, jvp(x; t)⟩ (the tangent is linear in t), by a nested reverse pass
+        graph = any(isinstance(x, Tensor) for x in xs)
+        cut = _Cut(xs, graph)
+        wanted = [k for k, p in enumerate(cut.proxies) if needs[k] and _is_inexact(p.dtype)]
+        leaves = _leaves_like([cut.proxies[k]._data for k in wanted])
+        tangents = [Tensor._wrap(np.zeros(p.shape, p.dtype)) for p in cut.proxies]
+        for k, leaf in zip(wanted, leaves):
+            tangents[k] = leaf
+        with _enable_grad():
+            touts = self._check_tangents(self._run_jvp(call, cut.proxies, tangents), call, True)
+        outs, seeds = [], []
+        for j, (t, g) in enumerate(zip(touts, gs)):
+            if t is None or g is None:
+                continue
+            if t._node is None:
+                if not np.any(t._data):
+                    continue           # a constant zero tangent contributes nothing
+                raise UnsupportedADError(
+                    f"{self._where()}: reverse mode transposes the jvp rule, but tangent "
+                    f"output {j} is not computed from the tangents with tenferro operations "
+                    f"(it used their payloads). Write the tangent with tenferro ops / NumPy "
+                    f"functions on the tangents, or define the function with tf.custom_vjp")
+            outs.append(t)
+            seeds.append(g if isinstance(g, Tensor) else Tensor._wrap(g))
+        cots = [None] * len(xs)
+        if outs and leaves:
+            gl = _grad(outs, leaves, seeds, create_graph=graph)
+            for k, c in zip(wanted, gl):
+                cots[k] = c if graph or c is None else c._data
+        _cut_leaves(leaves)
+        if graph:
+            cut.graft()
+        return tuple(cots)
+
+
+# ---- implicit differentiation --------------------------------------------------------------
+
+class _RootCall:
+    __slots__ = ("f", "shape", "dtype", "dense_max", "name", "gmres_rtol")
+
+    def __init__(self, f, shape, dtype, dense_max, name, gmres_rtol):
+        self.f = f
+        self.shape = shape
+        self.dtype = dtype
+        self.dense_max = dense_max
+        self.name = name
+        self.gmres_rtol = gmres_rtol
+
+
+def _residual(call, x, params):
+    """f(x, *params) as a Tensor of x's shape (ShapeError naming the function otherwise)."""
+    r = call.f(x, *params)
+    r = r if isinstance(r, Tensor) else Tensor._wrap(np.asarray(r))
+    if r.shape != x.shape:
+        raise ShapeError(f"{call.name}: f(x, *params) has shape {r.shape} but x has shape "
+                         f"{x.shape}; f must return one equation per unknown")
+    return r
+
+
+def _flat(t, n):
+    return t.reshape((n,))
+
+
+def _jacobian_x(call, y, params, graph):
+    """A = ∂f/∂x at (y, params) as an (n, n) matrix, row i = e_iᵀA by a nested reverse
+    pass (differentiable in y and params when ``graph``)."""
+    import tenferro as tf
+    n = int(np.prod(call.shape))
+    cut = _Cut((y,) + tuple(params), graph, track=(0,))
+    xp = cut.proxies[0]
+    with _enable_grad():
+        r = _residual(call, xp, cut.proxies[1:])
+        rows = []
+        eye = np.eye(n, dtype=r.dtype)
+        for i in range(n):
+            seed = Tensor._wrap(eye[i].reshape(call.shape))
+            g, = _grad([r], [xp], [seed], retain_graph=True, create_graph=graph)
+            rows.append(Tensor._wrap(np.zeros(n, r.dtype)) if g is None else _flat(g, n))
+    if graph:
+        cut.graft()
+        return tf.stack(rows) if n else Tensor._wrap(np.zeros((0, 0), r.dtype))
+    return np.stack([row._data for row in rows]) if n else np.zeros((0, 0), r.dtype)
+
+
+def _dense_solve(a, b, call, graph):
+    import tenferro as tf
+    try:
+        if graph:
+            return tf.linalg.solve(a, b)
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError as e:
+        raise LinAlgError(f"{call.name}: ∂f/∂x is singular at the solution ({e}); the "
+                          f"implicit derivative does not exist there") from None
+
+
+def _gmres(matvec, b, call, what):
+    from scipy.sparse.linalg import LinearOperator, gmres
+    n = b.size
+    op = LinearOperator((n, n), matvec=matvec, dtype=b.dtype)
+    bnorm = np.linalg.norm(b)
+    if bnorm == 0:
+        return np.zeros_like(b)
+    sol, info = gmres(op, b, rtol=call.gmres_rtol, atol=0.0, restart=min(n, 50),
+                      maxiter=max(10, n))
+    res = np.linalg.norm(matvec(sol) - b)
+    if info != 0 or not np.isfinite(res) or res > 10 * call.gmres_rtol * bnorm:
+        raise LinAlgError(f"{call.name}: gmres did not solve the {what} system (residual "
+                          f"norm {res:.3g} for a right-hand side of norm {bnorm:.3g}); lower "
+                          f"dense_max below n = {n} to use a dense solve")
+    return sol
+
+
+def _root_vjp(call, needs, gs, xs, ys):
+    # x* solves f(x*, θ) = 0, so A dx* = -B dθ with A = ∂f/∂x, B = ∂f/∂θ (implicit function
+    # theorem). Reverse: solve Aᵀλ = ḡ, then θ̄ = -Bᵀλ (one vjp of f in θ with seed -λ).
+    params = xs
+    graph = isinstance(gs[0], Tensor) or any(isinstance(p, Tensor) for p in params)
+    g = gs[0]
+    y = ys[0]
+    n = int(np.prod(call.shape))
+    if graph or n <= call.dense_max:
+        a = _jacobian_x(call, y, params, graph)
+        gf = _flat(g if isinstance(g, Tensor) else Tensor._wrap(g), n) if graph \
+            else np.reshape(g, n)
+        lam = _dense_solve(a.mT if graph else a.T, gf, call, graph)
+    else:
+        cut = _Cut((y,) + tuple(params), False, track=(0,))
+        xp = cut.proxies[0]
+        with _enable_grad():
+            r = _residual(call, xp, cut.proxies[1:])
+
+        def rmatvec(u):   # u ↦ Aᵀu, a reverse pass over the recorded f
+            gx, = _grad([r], [xp], [Tensor._wrap(u.reshape(call.shape).astype(r.dtype))],
+                        retain_graph=True)
+            return np.zeros(n, r.dtype) if gx is None else gx._data.reshape(n)
+        lam = _gmres(rmatvec, np.reshape(g, n).astype(call.dtype), call, "adjoint (Aᵀλ = ḡ)")
+    lam = lam.reshape(call.shape)
+    wanted = [k for k, p in enumerate(params) if needs[k]]
+    cut = _Cut((y,) + tuple(params), graph, track=[1 + k for k in wanted])
+    with _enable_grad():
+        r = _residual(call, cut.proxies[0], cut.proxies[1:])
+        seed = -lam if graph else Tensor._wrap(-lam)
+        gl = _grad([r], [cut.proxies[1 + k] for k in wanted], [seed], create_graph=graph)
+    if graph:
+        cut.graft()
+    cots = [None] * len(params)
+    for k, c in zip(wanted, gl):
+        cots[k] = c if graph or c is None else c._data
+    return tuple(cots)
+
+
+def _root_jvp(call, ts, xs, ys):
+    # forward: dx* = -A⁻¹ (B t), B t by one jvp of f in θ at fixed x* (nested dual level:
+    # the engine runs a jvp rule with no level active)
+    from .forward import dual_level, make_dual, unpack_dual
+    params = xs
+    graph = any(isinstance(p, Tensor) for p in params)
+    y = ys[0] if isinstance(ys[0], Tensor) else Tensor._wrap(ys[0])
+    ps = [p if isinstance(p, Tensor) else Tensor._wrap(p) for p in params]
+    n = int(np.prod(call.shape))
+    with dual_level():
+        duals = [p if t is None else make_dual(p, t if isinstance(t, Tensor) else Tensor._wrap(t))
+                 for p, t in zip(ps, ts)]
+        bt = unpack_dual(_residual(call, y, duals)).tangent
+    if bt is None:
+        return (None,)
+    if graph or n <= call.dense_max:
+        a = _jacobian_x(call, y, params, graph)
+        rhs = _flat(-bt, n) if graph else -bt._data.reshape(n)
+        dx = _dense_solve(a, rhs, call, graph)
+        return (dx.reshape(call.shape),)
+
+    def matvec(v):   # v ↦ A v, a nested jvp of f in x
+        with dual_level():
+            d = make_dual(y, Tensor._wrap(v.reshape(call.shape).astype(call.dtype)))
+            t = unpack_dual(_residual(call, d, ps)).tangent
+        return np.zeros(n, call.dtype) if t is None else t._data.reshape(n)
+    dx = _gmres(matvec, -bt._data.reshape(n), call, "tangent (A dx = -B t)")
+    return (dx.reshape(call.shape),)
+
+
+_ROOT_OP = defop("custom_root", _root_vjp, _root_jvp, complex=False, batched=False,
+                 doc="implicit derivative of a root of f(x, *params) = 0")
+_FIXED_POINT_OP = defop("fixed_point", _root_vjp, _root_jvp, complex=False, batched=False,
+                        doc="implicit derivative of a fixed point x = g(x, *params)")
+
+
+def _root_params(params, name):
+    out = []
+    for k, p in enumerate(params):
+        try:
+            t = floating(to_tensor(p))
+        except Exception as e:  # noqa: BLE001
+            raise DTypeError(f"{name}: parameter {k} ({type(p).__name__}) is not an array; "
+                             f"close over static values in f instead ({e})") from None
+        if t.dtype.kind == "c":
+            raise DTypeError(f"{name}: parameter {k} is complex ({t.dtype}); implicit "
+                             f"differentiation is defined for real unknowns and parameters "
+                             f"(split a complex problem into real and imaginary parts)")
+        out.append(t)
+    return tuple(out)
+
+
+def _solve_root(op, name, f, x0, solver, params, tol, dense_max, gmres_rtol):
+    params = _root_params(params, name)
+    x0 = np.array(x0.numpy() if isinstance(x0, Tensor) else x0)
+    if x0.dtype.kind == "c":
+        raise DTypeError(f"{name}: x0 is complex; the unknowns must be real")
+    if x0.dtype.kind not in "f":
+        x0 = x0.astype(np.float64)
+    dtype = np.result_type(x0.dtype, *[p.dtype for p in params])
+    x0 = x0.astype(dtype)
+    shape = x0.shape
+    call = _RootCall(f, shape, dtype, int(dense_max), name, gmres_rtol)
+    plain = [_plain(p) for p in params]
+    saved = STATE.fw_level
+    STATE.fw_level = 0   # the solver works on plain values
+
+    def fun(x):
+        x = np.asarray(x)
+        with _no_grad():
+            r = _residual(call, Tensor._wrap(x.reshape(shape).astype(dtype)), plain)
+        return r._data.reshape(x.shape)
+    try:
+        sol = solver(fun, x0.copy())
+        if hasattr(sol, "x") and not isinstance(sol, (Tensor, np.ndarray)):
+            sol = sol.x     # a scipy.optimize OptimizeResult
+        sol = np.asarray(sol.numpy() if isinstance(sol, Tensor) else sol)
+        if sol.size != x0.size:
+            raise ShapeError(f"{name}: the solver returned {sol.size} values for "
+                             f"{x0.size} unknowns (x0 has shape {shape})")
+        sol = sol.reshape(shape).astype(dtype)
+        res = float(np.linalg.norm(fun(sol)))
+    finally:
+        STATE.fw_level = saved
+    if tol is None:
+        tol = float(np.sqrt(np.finfo(dtype).eps))
+    if not np.isfinite(res) or res > tol:
+        raise LinAlgError(f"{name}: no convergence: the solver's x has residual norm "
+                          f"‖f(x, *params)‖₂ = {res:.3g} > tol = {tol:.3g}; tighten the "
+                          f"solver's tolerance (the implicit derivative is only as accurate "
+                          f"as the root) or pass a larger tol")
+    from ._engine import apply1
+    return apply1(op, params, sol, call)
+
+
+def custom_root(f, x0, solver, *params, tol=None, dense_max=200, gmres_rtol=1e-12):
+    """The solution x* of ``f(x, *params) = 0``, differentiable in ``params``.
+
+    f: a function of Tensors ``(x, *params) -> residual`` of x's shape, written in tenferro
+    ops (or NumPy functions on Tensors) so that it can be differentiated; x0: the initial
+    guess (any shape; real); solver: ``solver(fun, x0) -> x*`` with ``fun`` the plain NumPy
+    function ``x ↦ f(x, *params)`` (any shape with x0's size in, the same shape out); it
+    may return an ndarray, a Tensor, or a scipy.optimize result (its ``.x``) and may use
+    any method: ``lambda fun, x0: scipy.optimize.root(fun, x0, tol=1e-12)``, a user's loop,
+    or the minimiser of an objective whose gradient is f (close over the parameters'
+    values, ``p.numpy()``). params: real arrays/Tensors (complex raises DTypeError).
+    x* has the dtype of x0 promoted with the params' (integers count as float64).
+
+    The residual norm ‖f(x*, *params)‖₂ must be at most ``tol`` (default sqrt(eps) of the
+    dtype: 1.5e-8 in float64), else LinAlgError with the residual: the derivative is only as
+    accurate as the root. The derivative follows the implicit function theorem
+    (dx* = -A⁻¹ B dθ, A = ∂f/∂x, B = ∂f/∂θ) without unrolling the solver: reverse mode
+    solves Aᵀλ = ḡ, then θ̄ = -Bᵀλ (one vjp of f); forward mode solves A dx = -B t. A is
+    built densely (n reverse passes over f) when n = x0.size ≤ ``dense_max``; larger
+    systems use gmres on the vjp/jvp operator (relative tolerance ``gmres_rtol``;
+    LinAlgError if it fails). The derivative in x0 is zero. A singular A raises
+    LinAlgError. Second order (create_graph, hvp) works when f is written in tenferro ops;
+    it always uses the dense A (a differentiable solve), whatever n.
+    """
+    return _solve_root(_ROOT_OP, "custom_root", f, x0, solver, params, tol, dense_max,
+                       gmres_rtol)
+
+
+def fixed_point(g, x0, *params, tol=None, max_iter=1000, dense_max=200, gmres_rtol=1e-12):
+    """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
+
+    Iterates ``x ← g(x, *params)`` on plain values from x0 until ‖x_{k+1} - x_k‖₂ ≤ tol
+    (default eps**0.75 of the dtype: 1.8e-12 in float64); after ``max_iter`` iterations
+    without that, raises LinAlgError with the residual ‖x - g(x, *params)‖₂. g must be a
+    function of Tensors in tenferro ops. The derivative is the implicit one of
+    ``f(x, θ) = x - g(x, θ) = 0`` (:func:`custom_root`): dx* = (I - ∂g/∂x)⁻¹ ∂g/∂θ dθ,
+    exact at the fixed point, without unrolling the iteration. A faster solver (Anderson,
+    Newton): use ``custom_root(lambda x, *p: x - g(x, *p), x0, solver, *params)``.
+    """
+    params_t = _root_params(params, "fixed_point")
+    dtype = np.result_type(np.asarray(x0.numpy() if isinstance(x0, Tensor) else x0).dtype,
+                           np.float64 if not params_t else params_t[0].dtype,
+                           *[p.dtype for p in params_t])
+    if tol is None:
+        tol = float(np.finfo(dtype).eps ** 0.75)
+    plain = [_plain(p) for p in params_t]
+
+    def iterate(fun, x):
+        # fun(x) = x - g(x): g(x) = x - fun(x) would lose digits; call g directly
+        for _ in range(int(max_iter)):
+            with _no_grad():
+                gx = g(Tensor._wrap(x), *plain)
+            x_new = np.asarray(gx._data if isinstance(gx, Tensor) else gx, dtype=x.dtype)
+            if x_new.shape != x.shape:
+                raise ShapeError(f"fixed_point: g(x, *params) has shape {x_new.shape} but "
+                                 f"x has shape {x.shape}")
+            step = float(np.linalg.norm(x_new - x))
+            x = x_new
+            if step <= tol:
+                return x
+        res = float(np.linalg.norm(fun(x)))
+        raise LinAlgError(f"fixed_point: no convergence after {max_iter} iterations: the "
+                          f"residual ‖x - g(x, *params)‖₂ = {res:.3g} > tol = {tol:.3g} (is g "
+                          f"a contraction near x0?); raise max_iter or use custom_root with "
+                          f"a faster solver")
+
+    def f(x, *p):
+        return x - g(x, *p)
+    f.__name__ = getattr(g, "__name__", "g")
+    return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0, iterate, params_t, tol,
+                       dense_max, gmres_rtol)
