@@ -31,6 +31,7 @@ from .custom import custom_jvp, custom_root, custom_vjp, fixed_point
 from . import linalg
 from .linalg.products import vecdot  # noqa: F401  (the array API has it at top level too)
 from . import fft
+from . import stats
 # the builder spelling lives at top level too: tf.svd_ad(a).run(), tf.qr_ad(a).run(), ...
 globals().update({_n: getattr(linalg, _n) for _n in dir(linalg) if _n.endswith("_ad")})
 from . import autograd, _tensor as _tensor_module

@@ -1,0 +1,932 @@
+"""Differentiable probability distributions with scipy.stats' names and arguments.
+
+``tf.stats.<name>.<method>(x, *shapes, loc=0, scale=1)`` evaluates what
+``scipy.stats.<name>.<method>`` evaluates, on Tensors, arrays or Python numbers that
+broadcast together like NumPy, and the result is a Tensor differentiable (reverse, forward,
+second order) in the data and in every parameter. Each method is a composition of
+tenferro's differentiable ops (``tf.log``, ``tf.log1p``, ``tf.where``, ``tf.special.*``,
+``tf.linalg.cholesky``, ...): there is no derivative rule of its own.
+
+Continuous (logpdf, pdf, logcdf, cdf, sf, logsf): ``norm``, ``t(df)``, ``gamma(a)``,
+``beta(a, b)``, ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm(s)``,
+``uniform``; ``multivariate_normal(mean, cov)`` and ``dirichlet(alpha)`` (logpdf, pdf).
+Discrete (logpmf, pmf, logcdf, cdf, sf, logsf, with ``loc``): ``poisson(mu)``,
+``binom(n, p)``, ``bernoulli(p)``, ``geom(p)``, ``nbinom(n, p)``. Calling a distribution
+freezes its parameters: ``tf.stats.norm(loc, scale).logpdf(x)``.
+
+Domain (the same places as scipy.stats):
+
+* a parameter outside its domain (scale <= 0, p outside [0, 1], df <= 0, ...) or a NaN
+  argument gives NaN, and NaN derivatives in every differentiable argument of that entry
+  (never a finite derivative of an undefined value);
+* x outside the support gives logpdf -inf, pdf 0 (cdf 0 or 1, ...), with derivative 0 in
+  the data and the parameters: the value is constant on a neighbourhood of such a point.
+  Infinite x gets the limit values (logpdf -inf, cdf 0 or 1) with derivative 0;
+* the masked entries are computed from safe substitute values ("double where"), so they
+  cannot send NaN into the derivatives of the other entries.
+
+Discrete ``k`` is data: its derivative is 0 (as for ``tf.floor``). ``binom``'s ``n`` is an
+integer (non-integer n gives NaN, as in SciPy), but logpmf/pmf are differentiable in it
+through ``gammaln``'s continuation (digamma). The cdf family of gamma, beta, t, binom and
+nbinom needs the incomplete gamma/beta functions; where ``tf.special`` has no derivative
+in their shape argument, the method raises :class:`UnsupportedADError` naming the
+distribution's parameter, and only when that parameter carries a derivative.
+
+Results keep the inputs' precision (float32 in, float32 out; Python numbers do not
+promote), where SciPy always returns float64; a result is a Tensor, also when 0-d.
+
+Example: maximum-likelihood fit of a gamma distribution's shape and scale with
+``scipy.optimize.minimize`` and tenferro's gradient (log-parameters keep them positive)::
+
+    import numpy as np, scipy.optimize, scipy.stats
+    import tenferro as tf
+
+    data = scipy.stats.gamma.rvs(2.5, scale=1.5, size=500, random_state=0)
+
+    def nll(log_params):
+        a, scale = tf.exp(log_params[0]), tf.exp(log_params[1])
+        return -tf.sum(tf.stats.gamma.logpdf(data, a, scale=scale))
+
+    fit = scipy.optimize.minimize(tf.value_and_grad(nll), np.zeros(2), jac=True,
+                                  method="BFGS")
+    a_hat, scale_hat = np.exp(fit.x)     # matches scipy.stats.gamma.fit(data, floc=0)
+"""
+import math
+
+import numpy as np
+import scipy.special
+
+from ._errors import LinAlgError, ShapeError, TenferroError, UnsupportedADError
+from ._tensor import Tensor, _tracked, as_tensor
+from ._ops._util import broadcast_shape, require_real
+from ._ops.elementwise import (arctan2, exp, expm1, floor, log, log1p, logaddexp, power,
+                               where)
+from ._ops.reductions import sum as _sum
+from ._ops.structure import diagonal, reshape, squeeze
+from .linalg import cholesky, solve_triangular
+
+__all__ = ["norm", "t", "gamma", "beta", "expon", "laplace", "cauchy", "logistic",
+           "lognorm", "uniform", "multivariate_normal", "dirichlet", "poisson", "binom",
+           "bernoulli", "geom", "nbinom", "DomainError"]
+
+_LOG_2PI = math.log(2 * math.pi)
+_LOG_PI = math.log(math.pi)
+_LOG_2 = math.log(2.0)
+_NUMBERS = (bool, int, float)
+
+
+class DomainError(TenferroError, ValueError):
+    """An argument outside the domain where SciPy raises rather than returning NaN
+    (dirichlet's alpha <= 0, x outside the simplex); also a ValueError, like SciPy's."""
+
+
+class _Special:
+    """``_sp.gammaln(t)``: ``tenferro.special.gammaln`` when tenferro has it, else SciPy's
+    ufunc itself, which a Tensor sends through tenferro's NumPy dispatch: the value for
+    inputs without derivatives, UnsupportedADError for inputs with one (so a special
+    function that tenferro.special does not differentiate yet is never silently
+    differentiated wrongly, and needs no change here once it does)."""
+
+    def __getattr__(self, name):
+        try:
+            from . import special as tf_special
+        except ImportError:
+            tf_special = None
+        f = getattr(tf_special, name, None)
+        if f is None:
+            ufunc = getattr(scipy.special, name)
+
+            def f(*args):
+                out = ufunc(*args)
+                return out if isinstance(out, Tensor) else Tensor._wrap(np.asarray(out))
+        return f
+
+
+_sp = _Special()
+
+
+# ---- argument handling --------------------------------------------------------------------
+
+def _floats(name, values, counts=0):
+    """Each value as a real floating Tensor. Integer/bool arrays become float64; Python
+    numbers take the precision of the array arguments (float64 when there are none), so
+    ``norm.logpdf(x32, 0, 1)`` stays float32 like NumPy 2's weak scalars. The first
+    ``counts`` values (a discrete k and its loc: integers) take the parameters' precision
+    and decide it only when no parameter is an array."""
+    out, dtypes, count_dtypes = [], [], []
+    for i, v in enumerate(values):
+        if type(v) in _NUMBERS:     # Python numbers are weak; NumPy scalars are not
+            out.append(v)
+            continue
+        v = v if isinstance(v, Tensor) else as_tensor(np.asarray(v))
+        require_real(name, v)
+        if v._data.dtype.kind not in "f":
+            v = Tensor._wrap(v._data.astype(np.float64)) if v._node is None else v
+        (count_dtypes if i < counts else dtypes).append(v._data.dtype)
+        out.append(v)
+    dtypes = dtypes or count_dtypes
+    dtype = np.result_type(*dtypes) if dtypes else np.dtype(np.float64)
+    return [(v if i >= counts or v.dtype == dtype else v.astype(dtype))
+            if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v, dtype=dtype))
+            for i, v in enumerate(out)], dtype
+
+
+def _bind(name, params, defaults, args, kwds):
+    """scipy.stats' calling convention: parameters by position after x, or by name."""
+    if len(args) > len(params):
+        raise TypeError(f"{name}() takes at most {len(params)} parameters after the data "
+                        f"({', '.join(params)}), got {len(args)}")
+    bound = dict(zip(params, args))
+    for k, v in kwds.items():
+        if k not in params:
+            raise TypeError(f"{name}() got an unexpected keyword argument {k!r}; its "
+                            f"parameters are {', '.join(params)}")
+        if k in bound:
+            raise TypeError(f"{name}() got multiple values for argument {k!r}")
+        bound[k] = v
+    for k in params:
+        if k not in bound:
+            if k not in defaults:
+                raise TypeError(f"{name}() missing required parameter {k!r}")
+            bound[k] = defaults[k]
+    return [bound[k] for k in params]
+
+
+def _sanitize(inside, t, safe):
+    """``t`` where ``inside``, ``safe`` elsewhere: the first half of the double where, so
+    the formula never sees the values whose result is discarded."""
+    return where(inside, t, safe)
+
+
+def _finish(inside, value, fill, bad, inputs):
+    """Assemble the result: the formula where ``inside``, the constant ``fill`` elsewhere,
+    NaN where ``bad``. NaN entries get NaN derivatives in each tracked input: the NaN comes
+    from ``c * where(bad, input, 0)`` with ``c`` NaN on ``bad`` and 0 elsewhere, so the
+    cotangent that the outer where sends to the other entries stays exactly 0."""
+    dtype = value.dtype
+    if not inside.all():
+        value = where(inside, value, np.asarray(fill, dtype=dtype))
+    if bad.any():
+        tracked = [u for u in inputs if isinstance(u, Tensor) and _tracked(u)]
+        if tracked:
+            poison = np.where(bad, np.nan, 0.0).astype(dtype)
+            total = None
+            for u in tracked:
+                part = where(bad, u, 0)
+                total = part if total is None else total + part
+            value = where(bad, total * poison, value)
+        else:
+            value = where(bad, np.asarray(np.nan, dtype=dtype), value)
+    return value
+
+
+def _unsupported(dist, method, names, err):
+    """Re-raise a special function's UnsupportedADError in the distribution's terms:
+    naming the parameter when it is a shape parameter of an incomplete gamma/beta."""
+    if not names:
+        raise UnsupportedADError(f"tf.stats.{dist}.{method}: {err}") from None
+    raise UnsupportedADError(
+        f"tf.stats.{dist}.{method}: no derivative in {' or '.join(repr(n) for n in names)} "
+        f"(it enters a shape argument of an incomplete gamma/beta function: {err}); pass "
+        f"it without requires_grad (e.g. .detach()) to differentiate in the other "
+        f"arguments") from None
+
+
+class _Frozen:
+    """A distribution with its parameters fixed: ``norm(0, 2).logpdf(x)``."""
+
+    def __init__(self, dist, args, kwds):
+        self.dist, self.args, self.kwds = dist, args, kwds
+
+    def __getattr__(self, method):
+        dist = self.__dict__.get("dist")     # absent while copy/pickle rebuild the object
+        if dist is None or method not in dist._methods:
+            raise AttributeError(f"a frozen tf.stats distribution has no {method!r}")
+        f = getattr(dist, method)
+        return lambda x: f(x, *self.args, **self.kwds)
+
+    def __repr__(self):
+        return f"<frozen tf.stats.{self.dist.name}{self.args!r} {self.kwds!r}>"
+
+
+# ---- continuous distributions with loc and scale --------------------------------------------
+
+class _Continuous:
+    """x -> z = (x - loc)/scale; logpdf = _logpdf(z) - log(scale), the cdf family of z.
+
+    Subclasses give the formulas on Tensors (``_logpdf``, ``_cdf``, ``_logcdf``, ``_sf``,
+    ``_logsf``; ``_pdf`` defaults to exp(logpdf)), ``_argcheck`` on payloads, the support
+    (a, b), and a standardized point (``_z_safe``) and shape values (``_shape_safe``)
+    inside the domain for the double where."""
+    shapes = ()
+    a, b = -np.inf, np.inf
+    _z_safe = 0.0
+    _shape_safe = ()
+    _open_pdf_support = False      # lognorm: its formula has no value at z = a
+    _incomplete = {}               # method -> shape parameters inside an incomplete gamma/beta
+    _methods = ("logpdf", "pdf", "logcdf", "cdf", "sf", "logsf")
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, *args, **kwds):
+        return _Frozen(self, args, kwds)
+
+    def __repr__(self):
+        return f"<tf.stats.{self.name}>"
+
+    def _argcheck(self, *shapes):
+        ok = np.bool_(True)
+        for s in shapes:
+            ok = ok & (s > 0)
+        return ok
+
+    def _pdf(self, z, *shapes):
+        return exp(self._logpdf(z, *shapes))
+
+    def _logcdf(self, z, *shapes):
+        return log(self._cdf(z, *shapes))
+
+    def _logsf(self, z, *shapes):
+        return log(self._sf(z, *shapes))
+
+    def _evaluate(self, method, x, args, kwds):
+        qual = f"tf.stats.{self.name}.{method}"
+        params = _bind(qual, self.shapes + ("loc", "scale"), {"loc": 0, "scale": 1},
+                       args, kwds)
+        (x, *shapes, loc, scale), _ = _floats(qual, [x] + params)
+        xp, lp, sp = x._data, loc._data, scale._data
+        shp = [s._data for s in shapes]
+        full = broadcast_shape(qual, xp.shape, lp.shape, sp.shape, *(s.shape for s in shp))
+        with np.errstate(all="ignore"):
+            zp = (xp - lp) / sp
+            valid = self._argcheck(*shp) & (sp > 0)
+            bad = ~valid | np.isnan(zp)
+            finite = np.isfinite(zp)
+            if method in ("logpdf", "pdf"):
+                lower = zp > self.a if self._open_pdf_support else zp >= self.a
+                inside = valid & lower & (zp <= self.b) & finite
+                fill = -np.inf if method == "logpdf" else 0.0
+            else:
+                inside = valid & (zp > self.a) & (zp < self.b)
+                one = valid & ((zp >= self.b) if method in ("cdf", "logcdf")
+                               else (zp <= self.a))
+                if method in ("cdf", "sf"):
+                    fill = np.where(one, 1.0, 0.0)
+                else:
+                    fill = np.where(one, 0.0, -np.inf)
+        inside = np.broadcast_to(inside, full)
+        raw = [x, loc, scale] + list(shapes)
+        if not inside.all():
+            x, loc, scale = (_sanitize(inside, x, self._z_safe), _sanitize(inside, loc, 0),
+                             _sanitize(inside, scale, 1))
+            shapes = [_sanitize(inside, s, v) for s, v in zip(shapes, self._shape_safe)]
+        z = (x - loc) / scale
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            # -inf/inf values inside the domain (log 0 at p = 1, ...) are results
+            try:
+                if method in ("logpdf", "pdf"):
+                    value = self._logpdf(z, *shapes) - log(scale)
+                    if method == "pdf":
+                        value = exp(value)
+                else:
+                    value = getattr(self, "_" + method)(z, *shapes)
+            except UnsupportedADError as err:
+                names = [n for n, s in zip(self.shapes, shapes)
+                         if n in self._incomplete.get(method, ()) and _tracked(s)]
+                _unsupported(self.name, method, names, err)
+        return _finish(inside, value, fill, bad, raw)
+
+    def logpdf(self, x, *args, **kwds):
+        return self._evaluate("logpdf", x, args, kwds)
+
+    def pdf(self, x, *args, **kwds):
+        return self._evaluate("pdf", x, args, kwds)
+
+    def logcdf(self, x, *args, **kwds):
+        return self._evaluate("logcdf", x, args, kwds)
+
+    def cdf(self, x, *args, **kwds):
+        return self._evaluate("cdf", x, args, kwds)
+
+    def sf(self, x, *args, **kwds):
+        return self._evaluate("sf", x, args, kwds)
+
+    def logsf(self, x, *args, **kwds):
+        return self._evaluate("logsf", x, args, kwds)
+
+
+def _neg_abs(z):
+    """-|z| as a where on the sign, so its derivative is ±1 on each side of 0 (not abs's
+    subgradient 0 at z = 0) and its second derivative 0."""
+    return where(z._data >= 0, -z, z)
+
+
+class _Norm(_Continuous):
+    def _logpdf(self, z):
+        return -0.5 * (z * z) - 0.5 * _LOG_2PI
+
+    def _cdf(self, z):
+        return _sp.ndtr(z)
+
+    def _logcdf(self, z):
+        return _sp.log_ndtr(z)
+
+    def _sf(self, z):
+        return _sp.ndtr(-z)
+
+    def _logsf(self, z):
+        return _sp.log_ndtr(-z)
+
+
+class _Expon(_Continuous):
+    a = 0.0
+    _z_safe = 1.0
+
+    def _logpdf(self, z):
+        return -z
+
+    def _cdf(self, z):
+        return -expm1(-z)
+
+    def _logcdf(self, z):
+        return log(-expm1(-z))
+
+    def _sf(self, z):
+        return exp(-z)
+
+    def _logsf(self, z):
+        return -z
+
+
+class _Laplace(_Continuous):
+    def _logpdf(self, z):
+        return _neg_abs(z) - _LOG_2
+
+    # cdf = e^z/2 for z <= 0 and 1 - e^(-z)/2 above: both sides written with the negative
+    # branch value m = -|z| (e^m <= 1), so no side overflows and no masked side is NaN
+    def _cdf(self, z):
+        half = 0.5 * exp(_neg_abs(z))
+        return where(z._data <= 0, half, 1 - half)
+
+    def _logcdf(self, z):
+        m = _neg_abs(z)
+        return where(z._data <= 0, m - _LOG_2, log1p(-0.5 * exp(m)))
+
+    def _sf(self, z):
+        return self._cdf(-z)
+
+    def _logsf(self, z):
+        return self._logcdf(-z)
+
+
+class _Cauchy(_Continuous):
+    def _logpdf(self, z):
+        return -_LOG_PI - log1p(z * z)
+
+    # arctan2(1, -z)/pi = 1/2 + arctan(z)/pi without the cancellation of the left tail
+    def _cdf(self, z):
+        return arctan2(1.0, -z) * (1 / math.pi)
+
+    def _sf(self, z):
+        return arctan2(1.0, z) * (1 / math.pi)
+
+
+class _Logistic(_Continuous):
+    def _logpdf(self, z):
+        m = _neg_abs(z)
+        return m - 2 * log1p(exp(m))
+
+    def _logcdf(self, z):            # log expit(z) = -log(1 + e^-z)
+        return -logaddexp(0.0, -z)
+
+    def _cdf(self, z):
+        return exp(self._logcdf(z))
+
+    def _logsf(self, z):
+        return -logaddexp(0.0, z)
+
+    def _sf(self, z):
+        return exp(self._logsf(z))
+
+
+class _Uniform(_Continuous):
+    a, b = 0.0, 1.0
+    _z_safe = 0.5
+
+    def _logpdf(self, z):
+        return z * 0.0
+
+    def _cdf(self, z):
+        return z + 0.0
+
+    def _logcdf(self, z):
+        return log(z)
+
+    def _sf(self, z):
+        return 1 - z
+
+    def _logsf(self, z):
+        return log1p(-z)
+
+
+class _T(_Continuous):
+    shapes = ("df",)
+    _shape_safe = (1.0,)
+    _incomplete = {m: ("df",) for m in ("cdf", "logcdf", "sf", "logsf")}
+
+    def _logpdf(self, z, df):
+        # df = inf is the normal distribution (SciPy's convention); elsewhere
+        # log Γ((ν+1)/2) - log Γ(ν/2) - ½ log(νπ) - (ν+1)/2 log(1 + z²/ν)
+        sp = _sp
+        big = np.isinf(df._data)
+        nu = where(big, 1.0, df) if big.any() else df
+        val = (sp.gammaln(0.5 * (nu + 1)) - sp.gammaln(0.5 * nu)
+               - 0.5 * (log(nu) + _LOG_PI) - 0.5 * (nu + 1) * log1p(z * z / nu))
+        if big.any():
+            val = where(big, _Norm._logpdf(self, z), val)
+        return val
+
+    def _cdf(self, z, df):
+        return _sp.stdtr(df, z)
+
+    def _sf(self, z, df):
+        return _sp.stdtr(df, -z)
+
+
+class _Gamma(_Continuous):
+    shapes = ("a",)
+    a = 0.0
+    _z_safe = 1.0
+    _shape_safe = (1.0,)
+    _incomplete = {m: ("a",) for m in ("cdf", "logcdf", "sf", "logsf")}
+
+    def _logpdf(self, z, a):
+        sp = _sp
+        return sp.xlogy(a - 1, z) - z - sp.gammaln(a)
+
+    def _cdf(self, z, a):
+        return _sp.gammainc(a, z)
+
+    def _sf(self, z, a):
+        return _sp.gammaincc(a, z)
+
+
+class _Beta(_Continuous):
+    shapes = ("a", "b")
+    a, b = 0.0, 1.0
+    _z_safe = 0.5
+    _shape_safe = (1.0, 1.0)
+    _incomplete = {m: ("a", "b") for m in ("cdf", "logcdf", "sf", "logsf")}
+
+    def _logpdf(self, z, a, b):
+        sp = _sp
+        return sp.xlog1py(b - 1, -z) + sp.xlogy(a - 1, z) - sp.betaln(a, b)
+
+    def _cdf(self, z, a, b):
+        return _sp.betainc(a, b, z)
+
+    def _sf(self, z, a, b):
+        return _sp.betaincc(a, b, z)
+
+
+class _Lognorm(_Continuous):
+    shapes = ("s",)
+    a = 0.0
+    _z_safe = 1.0
+    _shape_safe = (1.0,)
+    _open_pdf_support = True
+
+    def _logpdf(self, z, s):
+        lz = log(z)
+        return -0.5 * (lz / s) ** 2 - log(s) - lz - 0.5 * _LOG_2PI
+
+    def _cdf(self, z, s):
+        return _sp.ndtr(log(z) / s)
+
+    def _logcdf(self, z, s):
+        return _sp.log_ndtr(log(z) / s)
+
+    def _sf(self, z, s):
+        return _sp.ndtr(-log(z) / s)
+
+    def _logsf(self, z, s):
+        return _sp.log_ndtr(-log(z) / s)
+
+
+norm = _Norm("norm")
+norm.__doc__ = "Normal distribution N(loc, scale²): ``norm.logpdf(x, loc=0, scale=1)``."
+t = _T("t")
+t.__doc__ = ("Student's t: ``t.logpdf(x, df, loc=0, scale=1)``; df > 0, df = inf is the "
+             "normal distribution.")
+gamma = _Gamma("gamma")
+gamma.__doc__ = "Gamma distribution: ``gamma.logpdf(x, a, loc=0, scale=1)``, a > 0."
+beta = _Beta("beta")
+beta.__doc__ = "Beta distribution: ``beta.logpdf(x, a, b, loc=0, scale=1)``, a, b > 0."
+expon = _Expon("expon")
+expon.__doc__ = "Exponential distribution: ``expon.logpdf(x, loc=0, scale=1)``."
+laplace = _Laplace("laplace")
+laplace.__doc__ = "Laplace distribution: ``laplace.logpdf(x, loc=0, scale=1)``."
+cauchy = _Cauchy("cauchy")
+cauchy.__doc__ = "Cauchy distribution: ``cauchy.logpdf(x, loc=0, scale=1)``."
+logistic = _Logistic("logistic")
+logistic.__doc__ = "Logistic distribution: ``logistic.logpdf(x, loc=0, scale=1)``."
+lognorm = _Lognorm("lognorm")
+lognorm.__doc__ = "Log-normal distribution: ``lognorm.logpdf(x, s, loc=0, scale=1)``, s > 0."
+uniform = _Uniform("uniform")
+uniform.__doc__ = "Uniform distribution on [loc, loc + scale]: ``uniform.logpdf(x, loc, scale)``."
+
+
+# ---- discrete distributions with loc ------------------------------------------------------
+
+class _Discrete:
+    """k -> k - loc; k is data (derivative 0, as for tf.floor). Subclasses give
+    ``_logpmf``, ``_cdf``, ``_sf`` (and optionally ``_pmf``, ``_logcdf``, ``_logsf``) of
+    the integer k on Tensors, ``_argcheck`` and ``_support`` on payloads."""
+    shapes = ()
+    _shape_safe = ()
+    _k_safe = 1.0
+    _incomplete = {}
+    _methods = ("logpmf", "pmf", "logcdf", "cdf", "sf", "logsf")
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, *args, **kwds):
+        return _Frozen(self, args, kwds)
+
+    def __repr__(self):
+        return f"<tf.stats.{self.name}>"
+
+    def _support(self, *shapes):
+        return self.a, self.b
+
+    def _pmf(self, k, *shapes):
+        return exp(self._logpmf(k, *shapes))
+
+    def _logcdf(self, k, *shapes):
+        return log(self._cdf(k, *shapes))
+
+    def _logsf(self, k, *shapes):
+        return log(self._sf(k, *shapes))
+
+    def _evaluate(self, method, k, args, kwds):
+        qual = f"tf.stats.{self.name}.{method}"
+        params = _bind(qual, self.shapes + ("loc",), {"loc": 0}, args, kwds)
+        (k, loc, *shapes), _ = _floats(qual, [k, params[-1]] + params[:-1], counts=2)
+        shp = [s._data for s in shapes]
+        full = broadcast_shape(qual, k.shape, loc.shape, *(s.shape for s in shp))
+        with np.errstate(all="ignore"):
+            kp = k._data - loc._data
+            valid = self._argcheck(*shp)
+            a, b = self._support(*shp)
+            bad = ~valid | np.isnan(kp)
+            finite = np.isfinite(kp)
+            if method in ("logpmf", "pmf"):
+                inside = valid & (kp >= a) & (kp <= b) & (np.floor(kp) == kp) & finite
+                fill = -np.inf if method == "logpmf" else 0.0
+            else:
+                inside = valid & (kp >= a) & (kp < b) & finite
+                # SciPy puts 1 (log: 0) above the support, or below it for sf
+                one = (kp >= b) if method in ("cdf", "logcdf") else (kp < a) & valid
+                if method == "logcdf":     # SciPy writes 0 there after the NaNs
+                    bad = bad & ~one
+                fill = np.where(one, 1.0, 0.0) if method in ("cdf", "sf") else \
+                    np.where(one, 0.0, -np.inf)
+        inside = np.broadcast_to(inside, full)
+        # the count as a constant: it enters shape arguments of incomplete gamma/beta
+        kk = Tensor._wrap(np.where(inside, np.floor(kp), self._k_safe).astype(k.dtype))
+        raw = [k, loc] + list(shapes)
+        if not inside.all():
+            shapes = [_sanitize(inside, s, v) for s, v in zip(shapes, self._shape_safe)]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            # -inf/inf values inside the domain (log 0 at p = 1, ...) are results
+            try:
+                value = getattr(self, "_" + method)(kk, *shapes)
+            except UnsupportedADError as err:
+                names = [n for n, s in zip(self.shapes, shapes)
+                         if n in self._incomplete.get(method, ()) and _tracked(s)]
+                _unsupported(self.name, method, names, err)
+        if value.shape != inside.shape:     # a formula free of some shape parameter
+            value = value + np.zeros(inside.shape, value.dtype)
+        # k and loc are data with derivative 0 (as tf.floor): link them with a zero weight
+        for u in (k, loc):
+            if _tracked(u):
+                value = value + 0 * floor(where(inside, u, 0))
+        return _finish(inside, value, fill, bad, raw)
+
+    def logpmf(self, k, *args, **kwds):
+        return self._evaluate("logpmf", k, args, kwds)
+
+    def pmf(self, k, *args, **kwds):
+        return self._evaluate("pmf", k, args, kwds)
+
+    def logcdf(self, k, *args, **kwds):
+        return self._evaluate("logcdf", k, args, kwds)
+
+    def cdf(self, k, *args, **kwds):
+        return self._evaluate("cdf", k, args, kwds)
+
+    def sf(self, k, *args, **kwds):
+        return self._evaluate("sf", k, args, kwds)
+
+    def logsf(self, k, *args, **kwds):
+        return self._evaluate("logsf", k, args, kwds)
+
+
+class _Poisson(_Discrete):
+    shapes = ("mu",)
+    a, b = 0.0, np.inf
+    _shape_safe = (1.0,)
+
+    def _argcheck(self, mu):
+        return mu >= 0
+
+    def _logpmf(self, k, mu):
+        sp = _sp
+        return sp.xlogy(k, mu) - sp.gammaln(k + 1) - mu
+
+    # P(K <= k) = Q(k + 1, mu) (the regularized upper incomplete gamma), the sf P
+    def _cdf(self, k, mu):
+        return _sp.gammaincc(k + 1, mu)
+
+    def _sf(self, k, mu):
+        return _sp.gammainc(k + 1, mu)
+
+
+class _Binom(_Discrete):
+    shapes = ("n", "p")
+    a = 0.0
+    _shape_safe = (2.0, 0.5)
+    _incomplete = {m: ("n",) for m in ("cdf", "logcdf", "sf", "logsf")}
+
+    def _argcheck(self, n, p):
+        return (n >= 0) & (np.floor(n) == n) & (p >= 0) & (p <= 1)
+
+    def _support(self, n, p):
+        return 0.0, n
+
+    def _logpmf(self, k, n, p):
+        sp = _sp
+        return (sp.gammaln(n + 1) - sp.gammaln(k + 1) - sp.gammaln(n - k + 1)
+                + sp.xlogy(k, p) + sp.xlog1py(n - k, -p))
+
+    # P(K <= k) = I_{1-p}(n - k, k + 1), P(K > k) = I_p(k + 1, n - k) (k < n here)
+    def _cdf(self, k, n, p):
+        return _sp.betainc(n - k, k + 1, 1 - p)
+
+    def _sf(self, k, n, p):
+        return _sp.betainc(k + 1, n - k, p)
+
+
+class _Bernoulli(_Discrete):
+    shapes = ("p",)
+    a, b = 0.0, 1.0
+    _k_safe = 0.0
+    _shape_safe = (0.5,)
+
+    def _argcheck(self, p):
+        return (p >= 0) & (p <= 1)
+
+    def _logpmf(self, k, p):
+        one = k._data == 1
+        # each branch sees a p for which it is finite where it is not selected
+        return where(one, log(where(one, p, 0.5)), log1p(-where(one, 0.5, p)))
+
+    def _cdf(self, k, p):        # k = 0 here (0 <= k < 1)
+        return 1 - p
+
+    def _logcdf(self, k, p):
+        return log1p(-p)
+
+    def _sf(self, k, p):
+        return p + 0.0
+
+    def _logsf(self, k, p):
+        return log(p)
+
+
+class _Geom(_Discrete):
+    shapes = ("p",)
+    a, b = 1.0, np.inf
+    _shape_safe = (0.5,)
+
+    def _argcheck(self, p):
+        return (p > 0) & (p <= 1)
+
+    def _logpmf(self, k, p):
+        # (k - 1) log(1 - p) + log p; the first term is 0 for k = 1 (also at p = 1)
+        first = k._data == 1
+        q = where(first, 0.5, p)
+        return where(first, 0.0, (k - 1) * log1p(-q)) + log(p)
+
+    def _logsf(self, k, p):
+        # k log(1 - p); -inf at p = 1, where its derivative is -inf too
+        return k * log1p(-p)
+
+    def _sf(self, k, p):
+        # (1 - p)^k: exp(k log1p(-p)) except at p = 1, where the power keeps the
+        # derivative finite (k (1 - p)^(k - 1) = 1 for k = 1, 0 above)
+        one = p._data == 1
+        if not one.any():
+            return exp(k * log1p(-p))
+        q = where(one, 0.5, p)
+        return where(one, power(1 - p, k), exp(k * log1p(-q)))
+
+    def _cdf(self, k, p):
+        one = p._data == 1
+        if not one.any():
+            return -expm1(k * log1p(-p))
+        q = where(one, 0.5, p)
+        return where(one, 1 - power(1 - p, k), -expm1(k * log1p(-q)))
+
+
+class _Nbinom(_Discrete):
+    shapes = ("n", "p")
+    a, b = 0.0, np.inf
+    _shape_safe = (1.0, 0.5)
+    _incomplete = {m: ("n",) for m in ("cdf", "logcdf", "sf", "logsf")}
+
+    def _argcheck(self, n, p):
+        return (n > 0) & (p > 0) & (p <= 1)
+
+    def _logpmf(self, k, n, p):
+        sp = _sp
+        return (sp.gammaln(n + k) - sp.gammaln(k + 1) - sp.gammaln(n) + n * log(p)
+                + sp.xlog1py(k, -p))
+
+    # P(K <= k) = I_p(n, k + 1); the sf is its complement I_{1-p}(k + 1, n)
+    def _cdf(self, k, n, p):
+        return _sp.betainc(n, k + 1, p)
+
+    def _sf(self, k, n, p):
+        return _sp.betaincc(n, k + 1, p)
+
+    def _logcdf(self, k, n, p):
+        # SciPy's choice: log1p(-sf) where the cdf exceeds 1/2, keeping digits near 1
+        cdf = self._cdf(k, n, p)
+        upper = cdf._data > 0.5
+        if not upper.any():
+            return log(cdf)
+        kk = where(upper, k, 0.0)
+        nn, pp = where(upper, n, 1.0), where(upper, p, 0.5)
+        return where(upper, log1p(-_sp.betainc(kk + 1, nn, 1 - pp)),
+                     log(where(upper, 0.5, cdf)))
+
+
+poisson = _Poisson("poisson")
+poisson.__doc__ = "Poisson distribution: ``poisson.logpmf(k, mu, loc=0)``, mu >= 0."
+binom = _Binom("binom")
+binom.__doc__ = ("Binomial distribution: ``binom.logpmf(k, n, p, loc=0)``, integer n >= 0, "
+                 "0 <= p <= 1.")
+bernoulli = _Bernoulli("bernoulli")
+bernoulli.__doc__ = "Bernoulli distribution: ``bernoulli.logpmf(k, p, loc=0)``."
+geom = _Geom("geom")
+geom.__doc__ = "Geometric distribution on k >= 1: ``geom.logpmf(k, p, loc=0)``, 0 < p <= 1."
+nbinom = _Nbinom("nbinom")
+nbinom.__doc__ = ("Negative binomial distribution: ``nbinom.logpmf(k, n, p, loc=0)``, n > 0, "
+                  "0 < p <= 1.")
+
+
+# ---- multivariate ---------------------------------------------------------------------------
+
+class _MultivariateNormal:
+    """``multivariate_normal.logpdf(x, mean=None, cov=1, allow_singular=False)``.
+
+    cov is a scalar (cov·I), a 1-D diagonal, or a (..., d, d) stack of matrices (only the
+    lower triangle is read, as by SciPy's eigh and tf.linalg.cholesky); mean is None (0),
+    or (..., d); x is (..., d). The dimension d comes from mean, else from a 2-D cov, else
+    from a 1-D cov (SciPy raises there), else d = 1 — then a 1-D x holds samples, as in
+    SciPy. Batch dimensions of x, mean and cov broadcast (SciPy takes one mean and one
+    cov). With one mean and one cov the result is squeezed like SciPy's; with batched
+    parameters it has the broadcast batch shape.
+
+    logpdf = -½ (|L⁻¹(x - mean)|² + 2 Σ log diag L + d log 2π) with L = cholesky(cov):
+    differentiable in x, mean and cov. A covariance that is not positive definite raises
+    LinAlgError, a ValueError like SciPy's error (allow_singular=True with a singular
+    covariance is not supported and raises too); so does a scalar or diagonal cov with
+    an entry <= 0. There are no cdf/logcdf (SciPy integrates them numerically).
+    """
+    name = "multivariate_normal"
+    _methods = ("logpdf", "pdf")
+
+    def __call__(self, mean=None, cov=1, allow_singular=False):
+        return _Frozen(self, (), {"mean": mean, "cov": cov, "allow_singular": allow_singular})
+
+    def __repr__(self):
+        return "<tf.stats.multivariate_normal>"
+
+    def logpdf(self, x, mean=None, cov=1, allow_singular=False):
+        qual = "tf.stats.multivariate_normal.logpdf"
+        vals, _ = _floats(qual, [x, cov] + ([] if mean is None else [mean]))
+        x, cov = vals[0], vals[1]
+        mean = vals[2] if mean is not None else None
+        if mean is not None and mean.ndim == 0:
+            mean = reshape(mean, (1,))
+        if mean is not None:
+            dim = mean.shape[-1]
+        elif cov.ndim >= 1:
+            dim = cov.shape[-1]
+        else:
+            dim = 1
+        if x.ndim == 0:
+            x = reshape(x, (1,))
+        if x.ndim == 1:
+            x = reshape(x, (-1, 1) if dim == 1 else (1, -1))
+        if x.shape[-1] != dim:
+            raise ShapeError(f"{qual}: x has {x.shape[-1]} components in its last axis but "
+                             f"the distribution has dimension {dim} (from mean/cov)")
+        if cov.ndim >= 2 and cov.shape[-2:] != (dim, dim):
+            raise ShapeError(f"{qual}: cov has shape {cov.shape}; it must be (..., {dim}, "
+                             f"{dim}), a 1-D diagonal of length {dim} or a scalar")
+        if cov.ndim == 1 and cov.shape[0] not in (dim, 1):
+            raise ShapeError(f"{qual}: the diagonal cov has {cov.shape[0]} entries but the "
+                             f"dimension is {dim}")
+        diff = x if mean is None else x - mean
+        if cov.ndim <= 1:
+            var = cov._data
+            if not np.all(var > 0):
+                raise LinAlgError(f"{qual}: the covariance must be positive definite; its "
+                                  f"diagonal has the entries {var.ravel()[var.ravel() <= 0]}"
+                                  " <= 0 (or NaN)")
+            maha = _sum(diff * diff / cov, axis=-1)
+            logdet = (_sum(log(cov), axis=-1) if cov.ndim == 1 and cov.shape[0] == dim
+                      else dim * log(cov if cov.ndim == 0 else reshape(cov, ())))
+        else:
+            try:
+                chol = cholesky(cov)
+            except LinAlgError as err:
+                extra = (" (allow_singular=True: singular covariances are not supported)"
+                         if allow_singular else "")
+                raise LinAlgError(f"{qual}: the covariance is not positive definite{extra}:"
+                                  f" {err}") from None
+            batch = np.broadcast_shapes(diff.shape[:-1], cov.shape[:-2])
+            from ._ops.structure import broadcast_to
+            lhs = broadcast_to(chol, batch + (dim, dim))
+            rhs = broadcast_to(diff, batch + (dim,))
+            w = solve_triangular(lhs, reshape(rhs, batch + (dim, 1)), lower=True,
+                                 check_finite=False)
+            maha = _sum(w * w, axis=(-2, -1))
+            logdet = 2 * _sum(log(diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+        out = -0.5 * (maha + logdet + dim * _LOG_2PI)
+        batched = (mean is not None and mean.ndim > 1) or cov.ndim > 2
+        if not batched:
+            out = squeeze(out) if out.ndim else out    # SciPy's _squeeze_output
+        return out
+
+    def pdf(self, x, mean=None, cov=1, allow_singular=False):
+        return exp(self.logpdf(x, mean, cov, allow_singular))
+
+
+class _Dirichlet:
+    """``dirichlet.logpdf(x, alpha)``: alpha (K,) > 0; x holds the K components (or the
+    first K - 1, the last being 1 - their sum) along its FIRST axis, as in SciPy, with
+    further axes for more points. logpdf = Σ (α_i - 1) log x_i - log B(α), differentiable
+    in x and alpha (use the K - 1 form to differentiate in x on the simplex). Raises
+    DomainError where SciPy raises ValueError: alpha <= 0, x outside [0, 1], x_i = 0 with
+    α_i < 1, components not summing to 1 (to 1e-9)."""
+    name = "dirichlet"
+    _methods = ("logpdf", "pdf")
+
+    def __call__(self, alpha):
+        return _Frozen(self, (alpha,), {})
+
+    def __repr__(self):
+        return "<tf.stats.dirichlet>"
+
+    def logpdf(self, x, alpha):
+        qual = "tf.stats.dirichlet.logpdf"
+        (x, alpha), _ = _floats(qual, [x, alpha])
+        ap = alpha._data
+        if ap.ndim != 1:
+            raise ShapeError(f"{qual}: alpha must be one-dimensional, got shape {ap.shape}")
+        if not np.all(ap > 0):
+            raise DomainError(f"{qual}: every alpha must be > 0, got {ap}")
+        kdim = ap.shape[0]
+        if x.ndim == 0 or x.shape[0] not in (kdim, kdim - 1):
+            raise ShapeError(f"{qual}: x must hold {kdim} (or {kdim - 1}) components along "
+                             f"its first axis, got shape {x.shape}")
+        if x.shape[0] == kdim - 1:
+            from ._ops.structure import concatenate
+            last = 1 - _sum(x, axis=0)
+            x = concatenate([x, reshape(last, (1,) + last.shape)], axis=0)
+        xp = x._data
+        a_col = ap.reshape((kdim,) + (1,) * (x.ndim - 1))
+        if np.min(xp) < 0 or np.max(xp) > 1:
+            raise DomainError(f"{qual}: every x must lie in [0, 1]")
+        if np.any((xp == 0) & (a_col < 1)):
+            raise DomainError(f"{qual}: x_i must be > 0 where alpha_i < 1")
+        if np.any(np.abs(np.sum(xp, axis=0) - 1) > 1e-9):
+            raise DomainError(f"{qual}: the components of x must sum to 1 (the simplex)")
+        sp = _sp
+        alpha_col = reshape(alpha, (kdim,) + (1,) * (x.ndim - 1))
+        log_b = _sum(sp.gammaln(alpha)) - sp.gammaln(_sum(alpha))
+        out = _sum(sp.xlogy(alpha_col - 1, x), axis=0) - log_b
+        return squeeze(out) if out.ndim else out       # SciPy's _squeeze_output
+
+    def pdf(self, x, alpha):
+        return exp(self.logpdf(x, alpha))
+
+
+multivariate_normal = _MultivariateNormal()
+dirichlet = _Dirichlet()
