@@ -405,9 +405,14 @@ def tensor(data, dtype=None, requires_grad=False):
 
 
 def as_tensor(data, dtype=None):
-    """``data`` as a Tensor, sharing memory with an ndarray where possible."""
-    if isinstance(data, Tensor) and dtype is None:
-        return data
+    """``data`` as a Tensor, sharing memory with an ndarray where possible.
+
+    A Tensor stays itself when ``dtype`` is None or its own dtype; another dtype is
+    ``data.astype(dtype)``, which keeps the graph (a conversion never drops a gradient)."""
+    if isinstance(data, Tensor):
+        if dtype is None or np.dtype(dtype) == data.dtype:
+            return data
+        return data.astype(dtype)
     return Tensor._wrap(_to_array(data, dtype, copy=False))
 
 

@@ -57,3 +57,108 @@ def test_trg_derivative_equals_the_difference_quotient_of_the_same_function(trg)
     beta = tf.tensor(b, requires_grad=True)
     (g,) = tf.grad([trg.trg_ln_z(beta, 16, 6)], [beta])
     assert float(g) == pytest.approx(fd, rel=1e-8)
+
+
+# ---- examples/mps_energy.py ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mps():
+    return _load("mps_energy")
+
+
+@pytest.mark.parametrize("L", [2, 5, 8, 10])
+@pytest.mark.parametrize("h, J", [(0.3, 1.0), (1.0, 1.0), (1.7, 1.0), (0.8, 0.6)])
+def test_free_fermion_energy_and_gap_match_exact_diagonalization(mps, L, h, J):
+    from scipy import linalg
+    levels = linalg.eigh(mps.dense_hamiltonian(L, h, J), eigvals_only=True)
+    assert mps.exact_diagonalization_energy(L, h, J) == pytest.approx(levels[0], rel=1e-12)
+    assert mps.free_fermion_energy(L, h, J) == pytest.approx(levels[0], rel=1e-12)
+    # the first excited state fills the lowest mode: E_1 - E_0 = Lambda_1
+    assert mps.free_fermion_gap(L, h, J) == pytest.approx(levels[1] - levels[0], rel=1e-8,
+                                                          abs=1e-12)
+
+
+def test_mps_rayleigh_quotient_and_gradient_match_the_dense_state(mps):
+    # a random MPS of 6 sites: the MPO sweep equals <psi|H|psi>/<psi|psi> of the 64
+    # amplitudes, and its reverse-mode gradient equals central differences
+    import numpy as np
+    import tenferro as tf
+    from tenferro.testing import check_grads
+    L, D, h = 6, 3, 0.7
+    shapes = mps.site_shapes(L, D)
+    assert [s[0] for s in shapes] + [1] == [1, 2, 3, 3, 3, 2, 1]
+    x = np.random.default_rng(3).standard_normal(sum(math.prod(s) for s in shapes))
+    tensors = mps.unflatten(tf.tensor(x), shapes)
+    psi, ham = mps.mps_state_vector(tensors), mps.dense_hamiltonian(L, h)
+    w = mps.mpo(h)
+    assert float(mps.rayleigh_quotient(tensors, w)) == pytest.approx(
+        psi @ ham @ psi / (psi @ psi), rel=1e-13)
+    check_grads(lambda p: mps.rayleigh_quotient(mps.unflatten(p, shapes), w), (x,),
+                modes=("rev",), order=1)
+
+
+@pytest.mark.parametrize("h", [1.0, 1.5])
+def test_mps_ground_state_energy_matches_free_fermions(mps, h):
+    # L = 8, D = 4 (the exact state needs D = 16): 400 L-BFGS iterations (~1 s) reach a
+    # relative error ~1e-6 at the critical point h = 1
+    energy, iterations, _ = mps.ground_state(8, 4, h, maxiter=400)
+    exact = mps.free_fermion_energy(8, h)
+    assert iterations > 10
+    assert -1e-12 < (energy - exact) / abs(exact) < 1e-5   # variational: never below
+
+
+# ---- examples/lattice_network.py ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def lattice():
+    return _load("lattice_network")
+
+
+def test_brute_force_and_transfer_matrix_agree(lattice):
+    for L in (2, 3, 4):
+        bf = lattice.brute_force(L, 0.41, 0.13)
+        tm = lattice.transfer_matrix(L, 0.41, 0.13)
+        # ln Z, u, c, m: the transfer matrix carries exact derivatives
+        for t, b in zip(tm, bf):
+            assert t == pytest.approx(b, rel=1e-12)
+    # 2 x 2 by hand: 4 bonds on a ring of 4 spins, no field: Z = 2 e^{4b} + 12 + 2 e^{-4b}
+    b = 0.3
+    z = 2 * math.exp(4 * b) + 12 + 2 * math.exp(-4 * b)
+    assert lattice.brute_force(2, b)[0] == pytest.approx(math.log(z) / 4, rel=1e-14)
+
+
+@pytest.mark.parametrize("network", ["bonds", "spins"])
+@pytest.mark.parametrize("L, beta, field", [(3, 0.3, 0.0), (4, 0.44, 0.1), (4, 0.9, -0.05)])
+def test_lattice_network_thermodynamics_match_enumeration(lattice, network, L, beta, field):
+    # ln Z from one einsum, u and m by tf.grad, c by a second tf.grad, all against the
+    # moments of the 2^(L^2) Boltzmann weights
+    got = lattice.thermodynamics(L, beta, field, network=network)
+    ref = lattice.brute_force(L, beta, field)
+    for g, r in zip(got, ref):
+        assert g == pytest.approx(r, rel=1e-11, abs=1e-13)
+
+
+@pytest.mark.parametrize("L, network", [(5, "bonds"), (5, "spins"), (6, "spins")])
+def test_lattice_network_thermodynamics_match_transfer_matrix(lattice, L, network):
+    got = lattice.thermodynamics(L, 0.47, 0.03, network=network)
+    ref = lattice.transfer_matrix(L, 0.47, 0.03)
+    for g, r in zip(got, ref):
+        assert g == pytest.approx(r, rel=1e-10)
+
+
+def test_lattice_network_derivative_equals_difference_quotient(lattice):
+    import tenferro as tf
+    beta = tf.tensor(0.5, requires_grad=True)
+    (g,) = tf.grad([lattice.ln_z(5, beta, 0.02, network="bonds")], [beta])
+    f = lambda b: float(lattice.ln_z(5, b, 0.02, network="bonds"))
+    step = 1e-5
+    assert float(g) == pytest.approx((f(0.5 + step) - f(0.5 - step)) / (2 * step), rel=1e-8)
+    assert float(lattice.ln_z(5, 0.5, 0.02, network="spins")) == pytest.approx(
+        float(lattice.ln_z(5, 0.5, 0.02, network="bonds")), rel=1e-13)
+
+
+def test_lattice_network_too_large_for_einsum_labels_raises(lattice):
+    with pytest.raises(ValueError, match="L <= 5"):
+        lattice.ln_z(6, 0.4, network="bonds")
+    with pytest.raises(ValueError, match="L <= 7"):
+        lattice.ln_z(8, 0.4, network="spins")

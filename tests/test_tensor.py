@@ -154,3 +154,16 @@ def test_pickle_inside_containers():
     x = tf.tensor([1.0], requires_grad=True)
     d = pickle.loads(pickle.dumps({"w": x, "b": [x, 2]}))
     assert d["w"] is d["b"][0] and d["w"].requires_grad
+
+
+def test_as_tensor_with_dtype_keeps_the_graph():
+    # as_tensor(t, dtype=...) on a tracked tensor used to return a detached copy: the
+    # gradient vanished without a word. Same dtype -> t itself; another dtype -> astype.
+    t = tf.tensor([1.0, 2.0], requires_grad=True)
+    assert tf.as_tensor(t, dtype=tf.float64) is t
+    assert tf.as_tensor(t, dtype="float64") is t
+    for dtype, scale in ((tf.complex128, 3.0), (tf.float32, 2.0)):
+        u = tf.as_tensor(t, dtype=dtype)
+        assert u.dtype == dtype
+        (g,) = tf.grad([tf.sum(tf.real(u) * scale)], [t])
+        np.testing.assert_allclose(g.numpy(), [scale, scale])
