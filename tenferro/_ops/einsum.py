@@ -10,8 +10,12 @@ distinct within each operand:
   broadcast against a larger size elsewhere, and permutes;
 * ``einsum_embed``: its adjoint (broadcast the summed labels back, put the diagonal back
   into zeros);
-* ``einsum_pair`` (binary, one per step of the ``numpy.einsum_path`` path): a contraction
-  in which every summed label occurs in both operands.
+* ``einsum_pair`` (binary, one per step of the contraction path): a contraction in which
+  every summed label occurs in both operands.
+
+The path comes from opt_einsum (default ``optimize="auto"``; Smith & Gray, JOSS 2018),
+searched once per plan: ``_plan`` is an LRU cache of 1024 entries. ``einsum_path`` returns
+the path and opt_einsum's PathInfo report.
 
 The backward pass walks these recorded primitives in reverse, so the pullback follows the
 forward path exactly. RULES.md "einsum" per primitive: the VJP of a pair
@@ -28,6 +32,7 @@ import functools
 import math
 
 import numpy as np
+import opt_einsum
 
 from .._engine import apply1
 from .._errors import ShapeError
@@ -36,7 +41,7 @@ from ..builders import builder
 from .registry import defop, register
 from ._util import conj, to_tensor
 
-__all__ = ["einsum", "einsum_ad"]
+__all__ = ["einsum", "einsum_ad", "einsum_path"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LETTER_SET = frozenset(_LETTERS)
@@ -272,6 +277,9 @@ def _perm(labels, order):
 
 
 # Kernel choice, measured (OMP_NUM_THREADS=1, NumPy 2.4, float64, µs per call):
+#   the 15 steps of the 4x4 lattice network (bond 6, opt_einsum's path), summed:
+#     transpose/reshape + matmul 166, np.tensordot 242, np.einsum(a, la, b, lb, lo) 1735
+#   and single pairs:
 #                          np.einsum(optimize=False)   transpose/reshape + matmul (or *)
 #   ij,jk->ik    n=4              1.3                        0.6
 #                n=64            50                          6.3
@@ -351,36 +359,107 @@ _pair_op = defop("einsum_pair", _pair_vjp, _pair_jvp,
 # ---- planning ---------------------------------------------------------------------------
 
 class _Plan:
-    __slots__ = ("preps", "steps")
+    __slots__ = ("preps", "steps", "path", "labels", "out", "shapes")
 
-    def __init__(self, preps, steps):
+    def __init__(self, preps, steps, path, labels, out, shapes):
         self.preps = preps    # per operand: a _ReduceSpec or None (used as is)
         # (ia, ib, spec): operands ia and ib (positions in the current list) leave the list
         # and pair(a, b, spec) joins its end; spec None moves operand ia to the end
         self.steps = steps
+        # the path (opt_einsum's format) over the reduced operands: their labels and
+        # shapes, and the output labels (for einsum_path's report)
+        self.path, self.labels, self.out, self.shapes = path, labels, out, shapes
 
 
-def _path(subscripts, labels, shapes, optimize):
-    """The contraction path (NumPy's format, without the 'einsum_path' head)."""
+def _symbol(lab):
+    """opt_einsum's name of an internal label: letters stay letters; '...' dims and fresh
+    broadcast labels get opt_einsum symbols past the 52 letters (unicode), so the path
+    search has no 52-label limit."""
+    return chr(lab) if lab < _ELL else opt_einsum.get_symbol(52 + lab - _ELL)
+
+
+def _equation(labels, out):
+    return ",".join("".join(map(_symbol, labs)) for labs in labels) + "->" + \
+        "".join(map(_symbol, out))
+
+
+def _dummies(shapes):
+    # opt_einsum reads only .shape: zero-stride views of one scalar allocate nothing
+    return [np.broadcast_to(np.empty(()), shape) for shape in shapes]
+
+
+def _search_path(equation, shapes, optimize):
+    """opt_einsum's path search (one call per plan: ``_plan`` is cached)."""
+    return [tuple(int(i) for i in step) for step in
+            opt_einsum.contract_path(equation, *_dummies(shapes), optimize=optimize,
+                                     memory_limit=None)[0]]
+
+
+def _int_steps(subscripts, path):
+    """An explicit path's steps as tuples of Python ints, or ShapeError.
+
+    Runs before the plan cache: 1.0 == 1 and True == 1 hash alike, so a float or bool
+    step must not reach the cache key where it would hit a valid int path's entry.
+    """
+    steps = []
+    for k, step in enumerate(path):
+        if not isinstance(step, tuple) or not step or not all(
+                isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+                for i in step):
+            raise _err(subscripts, f"optimize path step {k} is {step!r}; each step must be a "
+                       "non-empty tuple of operand positions (ints), e.g. (0, 1)")
+        steps.append(tuple(int(i) for i in step))
+    return tuple(steps)
+
+
+def _check_path(subscripts, path, n):
+    """Validate an explicit path (int steps) for ``n`` operands; ShapeError names the
+    problem."""
+    left = n
+    for k, step in enumerate(path):
+        if len(set(step)) != len(step):
+            raise _err(subscripts, f"optimize path step {k} {step!r} names an operand twice; "
+                       "list each operand position once per step")
+        bad = [i for i in step if not 0 <= i < left]
+        if bad:
+            raise _err(subscripts, f"optimize path step {k} {step!r} names operand {bad[0]} "
+                       f"but only {left} operand(s) are left at that step (positions 0.."
+                       f"{left - 1}; each step removes its operands and appends the result)")
+        left -= len(step) - 1
+    if left != 1:
+        raise _err(subscripts, f"the optimize path has {len(path)} step(s) and leaves {left} "
+                   f"operands uncontracted; a path for {n} operands must end with one "
+                   "(e.g. [(0, 1)] * (n - 1) contracts left to right)")
+
+
+def _path(subscripts, labels, out, shapes, optimize):
+    """The contraction path for the (reduced) operands, in opt_einsum's format.
+
+    ``optimize`` is already normalised by ``_normalize_optimize``: False (left to right),
+    a tuple of steps (explicit path), or what opt_einsum accepts (a strategy name or a
+    PathOptimizer), searched without a memory cap.
+    """
     n = len(labels)
-    if n == 2:
-        return [(0, 1)]
+    if isinstance(optimize, tuple):
+        _check_path(subscripts, optimize, n)
+        return list(optimize)
     if optimize is False:
         return [(0, 1)] * (n - 1)
-    used = sorted({lab for labs in labels for lab in labs})
-    if len(used) > len(_LETTERS):
-        raise _err(subscripts, f"{len(used)} distinct labels (with '...' dimensions) are more "
-                   "than numpy.einsum_path handles (52); split the einsum in two")
-    letter = dict(zip(used, _LETTERS))
-    subs = ",".join("".join(letter[lab] for lab in labs) for labs in labels)
-    dummies = [np.broadcast_to(np.empty(()), shape) for shape in shapes]
-    if isinstance(optimize, tuple) and optimize and optimize[0] == "einsum_path":
-        optimize = list(optimize)
     try:
-        return np.einsum_path(subs, *dummies, optimize=optimize)[0][1:]
-    except Exception as e:  # noqa: BLE001 - NumPy raises Key/Type/Value/RuntimeError here
-        raise _err(subscripts, f"optimize={optimize!r} was not understood ({e}); use "
-                   "'greedy', 'optimal', True, False or a path from numpy.einsum_path") from None
+        if n > 2:
+            return _search_path(_equation(labels, out), shapes, optimize)
+        # one possible path: no search, but the strategy is still checked
+        if isinstance(optimize, str):
+            opt_einsum.paths.get_path_fn(optimize)
+        elif not callable(optimize):
+            raise TypeError("not a strategy name, a path or a PathOptimizer")
+        return [(0,)] if n == 1 else [(0, 1)]
+    except (KeyError, TypeError, ValueError, NotImplementedError) as e:
+        raise _err(subscripts, f"optimize={optimize!r} was not understood ({e!r}); use "
+                   "'auto' (default), 'auto-hq', 'greedy', 'optimal', 'dp', 'branch-all', "
+                   "'branch-2', 'branch-1', 'random-greedy', 'random-greedy-128', True "
+                   "(= 'auto'), False/None (left to right), an opt_einsum PathOptimizer or an "
+                   "explicit path such as [(0, 1), (0, 1)]") from None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -402,9 +481,11 @@ def _plan(subscripts, shapes, optimize):
         preps.append(None if keep == labs else _ReduceSpec(labs, keep, shape))
         cur.append(keep)
         cur_shapes.append(tuple(sizes[lab] for lab in keep))
+    path = _path(subscripts, cur, out, cur_shapes, optimize)
+    reduced = (tuple(cur), tuple(cur_shapes))
     steps = []
     if n > 1:
-        for inds in _path(subscripts, cur, cur_shapes, optimize):
+        for inds in path:
             inds = sorted(inds)
             if len(inds) == 1:      # a path may move an operand to the end
                 cur.append(cur.pop(inds[0]))
@@ -436,12 +517,24 @@ def _plan(subscripts, shapes, optimize):
         if len(cur) != 1:
             raise _err(subscripts, f"the path leaves {len(cur)} operands uncontracted; "
                        "give a path that contracts all of them")
-    return _Plan(tuple(preps), tuple(steps))
+    return _Plan(tuple(preps), tuple(steps), tuple(path), reduced[0], out, reduced[1])
 
 
-def _freeze(optimize):
-    if isinstance(optimize, list):
-        return tuple(tuple(p) if isinstance(p, list) else p for p in optimize)
+def _normalize_optimize(optimize):
+    """The cache key of ``optimize``: True -> 'auto', None -> False, an explicit path (a
+    list or tuple of steps, optionally headed by NumPy's 'einsum_path') -> a tuple of
+    tuples; strategy names and opt_einsum PathOptimizer objects pass through."""
+    if optimize is True:
+        return "auto"
+    if optimize is None or optimize is False:
+        return False
+    if isinstance(optimize, np.ndarray) and optimize.ndim == 2:    # rows of int steps
+        optimize = optimize.tolist()
+    if isinstance(optimize, (list, tuple)):
+        steps = list(optimize)
+        if steps and isinstance(steps[0], str) and steps[0] == "einsum_path":
+            steps = steps[1:]
+        return tuple(tuple(s) if isinstance(s, (list, tuple)) else s for s in steps)
     return optimize
 
 
@@ -462,25 +555,43 @@ def _from_sublists(args):
 
 # ---- public function --------------------------------------------------------------------
 
-def einsum(subscripts, *operands, optimize="greedy"):
+_OPTIMIZE_DOC = """\
+    ``optimize`` picks the pairwise contraction order (the path), searched by opt_einsum
+    (Smith & Gray, "opt_einsum - A Python package for optimizing contraction order for
+    einsum-like expressions", JOSS 3(26), 753, 2018) without a memory cap:
+
+    * ``"auto"`` (default, = ``True``): opt_einsum's choice by operand count: the optimal
+      search up to 4 operands, branch and bound up to 14, greedy beyond;
+    * any strategy name opt_einsum accepts: ``"greedy"``, ``"optimal"``, ``"dp"``
+      (dynamic programming, Pfeifer, Haegeman & Verstraete, PRE 90, 033315, 2014),
+      ``"branch-all"``, ``"branch-2"``, ``"branch-1"``, ``"auto-hq"``, ``"random-greedy"``,
+      ``"random-greedy-128"``, or an ``opt_einsum.paths.PathOptimizer`` instance;
+    * ``False`` or ``None``: no search, contract left to right (``[(0, 1)] * (n - 1)``);
+    * an explicit path: a list of tuples of operand positions as returned by
+      ``einsum_path``/``opt_einsum.contract_path`` (each step removes its operands from
+      the list and appends their contraction), or NumPy's ``['einsum_path', (0, 1), ...]``.
+      It is checked against the operands (``ShapeError`` naming the bad step).
+
+    The plan (path and per-step kernel layouts) is cached in an LRU of 1024 entries keyed
+    by (subscripts, operand shapes, optimize): the search runs once per new key, not per
+    call (dtypes do not change the path)."""
+
+
+def einsum(subscripts, *operands, optimize="auto"):
     """Einstein summation like ``numpy.einsum``, differentiable to any order.
 
     ``subscripts`` uses NumPy's syntax: ``"ij,jk->ik"``, implicit output (``"ij,jk"``:
     the labels used once, sorted), ``"..."`` for broadcast dimensions, repeated labels for
     diagonals and traces (``"ii->i"``, ``"ii"``); NumPy's interleaved sublist form works
-    too. Operands may mix dtypes (the result promotes) and be 0-d. ``optimize`` picks the
-    contraction order as in ``numpy.einsum_path`` ("greedy", "optimal", True, False =
-    left to right, or an explicit path); the plan is cached per (subscripts, shapes,
-    optimize) and the backward pass follows the same path in reverse.
+    too. Operands may mix dtypes (the result promotes) and be 0-d.
+
+    The value is a sequence of pairwise contractions ``y[lo] = Σ a[la] b[lb]``, each
+    run as transpose + reshape + matmul (BLAS); the backward pass follows the same path
+    in reverse, the forward pass along it.
+
+    {optimize}
     """
-    if not isinstance(subscripts, str):
-        subscripts, operands = _from_sublists((subscripts,) + operands)
-    ops = [o if isinstance(o, Tensor) else as_tensor(o) for o in operands]
-    shapes = tuple([x._data.shape for x in ops])
-    try:
-        plan = _plan(subscripts, shapes, optimize)
-    except TypeError:   # an unhashable optimize (a list path)
-        plan = _plan(subscripts, shapes, _freeze(optimize))
+    plan, ops = _prepare(subscripts, operands, optimize)
     for k, s in enumerate(plan.preps):
         if s is not None:
             ops[k] = _reduce(ops[k], s)
@@ -498,6 +609,56 @@ def einsum(subscripts, *operands, optimize="greedy"):
         ops.append(_pair(a, b, s))
     return ops[0]
 
+
+einsum.__doc__ = einsum.__doc__.format(optimize=_OPTIMIZE_DOC.strip())
+
+
+def _prepare(subscripts, operands, optimize):
+    """(plan, operand tensors) for one call; the plan comes from the LRU cache."""
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_sublists((subscripts,) + operands)
+    ops = [o if isinstance(o, Tensor) else as_tensor(o) for o in operands]
+    shapes = tuple([x._data.shape for x in ops])
+    return _cached_plan(subscripts, shapes, optimize), ops
+
+
+def _cached_plan(subscripts, shapes, optimize):
+    optimize = _normalize_optimize(optimize)
+    if isinstance(optimize, tuple):
+        optimize = _int_steps(subscripts, optimize)
+    elif isinstance(optimize, (int, float, complex, np.number)) and optimize is not False:
+        # 0 == False and 1 == True as cache keys: numbers must not reach the cache
+        raise _err(subscripts, f"optimize={optimize!r} was not understood; use a strategy "
+                   "name such as 'auto', True, False or an explicit path")
+    return _plan(subscripts.replace(" ", ""), shapes, optimize)
+
+
+def einsum_path(subscripts, *operands, optimize="auto"):
+    """The contraction path ``tf.einsum`` takes, and opt_einsum's report on it.
+
+    Returns ``(path, info)`` like ``opt_einsum.contract_path``: ``path`` is a list of
+    tuples of operand positions (pass it back as ``optimize=path``); ``info`` is
+    opt_einsum's ``PathInfo`` for the path (``print(info)`` shows the per-step
+    contractions; ``info.opt_cost`` is the flop count and ``info.largest_intermediate``
+    the element count of the largest intermediate). The path is over the operands after
+    their one-operand reductions (diagonals of repeated labels, sums of labels no other
+    operand carries), which is what tf.einsum contracts, so ``info`` counts the flops of
+    the pairwise steps; '...' dimensions and broadcast size-1 dimensions appear under
+    labels of their own. Operands are only inspected for their shapes.
+
+    {optimize}
+    """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_sublists((subscripts,) + operands)
+    shapes = tuple(tuple(o.shape) if isinstance(o, (Tensor, np.ndarray)) else np.shape(o)
+                   for o in operands)
+    plan = _cached_plan(subscripts, shapes, optimize)
+    info = opt_einsum.contract_path(_equation(plan.labels, plan.out), *_dummies(plan.shapes),
+                                    optimize=list(plan.path), memory_limit=None)[1]
+    return list(plan.path), info
+
+
+einsum_path.__doc__ = einsum_path.__doc__.format(optimize=_OPTIMIZE_DOC.strip())
 
 einsum_ad = builder(einsum)
 

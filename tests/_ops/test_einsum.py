@@ -1,5 +1,8 @@
 """tf.einsum: values against numpy.einsum, derivatives to second order, path reuse, errors."""
+import re
+
 import numpy as np
+import opt_einsum
 import pytest
 
 import tenferro as tf
@@ -162,7 +165,7 @@ def test_plan_is_cached():
 
 def test_backward_follows_the_recorded_path(monkeypatch):
     args = _args([(2, 3), (3, 4), (4, 5)])
-    plan = einsum_mod._plan("ij,jk,kl->il", ((2, 3), (3, 4), (4, 5)), "greedy")
+    plan = einsum_mod._plan("ij,jk,kl->il", ((2, 3), (3, 4), (4, 5)), "auto")
     fwd_specs = [step[2] for step in plan.steps]
     assert len(fwd_specs) == 2
     xs = [tf.tensor(a, requires_grad=True) for a in args]
@@ -275,8 +278,16 @@ def test_bad_optimize():
     args = _args([(2, 3), (3, 4), (4, 5)])
     with pytest.raises(tf.ShapeError, match="optimize='nope' was not understood"):
         tf.einsum("ij,jk,kl->il", *args, optimize="nope")
-    with pytest.raises(tf.ShapeError, match="not understood"):
+    with pytest.raises(tf.ShapeError, match="has 1 step.*leaves 2 operands uncontracted"):
         tf.einsum("ij,jk,kl->il", *args, optimize=["einsum_path", (0, 1)])
+    # one or two operands: no search, but the same check
+    for subscripts, ops in (("ij,jk->ik", args[:2]), ("ij->i", args[:1])):
+        for bad in ("nope", 3, 1.5, 0, 1, np.int64(0)):
+            with pytest.raises(tf.ShapeError,
+                               match=re.escape(f"optimize={bad!r} was not understood")):
+                tf.einsum(subscripts, *ops, optimize=bad)
+    with pytest.raises(tf.ShapeError, match="optimize=3 was not understood"):
+        tf.einsum("ij,jk,kl->il", *args, optimize=3)
 
 
 def test_bad_sublist():
@@ -287,3 +298,221 @@ def test_bad_sublist():
 def test_bad_dtype():
     with pytest.raises(tf.DTypeError):
         tf.einsum("i->i", np.array(["a", "b"]))
+
+
+# ---- contraction order: opt_einsum paths, tensor networks, the path cache ---------------
+
+def lattice(rows, cols, bond, dtype=np.float64, seed=0):
+    """A closed rows x cols square-lattice tensor network (open boundary): one tensor per
+    site with one index per bond to its neighbours (corner rank 2, edge 3, bulk 4), all
+    bonds of dimension ``bond``; the subscripts contract it to a scalar."""
+    names, terms = {}, []
+    for r in range(rows):
+        for c in range(cols):
+            term = ""
+            for rr, cc in ((r - 1, c), (r, c - 1), (r, c + 1), (r + 1, c)):
+                if 0 <= rr < rows and 0 <= cc < cols:
+                    bond_key = frozenset({(r, c), (rr, cc)})
+                    term += names.setdefault(bond_key, opt_einsum.get_symbol(len(names)))
+            terms.append(term)
+    arrays = [random_array((bond,) * len(t), dtype, rng=seed + k) / bond
+              for k, t in enumerate(terms)]
+    return ",".join(terms) + "->", arrays
+
+
+def test_lattice_20_operands_value():
+    subscripts, arrays = lattice(4, 5, 3, np.complex128)
+    assert len(arrays) == 20
+    want = opt_einsum.contract(subscripts, *arrays, optimize="greedy")
+    path, _ = opt_einsum.contract_path(subscripts, *arrays, optimize="greedy")
+    np.testing.assert_allclose(np.einsum(subscripts, *arrays, optimize=["einsum_path", *path]),
+                               want, rtol=1e-12)
+    got = tf.einsum(subscripts, *arrays)
+    assert got.shape == () and got.dtype == np.complex128
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_lattice_20_operands_grads(dtype):
+    # bond 2 keeps the 20 finite-difference evaluations per direction cheap
+    subscripts, arrays = lattice(4, 5, 2, dtype, seed=10)
+    check_grads(lambda *xs: tf.einsum(subscripts, *xs), arrays, modes=("rev", "fwd"),
+                order=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_lattice_low_precision(dtype):
+    subscripts, arrays = lattice(3, 4, 3, dtype, seed=70)
+    check_low_precision(lambda *xs: tf.einsum(subscripts, *xs), arrays)
+
+
+def test_lattice_gradient_matches_leave_one_out_contraction():
+    # ∂ scalar / ∂ T_k is the network with T_k removed (its bonds left open): an exact
+    # check of the reverse pass along the opt_einsum path against opt_einsum itself
+    subscripts, arrays = lattice(4, 4, 3)
+    terms = subscripts[:-2].split(",")
+    xs = [tf.tensor(a, requires_grad=True) for a in arrays]
+    grads = tf.grad([tf.einsum(subscripts, *xs)], xs)
+    for k in (0, 1, 5, 15):
+        rest = terms[:k] + terms[k + 1:]
+        want = opt_einsum.contract(",".join(rest) + "->" + terms[k],
+                                   *(arrays[:k] + arrays[k + 1:]))
+        np.testing.assert_allclose(grads[k].numpy(), want, rtol=1e-11, atol=1e-14)
+
+
+def test_default_path_is_opt_einsums_auto_and_far_better_than_numpys_greedy():
+    subscripts, arrays = lattice(4, 4, 6)
+    path, info = tf.einsum_path(subscripts, *arrays)
+    want_path, want_info = opt_einsum.contract_path(subscripts, *arrays, optimize="auto")
+    assert path == list(want_path) and info.opt_cost == want_info.opt_cost
+    # NumPy's greedy path under its memory cap (what tf.einsum took before) costs ~1000x
+    numpy_report = np.einsum_path(subscripts, *arrays, optimize="greedy")[1]
+    numpy_flops = float(numpy_report.split("Optimized FLOP count:")[1].split()[0])
+    assert numpy_flops > 100 * info.opt_cost
+    # tf.einsum runs that path: its plan records the same steps
+    plan = einsum_mod._plan(subscripts, tuple(a.shape for a in arrays), "auto")
+    assert list(plan.path) == path and len(plan.steps) == 15
+
+
+ALL_OPTIMIZE = ["auto", "auto-hq", "greedy", "optimal", "dp", "dynamic-programming",
+                "branch-all", "branch-2", "branch-1", "random-greedy", "random-greedy-128",
+                "eager", "opportunistic", True, False, None]
+
+
+@pytest.mark.parametrize("optimize", ALL_OPTIMIZE)
+def test_every_optimize_option(optimize):
+    subscripts = "ab,bcd,de,ecf,fa->"                 # a 5-operand ring with a shared c
+    args = _args([(2, 3), (3, 2, 4), (4, 3), (3, 2, 2), (2, 2)], np.complex128, seed=20)
+    want = np.einsum(subscripts, *args)
+    np.testing.assert_allclose(tf.einsum(subscripts, *args, optimize=optimize).numpy(), want,
+                               rtol=1e-12)
+    path, info = tf.einsum_path(subscripts, *args, optimize=optimize)
+    assert sum(len(step) - 1 for step in path) == 4 and info.opt_cost > 0
+    if optimize is False or optimize is None:
+        assert path == [(0, 1)] * 4                     # documented: left to right
+    check_grads(lambda *xs: tf.einsum(subscripts, *xs, optimize=optimize), args, order=1)
+
+
+def test_optimize_true_is_auto_and_shares_its_plan():
+    args = _args([(2, 3), (3, 4), (4, 6), (6, 2)])
+    p_true = einsum_mod._plan("ij,jk,kl,lm->im", tuple(a.shape for a in args),
+                              einsum_mod._normalize_optimize(True))
+    p_auto = einsum_mod._plan("ij,jk,kl,lm->im", tuple(a.shape for a in args), "auto")
+    assert p_true is p_auto
+    assert tf.einsum_path("ij,jk,kl,lm->im", *args, optimize=True)[0] == \
+        tf.einsum_path("ij,jk,kl,lm->im", *args)[0]
+
+
+def test_path_optimizer_object():
+    subscripts, arrays = lattice(3, 3, 2)
+    opt = opt_einsum.RandomGreedy(max_repeats=4)
+    np.testing.assert_allclose(tf.einsum(subscripts, *arrays, optimize=opt).numpy(),
+                               opt_einsum.contract(subscripts, *arrays), rtol=1e-12)
+
+
+def test_path_search_runs_once_per_key(monkeypatch):
+    calls = []
+    search = einsum_mod._search_path
+
+    def counting(*a):
+        calls.append(a)
+        return search(*a)
+
+    monkeypatch.setattr(einsum_mod, "_search_path", counting)
+    einsum_mod._plan.cache_clear()
+    subscripts, arrays = lattice(4, 5, 2, seed=30)
+    xs = [tf.tensor(a, requires_grad=True) for a in arrays]
+    for _ in range(3):
+        y = tf.einsum(subscripts, *xs)
+        tf.grad([y], xs)
+    tf.einsum(" " + subscripts, *[a + 1 for a in arrays])    # spaces: same key
+    tf.einsum_path(subscripts, *arrays)
+    assert len(calls) == 1
+    tf.einsum(subscripts, *arrays, optimize="greedy")          # another optimize: new search
+    assert len(calls) == 2
+    tf.einsum(subscripts, *arrays, optimize=False)             # left to right: no search
+    assert len(calls) == 2
+    assert einsum_mod._plan.cache_info().maxsize == 1024
+
+
+def test_explicit_paths_accepted():
+    subscripts, arrays = lattice(3, 3, 2, np.complex128, seed=40)
+    want = opt_einsum.contract(subscripts, *arrays)
+    path, _ = opt_einsum.contract_path(subscripts, *arrays, optimize="dp")
+    for optimize in (list(path), tuple(path), [list(s) for s in path],
+                     ["einsum_path", *path], np.einsum_path(subscripts, *arrays)[0],
+                     [tuple(range(9))],                   # one step with all nine
+                     [(0, 1, 2)] + [(0, 1)] * 6,          # a group of three, then pairs
+                     [(np.int64(0), np.int64(1))] * 8,   # NumPy ints
+                     np.array([(0, 1)] * 8)):             # an int array, one row a step
+        got = tf.einsum(subscripts, *arrays, optimize=optimize)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+        assert tf.einsum_path(subscripts, *arrays, optimize=optimize)[1].opt_cost > 0
+    check_grads(lambda *xs: tf.einsum(subscripts, *xs, optimize=list(path)), arrays, order=2)
+
+
+BAD_PATHS = [
+    ([(0, 1)] * 7, "has 7 step.*leaves 2 operands uncontracted.*for 9 operands"),
+    ([(0, 1)] * 9, "step 8 \\(0, 1\\) names operand 1 but only 1 operand"),
+    ([(0, 9)] + [(0, 1)] * 7, "step 0 \\(0, 9\\) names operand 9 but only 9 operand"),
+    ([(0, -1)] + [(0, 1)] * 7, "names operand -1"),
+    ([(0, 0)] + [(0, 1)] * 7, "names an operand twice"),
+    ([()] + [(0, 1)] * 8, "step 0 is \\(\\)"),
+    ([(0, 1.0)] + [(0, 1)] * 7, "non-empty tuple of operand positions"),
+    ([(True, False)] + [(0, 1)] * 7, "non-empty tuple of operand positions"),
+    ([], "has 0 step.*leaves 9 operands"),
+    (["einsum_path"], "has 0 step.*leaves 9 operands"),
+    ([0, 1], "step 0 is 0"),
+]
+
+
+@pytest.mark.parametrize("path,match", BAD_PATHS)
+def test_bad_explicit_path(path, match, monkeypatch):
+    subscripts, arrays = lattice(3, 3, 2, seed=50)
+    recorded = []
+    apply1 = einsum_mod.apply1
+    monkeypatch.setattr(einsum_mod, "apply1",
+                        lambda *a, **k: recorded.append(a) or apply1(*a, **k))
+    xs = [tf.tensor(a, requires_grad=True) for a in arrays]
+    with pytest.raises(tf.ShapeError, match=match):
+        tf.einsum(subscripts, *xs, optimize=path)
+    with pytest.raises(ValueError, match=match):              # ShapeError is a ValueError
+        tf.einsum_path(subscripts, *arrays, optimize=path)
+    assert recorded == []
+
+
+def test_einsum_path_report():
+    a, b, c = _args([(20, 30), (30, 40), (40, 2)])
+    path, info = tf.einsum_path("ij,jk,kl->il", a, b, c)
+    # (b c) first: 30*40*2 + 20*30*2 = 3600 multiply-adds, (a b) first 25600
+    assert path == [(1, 2), (0, 1)]
+    assert info.opt_cost == 2 * 3600
+    assert info.opt_cost == opt_einsum.contract_path("ij,jk,kl->il", a, b, c)[1].opt_cost
+    assert info.largest_intermediate == 30 * 2
+    report = str(info)
+    assert "Optimized FLOP count" in report and "Largest intermediate" in report
+    assert "ij,jk,kl->il" in report
+    # tensors, repeated labels, '...' and broadcast size-1 dims: shapes only, and the path
+    # is over the reduced operands tf.einsum contracts
+    x = tf.tensor(random_array((3, 3, 4), rng=1), requires_grad=True)
+    path, info = tf.einsum_path("iij,...jk,kl->...l", x, np.ones((2, 1, 4, 5)), np.ones((5, 6)))
+    assert sum(len(s) - 1 for s in path) == 2 and info.opt_cost > 0
+    y = tf.einsum("iij,...jk,kl->...l", x, np.ones((2, 1, 4, 5)), np.ones((5, 6)),
+                  optimize=path)
+    np.testing.assert_allclose(y.numpy(), np.einsum("iij,...jk,kl->...l", x.numpy(),
+                               np.ones((2, 1, 4, 5)), np.ones((5, 6))), rtol=1e-12)
+    assert tf.einsum_path("ij->j", a)[0] == [(0,)]
+    assert tf.einsum_path(a, [0, 1], b, [1, 2], [0, 2])[0] == [(0, 1)]   # sublist form
+
+
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("...ij,...jk,...kl->...il", [(2, 3, 4), (1, 4, 5), (2, 5, 2)]),   # batched chain
+    ("ii,ij,jk,kk->", [(3, 3), (3, 4), (4, 2), (2, 2)]),              # traces in a chain
+    ("ab,bc,ca,ad->d", [(2, 3), (3, 4), (4, 2), (2, 5)]),              # a triangle
+])
+@pytest.mark.parametrize("optimize", ["auto", "optimal", False])
+def test_multi_operand_features_along_any_path(subscripts, shapes, optimize):
+    args = _args(shapes, np.complex128, seed=60)
+    np.testing.assert_allclose(tf.einsum(subscripts, *args, optimize=optimize).numpy(),
+                               np.einsum(subscripts, *args), rtol=1e-12)
+    check_grads(lambda *xs: tf.einsum(subscripts, *xs, optimize=optimize), args, order=2)
