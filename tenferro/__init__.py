@@ -28,6 +28,7 @@ from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad
 from . import forward as forward_ad
 from .forward import hvp, jvp
 from .custom import custom_jvp, custom_root, custom_vjp, fixed_point
+from .functional import checkpoint, hessian, hessp, jacobian, linear_operator
 from . import linalg
 from .linalg.products import vecdot  # noqa: F401  (the array API has it at top level too)
 from . import fft

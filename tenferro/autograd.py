@@ -284,12 +284,15 @@ def vjp(f, *primals):
     return detached, pullback
 
 
-def value_and_grad(f, argnums=0):
+def value_and_grad(f, argnums=0, *, hessp=False):
     """``f`` -> a function returning ``(f(*args), gradient)``.
 
     With NumPy arrays in, NumPy comes out (the value as a Python float when it has one
     element), so ``scipy.optimize.minimize(tf.value_and_grad(f), x0, jac=True)`` works.
     ``argnums`` may be an int or a tuple (then the gradient is a tuple).
+    ``hessp=True`` also attaches ``.hessp = tf.hessp(f, argnums)``, the Hessian-vector
+    product ``(x, p, *args) -> H·p``: ``vg = tf.value_and_grad(f, hessp=True)``, then
+    ``minimize(vg, x0, jac=True, hessp=vg.hessp, method="Newton-CG")``.
     """
     many = not isinstance(argnums, int)
     nums = tuple(argnums) if many else (argnums,)
@@ -317,4 +320,7 @@ def value_and_grad(f, argnums=0):
             value = val.detach()
         return value, (tuple(gs) if many else gs[0])
 
+    if hessp:
+        from .functional import hessp as _hessp
+        wrapped.hessp = _hessp(f, argnums)
     return wrapped
