@@ -76,18 +76,22 @@ class Tensor:
     # ---- array protocol -------------------------------------------------------------
     @property
     def shape(self):
+        """The shape, a tuple of ints (the payload's ``ndarray.shape``)."""
         return self._data.shape
 
     @property
     def ndim(self):
+        """The number of dimensions (0 for a scalar)."""
         return self._data.ndim
 
     @property
     def size(self):
+        """The number of elements."""
         return self._data.size
 
     @property
     def dtype(self):
+        """The payload's NumPy dtype (``tf.float64 == np.float64``)."""
         return self._data.dtype
 
     @property
@@ -158,9 +162,11 @@ class Tensor:
         return self._data.__dlpack_device__()
 
     def item(self):
+        """The value of a one-element tensor as a Python scalar (no gradient)."""
         return self._data.item()
 
     def tolist(self):
+        """The payload as nested Python lists (no gradient), like ``ndarray.tolist``."""
         return self._data.tolist()
 
     def __float__(self):
@@ -235,6 +241,7 @@ class Tensor:
     # ---- autograd state -------------------------------------------------------------
     @property
     def requires_grad(self):
+        """Whether ops on this tensor are recorded; settable on float/complex tensors."""
         return self._node is not None
 
     @requires_grad.setter
@@ -259,14 +266,17 @@ class Tensor:
         return self
 
     def requires_grad_(self, flag=True):
+        """PyTorch's spelling of :meth:`set_requires_grad`."""
         return self.set_requires_grad(flag)
 
     @property
     def is_leaf(self):
+        """True unless the tensor is the output of a recorded op (its ``.grad`` is kept)."""
         return self._node is None or self._node.op is None
 
     @property
     def grad_fn(self):
+        """The graph node of the op that made this tensor, or None for a leaf."""
         node = self._node
         return None if node is None or node.op is None else node
 

@@ -68,11 +68,36 @@ def enable_grad():
     return _GradMode(True)
 
 
+class _SetGradMode(_GradMode):
+    """set_grad_enabled's result: the mode is set when it is made (a plain call takes
+    effect at once); as a context manager it restores the mode of before on exit."""
+
+    def __init__(self, enabled):
+        super().__init__(enabled)
+        self._before = STATE.grad_enabled
+        STATE.grad_enabled = enabled
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._before
+        return False
+
+    def __call__(self, fn):        # as a decorator: only calls of fn see the mode
+        STATE.grad_enabled = self._before
+        return super().__call__(fn)
+
+
 def set_grad_enabled(mode):
-    return _GradMode(bool(mode))
+    """Turn recording on (``mode`` true) or off, at once, like ``torch.set_grad_enabled``:
+    ``tf.set_grad_enabled(False)`` alone switches it off until switched back; used as
+    ``with tf.set_grad_enabled(False): ...`` the mode of before returns on exit."""
+    return _SetGradMode(bool(mode))
 
 
 def is_grad_enabled():
+    """Whether ops record the graph now (False inside ``no_grad()``)."""
     return STATE.grad_enabled
 
 

@@ -20,6 +20,7 @@ class Builder:
         return Builder(self.fn, self.args, {**self.kwargs, **kwargs})
 
     def run(self):
+        """Call the function: exactly what ``fn(*args, **kwargs)`` returns."""
         return self.fn(*self.args, **self.kwargs)
 
     def __repr__(self):

@@ -67,6 +67,8 @@ def random_array(shape, dtype=np.float64, rng=None, scale=1.0):
 
 
 def random_tensor(shape, dtype=np.float64, rng=None, requires_grad=False):
+    """A Tensor of ``random_array(shape, dtype, rng)`` (standard normal entries, complex
+    ones with independent real and imaginary parts), optionally ``requires_grad``."""
     return Tensor(random_array(shape, dtype, rng), requires_grad=requires_grad)
 
 

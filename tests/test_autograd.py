@@ -443,3 +443,31 @@ def test_check_grads_on_composite():
         return ((x * y).sin() + (x / (y * y + 1.0))).sum(axis=0)
     for dt in (np.float64, np.complex128):
         check_grads(f, [random_array((3, 2), dt, 1), random_array((3, 2), dt, 2)])
+
+
+def test_set_grad_enabled_call_context_and_decorator():
+    # PyTorch semantics: a plain call switches recording at once; a with-block restores
+    # the mode of before; as a decorator only the function's calls see the mode.
+    x = tf.tensor([1.0, 2.0], requires_grad=True)
+    assert tf.is_grad_enabled()
+    try:
+        tf.set_grad_enabled(False)
+        assert not tf.is_grad_enabled()
+        assert not (x * 2).requires_grad
+    finally:
+        tf.set_grad_enabled(True)
+    assert tf.is_grad_enabled() and (x * 2).requires_grad
+    with tf.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+        with tf.set_grad_enabled(True):
+            assert (x * 2).requires_grad
+        assert not tf.is_grad_enabled()
+    assert tf.is_grad_enabled()
+
+    @tf.set_grad_enabled(False)
+    def double(t):
+        return t * 2
+
+    assert tf.is_grad_enabled()
+    assert not double(x).requires_grad
+    assert tf.is_grad_enabled()

@@ -1,0 +1,459 @@
+"""Sphinx extension for tenferro's documentation.
+
+* ``public_api()``: every public name, per documented module (also used by
+  ``scripts/check_docs.py`` to check that each has a docstring).
+* At ``config-inited`` it writes the API reference (``docs/api/*.rst``, one page per
+  module, the top level grouped by the module that defines each name) and one page per
+  ``examples/*.py`` (``docs/examples/*.md``). Both folders are generated, not committed:
+  a name added to ``tenferro`` or an example added to ``examples/`` appears without
+  editing the docs.
+* The ``tenferro-example`` directive runs an example script in a subprocess at build time
+  and shows its docstring, its source, its standard output and the PNG files it wrote.
+  A script that fails (or times out) fails the build.
+"""
+import ast
+import re
+import importlib
+import inspect
+import os
+import shutil
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.errors import ExtensionError
+from sphinx.util.docutils import SphinxDirective
+
+DOCS = Path(__file__).resolve().parent.parent
+REPO = DOCS.parent
+
+# Submodules with their own API page. A module listed here that does not exist yet is
+# skipped (other work adds tenferro.special and tenferro.functional).
+SUBMODULES = [
+    ("tenferro.linalg", "Linear algebra (the array API ``linalg`` extension and more)"),
+    ("tenferro.fft", "Discrete Fourier transforms (the array API ``fft`` extension)"),
+    ("tenferro.special", "Special functions (``scipy.special`` on tensors)"),
+    ("tenferro.stats", "Probability distributions (``scipy.stats``' names)"),
+    ("tenferro.functional", "Function transforms"),
+    ("tenferro.forward", "Forward mode: dual numbers (also ``tenferro.forward_ad``)"),
+    ("tenferro.testing", "Testing derivatives"),
+]
+# Modules whose every public name is re-exported at top level: documented there.
+TOP_LEVEL_ONLY = ("tenferro.autograd", "tenferro.custom", "tenferro.builders")
+
+# Section titles of the top-level page, by the module that defines a name.
+SECTIONS = [
+    ("tenferro._tensor", "Tensors"),
+    ("tenferro._ops.creation", "Creation functions"),
+    ("tenferro._dtypes", "Data types and promotion"),
+    ("tenferro._ops.elementwise", "Element-wise functions"),
+    ("tenferro._ops.reductions", "Reductions and statistics"),
+    ("tenferro._ops.structure", "Shapes, indexing and products"),
+    ("tenferro._ops.manipulation", "Manipulation"),
+    ("tenferro._ops.einsum", "einsum"),
+    ("tenferro._ops.searching", "Searching"),
+    ("tenferro._ops.sorting", "Sorting"),
+    ("tenferro._ops.sets", "Set functions"),
+    ("tenferro.autograd", "Reverse mode (autograd)"),
+    ("tenferro.forward", "Forward mode and Hessian-vector products"),
+    ("tenferro.custom", "Custom derivative rules, roots and fixed points"),
+    ("tenferro.builders", "Builders (the Rust API's spelling)"),
+    ("tenferro.linalg", "Builders of linear algebra ops (``tf.svd_ad(a).run()``)"),
+    ("tenferro._errors", "Errors"),
+]
+OTHER_SECTION = "Other functions"
+
+
+def _is_module(obj):
+    return isinstance(obj, types.ModuleType)
+
+
+def _module_names(modname):
+    """Public names of a module: ``__all__`` when it has one, else every name that does
+    not start with an underscore and is not a module."""
+    mod = importlib.import_module(modname)
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in dir(mod) if not n.startswith("_")
+                 and not _is_module(getattr(mod, n))]
+    return mod, list(names)
+
+
+def public_api():
+    """{module name: [(name, object), ...]} for every documented module; the top level is
+    ``"tenferro"``. Names of ``TOP_LEVEL_ONLY`` modules and of ``tenferro.forward`` that
+    are also at top level are listed only there."""
+    top, names = _module_names("tenferro")
+    api = {"tenferro": [(n, getattr(top, n)) for n in sorted(names)]}
+    top_objects = {id(o) for _, o in api["tenferro"]}
+    for modname, _ in SUBMODULES:
+        try:
+            mod, names = _module_names(modname)
+        except ModuleNotFoundError:
+            continue
+        entries = [(n, getattr(mod, n)) for n in names]
+        if modname == "tenferro.forward":
+            entries = [(n, o) for n, o in entries if id(o) not in top_objects]
+        api[modname] = entries
+    return api
+
+
+def _kind(obj):
+    if inspect.isclass(obj):
+        return "exception" if issubclass(obj, BaseException) else "class"
+    if inspect.isroutine(obj):
+        return "function"
+    return "data"
+
+
+def needs_docstring(obj):
+    """Functions, classes and callable objects carry a docstring; dtypes and constants
+    (``tf.float64``, ``tf.pi``, ``tf.newaxis``) are data."""
+    kind = _kind(obj)
+    return kind != "data" or (callable(obj) and type(obj).__module__.startswith("tenferro"))
+
+
+def _entry(qualname, obj):
+    kind = _kind(obj)
+    if kind == "function":
+        return [f".. autofunction:: {qualname}", ""]
+    if kind == "exception":
+        return [f".. autoexception:: {qualname}", "   :show-inheritance:", ""]
+    if kind == "class":
+        if issubclass(obj, tuple):   # named tuples: the fields are documented in the text
+            return [f".. autoclass:: {qualname}", "   :no-members:", ""]
+        own, borrowed = _class_members(obj)
+        lines = [f".. autoclass:: {qualname}"]
+        lines += [f"   :members: {', '.join(own)}"] if own else ["   :no-members:"]
+        lines.append("")
+        if borrowed:
+            short = qualname.rsplit(".", 1)[-1]
+            lines += [f"   Also methods that are module functions with the {short.lower()} "
+                      "as first argument (``t.exp()`` is ``tf.exp(t)``): "
+                      + ", ".join(f"``{n}``" for n in borrowed) + ".", ""]
+        return lines
+    if needs_docstring(obj):         # a callable object (a distribution, ...)
+        return [f".. autodata:: {qualname}", "   :no-value:", ""]
+    return [f".. py:data:: {qualname}", f"   :value: {obj!r}", ""]
+
+
+def _class_members(cls):
+    """(members defined by the class itself, methods that are module-level functions
+    installed on it): the second kind is documented once, as the function."""
+    own, borrowed = [], []
+    for name, value in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        func = getattr(value, "fget", None) or getattr(value, "__func__", None) or value
+        if isinstance(value, property) or getattr(func, "__module__", None) == cls.__module__:
+            own.append(name)
+        elif callable(value):
+            borrowed.append(name)
+    return own, sorted(borrowed)
+
+
+def _summary_table(modname, names):
+    lines = [".. autosummary::", "   :nosignatures:", ""]
+    lines += [f"   {n}" for n in names]   # relative to the page's current module
+    return lines + [""]
+
+
+def _title(text, char="="):
+    return [text, char * len(text), ""]
+
+
+def _api_pages():
+    api = public_api()
+    pages = {}
+    # top level, grouped by defining module
+    groups = {}
+    consts = []
+    for name, obj in api["tenferro"]:
+        if _kind(obj) == "data" and not needs_docstring(obj):
+            consts.append((name, obj))
+            continue
+        module = getattr(obj, "__module__", "") or ""
+        section = next((title for prefix, title in SECTIONS
+                        if module == prefix or module.startswith(prefix + ".")),
+                       OTHER_SECTION)
+        groups.setdefault(section, []).append((name, obj))
+    lines = _title("tenferro (top level)")
+    lines += [".. module:: tenferro", "",
+              "The ``tenferro`` module is the array namespace (the Python array API "
+              "standard 2024.12, ``tf.__array_api_version__``) and holds the tensor, the "
+              "differentiation functions and the errors. Conventionally "
+              "``import tenferro as tf``.", ""]
+    order = [t for _, t in SECTIONS] + [OTHER_SECTION]
+    for title in order:
+        if title not in groups:
+            continue
+        entries = sorted(groups[title])
+        lines += _title(title, "-")
+        lines += _summary_table("tenferro", [n for n, _ in entries])
+        for name, obj in entries:
+            lines += _entry(f"tenferro.{name}", obj)
+    lines += _title("Data types and constants", "-")
+    lines += ["NumPy dtype objects (``tf.float64 == np.float64``), the array API "
+              "constants and ``newaxis`` (``None``).", ""]
+    for name, obj in sorted(consts):
+        lines += _entry(f"tenferro.{name}", obj)
+    pages["tenferro"] = lines
+    for modname, title in SUBMODULES:
+        if modname not in api:
+            continue
+        lines = _title(f"{modname}: {title}")
+        lines += [f".. automodule:: {modname}", "   :no-members:", ""]
+        entries = api[modname]
+        if entries:
+            lines += _title("Summary", "-")
+            lines += _summary_table(modname, [n for n, _ in entries])
+            lines += _title("Reference", "-")
+            for name, obj in entries:
+                lines += _entry(f"{modname}.{name}", obj)
+        pages[modname] = lines
+    index = _title("API reference")
+    index += ["Every public name, with its docstring. These pages are generated from the "
+              "code at build time (``docs/_ext/tenferro_docs.py``).", "",
+              "Names of ``tenferro.autograd``, ``tenferro.custom`` and "
+              "``tenferro.builders`` are all re-exported at top level and documented "
+              "there.", "",
+              ".. toctree::", "   :maxdepth: 1", ""]
+    index += [f"   {m}" for m in pages] + [""]
+    pages["index"] = index
+    return pages
+
+
+def _write_if_changed(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def write_api_pages():
+    out = DOCS / "api"
+    pages = _api_pages()
+    for stale in out.glob("*.rst"):
+        if stale.stem not in pages:
+            stale.unlink()
+    for name, lines in pages.items():
+        _write_if_changed(out / f"{name}.rst", "\n".join(lines))
+
+
+# ---- examples ------------------------------------------------------------------------
+
+def write_example_pages(example_args):
+    """One page per examples/*.py. ``example_args`` maps a script's stem to the command
+    line arguments it runs with at build time (``{outdir}`` is the folder it may write
+    PNG files to); scripts not in it are shown without running them."""
+    out = DOCS / "examples"
+    scripts = sorted((REPO / "examples").glob("*.py"))
+    for stale in out.glob("*.md"):
+        if stale.stem != "index" and not (REPO / "examples" / f"{stale.stem}.py").exists():
+            stale.unlink()
+    for script in scripts:
+        first = (ast.get_docstring(ast.parse(script.read_text())) or script.stem)
+        title = first.split("\n")[0].rstrip(".")
+        body = [f"# {script.stem}: {title}", "",
+                f"```{{tenferro-example}} ../../examples/{script.name}"]
+        if script.stem in example_args:
+            body.append(":args: " + " ".join(example_args[script.stem]))
+        else:
+            body.append(":no-run:")
+        body += ["```", ""]
+        _write_if_changed(out / f"{script.stem}.md", "\n".join(body))
+    index = ["# Examples", "",
+             "Scripts from the repository's `examples/` folder. Those listed in "
+             "`tenferro_example_args` (docs/conf.py) run at build time, some with smaller "
+             "parameters than their defaults (the command is on the page), and the output "
+             "shown is the output of that run; the others are shown as code.", "",
+             "```{toctree}", ":maxdepth: 1", ""]
+    index += [s.stem for s in scripts] + ["```", ""]
+    _write_if_changed(out / "index.md", "\n".join(index))
+
+
+class ExampleDirective(SphinxDirective):
+    """``.. tenferro-example:: path/to/script.py`` with ``:args:`` (the command line; the
+    token ``{outdir}`` becomes a folder for the files the script writes) or
+    ``:no-run:``."""
+
+    required_arguments = 1
+    option_spec = {"args": directives.unchanged, "no-run": directives.flag,
+                   "timeout": directives.positive_int}
+
+    def _run(self, script, argv, shown):
+        """Run the script; return the output nodes (text and the PNGs it wrote)."""
+        result = []
+        outdir = DOCS / "_generated" / script.stem
+        shutil.rmtree(outdir, ignore_errors=True)
+        outdir.mkdir(parents=True)
+        cmd = [sys.executable, str(script)] + [a.replace("{outdir}", str(outdir))
+                                               for a in argv]
+        env = dict(os.environ, MPLBACKEND="Agg")
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, cwd=str(REPO), env=env, capture_output=True,
+                                  text=True, timeout=self.options.get("timeout", 120))
+        except subprocess.TimeoutExpired as exc:
+            raise ExtensionError(f"example {script.name} timed out: {exc}") from None
+        seconds = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise ExtensionError(f"example {script.name} exited with {proc.returncode}:\n"
+                                 f"{proc.stdout}\n{proc.stderr}")
+        result.append(nodes.rubric(text="Output"))
+        para = nodes.paragraph()
+        para += nodes.Text("Output of ")
+        para += nodes.literal(shown, shown)
+        para += nodes.Text(f", run when these pages were built ({seconds:.1f} s including "
+                           "Python start-up):")
+        result.append(para)
+        stdout = proc.stdout.replace(str(outdir) + os.sep, "")   # "wrote trg.png"
+        result.append(nodes.literal_block(stdout, stdout, language="text"))
+        for png in sorted(outdir.glob("*.png")):
+            uri = "/" + png.relative_to(DOCS).as_posix()
+            result.append(nodes.image(uri=uri, alt=f"{png.name}, written by {script.name}"))
+        return result
+
+    def run(self):
+        rel, script = self.env.relfn2path(self.arguments[0])
+        script = Path(script)
+        self.env.note_dependency(str(script))
+        source = script.read_text()
+        doc = ast.get_docstring(ast.parse(source)) or ""
+        result = []
+        # the docstring is plain text with some reST markup (``code``): show it as text
+        container = nodes.container()
+        paras = doc.split("\n\n")
+        for para in paras[1:]:
+            if para.startswith("    ") or "\n    " in para:
+                result_block = nodes.literal_block(para, _dedent(para))
+                container += result_block
+            else:
+                lines = para.splitlines()
+                escape_plain_math(lines)
+                self.state.nested_parse(StringList(lines, source=str(script)),
+                                        self.content_offset, container)
+        result += container.children
+        argv = (self.options.get("args") or "").split()
+        shown = " ".join(["python", f"examples/{script.name}"] + argv).replace(
+            "{outdir}/", "")
+        if "no-run" in self.options:
+            result.append(nodes.paragraph(text="This example is not run when the "
+                                               "documentation is built."))
+        else:
+            result += self._run(script, argv, shown)
+        result.append(nodes.rubric(text="Source"))
+        code = _without_docstring(source)
+        result.append(nodes.literal_block(code, code, language="python"))
+        return result
+
+
+def _without_docstring(source):
+    """The script without its module docstring (shown as text above the code)."""
+    tree = ast.parse(source)
+    if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(
+            getattr(tree.body[0], "value", None), ast.Constant) and isinstance(
+            tree.body[0].value.value, str):
+        lines = source.splitlines(keepends=True)
+        return "".join(lines[tree.body[0].end_lineno:]).lstrip("\n")
+    return source
+
+
+def _dedent(text):
+    import textwrap
+    return textwrap.dedent(text)
+
+
+# ---- docstrings as plain-text math ---------------------------------------------------
+# tenferro's docstrings are prose with ``code`` spans and formulas written in plain text:
+# |x|, |det|, (*batch, n, n), x* = g(x*, *params). reST reads |x| as a substitution and
+# "(*batch" as the start of an emphasis, and warns. Before napoleon and reST see a
+# docstring, this hook makes such characters literal: every "|", and every "*" that would
+# open an emphasis with no closing "*" (a complete *word* emphasis is kept). Literal
+# blocks (after "::", directives, >>> examples) and ``code`` / `role` spans are untouched.
+
+_PROTECTED = re.compile(r"``.+?``|:[\w:.-]+:`[^`]*`|`[^`]*`_?|(?<![\w\\*])\*(?=[^\s*])[^*\n]*?"
+                        r"(?<=\S)\*(?![\w*])")
+_STAR_START = re.compile(r"(?:(?<=^)|(?<=[\s(\[{<'\"/:=,-]))(\*+)(?=\S)")
+
+
+def _escape_prose(text):
+    text = text.replace("|", "\\|")
+    return _STAR_START.sub(lambda m: "\\*" * len(m.group(1)), text)
+
+
+def _escape_line(line):
+    out, pos = [], 0
+    for m in _PROTECTED.finditer(line):
+        out.append(_escape_prose(line[pos:m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_escape_prose(line[pos:]))
+    return "".join(out)
+
+
+def escape_plain_math(lines):
+    """Escape, in place, the reST-active characters of plain-text formulas (see above)."""
+    literal_indent = None      # indentation of the paragraph that opened a literal block
+    pending = None
+    in_doctest = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if not stripped or indent > literal_indent:
+                continue
+            literal_indent = None
+        if pending is not None and stripped:
+            if indent > pending:
+                literal_indent = pending
+                pending = None
+                continue
+            pending = None
+        if stripped.startswith(">>>"):
+            in_doctest = True
+        if in_doctest:
+            if not stripped:
+                in_doctest = False
+            continue
+        if stripped.startswith(".. ") or stripped.endswith("::"):
+            pending = indent
+            if stripped.startswith(".. "):
+                continue
+        lines[i] = _escape_line(line)
+
+
+_PROPERTY_DOCS = {}
+
+
+def _on_process_docstring(app, what, name, obj, options, lines):
+    escape_plain_math(lines)
+    if what in ("property", "attribute"):
+        _PROPERTY_DOCS[name] = list(lines)
+
+
+def _after_napoleon(app, what, name, obj, options, lines):
+    # napoleon reads "where the payload lives: always cpu" in a property's docstring as
+    # "type: description"; tenferro's property docstrings are prose: keep them as written
+    if name in _PROPERTY_DOCS:
+        lines[:] = _PROPERTY_DOCS.pop(name)
+
+
+def _on_config_inited(app, config):
+    # before Sphinx lists the source files, so the generated pages are found
+    write_api_pages()
+    write_example_pages(config.tenferro_example_args)
+
+
+def setup(app):
+    app.add_config_value("tenferro_example_args", {}, "env")
+    app.add_directive("tenferro-example", ExampleDirective)
+    app.connect("config-inited", _on_config_inited)
+    # before napoleon (priority 500), which escapes *args itself and writes *type*
+    app.connect("autodoc-process-docstring", _on_process_docstring, priority=400)
+    app.connect("autodoc-process-docstring", _after_napoleon, priority=600)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
