@@ -24,6 +24,9 @@ Three policies make the derivatives usable on real data (DESIGN.md §2):
 * **Gauge check.** Complex singular vectors have a free phase per pair (u_i, v_i); a loss
   that depends on it has no gradient, and the rule raises GaugeError (as PyTorch does).
 
+Truncation (``max_rank``, ``rtol``, ``atol``) and its exact derivative, coupled to the
+discarded triplets, live in ``svd_truncated.py`` (docs/truncated_svd.md).
+
 The plain backward builds the k x k core with the fused kernel ``_kernels/spectral.pyx``
 (``svd_core``); with create_graph=True the same formula runs on Tensors (``_core_tensor``).
 """
@@ -374,7 +377,8 @@ def _svd(a, full_matrices, derivative_eps, check_gauge, values_only):
     return apply(_svd_op, (a,), outs, ctx)
 
 
-def svd(a, full_matrices=False, *, derivative_eps=None, check_gauge=True, check_finite=True):
+def svd(a, full_matrices=False, *, max_rank=None, rtol=None, atol=None, derivative_eps=None,
+        check_gauge=True, check_finite=True):
     """Singular value decomposition ``a = u @ diag(s) @ vt`` of a (stack of) matrix.
 
     Returns ``SVDResult(u, s, vt)``: u (..., m, k), s (..., k) real, descending, vt
@@ -405,11 +409,49 @@ def svd(a, full_matrices=False, *, derivative_eps=None, check_gauge=True, check_
       norm, raises GaugeError; ``check_gauge=False`` skips the check. Real input never
       raises (its sign ambiguity is discrete).
 
-    Raises ShapeError (ndim < 2), DTypeError, LinAlgError (non-finite input unless
-    ``check_finite=False``; no convergence).
+    Truncation (``max_rank``, ``rtol``, ``atol``, keyword-only): keep the singular triplets
+    i (0-based, descending) with i < max_rank and s_i > max(atol, rtol · s_max); a
+    tolerance left None is not applied (so ``max_rank`` alone keeps zero singular values;
+    ``atol=0`` drops exact zeros). u is (..., m, k), s (..., k), vt (..., k, n). For a
+    stack, k is the largest count over its matrices (a matrix of lower rank keeps its next
+    singular values too, so that the result is one array). Not with
+    ``full_matrices=True``.
+
+    * The derivative is the exact derivative of "full SVD, then keep the first k
+      triplets" (Francuz, Schuch, Vanhecke, Phys. Rev. Research 7, 013237 (2025),
+      arXiv:2311.11894), including the coupling of the kept vectors to the discarded
+      ones that the thin-SVD formula on the kept triplets alone misses: with
+      A⊥ = (I − UUᴴ)A(I − VVᴴ), the components x_j = (I − UUᴴ)u̇_j and
+      y_j = (I − VVᴴ)v̇_j solve [s_j I, −A⊥; −A⊥ᴴ, s_j I][x_j; y_j] =
+      [(I − UUᴴ)Ȧv_j; (I − VVᴴ)Ȧᴴu_j], i.e. x_j = (s_j² I − A⊥A⊥ᴴ)⁻¹(s_j(I − UUᴴ)Ȧv_j
+      + A⊥Ȧᴴu_j); the reverse rule solves the same (Hermitian) system with the projected
+      cotangents (I − UUᴴ)Ū, (I − VVᴴ)V̄ on the right and adds Pmat Vᴴ + U Qmatᴴ to the
+      thin rule's U core Vᴴ among the kept triplets. The thin formula is right only when
+      the discarded singular values are zero. Reverse, forward and second order.
+    * Two paths, the same results: when max_rank ≤ min(m, n)/20 and min(m, n) ≥ 300 the
+      primal is partial (scipy.sparse.linalg.svds with PROPACK, tol=0 and a fixed seed —
+      deterministic — then one Rayleigh–Ritz step, accurate to rounding) and the rules
+      solve the system above by conjugate gradients with products by A and Aᴴ only
+      (preconditioned with 16 extra Ritz vectors); on Tensors (create_graph) by a dense
+      solve of the k shifted m x m systems, O(k m³). Otherwise the full SVD is computed
+      and sliced. See docs/truncated_svd.md for timings.
+    * A degenerate cut (s_{k−1} = s_k in 0-based terms: the kept subspace is not unique,
+      the truncated function has no derivative there) and kept singular values ~0 get
+      the full SVD's broadened rule (``derivative_eps``): finite, equal to the broadened
+      derivative of the full SVD then slicing; the partial path falls back to the full
+      one when s_{k−1}² − s_k² or s_{k−1}² is within 1e5·ε.
+
+    Raises ShapeError (ndim < 2; max_rank not a positive int; truncation with
+    full_matrices=True), ValueError/TypeError (rtol or atol negative, NaN, infinite or
+    not a number), DTypeError, LinAlgError (non-finite input unless
+    ``check_finite=False``; no convergence). Bad arguments raise before anything is
+    computed or recorded.
     """
+    cut = _trunc.check_truncation(max_rank, rtol, atol, full_matrices)
     a = matrix_input(a, "tf.linalg.svd", check_finite=check_finite)
     eps = _check_eps(derivative_eps, "tf.linalg.svd")
+    if cut is not None:
+        return SVDResult(*_trunc.svd_truncated(a, *cut, eps, check_gauge))
     return SVDResult(*_svd(a, full_matrices, eps, check_gauge, False))
 
 
@@ -434,3 +476,6 @@ svdvals_ad = builder(svdvals)
 
 register(svd, methods=("svd",))
 register(svdvals, methods=("svdvals",))
+
+# the truncated SVD (max_rank/rtol/atol) and its op; it imports this module's helpers
+from . import svd_truncated as _trunc  # noqa: E402
