@@ -33,6 +33,7 @@ from . import linalg
 from .linalg.products import vecdot  # noqa: F401  (the array API has it at top level too)
 from . import fft
 from . import stats
+from . import special
 # the builder spelling lives at top level too: tf.svd_ad(a).run(), tf.qr_ad(a).run(), ...
 globals().update({_n: getattr(linalg, _n) for _n in dir(linalg) if _n.endswith("_ad")})
 from . import autograd, _tensor as _tensor_module

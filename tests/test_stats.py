@@ -214,7 +214,9 @@ def _cont_checked_args(name, method, rng):
     x, shapes, loc, scale = _cont_args(name, rng)
     f = getattr(getattr(tf.stats, name), method)
     if (name, method) in SHAPE_IN_INCOMPLETE:
-        return (lambda x, loc, scale: f(x, *shapes, loc, scale)), (x, loc, scale)
+        # the fixed shapes take x's precision (check_low_precision passes float32 x)
+        return (lambda x, loc, scale: f(x, *[np.asarray(s, x.dtype) for s in shapes], loc,
+                                        scale)), (x, loc, scale)
     k = len(shapes)
     return (lambda x, *p: f(x, *p[:k], loc=p[k], scale=p[k + 1])), (x, *shapes, loc, scale)
 
@@ -378,8 +380,8 @@ def test_discrete_grads(name, method):
         k = np.zeros_like(k)      # sf = 0 at k = 1: logsf -inf, no finite difference
     f = getattr(getattr(tf.stats, name), method)
     if name == "binom" or (name == "nbinom" and method not in ("logpmf", "pmf")):
-        n = params[0]
-        g, args = (lambda p: f(k, n, p)), (params[1],)
+        n = params[0]     # fixed, in p's precision (check_low_precision passes float32 p)
+        g, args = (lambda p: f(k, np.asarray(n, p.dtype), p)), (params[1],)
     else:
         g, args = (lambda *ps: f(k, *ps)), tuple(params)
 
