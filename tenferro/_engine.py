@@ -9,15 +9,17 @@ import os
 import numpy as np
 
 from ._errors import GraphFreedError, InPlaceError
+from ._kernels import _reference
+from ._sparse import SparseCotangent
 from ._state import STATE
 
 if os.environ.get("TENFERRO_PURE_PYTHON"):
     from ._kernels._reference import (Node, backward_plain, new_version, grad_plain, owned,
-                                          run_backward, set_inplace_error)
+                                          run_backward, set_inplace_error, set_sparse_type)
 else:
     try:
         from ._kernels.tape import (Node, backward_plain, new_version, grad_plain, owned,
-                                    run_backward, set_inplace_error)
+                                    run_backward, set_inplace_error, set_sparse_type)
     except ImportError as e:  # pragma: no cover - a source tree without a build
         raise ImportError(
             "tenferro's compiled tape is missing: install the package (pip install .) and run "
@@ -28,6 +30,8 @@ __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "backward_pl
            "graph_rule", "new_version", "GraphFreedError"]
 
 set_inplace_error(InPlaceError)
+set_sparse_type(SparseCotangent)
+_reference.set_sparse_type(SparseCotangent)   # the twin too (tests swap it in per test)
 
 _Tensor = None  # set by _tensor.py (avoids an import cycle)
 
@@ -139,28 +143,58 @@ def _forward(op, ctx, inputs, outs, results, node):
 
 def graph_rule(node, gs, needs):
     """Run a pullback on Tensors so that its own ops are recorded (create_graph=True)."""
+    # plain loops and one-output fast paths: this runs once per node of every
+    # create_graph pass, and generator expressions cost ~1 µs each here
     T = _Tensor
+    wrap = T._wrap
+    op = node.op
     xs = node.inputs
     tangents = node.out_tangents
-    ys = []
-    for i, d in enumerate(node.out_data):
-        y = T._wrap(d, None if i in node.op.nondiff else node, i)
-        if tangents is not None and tangents[i] is not None:
-            y._fw = (STATE.fw_level, tangents[i])
-        ys.append(y)
-    gs = tuple(g if (g is None or isinstance(g, T)) else T._wrap(g) for g in gs)
-    cots = node.op.vjp(node.ctx, needs, gs, xs, tuple(ys))
+    nondiff = op.nondiff
+    out_data = node.out_data
+    if len(out_data) == 1 and tangents is None:
+        ys = (wrap(out_data[0], None if 0 in nondiff else node, 0),)
+    else:
+        ys = []
+        i = 0
+        for d in out_data:
+            y = wrap(d, None if i in nondiff else node, i)
+            if tangents is not None and tangents[i] is not None:
+                y._fw = (STATE.fw_level, tangents[i])
+            ys.append(y)
+            i += 1
+        ys = tuple(ys)
+    for g in gs:
+        if g is not None and not isinstance(g, T):
+            gs = tuple([g if (g is None or isinstance(g, T)) else wrap(g) for g in gs])
+            break
+    cots = op.vjp(node.ctx, needs, gs, xs, ys)
     out = []
-    for i, c in enumerate(cots):
+    i = 0
+    for c in cots:
         if c is None or not needs[i]:
             out.append(None)
+            i += 1
+            continue
+        x = xs[i]._data
+        if type(c) is SparseCotangent:   # densified by the tape, cast to x's dtype then
+            if c.shape != x.shape:
+                raise RuntimeError(
+                    f"internal error: the pullback of {op.name!r} returned a sparse "
+                    f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; "
+                    "please report this")
+            out.append(c)
+            i += 1
             continue
         if not isinstance(c, T):
-            c = T._wrap(np.asarray(c))
-        c = _cast_like(c, xs[i]._data.dtype)
-        if c.shape != xs[i].shape:
+            c = wrap(np.asarray(c))
+        d = c._data
+        if d.dtype != x.dtype:
+            c = _cast_like(c, x.dtype)
+        if d.shape != x.shape:
             raise RuntimeError(
-                f"internal error: the pullback of {node.op.name!r} returned a cotangent of "
-                f"shape {c.shape} for input {i} of shape {xs[i].shape}; please report this")
+                f"internal error: the pullback of {op.name!r} returned a cotangent of "
+                f"shape {d.shape} for input {i} of shape {x.shape}; please report this")
         out.append(c)
+        i += 1
     return tuple(out)

@@ -13,6 +13,7 @@ from numpy import asarray, generic, ndarray
 # creation numbers and in-place versions share one counter (see tape.pyx)
 _counter = [0, 0]          # [counter, number of the last in-place change]
 _inplace_error = [RuntimeError]
+_sparse_type = [None]      # tenferro._sparse.SparseCotangent (set by _engine)
 
 
 def new_version():
@@ -23,6 +24,10 @@ def new_version():
 
 def set_inplace_error(cls):
     _inplace_error[0] = cls
+
+
+def set_sparse_type(cls):
+    _sparse_type[0] = cls
 
 
 def _check_versions(node):
@@ -68,11 +73,24 @@ class Node:
 
 
 def _add(a, b):
-    return b if a is None else a + b
+    if a is None:
+        return b
+    if type(a) is _sparse_type[0]:
+        return a.add(b)
+    if type(b) is _sparse_type[0]:
+        return b.add(a)
+    return a + b
 
 
 def _check_cast(c, x, node, i):
     """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    if type(c) is _sparse_type[0]:   # carries x's dtype; cast when densified
+        if c.shape != x.shape:
+            raise RuntimeError(
+                f"internal error: the pullback of {node.op.name!r} returned a sparse "
+                f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; please "
+                f"report this")
+        return c
     if type(c) is not ndarray:   # NumPy arithmetic on 0-d arrays returns scalars
         c = asarray(c)
     if c.dtype != x.dtype:
@@ -153,6 +171,9 @@ def run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule, 
             if not node.needed or node.pending is None:
                 continue
             gs = node.pending
+            for i, g in enumerate(gs):
+                if type(g) is _sparse_type[0]:
+                    gs[i] = g.densify()
             if not all_leaves and node in target_map:
                 for i, slot in target_map[node]:
                     results[slot] = gs[i]

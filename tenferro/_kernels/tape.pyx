@@ -10,6 +10,12 @@ finds the nodes that lead to a target, its reverse is a topological order, and e
 node's pullback runs once with the summed cotangents of its outputs. ``None`` is a
 structural zero everywhere: a node whose outputs all received ``None`` is skipped.
 
+A pullback of a gather (indexing, take, diagonal) may return a ``SparseCotangent``
+(``tenferro/_sparse.py``): adding one to a slot only appends its parts, and a slot is
+densified (one buffer, or one ``sparse_sum`` op under create_graph) when it leaves the
+accumulator: before the node's pullback reads it, as a result, as a leaf's gradient. So
+k uses of one tensor cost O(size + touched entries), not O(k * size).
+
 ``_reference.py`` holds the same algorithm in plain Python; ``tests/_kernels/test_tape.py``
 checks that both agree.
 """
@@ -25,6 +31,7 @@ from numpy import asarray, generic, ndarray
 cdef Py_ssize_t _counter = 0
 cdef Py_ssize_t _last_change = 0
 cdef object _inplace_error = RuntimeError
+cdef object _sparse_type = None    # tenferro._sparse.SparseCotangent (set by _engine)
 
 
 def new_version():
@@ -39,6 +46,12 @@ def set_inplace_error(cls):
     """The exception class raised for a backward through a tensor changed in place."""
     global _inplace_error
     _inplace_error = cls
+
+
+def set_sparse_type(cls):
+    """The class of sparse cotangents (``tenferro._sparse.SparseCotangent``)."""
+    global _sparse_type
+    _sparse_type = cls
 
 
 cdef void _check_versions(Node node) except *:
@@ -100,11 +113,22 @@ cdef class Node:
 cdef object _add(object a, object b):
     if a is None:
         return b
+    if type(a) is _sparse_type:
+        return a.add(b)
+    if type(b) is _sparse_type:
+        return b.add(a)
     return a + b
 
 
 cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
     """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    if type(c) is _sparse_type:   # carries x's dtype; cast when densified
+        if c.shape != x.shape:
+            raise RuntimeError(
+                f"internal error: the pullback of {node.op.name!r} returned a sparse "
+                f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; please "
+                f"report this")
+        return c
     if type(c) is not ndarray:   # NumPy arithmetic on 0-d arrays returns scalars
         c = asarray(c)
     if c.dtype is not x.dtype and c.dtype != x.dtype:
@@ -223,6 +247,9 @@ cdef list _run_backward(list roots, list seeds, list targets, bint create_graph,
             if not node.needed or node.pending is None:
                 continue
             gs = node.pending
+            for i in range(len(gs)):
+                if type(gs[i]) is _sparse_type:
+                    gs[i] = gs[i].densify()
             if not all_leaves and node in target_map:
                 for i, slot in target_map[node]:
                     results[slot] = gs[i]

@@ -28,6 +28,7 @@ import numpy as np
 
 from .._engine import apply, apply1
 from .._errors import DTypeError, IndexingError, ShapeError
+from .._sparse import ScatterKind, SparseCotangent
 from .._tensor import Tensor
 from .registry import defop, register
 from ._util import broadcast_shape, to_tensor, unbroadcast
@@ -321,7 +322,21 @@ def _scatter(g, ctx):
     return _scatter_np(g, ctx)
 
 
-_take_op = defop("take", lambda ctx, needs, gs, xs, ys: (_scatter(gs[0], ctx),),
+def _add_taken(buf, v, ctx):
+    """buf.flat[L] += v in place (repeats accumulate); buf is C-contiguous."""
+    np.add.at(buf.reshape(-1), _linear(ctx), v.reshape(-1))
+
+
+# the sparse form of take's pullback (the tape adds many into one buffer, _sparse.py)
+_TAKE_SCATTER = ScatterKind("take", _add_taken, lambda g, ctx: _gather(g, ctx))
+
+
+def _take_vjp(ctx, needs, gs, xs, ys):
+    x = xs[0]
+    return (SparseCotangent(x.shape, x.dtype, _TAKE_SCATTER, ctx, gs[0]),)
+
+
+_take_op = defop("take", _take_vjp,
                  lambda ctx, ts, xs, ys: (_gather(ts[0], ctx),))
 
 _take_add_op = defop("take_add", lambda ctx, needs, gs, xs, ys: (_gather(gs[0], ctx),),

@@ -10,12 +10,17 @@ call each other, which makes every derivative differentiable again:
 The helpers ``_gather``/``_scatter``/``_diagonal``/``_embed`` run the member of a pair on
 whatever a rule holds: plain NumPy on ndarrays (normal backward), the recorded op on
 Tensors (``create_graph=True``, forward-over-reverse).
+
+The pullbacks of the gathers (``getitem``, ``diagonal``, ``trace``) return a
+:class:`~tenferro._sparse.SparseCotangent` instead of a dense scatter: the tape adds the
+cotangents of many indexings of one tensor into one buffer (``_sparse.py``).
 """
 import operator
 
 import numpy as np
 
 from .._engine import apply1
+from .._sparse import ScatterKind, SparseCotangent
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
 from .._tensor import Tensor, as_tensor
@@ -346,10 +351,27 @@ def _scatter_np(g, key, shape, unique):
     return z
 
 
+def _add_at_key(buf, v, ctx):
+    """buf[key] += v in place (np.add.at where an integer array may repeat positions)."""
+    key, unique = ctx
+    if unique:
+        buf[key] += v
+    else:
+        np.add.at(buf, key, v)
+
+
+# the sparse form of the scatter: ctx = (key, unique), as getitem's
+_GETITEM_SCATTER = ScatterKind("getitem", _add_at_key, lambda g, ctx: _gather(g, ctx[0]))
+
+
+def _getitem_vjp(ctx, needs, gs, xs, ys):
+    x = xs[0]
+    return (SparseCotangent(x.shape, x.dtype, _GETITEM_SCATTER, ctx, gs[0]),)
+
+
 # gather and scatter-add are each other's adjoints (RULES: linear maps, VJP = adjoint)
 _getitem_op = defop(
-    "getitem",
-    lambda ctx, needs, gs, xs, ys: (_scatter(gs[0], ctx[0], xs[0].shape, ctx[1]),),
+    "getitem", _getitem_vjp,
     lambda ctx, ts, xs, ys: (_gather(ts[0], ctx[0]),))
 
 _index_add_op = defop(
@@ -491,8 +513,24 @@ def _embed_np(g, shape, diag):
     return z
 
 
-_diagonal_op = defop("diagonal",
-                     lambda ctx, needs, gs, xs, ys: (_embed(gs[0], xs[0].shape, ctx),),
+def _add_diagonal(buf, v, diag):
+    """The diagonal ``diag`` of buf += v in place (distinct positions)."""
+    offset, a1, a2 = diag
+    n = v.shape[-1]
+    rows = np.arange(max(-offset, 0), max(-offset, 0) + n)
+    cols = np.arange(max(offset, 0), max(offset, 0) + n)
+    np.moveaxis(buf, (a1, a2), (-2, -1))[..., rows, cols] += v
+
+
+_DIAGONAL_SCATTER = ScatterKind("diagonal", _add_diagonal, lambda g, diag: _diagonal(g, diag))
+
+
+def _diagonal_vjp(ctx, needs, gs, xs, ys):
+    x = xs[0]
+    return (SparseCotangent(x.shape, x.dtype, _DIAGONAL_SCATTER, ctx, gs[0]),)
+
+
+_diagonal_op = defop("diagonal", _diagonal_vjp,
                      lambda ctx, ts, xs, ys: (_diagonal(ts[0], ctx),))
 
 _embed_op = defop("diag_embed",
@@ -524,7 +562,9 @@ def _trace_vjp(ctx, needs, gs, xs, ys):
     # x̄ = ȳ placed on every entry of the diagonal
     diag, n = ctx
     g = gs[0]
-    return (_embed(np.broadcast_to(np.expand_dims(g, -1), g.shape + (n,)), xs[0].shape, diag),)
+    x = xs[0]
+    return (SparseCotangent(x.shape, x.dtype, _DIAGONAL_SCATTER, diag,
+                            np.broadcast_to(np.expand_dims(g, -1), g.shape + (n,))),)
 
 
 _trace_op = defop("trace", _trace_vjp,

@@ -1,0 +1,200 @@
+"""Sparse cotangents: the adjoint of a gather kept as (values, where) until it is needed.
+
+The pullback of a gather ``y = x[key]`` (indexing, ``take``, ``take_along_axis``,
+``diagonal``, ``trace``) is the scatter of ``ȳ`` into zeros of ``x``'s shape. Written
+densely, a tensor indexed k times gets k dense zero tensors added up: O(k · x.size) time
+and memory traffic (the TRG example's ``sum of T[x, y, x, y]`` over 576 scalars spent
+~0.3 s there for a 24⁴ tensor). Instead such a pullback returns a
+:class:`SparseCotangent`: the target's shape and dtype and a list of parts
+``(kind, ctx, values)``, each meaning "``kind.add_into`` these values at ``ctx``".
+
+The tape (``_kernels/tape.pyx`` and its twin) adds cotangents with :meth:`add`, which
+only appends parts (O(1) each), and calls :meth:`densify` where a cotangent leaves the
+tape's accumulator: before a pullback receives it, for a returned gradient, for a leaf's
+``.grad``. So nothing outside the tape ever sees this object. Densifying allocates one
+dense buffer and scatters every part into it in place: O(x.size + touched entries) for
+any number of uses. With ``create_graph=True`` the values are Tensors and densify
+records one ``sparse_sum`` op, ``out = base + Σ_j scatter_j(values_j)``, whose pullback
+is the identity for ``base`` and a gather for each ``values_j`` (the adjoint of a
+scatter-add is a gather: both are linear, RULES.md "linear maps"), so a second-order pass
+costs O(uses) small gathers instead of O(uses) dense additions.
+"""
+import math
+
+import numpy as np
+
+from ._ops.registry import defop
+
+__all__ = ["SparseCotangent", "ScatterKind"]
+
+
+class ScatterKind:
+    """How one gather's adjoint adds its values into a dense buffer.
+
+    ``add_into(buf, values, ctx)``: ``buf += scatter(values)`` in place (``buf`` a
+    C-contiguous ndarray owned by the caller, ``values`` an ndarray of ``buf``'s dtype).
+    ``gather(g, ctx)``: the adjoint, ``g`` read at the positions (an ndarray, or a Tensor
+    on which it records the differentiable gather op).
+    """
+    __slots__ = ("name", "add_into", "gather")
+
+    def __init__(self, name, add_into, gather):
+        self.name = name
+        self.add_into = add_into
+        self.gather = gather
+
+    def __repr__(self):
+        return f"<ScatterKind {self.name}>"
+
+
+_PLAIN = (np.ndarray, np.generic, int, float, complex)   # values of a plain (ndarray) pass
+
+
+def _cast_np(v, dtype):
+    """Values as an ndarray of the target dtype (real part for a real target, DESIGN §2)."""
+    if type(v) is not np.ndarray:
+        v = np.asarray(v)
+    if v.dtype != dtype:
+        if v.dtype.kind == "c" and dtype.kind != "c":
+            v = v.real
+        v = v.astype(dtype)
+    return v
+
+
+class SparseCotangent:
+    """A cotangent ``dense + Σ scatter(values)`` of a tensor of ``shape``/``dtype``.
+
+    Only the tape holds these (see the module docstring); ``add`` mutates ``self``,
+    which is safe because every one is created by a pullback for one tape slot.
+    """
+    __slots__ = ("shape", "dtype", "parts", "dense", "owned", "touched", "graph")
+
+    def __init__(self, shape, dtype, kind, ctx, values):
+        # one per indexing in a backward pass: no conversions on the common types
+        self.shape = shape if type(shape) is tuple else tuple(shape)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.parts = [(kind, ctx, values)]
+        self.dense = None      # the dense part (ndarray or Tensor) or None
+        self.owned = False     # dense is a C-contiguous buffer this object may write into
+        if type(values) is np.ndarray:
+            self.touched = values.size
+            self.graph = False
+        else:
+            self.graph = not isinstance(values, _PLAIN)   # values are Tensors (create_graph)
+            self.touched = values.size if self.graph else np.size(values)
+
+    def __repr__(self):
+        return (f"<SparseCotangent shape={self.shape} {self.dtype} parts={len(self.parts)} "
+                f"dense={'no' if self.dense is None else 'yes'}>")
+
+    def add(self, other):
+        """``self + other`` for a SparseCotangent or a dense cotangent; returns self."""
+        if type(other) is SparseCotangent:
+            self.parts.extend(other.parts)
+            self.touched += other.touched
+            self.graph = self.graph or other.graph
+            if other.dense is not None:
+                self._add_dense(other.dense)
+        else:
+            self._add_dense(other)
+        # the parts hold more entries than the dense buffer: fold them in, so memory
+        # stays O(size) however often the tensor is indexed
+        if self.touched > 64 and self.touched > 4 * math.prod(self.shape) + 64:
+            self.dense = self.densify()
+            self.owned = not self.graph
+            self.parts = []
+            self.touched = 0
+        return self
+
+    def _add_dense(self, d):
+        if self.dense is None:
+            self.dense = d
+            self.owned = False
+        elif self.owned and type(d) is np.ndarray and d.dtype == self.dense.dtype:
+            self.dense += d
+        else:
+            self.dense = self.dense + d
+            self.owned = type(self.dense) is np.ndarray and self.dense.flags.c_contiguous
+        if not isinstance(d, _PLAIN):
+            self.graph = True
+
+    def densify(self):
+        """The dense cotangent: an ndarray (a fresh buffer) or, with Tensor values, a
+        Tensor recorded as one ``sparse_sum`` op."""
+        if self.graph:
+            return _densify_graph(self)
+        return self._densify_np()
+
+    def _densify_np(self):
+        dtype = self.dtype
+        if self.owned:
+            buf = self.dense
+        elif self.dense is not None:
+            buf = np.array(_cast_np(self.dense, dtype), dtype=dtype, order="C", copy=True)
+        else:
+            buf = np.zeros(self.shape, dtype)
+        for kind, ctx, v in self.parts:
+            kind.add_into(buf, _cast_np(v, dtype), ctx)
+        return buf
+
+
+def _densify_graph(s):
+    from ._engine import _Tensor as Tensor, _cast_like, apply1
+    inputs = []
+    data = []
+    has_dense = s.dense is not None
+    if has_dense:
+        d = s.dense if isinstance(s.dense, Tensor) else Tensor._wrap(np.asarray(s.dense))
+        d = _cast_like(d, s.dtype)
+        inputs.append(d)
+    kinds = []
+    for kind, ctx, v in s.parts:
+        if not isinstance(v, Tensor):
+            v = Tensor._wrap(np.asarray(v))
+        v = _cast_like(v, s.dtype)
+        inputs.append(v)
+        kinds.append((kind, ctx))
+    if has_dense:
+        buf = np.array(inputs[0]._data, dtype=s.dtype, order="C", copy=True)
+    else:
+        buf = np.zeros(s.shape, s.dtype)
+    for (kind, ctx), v in zip(kinds, inputs[1:] if has_dense else inputs):
+        kind.add_into(buf, v._data, ctx)
+    return apply1(_sparse_sum_op, tuple(inputs), buf,
+                  ctx=(has_dense, tuple(kinds), s.shape, s.dtype))
+
+
+def _sparse_sum_vjp(ctx, needs, gs, xs, ys):
+    # out = base + Σ_j scatter_j(v_j): base̅ = g, v̅_j = gather_j(g)
+    has_dense, kinds, _, _ = ctx
+    g = gs[0]
+    out = []
+    if has_dense:
+        out.append(g if needs[0] else None)
+    off = 1 if has_dense else 0
+    for j, (kind, c) in enumerate(kinds):
+        out.append(kind.gather(g, c) if needs[off + j] else None)
+    return tuple(out)
+
+
+def _sparse_sum_jvp(ctx, ts, xs, ys):
+    # linear: the same sum of the tangents
+    has_dense, kinds, shape, dtype = ctx
+    off = 1 if has_dense else 0
+    acc = None
+    for (kind, c), t in zip(kinds, ts[off:]):
+        if t is None:
+            continue
+        part = SparseCotangent(shape, dtype, kind, c, t)
+        acc = part if acc is None else acc.add(part)
+    if has_dense and ts[0] is not None:
+        if acc is None:
+            return (ts[0],)
+        acc.add(ts[0])
+    return (None if acc is None else acc.densify(),)
+
+
+_sparse_sum_op = defop(
+    "sparse_sum", _sparse_sum_vjp, _sparse_sum_jvp,
+    doc="base + Σ_j scatter_j(values_j): the accumulated adjoints of many gathers of one "
+        "tensor (recorded by create_graph=True passes)")
