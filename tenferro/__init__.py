@@ -4,16 +4,21 @@ The public contract is DESIGN.md §1; every name below is part of it.
 """
 import math as _math
 
-from ._errors import (AxisError, DTypeError, GaugeError, GraphFreedError, IndexingError,
-                      InPlaceError, LinAlgError, ShapeError, TenferroError,
-                      UnsupportedADError)
-from ._tensor import Tensor, as_tensor, tensor, install_methods as _install_methods
+# `name as name`: the explicit re-export a type checker needs in a typed package (py.typed)
+from ._errors import (AxisError as AxisError, DTypeError as DTypeError,
+                      GaugeError as GaugeError, GraphFreedError as GraphFreedError,
+                      IndexingError as IndexingError, InPlaceError as InPlaceError,
+                      LinAlgError as LinAlgError, ShapeError as ShapeError,
+                      TenferroError as TenferroError, UnsupportedADError as UnsupportedADError)
+from ._tensor import (Tensor as Tensor, as_tensor as as_tensor, tensor as tensor,
+                      install_methods as _install_methods)
 from ._dtypes import *  # noqa: F401,F403  (bool, int8, ..., complex128; result_type, ...)
-from ._dtypes import bool, __array_namespace_info__  # noqa: F401,A004
+from ._dtypes import (bool as bool,  # noqa: F401,A004
+                      __array_namespace_info__ as __array_namespace_info__)
 from ._ops.elementwise import *  # noqa: F401,F403
-from ._ops.elementwise import abs, pow  # noqa: F401  (shadow builtins on purpose)
+from ._ops.elementwise import abs as abs, pow as pow  # noqa: F401  (shadow builtins on purpose)
 from ._ops.reductions import *  # noqa: F401,F403
-from ._ops.reductions import sum  # noqa: F401
+from ._ops.reductions import sum as sum  # noqa: F401
 from ._ops.structure import *  # noqa: F401,F403
 from ._ops.einsum import *  # noqa: F401,F403
 from ._ops.creation import *  # noqa: F401,F403
@@ -23,22 +28,28 @@ from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.sets import *  # noqa: F401,F403
 from ._ops import inplace as _inplace  # noqa: F401  (t[i] = v, t += u, t.at[i])
 from . import _numpy  # noqa: F401  (NumPy's non-differentiable functions on tensors)
-from .autograd import (BackwardOptions, GradOptions, backward, enable_grad, grad,
-                       is_grad_enabled, no_grad, set_grad_enabled, value_and_grad, vjp)
-from . import forward as forward_ad
-from .forward import hvp, jvp
-from .custom import custom_jvp, custom_root, custom_vjp, fixed_point
-from .functional import checkpoint, hessian, hessp, jacobian, linear_operator
-from . import linalg
-from .linalg.products import vecdot  # noqa: F401  (the array API has it at top level too)
-from . import fft
-from . import stats
-from . import special
+from .autograd import (BackwardOptions as BackwardOptions, GradOptions as GradOptions,
+                       backward as backward, enable_grad as enable_grad, grad as grad,
+                       is_grad_enabled as is_grad_enabled, no_grad as no_grad,
+                       set_grad_enabled as set_grad_enabled, value_and_grad as value_and_grad,
+                       vjp as vjp)
+from . import forward as forward
+forward_ad = forward
+from .forward import hvp as hvp, jvp as jvp
+from .custom import (custom_jvp as custom_jvp, custom_root as custom_root,
+                     custom_vjp as custom_vjp, fixed_point as fixed_point)
+from .functional import (checkpoint as checkpoint, hessian as hessian, hessp as hessp,
+                         jacobian as jacobian, linear_operator as linear_operator)
+from . import linalg as linalg
+from .linalg.products import vecdot as vecdot  # (the array API has it at top level too)
+from . import fft as fft
+from . import stats as stats
+from . import special as special
 # the builder spelling lives at top level too: tf.svd_ad(a).run(), tf.qr_ad(a).run(), ...
 globals().update({_n: getattr(linalg, _n) for _n in dir(linalg) if _n.endswith("_ad")})
-from . import autograd, _tensor as _tensor_module
-from .builders import Builder, builder
-from . import testing
+from . import autograd as autograd, _tensor as _tensor_module
+from .builders import Builder as Builder, builder as builder
+from . import testing as testing
 
 _install_methods()
 _tensor_module._autograd = autograd

@@ -13,9 +13,13 @@ the standard is silent, NumPy 2's answer is kept. Python scalars are "weak": the
 dtype of the tensor they meet (``int8 tensor + 1`` stays int8, ``float32 tensor + 0.5``
 stays float32).
 """
+from __future__ import annotations
+
 import builtins
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from ._errors import DTypeError
 
@@ -32,11 +36,16 @@ float32, float64 = np.dtype(np.float32), np.dtype(np.float64)
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 bool = np.dtype(np.bool_)   # noqa: A001  (the array API's name shadows the builtin here)
 
-DIFFERENTIABLE = frozenset((float32, float64, complex64, complex128))
-INTEGER = frozenset((int8, int16, int32, int64, uint8, uint16, uint32, uint64))
-SUPPORTED = DIFFERENTIABLE | INTEGER | {bool}
+if TYPE_CHECKING:
+    from typing import TypeAlias
+    _DType: TypeAlias = np.dtype[Any]
+# (`bool` is the dtype in this module: annotations say builtins.bool for Python's)
+DIFFERENTIABLE: frozenset[_DType] = frozenset((float32, float64, complex64, complex128))
+INTEGER: frozenset[_DType] = frozenset((int8, int16, int32, int64, uint8, uint16, uint32,
+                                        uint64))
+SUPPORTED: frozenset[_DType] = DIFFERENTIABLE | INTEGER | {bool}
 
-_KINDS = {
+_KINDS: dict[str, frozenset[_DType]] = {
     "bool": frozenset({bool}),
     "signed integer": frozenset({int8, int16, int32, int64}),
     "unsigned integer": frozenset({uint8, uint16, uint32, uint64}),
@@ -49,13 +58,13 @@ _NAMES = {np.dtype(d).name: d for d in SUPPORTED}
 _NAMES["bool"] = bool
 
 
-def _unsupported(dt, what="tenferro tensors"):
+def _unsupported(dt: Any, what: str = "tenferro tensors") -> DTypeError:
     return DTypeError(
         f"{what} hold bool, (u)int8..64, float32, float64, complex64 or complex128, not "
         f"{dt}; convert the data first, e.g. with .astype(numpy.float64)")
 
 
-def as_dtype(dtype):
+def as_dtype(dtype: DTypeLike) -> np.dtype[Any]:
     """``dtype`` (a NumPy dtype, scalar type or name) as one of the supported dtypes."""
     try:
         dt = np.dtype(dtype)
@@ -67,12 +76,12 @@ def as_dtype(dtype):
     return dt
 
 
-def is_differentiable(dtype):
+def is_differentiable(dtype: Any) -> builtins.bool:
     """Whether tensors of ``dtype`` can carry a gradient (float32/64, complex64/128)."""
     return dtype in DIFFERENTIABLE
 
 
-def _dtype_of(x):
+def _dtype_of(x: Any) -> _DType:
     """The dtype of a Tensor, an ndarray, or a dtype-like."""
     d = getattr(x, "dtype", None)
     if d is not None and not isinstance(x, (type, np.dtype)):
@@ -80,13 +89,13 @@ def _dtype_of(x):
     return as_dtype(x)
 
 
-def result_type(*arrays_and_dtypes):
+def result_type(*arrays_and_dtypes: Any) -> _DType:
     """The dtype an operation on these tensors/dtypes (and Python scalars) returns.
 
     Like ``numpy.result_type`` (NumPy 2 rules, Python scalars weak), restricted to the
     supported dtypes; at least one tensor or dtype is required.
     """
-    args = []
+    args: list[Any] = []
     for a in arrays_and_dtypes:
         if type(a) in (builtins.bool, int, float, complex):
             args.append(a)
@@ -101,25 +110,25 @@ def result_type(*arrays_and_dtypes):
         raise DTypeError(f"result_type: {e}") from None
 
 
-def can_cast(from_, to, /):
+def can_cast(from_: Any, to: DTypeLike, /) -> builtins.bool:
     """Whether ``from_`` (a dtype or tensor) casts to ``to`` under the promotion rules."""
     return builtins.bool(np.can_cast(_dtype_of(from_), as_dtype(to), casting="safe"))
 
 
-def isdtype(dtype, kind):
+def isdtype(dtype: DTypeLike, kind: Union[DTypeLike, str, tuple[Any, ...]]) -> builtins.bool:
     """Whether ``dtype`` is of ``kind``: a dtype, a kind name ('bool', 'signed integer',
     'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric') or a
     tuple of these (array API ``isdtype``)."""
-    dtype = as_dtype(dtype)
+    dt = as_dtype(dtype)
     if isinstance(kind, tuple):
-        return any(isdtype(dtype, k) for k in kind)
+        return any(isdtype(dt, k) for k in kind)
     if isinstance(kind, str):
         try:
-            return dtype in _KINDS[kind]
+            return dt in _KINDS[kind]
         except KeyError:
             raise ValueError(f"isdtype: unknown kind {kind!r}; use one of "
                              f"{', '.join(map(repr, _KINDS))}") from None
-    return dtype == as_dtype(kind)
+    return dt == as_dtype(kind)
 
 
 class finfo_object:   # noqa: N801  (the standard's name for finfo's result)
@@ -128,8 +137,14 @@ class finfo_object:   # noqa: N801  (the standard's name for finfo's result)
     ``numpy.finfo`` gives NumPy scalars) and ``dtype``, the real floating dtype."""
 
     __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: _DType
 
-    def __init__(self, dtype):
+    def __init__(self, dtype: _DType) -> None:
         info = np.finfo(dtype)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
@@ -138,7 +153,7 @@ class finfo_object:   # noqa: N801  (the standard's name for finfo's result)
         self.smallest_normal = float(info.smallest_normal)
         self.dtype = np.dtype(info.dtype)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"finfo(bits={self.bits}, eps={self.eps!r}, max={self.max!r}, "
                 f"min={self.min!r}, smallest_normal={self.smallest_normal!r}, "
                 f"dtype={self.dtype})")
@@ -148,17 +163,21 @@ class iinfo_object:   # noqa: N801
     """What :func:`iinfo` returns: ``bits``, ``max``, ``min`` (Python ints), ``dtype``."""
 
     __slots__ = ("bits", "max", "min", "dtype")
+    bits: int
+    max: int
+    min: int
+    dtype: _DType
 
-    def __init__(self, dtype):
+    def __init__(self, dtype: _DType) -> None:
         info = np.iinfo(dtype)
         self.bits, self.max, self.min = int(info.bits), int(info.max), int(info.min)
         self.dtype = np.dtype(info.dtype)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype})"
 
 
-def finfo(type, /):   # noqa: A002  (the standard's parameter name)
+def finfo(type: Any, /) -> finfo_object:   # noqa: A002  (the standard's parameter name)
     """Machine limits of a floating dtype (of its real type for complex): ``bits``,
     ``eps``, ``max``, ``min``, ``smallest_normal`` as Python scalars, and ``dtype``."""
     dt = _dtype_of(type)
@@ -167,7 +186,7 @@ def finfo(type, /):   # noqa: A002  (the standard's parameter name)
     return finfo_object(dt)
 
 
-def iinfo(type, /):   # noqa: A002
+def iinfo(type: Any, /) -> iinfo_object:   # noqa: A002
     """Machine limits of an integer dtype: ``bits``, ``max``, ``min``, ``dtype``."""
     dt = _dtype_of(type)
     if dt.kind not in "iu":
@@ -178,25 +197,27 @@ def iinfo(type, /):   # noqa: A002
 class _Info:
     """The array API inspection namespace (``tf.__array_namespace_info__()``)."""
 
-    def capabilities(self):
+    def capabilities(self) -> dict[str, Any]:
         return {"boolean indexing": True, "data-dependent shapes": True,
                 "max dimensions": 64}
 
-    def default_device(self):
+    def default_device(self) -> str:
         return "cpu"
 
-    def devices(self):
+    def devices(self) -> list[str]:
         return ["cpu"]
 
-    def default_dtypes(self, *, device=None):
+    def default_dtypes(self, *, device: str | None = None) -> dict[str, _DType]:
         _check_cpu(device)
         return {"real floating": float64, "complex floating": complex128,
                 "integral": int64, "indexing": int64}
 
-    def dtypes(self, *, device=None, kind=None):
+    def dtypes(self, *, device: str | None = None,
+               kind: str | tuple[str, ...] | None = None) -> dict[str, _DType]:
         _check_cpu(device)
         order = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                  float32, float64, complex64, complex128)
+        chosen: set[_DType]
         if kind is None:
             chosen = set(order)
         else:
@@ -209,11 +230,11 @@ class _Info:
         return {d.name: d for d in order if d in chosen}
 
 
-def _check_cpu(device):
+def _check_cpu(device: str | None) -> None:
     if device is not None and device != "cpu":
         raise ValueError(f"tenferro has one device, 'cpu', not {device!r}")
 
 
-def __array_namespace_info__():
+def __array_namespace_info__() -> _Info:
     """The array API inspection utilities: capabilities, devices, default dtypes, dtypes."""
     return _Info()

@@ -5,19 +5,32 @@
 ``create_graph`` the pullbacks run on plain ndarrays with grad mode off; with it they run
 on Tensors so that the returned gradients are differentiable again.
 """
+from __future__ import annotations
+
 import functools
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Sequence, TypeVar, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._engine import backward_plain, grad_plain, graph_rule, owned, run_backward
+from ._engine import graph_rule
+if TYPE_CHECKING:   # (_engine is not typed yet; it re-exports these from the tape)
+    from ._kernels.tape import backward_plain, grad_plain, owned, run_backward
+else:
+    from ._engine import backward_plain, grad_plain, owned, run_backward
 from ._errors import DTypeError, GraphFreedError, ShapeError, TenferroError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
 
 __all__ = ["grad", "backward", "GradOptions", "BackwardOptions", "no_grad", "enable_grad",
            "is_grad_enabled", "set_grad_enabled", "vjp", "value_and_grad"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from typing import TypeAlias
+    # one tensor or several (the outputs and inputs of grad/backward)
+    _Tensors: TypeAlias = Tensor | Sequence[Tensor]
 
 
 @dataclass(frozen=True)
@@ -37,33 +50,33 @@ class BackwardOptions:
 class _GradMode:
     """Context manager and decorator that sets grad mode for the current thread."""
 
-    def __init__(self, enabled):
+    def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self._saved = []
+        self._saved: list[bool] = []
 
-    def __enter__(self):
+    def __enter__(self) -> _GradMode:
         self._saved.append(STATE.grad_enabled)
         STATE.grad_enabled = self.enabled
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         STATE.grad_enabled = self._saved.pop()
         return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: _F) -> _F:
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with _GradMode(self.enabled):
                 return fn(*args, **kwargs)
-        return wrapper
+        return wrapper  # type: ignore[return-value]  # (functools.wraps keeps fn's signature)
 
 
-def no_grad():
+def no_grad() -> _GradMode:
     """Ops in this block record nothing (thread-local). Also a decorator."""
     return _GradMode(False)
 
 
-def enable_grad():
+def enable_grad() -> _GradMode:
     """Ops in this block record the graph again (thread-local). Also a decorator."""
     return _GradMode(True)
 
@@ -72,36 +85,40 @@ class _SetGradMode(_GradMode):
     """set_grad_enabled's result: the mode is set when it is made (a plain call takes
     effect at once); as a context manager it restores the mode of before on exit."""
 
-    def __init__(self, enabled):
+    def __init__(self, enabled: bool) -> None:
         super().__init__(enabled)
         self._before = STATE.grad_enabled
         STATE.grad_enabled = enabled
 
-    def __enter__(self):
+    def __enter__(self) -> _SetGradMode:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         STATE.grad_enabled = self._before
         return False
 
-    def __call__(self, fn):        # as a decorator: only calls of fn see the mode
+    def __call__(self, fn: _F) -> _F:        # as a decorator: only calls of fn see the mode
         STATE.grad_enabled = self._before
         return super().__call__(fn)
 
 
-def set_grad_enabled(mode):
+def set_grad_enabled(mode: bool) -> _GradMode:
     """Turn recording on (``mode`` true) or off, at once, like ``torch.set_grad_enabled``:
     ``tf.set_grad_enabled(False)`` alone switches it off until switched back; used as
     ``with tf.set_grad_enabled(False): ...`` the mode of before returns on exit."""
     return _SetGradMode(bool(mode))
 
 
-def is_grad_enabled():
+def is_grad_enabled() -> bool:
     """Whether ops record the graph now (False inside ``no_grad()``)."""
     return STATE.grad_enabled
 
 
-def _as_list(x, what):
+@overload
+def _as_list(x: None, what: str) -> None: ...
+@overload
+def _as_list(x: _Tensors, what: str) -> list[Tensor]: ...
+def _as_list(x: Any, what: str) -> list[Tensor] | None:
     if type(x) is Tensor:
         return [x]
     if x is None:
@@ -114,10 +131,11 @@ def _as_list(x, what):
     raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
 
 
-_ONES = {}  # dtype -> read-only 0-d one: the implicit seed of a scalar output, never copied
+# dtype -> read-only 0-d one: the implicit seed of a scalar output, never copied
+_ONES: dict[Any, Any] = {}
 
 
-def _implicit_seed(out, k, create_graph):
+def _implicit_seed(out: Tensor, k: int, create_graph: bool) -> Any:
     if out._data.size != 1:
         raise ShapeError(
             f"grad can be implicitly created only for outputs with one element, but output "
@@ -139,7 +157,7 @@ def _implicit_seed(out, k, create_graph):
     return Tensor._wrap(one) if create_graph else one
 
 
-def _seed(out, g, k, create_graph):
+def _seed(out: Tensor, g: Any, k: int, create_graph: bool) -> Any:
     """The cotangent that starts the pass at output k (checked, never aliased)."""
     if g is None:
         return _implicit_seed(out, k, create_graph)
@@ -172,7 +190,8 @@ def _seed(out, g, k, create_graph):
     return v
 
 
-def _resolve(options, retain_graph, create_graph):
+def _resolve(options: GradOptions | BackwardOptions | None, retain_graph: bool | None,
+             create_graph: bool) -> tuple[bool, bool]:
     if options is not None:
         if retain_graph is None:
             retain_graph = options.retain_graph
@@ -182,7 +201,8 @@ def _resolve(options, retain_graph, create_graph):
     return bool(retain_graph), bool(create_graph)
 
 
-def _run(outs, grad_outputs, targets, retain_graph, create_graph):
+def _run(outs: list[Tensor], grad_outputs: Any, targets: list[tuple[Any, int]] | None,
+         retain_graph: bool, create_graph: bool) -> list[Any] | None:
     """Validate every seed, then walk the graph; None when no output requires grad."""
     if grad_outputs is None:
         gos = None
@@ -207,17 +227,19 @@ def _run(outs, grad_outputs, targets, retain_graph, create_graph):
         STATE.grad_enabled = saved
 
 
-def _own(g):
+def _own(g: Any) -> Tensor:
     """A gradient handed to the user shares memory with nothing else (the engine's
     ``owned``: read-only arrays and views of still-referenced arrays are copied)."""
     if type(g) is not np.ndarray:
         if not isinstance(g, np.generic):
-            return g                      # a Tensor (create_graph=True)
+            t: Tensor = g                 # a Tensor (create_graph=True)
+            return t
     return Tensor._wrap(owned(g))       # the cached implicit seeds are read-only: copied
 
 
-def grad(outputs, inputs, grad_outputs=None, options=None, *, retain_graph=None,
-         create_graph=False):
+def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: ArrayLike | None = None,
+         options: GradOptions | None = None, *, retain_graph: bool | None = None,
+         create_graph: bool = False) -> list[Tensor | None]:
     """Gradients of ``outputs`` with respect to ``inputs``; ``.grad`` is left untouched.
 
     Returns a list with one entry per input: a Tensor, or None where the input is not
@@ -246,8 +268,9 @@ def grad(outputs, inputs, grad_outputs=None, options=None, *, retain_graph=None,
     return out
 
 
-def backward(outputs, grad_outputs=None, inputs=None, options=None, *, retain_graph=None,
-             create_graph=False):
+def backward(outputs: _Tensors, grad_outputs: ArrayLike | None = None,
+             inputs: _Tensors | None = None, options: BackwardOptions | None = None, *,
+             retain_graph: bool | None = None, create_graph: bool = False) -> None:
     """Accumulate gradients into ``.grad`` of every reachable leaf (or only ``inputs``)."""
     if options is not None or retain_graph is not None or create_graph:
         retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
@@ -265,6 +288,7 @@ def backward(outputs, grad_outputs=None, inputs=None, options=None, *, retain_gr
         raise TenferroError(
             "backward() called on outputs that do not require grad: no input of the "
             "computation had requires_grad=True (or it ran under tf.no_grad())")
+    pairs: Any       # (leaf Node or Tensor, cotangent) pairs; some root exists, so not None
     if inputs is None:
         pairs = _run(outs, grad_outputs, None, retain_graph, create_graph)
     else:
@@ -288,7 +312,8 @@ def backward(outputs, grad_outputs=None, inputs=None, options=None, *, retain_gr
         STATE.grad_enabled = saved
 
 
-def vjp(f, *primals):
+def vjp(f: Callable[..., Any], *primals: ArrayLike
+        ) -> tuple[Any, Callable[[Any], tuple[Tensor, ...]]]:
     """``(outputs, pullback)``: ``pullback(cotangents)`` returns one gradient per primal.
 
     Primals may be arrays or Tensors; they are detached and differentiated afresh. The
@@ -299,7 +324,7 @@ def vjp(f, *primals):
         out = f(*xs)
     outs = [out] if isinstance(out, Tensor) else list(out)
 
-    def pullback(cotangents):
+    def pullback(cotangents: Any) -> tuple[Tensor, ...]:
         cots = [cotangents] if isinstance(out, Tensor) else list(cotangents)
         gs = grad(outs, xs, cots, retain_graph=True)
         return tuple(Tensor._wrap(np.zeros_like(x._data)) if g is None else g
@@ -309,7 +334,8 @@ def vjp(f, *primals):
     return detached, pullback
 
 
-def value_and_grad(f, argnums=0, *, hessp=False):
+def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0, *,
+                   hessp: bool = False) -> Callable[..., tuple[Any, Any]]:
     """``f`` -> a function returning ``(f(*args), gradient)``.
 
     With NumPy arrays in, NumPy comes out (the value as a Python float when it has one
@@ -320,23 +346,24 @@ def value_and_grad(f, argnums=0, *, hessp=False):
     ``minimize(vg, x0, jac=True, hessp=vg.hessp, method="Newton-CG")``.
     """
     many = not isinstance(argnums, int)
-    nums = tuple(argnums) if many else (argnums,)
+    nums: tuple[int, ...] = (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
     @functools.wraps(f)
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         numpy_in = not any(isinstance(args[i], Tensor) for i in nums)
-        args = list(args)
+        argv = list(args)
         xs = []
         for i in nums:
-            x = as_tensor(args[i]).detach().set_requires_grad(True)
-            args[i] = x
+            x = as_tensor(argv[i]).detach().set_requires_grad(True)
+            argv[i] = x
             xs.append(x)
         with enable_grad():
-            val = f(*args, **kwargs)
+            val = f(*argv, **kwargs)
         if not isinstance(val, Tensor):
             raise TypeError(f"value_and_grad needs f to return a Tensor, got {type(val).__name__}")
-        gs = grad([val], xs)
+        gs: list[Any] = grad([val], xs)
         gs = [Tensor._wrap(np.zeros_like(x._data)) if g is None else g for x, g in zip(xs, gs)]
+        value: Any
         if numpy_in:
             v = val.detach()
             value = v.item() if v.size == 1 else v.numpy()
@@ -347,5 +374,6 @@ def value_and_grad(f, argnums=0, *, hessp=False):
 
     if hessp:
         from .functional import hessp as _hessp
-        wrapped.hessp = _hessp(f, argnums)
+        # (an attribute set on a function, which type checkers do not model)
+        wrapped.hessp = _hessp(f, argnums)  # type: ignore[attr-defined]
     return wrapped

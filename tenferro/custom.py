@@ -48,6 +48,12 @@ proxies are re-pointed at the caller's graph nodes (:class:`_Cut`), so the recor
 derivative depends on the real inputs. A user's rule must therefore not close over
 Tensors that require grad: pass them as arguments.
 """
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence, TypeVar
+
+from numpy.typing import ArrayLike
+
 import functools
 import inspect
 
@@ -60,6 +66,8 @@ from ._state import STATE
 from ._tensor import Tensor
 
 __all__ = ["custom_vjp", "custom_jvp", "custom_root", "fixed_point"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 
@@ -403,18 +411,18 @@ class custom_vjp(_Custom):
             return functools.partial(cls, nondiff_argnums=nondiff_argnums)
         return super().__new__(cls)
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.fwd = None
         self.bwd = None
 
-    def defvjp(self, fwd, bwd):
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, res, g)``."""
         if not callable(fwd) or not callable(bwd):
             raise TypeError(f"{self._where()}: defvjp(fwd, bwd) needs two functions")
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         args, diff_idx, nondiff, xs = self._bind(args, kwargs)
         plain = [_plain(x) for x in xs]
         full = list(args)
@@ -551,18 +559,18 @@ class custom_jvp(_Custom):
             return functools.partial(cls, nondiff_argnums=nondiff_argnums)
         return super().__new__(cls)
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.jvp = None
 
-    def defjvp(self, jvp):
+    def defjvp(self, jvp: _F) -> _F:
         """Set the rule ``jvp(*nondiff, primals, tangents) -> (out, tangent_out)``."""
         if not callable(jvp):
             raise TypeError(f"{self._where()}: defjvp needs a function")
         self.jvp = jvp
         return jvp
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         args, diff_idx, nondiff, xs = self._bind(args, kwargs)
         full = list(args)
         for i, x in zip(diff_idx, xs):
@@ -844,7 +852,9 @@ def _solve_root(op, name, f, x0, solver, params, tol, dense_max, gmres_rtol):
     return apply1(op, params, sol, call)
 
 
-def custom_root(f, x0, solver, *params, tol=None, dense_max=200, gmres_rtol=1e-12):
+def custom_root(f: Callable[..., Any], x0: ArrayLike, solver: Callable[..., Any],
+                *params: ArrayLike, tol: float | None = None, dense_max: int = 200,
+                gmres_rtol: float = 1e-12) -> Tensor:
     """The solution x* of ``f(x, *params) = 0``, differentiable in ``params``.
 
     f: a function of Tensors ``(x, *params) -> residual`` of x's shape, written in tenferro
@@ -872,7 +882,9 @@ def custom_root(f, x0, solver, *params, tol=None, dense_max=200, gmres_rtol=1e-1
                        gmres_rtol)
 
 
-def fixed_point(g, x0, *params, tol=None, max_iter=1000, dense_max=200, gmres_rtol=1e-12):
+def fixed_point(g: Callable[..., Any], x0: ArrayLike, *params: ArrayLike,
+                tol: float | None = None, max_iter: int = 1000, dense_max: int = 200,
+                gmres_rtol: float = 1e-12) -> Tensor:
     """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
 
     Iterates ``x ← g(x, *params)`` on plain values from x0 until ‖x_{k+1} - x_k‖₂ ≤ tol

@@ -64,6 +64,12 @@ constants.
 n/axis, ``norm=None`` meaning "backward"; ``out=`` is refused), as do fft2/ifft2/rfft2/
 irfft2.
 """
+from __future__ import annotations
+
+from typing import Sequence
+
+from numpy.typing import ArrayLike, DTypeLike
+
 import operator
 import warnings
 
@@ -344,7 +350,8 @@ _c2r_op = defop("fft.c2r", _c2r_vjp, lambda ctx, ts, xs, ys: (_c2r(ts[0], ctx),)
 
 # ---- complex transforms -------------------------------------------------------------------
 
-def fft(x, /, *, n=None, axis=-1, norm="backward"):
+def fft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
+        norm: str = "backward") -> Tensor:
     """1-D discrete Fourier transform ``y_k = c Σ_j x_j e^{-2πi jk/n}`` along ``axis``,
     the input cut or zero-padded to ``n`` points (default: its length); c = 1, 1/√n, 1/n
     for norm backward, ortho, forward.
@@ -358,7 +365,8 @@ def fft(x, /, *, n=None, axis=-1, norm="backward"):
     return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+def ifft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
+         norm: str = "backward") -> Tensor:
     """1-D inverse transform ``y_j = c Σ_k x_k e^{2πi jk/n}``; c = 1/n, 1/√n, 1 for norm
     backward, ortho, forward. VJP ``x̄ = P_m(fft(ȳ, norm=norm'))`` (swapped norm, see
     :func:`fft`); JVP ``ẏ = ifft(ẋ)``."""
@@ -367,7 +375,8 @@ def ifft(x, /, *, n=None, axis=-1, norm="backward"):
     return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
+def fftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str = "backward") -> Tensor:
     """n-D transform over ``axes`` (default all; s needs axes) with sizes ``s`` (-1: the
     input's); the scale uses N = prod(s). VJP ``x̄ = P_m(ifftn(ȳ, axes, norm=norm'))``,
     JVP ``ẏ = fftn(ẋ)`` (the 1-D rules of :func:`fft` per axis)."""
@@ -376,7 +385,8 @@ def fftn(x, /, *, s=None, axes=None, norm="backward"):
     return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+def ifftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Tensor:
     """n-D inverse transform over ``axes`` with sizes ``s``. VJP
     ``x̄ = P_m(fftn(ȳ, axes, norm=norm'))``, JVP ``ẏ = ifftn(ẋ)``."""
     x, axes, s = _many(x, s, axes, norm, "ifftn")
@@ -407,7 +417,8 @@ def _real_inv(z, axes, s, norm, conj, name):
     return apply1(_c2r_op, (z,), _c2r_np(z._data, ctx), ctx)
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+def rfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
+         norm: str = "backward") -> Tensor:
     """Transform of a real signal: the ``n//2 + 1`` non-negative frequencies of
     :func:`fft` (x cut or zero-padded to n points; complex of x's precision).
 
@@ -420,7 +431,8 @@ def rfft(x, /, *, n=None, axis=-1, norm="backward"):
     return _real_fwd(x, axes, None if n is None else (n,), norm, False)
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+def irfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
+          norm: str = "backward") -> Tensor:
     """Inverse of :func:`rfft`: a real signal of length ``n`` (default ``2(m-1)``) from a
     half spectrum cut or zero-padded to ``n//2 + 1`` bins; the imaginary parts of the DC
     bin and (n even) the Nyquist bin are ignored.
@@ -434,7 +446,8 @@ def irfft(x, /, *, n=None, axis=-1, norm="backward"):
     return _real_inv(x, axes, None if n is None else (n,), norm, False, "irfft")
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+def rfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Tensor:
     """n-D transform of a real signal: rfft over the last of ``axes``, then fft over the
     others. VJP ``x̄ = P_m(irfftn(w ⊙ ȳ, s, axes, norm=norm'))`` (w as in :func:`rfft`,
     along the last axis), JVP ``ẏ = rfftn(ẋ)``."""
@@ -442,7 +455,8 @@ def rfftn(x, /, *, s=None, axes=None, norm="backward"):
     return _real_fwd(x, axes, s, norm, False)
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+def irfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: str = "backward") -> Tensor:
     """Inverse of :func:`rfftn`: output sizes ``s`` (default: the input's, ``2(m-1)`` along
     the last axis; -1: the input's size). VJP ``x̄ = P_m(w' ⊙ rfftn(ȳ, s, axes,
     norm=norm'))`` (w' as in :func:`irfft`), JVP ``ẏ = irfftn(ẋ)``."""
@@ -450,7 +464,8 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward"):
     return _real_inv(x, axes, s, norm, False, "irfftn")
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+def hfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
+         norm: str = "backward") -> Tensor:
     """Transform of a Hermitian-symmetric signal given by its first half:
     ``hfft(x, n, norm) = irfft(conj(x), n, norm')`` (real output of length n, default
     ``2(m-1)``; c = 1, 1/√n, 1/n for backward, ortho, forward).
@@ -462,7 +477,8 @@ def hfft(x, /, *, n=None, axis=-1, norm="backward"):
     return _real_inv(x, axes, None if n is None else (n,), _SWAP[norm], True, "hfft")
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+def ihfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
+          norm: str = "backward") -> Tensor:
     """Inverse of :func:`hfft` for a real signal: ``ihfft(x, n, norm) = conj(rfft(x, n,
     norm'))`` (n//2 + 1 bins; c = 1/n, 1/√n, 1 for backward, ortho, forward).
 
@@ -498,14 +514,14 @@ def _shift(x, axes, sign, name):
     return apply1(_shift_op, (x,), np.roll(x._data, ctx[1], axes), ctx)
 
 
-def fftshift(x, /, *, axes=None):
+def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
     """Move the zero frequency to the center: a cyclic shift by ``n//2`` along each of
     ``axes`` (default all). A permutation: VJP ``x̄ = ifftshift(ȳ)``, JVP
     ``ẏ = fftshift(ẋ)``."""
     return _shift(x, axes, 1, "fftshift")
 
 
-def ifftshift(x, /, *, axes=None):
+def ifftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
     """Inverse of :func:`fftshift`: a cyclic shift by ``-(n//2)`` (they differ for odd n).
     VJP ``x̄ = fftshift(ȳ)``, JVP ``ẏ = ifftshift(ẋ)``."""
     return _shift(x, axes, -1, "ifftshift")
@@ -528,14 +544,16 @@ def _freq_args(n, d, dtype, device, name):
     return n, dt
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+            device: str | None = None) -> Tensor:
     """Sample frequencies of a length-n transform, ``[0, 1, ..., -1] / (d n)``: a constant
     (no derivative) float64 tensor, or ``dtype`` (float32/float64)."""
     n, dt = _freq_args(n, d, dtype, device, "fftfreq")
     return Tensor._wrap(np.fft.fftfreq(n, d).astype(dt, copy=False))
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+             device: str | None = None) -> Tensor:
     """Sample frequencies of :func:`rfft`, ``[0, 1, ..., n//2] / (d n)``: a constant."""
     n, dt = _freq_args(n, d, dtype, device, "rfftfreq")
     return Tensor._wrap(np.fft.rfftfreq(n, d).astype(dt, copy=False))

@@ -6,11 +6,14 @@ rules are written in differentiable ops, so a tangent can itself be differentiat
 reverse mode, and a reverse pass run with ``create_graph=True`` inside a dual level
 carries tangents too: that is how :func:`hvp` gets H·v.
 """
+from __future__ import annotations
+
 import contextlib
 import itertools
-from collections import namedtuple
+from typing import Any, Callable, Iterator, NamedTuple, Sequence, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
@@ -18,12 +21,18 @@ from ._tensor import Tensor, as_tensor, _to_array
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "jvp", "hvp"]
 
-UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+class UnpackedDualTensor(NamedTuple):
+    """What :func:`unpack_dual` returns: the primal and its tangent (or None)."""
+    primal: Tensor
+    tangent: Tensor | None
+
+
 _levels = itertools.count(1)
 
 
 @contextlib.contextmanager
-def dual_level():
+def dual_level() -> Iterator[None]:
     """Scope in which ``make_dual`` tangents exist. Levels do not nest."""
     if STATE.fw_level:
         raise UnsupportedADError(
@@ -36,7 +45,7 @@ def dual_level():
         STATE.fw_level = 0
 
 
-def make_dual(primal, tangent):
+def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
     """A tensor with the value of ``primal`` carrying ``tangent`` at the active level.
 
     It shares ``primal``'s place in the reverse-mode graph, so gradients still flow to it.
@@ -60,7 +69,7 @@ def make_dual(primal, tangent):
     return d
 
 
-def unpack_dual(tensor):
+def unpack_dual(tensor: Tensor) -> UnpackedDualTensor:
     """``(primal, tangent)``; the tangent is None when the tensor carries none."""
     fw = tensor._fw
     primal = Tensor._wrap(tensor._data, tensor._node, tensor._index)
@@ -69,15 +78,23 @@ def unpack_dual(tensor):
     return UnpackedDualTensor(primal, None)
 
 
-def _as_tuple(x):
+def _as_tuple(x: Any) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _zeros_like(t):
+def _zeros_like(t: Tensor) -> Tensor:
     return Tensor._wrap(np.zeros_like(t._data))
 
 
-def jvp(f, primals, tangents):
+@overload
+def jvp(f: Callable[..., Tensor], primals: ArrayLike | Sequence[ArrayLike],
+        tangents: ArrayLike | Sequence[ArrayLike]) -> tuple[Tensor, Tensor]: ...
+@overload
+def jvp(f: Callable[..., Sequence[Tensor]], primals: ArrayLike | Sequence[ArrayLike],
+        tangents: ArrayLike | Sequence[ArrayLike]
+        ) -> tuple[tuple[Tensor, ...], tuple[Tensor, ...]]: ...
+def jvp(f: Callable[..., Any], primals: ArrayLike | Sequence[ArrayLike],
+        tangents: ArrayLike | Sequence[ArrayLike]) -> tuple[Any, Any]:
     """``(outputs, output_tangents)`` of ``f`` at ``primals`` along ``tangents``.
 
     ``primals``/``tangents`` are matching sequences (or single values). The outputs keep
@@ -98,7 +115,14 @@ def jvp(f, primals, tangents):
     return tuple(prim), tuple(tang)
 
 
-def hvp(f, primals, tangents):
+@overload
+def hvp(f: Callable[..., Tensor], primals: list[ArrayLike] | tuple[ArrayLike, ...],
+        tangents: Sequence[ArrayLike]
+        ) -> tuple[Tensor, tuple[Tensor, ...], tuple[Tensor, ...]]: ...
+@overload
+def hvp(f: Callable[..., Tensor], primals: ArrayLike,
+        tangents: ArrayLike) -> tuple[Tensor, Tensor, Tensor]: ...
+def hvp(f: Callable[..., Tensor], primals: Any, tangents: Any) -> tuple[Tensor, Any, Any]:
     """``(value, gradients, hvps)`` of a scalar ``f``: forward-over-reverse H·v.
 
     For real f this is the Hessian applied to v; gradients follow the complex convention
@@ -112,7 +136,7 @@ def hvp(f, primals, tangents):
         xs = [as_tensor(p).detach().set_requires_grad(True) for p in ps]
         duals = [make_dual(x, t) for x, t in zip(xs, ts)]
         val = f(*duals)
-        gs = grad([val], duals, create_graph=True)
+        gs: list[Any] = grad([val], duals, create_graph=True)
         gs = [_zeros_like(x) if g is None else g for x, g in zip(xs, gs)]
         hv = [unpack_dual(g).tangent for g in gs]
     hv = [_zeros_like(x) if h is None else h.detach() for x, h in zip(xs, hv)]

@@ -33,15 +33,24 @@ holomorphy — or differentiate with respect to ``z.real`` and ``z.imag`` separa
 VJP rows are conjugated back); holomorphy itself is not checked: for a non-holomorphic f
 forward and reverse mode then disagree.
 """
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, TypeVar, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
 
+if TYPE_CHECKING:
+    from scipy.sparse.linalg import LinearOperator
+
 __all__ = ["jacobian", "hessian", "hessp", "linear_operator", "checkpoint"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _grad(*args, **kw):
@@ -283,7 +292,9 @@ def _block_dtype(o, inp):
 
 # ---- jacobian -----------------------------------------------------------------------------
 
-def jacobian(f, argnums=0, mode="auto", *, has_aux=False, holomorphic=False):
+def jacobian(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
+             mode: Literal["auto", "rev", "fwd"] = "auto", *, has_aux: bool = False,
+             holomorphic: bool = False) -> Callable[..., Any]:
     """``f`` -> a function returning the Jacobian of ``f`` at its arguments.
 
     ``J[k][j]`` (output leaf k, input leaf j) has shape ``out_k.shape + in_j.shape`` and
@@ -438,7 +449,8 @@ def _grad_tangents(f, inp, kwargs, tangent_leaves, fname, has_aux):
     return val._data, grads, hvps, aux
 
 
-def hessian(f, argnums=0, *, has_aux=False):
+def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0, *,
+            has_aux: bool = False) -> Callable[..., Any]:
     """``f`` -> a function returning the Hessian of the real scalar ``f``.
 
     Forward-over-reverse: column c is the JVP of the gradient map along the c-th unit
@@ -482,7 +494,7 @@ def _hessp_position(argnums):
     return many, max(nums) + 1 if many else nums[0] + 1
 
 
-def hessp(f, argnums=0):
+def hessp(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
     """``f`` -> ``hp``, a function returning the Hessian-vector product ``H·p``.
 
     ``hp`` takes ``f``'s arguments with the direction ``p`` inserted right after the
@@ -522,7 +534,9 @@ def _real_split(apply, v, dtype):
     return apply(np.asarray(v, dtype))
 
 
-def linear_operator(f, x, kind="jvp", *, holomorphic=False):
+def linear_operator(f: Callable[..., Any], x: ArrayLike,
+                    kind: Literal["jvp", "vjp", "hvp"] = "jvp", *,
+                    holomorphic: bool = False) -> LinearOperator:
     """A ``scipy.sparse.linalg.LinearOperator`` for a derivative of ``f`` at ``x``.
 
     ``x`` is one array (Tensor, ndarray or scalar) of any shape; vectors are its flattened
@@ -800,7 +814,11 @@ def _differentiating(xs):
     return False
 
 
-def checkpoint(fn=None, *, check=True):
+@overload
+def checkpoint(fn: _F, *, check: bool = True) -> _F: ...
+@overload
+def checkpoint(fn: None = None, *, check: bool = True) -> Callable[[_F], _F]: ...
+def checkpoint(fn: Callable[..., Any] | None = None, *, check: bool = True) -> Any:
     """Gradient checkpointing: ``checkpoint(fn)`` computes what ``fn`` computes but keeps
     none of its intermediates on the graph.
 

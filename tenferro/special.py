@@ -53,6 +53,12 @@ complex z by the recurrence ψ⁽ⁿ⁾(z) = ψ⁽ⁿ⁾(z+1) + (−1)ⁿ⁺¹n!
 digamma). Other functions raise
 :class:`DTypeError` for complex input. Integer and bool inputs become float64.
 """
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from numpy.typing import ArrayLike
+
 import math
 
 import numpy as np
@@ -158,7 +164,8 @@ def _bcast(t, shape):
     return t if t.shape == shape else np.broadcast_to(t, shape)
 
 
-def _unary(name, ufunc, deriv, *, complex_ok=False, primal=None, quiet=False, doc=""):
+def _unary(name, ufunc, deriv, *, complex_ok=False, primal=None, quiet=False, doc=""
+           ) -> Callable[[ArrayLike], Tensor]:
     """y = ufunc(x) with f'(x) = deriv(x, y); holomorphic for complex x. ``quiet``: the
     rule runs with NumPy's warnings off (boundary values: 1/0, exp overflow), which costs
     ~2 µs per call, so functions whose rules are warning-free go without."""
@@ -201,7 +208,7 @@ def _promote(a, b, dt):
 
 
 def _binary(name, ufunc, derivs, *, complex_ok=False, nondiff=None, primal=None, doc="",
-            argnames=("x", "y")):
+            argnames=("x", "y")) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """y = ufunc(a, b) broadcasting; derivs(a, b, y, needs) -> (∂y/∂a, ∂y/∂b) (None where
     not needed). ``nondiff``: {index: reason} of arguments without a derivative."""
     compute = ufunc if primal is None else primal
@@ -373,7 +380,7 @@ _polygamma_op = defop(
     doc="d/dx = polygamma(n+1, x); n (integer) is not differentiated")
 
 
-def polygamma(n, x):
+def polygamma(n: ArrayLike, x: ArrayLike) -> Tensor:
     """``scipy.special.polygamma(n, x)``: ψ⁽ⁿ⁾(x), the n-th derivative of digamma; n a
     non-negative integer (array), not differentiated. d/dx = ψ⁽ⁿ⁺¹⁾(x). Complex x is
     supported (SciPy has real x only): recurrence, asymptotic series and reflection
@@ -390,7 +397,7 @@ def polygamma(n, x):
 polygamma._np = _polygamma_np
 
 
-def multigammaln(a, d):
+def multigammaln(a: ArrayLike, d: int) -> Tensor:
     """``scipy.special.multigammaln(a, d)``: log of the multivariate gamma function
     Γ_d(a) = π^(d(d−1)/4) Πⱼ Γ(a − (j−1)/2) (DLMF 35.3.4), a composition of gammaln, so
     differentiable in ``a`` at every order; ``d`` a positive integer. As SciPy, raises
@@ -496,7 +503,7 @@ log_expit = _unary("log_expit", _u.log_expit, lambda x, y: _ap(expit, -x),
                    doc="d/dx = expit(−x)")
 
 
-def softplus(x, **kwargs):
+def softplus(x: ArrayLike, **kwargs: Any) -> Tensor:
     """``scipy.special.softplus(x)`` = log(1 + eˣ) = logaddexp(0, x); d/dx = expit(x).
     (``scipy.special.softplus`` itself calls ``np.logaddexp``, which dispatches to
     tenferro on tensors.)"""
@@ -735,7 +742,7 @@ def _zeta_np(x, q=None):
     return _arr(_u._zeta(x, q))
 
 
-def zeta(x, q=None):
+def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Tensor:
     """``scipy.special.zeta(x, q=None)``: the Hurwitz zeta function Σₖ (k + q)⁻ˣ (DLMF
     25.11.1), Riemann's zeta without q. ∂q = −x·zeta(x+1, q) (25.11.17); the derivative in
     x has no closed form: UnsupportedADError when x carries one. Complex x (values only)
@@ -781,7 +788,8 @@ gammaincc = _binary("gammaincc", _u.gammaincc,
                     doc="regularized upper Q(a, x): ∂x = −e^(−x)x^(a−1)/Γ(a)")
 
 
-def _ternary_x(name, ufunc, dx, argnames, why, doc):
+def _ternary_x(name, ufunc, dx, argnames, why, doc
+               ) -> Callable[[ArrayLike, ArrayLike, ArrayLike], Tensor]:
     """y = ufunc(p1, p2, x), differentiated in the last argument only."""
     @_quiet
     def vjp(ctx, needs, gs, xs, ys):
@@ -852,7 +860,8 @@ def _axes(axis, ndim):
     return tuple(int(a) % ndim if ndim else int(a) for a in axes)
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: bool = False) -> Any:
     """``scipy.special.logsumexp``: log Σ b·exp(a) over ``axis`` (all axes for None),
     computed stably. Without ``b`` it is tenferro's logsumexp op (gradient: the softmax
     weights); with ``b`` a composition log|Σ b·e^(a−m)| + m (m = the largest a with
@@ -928,7 +937,7 @@ def _shifted(x, axis):
     return x - m, axes
 
 
-def softmax(x, axis=None):
+def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``scipy.special.softmax(x, axis=None)``: exp(x − m)/Σ exp(x − m) with m = max x
     (all entries for axis None), SciPy's formula as a composition of differentiable ops:
     the Jacobian diag(p) − p pᵀ at every order."""
@@ -939,7 +948,7 @@ def softmax(x, axis=None):
     return e / _sum(e, axis=axes, keepdims=True)
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``scipy.special.log_softmax(x, axis=None)``: (x − m) − log Σ exp(x − m) with
     m = max x, SciPy's formula (for complex x the same branch of the log as SciPy)."""
     from ._ops.elementwise import exp, log

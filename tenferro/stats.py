@@ -51,6 +51,12 @@ Example: maximum-likelihood fit of a gamma distribution's shape and scale with
                                   method="BFGS")
     a_hat, scale_hat = np.exp(fit.x)     # matches scipy.stats.gamma.fit(data, floc=0)
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import math
 
 import numpy as np
@@ -297,22 +303,22 @@ class _Continuous:
                 _unsupported(self.name, method, names, err)
         return _finish(inside, value, fill, bad, raw)
 
-    def logpdf(self, x, *args, **kwds):
+    def logpdf(self, x: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logpdf", x, args, kwds)
 
-    def pdf(self, x, *args, **kwds):
+    def pdf(self, x: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("pdf", x, args, kwds)
 
-    def logcdf(self, x, *args, **kwds):
+    def logcdf(self, x: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logcdf", x, args, kwds)
 
-    def cdf(self, x, *args, **kwds):
+    def cdf(self, x: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("cdf", x, args, kwds)
 
-    def sf(self, x, *args, **kwds):
+    def sf(self, x: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("sf", x, args, kwds)
 
-    def logsf(self, x, *args, **kwds):
+    def logsf(self, x: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logsf", x, args, kwds)
 
 
@@ -615,22 +621,22 @@ class _Discrete:
                 value = value + 0 * floor(where(inside, u, 0))
         return _finish(inside, value, fill, bad, raw)
 
-    def logpmf(self, k, *args, **kwds):
+    def logpmf(self, k: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logpmf", k, args, kwds)
 
-    def pmf(self, k, *args, **kwds):
+    def pmf(self, k: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("pmf", k, args, kwds)
 
-    def logcdf(self, k, *args, **kwds):
+    def logcdf(self, k: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logcdf", k, args, kwds)
 
-    def cdf(self, k, *args, **kwds):
+    def cdf(self, k: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("cdf", k, args, kwds)
 
-    def sf(self, k, *args, **kwds):
+    def sf(self, k: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("sf", k, args, kwds)
 
-    def logsf(self, k, *args, **kwds):
+    def logsf(self, k: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logsf", k, args, kwds)
 
 
@@ -816,7 +822,8 @@ class _MultivariateNormal:
     def __repr__(self):
         return "<tf.stats.multivariate_normal>"
 
-    def logpdf(self, x, mean=None, cov=1, allow_singular=False):
+    def logpdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: Any = 1,
+               allow_singular: bool = False) -> Tensor:
         qual = "tf.stats.multivariate_normal.logpdf"
         vals, _ = _floats(qual, [x, cov] + ([] if mean is None else [mean]))
         x, cov = vals[0], vals[1]
@@ -874,7 +881,8 @@ class _MultivariateNormal:
             out = squeeze(out) if out.ndim else out    # SciPy's _squeeze_output
         return out
 
-    def pdf(self, x, mean=None, cov=1, allow_singular=False):
+    def pdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: Any = 1,
+            allow_singular: bool = False) -> Tensor:
         return exp(self.logpdf(x, mean, cov, allow_singular))
 
 
@@ -894,7 +902,7 @@ class _Dirichlet:
     def __repr__(self):
         return "<tf.stats.dirichlet>"
 
-    def logpdf(self, x, alpha):
+    def logpdf(self, x: ArrayLike, alpha: ArrayLike) -> Tensor:
         qual = "tf.stats.dirichlet.logpdf"
         (x, alpha), _ = _floats(qual, [x, alpha])
         ap = alpha._data
@@ -924,7 +932,7 @@ class _Dirichlet:
         out = _sum(sp.xlogy(alpha_col - 1, x), axis=0) - log_b
         return squeeze(out) if out.ndim else out       # SciPy's _squeeze_output
 
-    def pdf(self, x, alpha):
+    def pdf(self, x: ArrayLike, alpha: ArrayLike) -> Tensor:
         return exp(self.logpdf(x, alpha))
 
 

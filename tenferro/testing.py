@@ -30,6 +30,12 @@ and, for the adapters that map PyTorch's spelling to tenferro's:
 probes' output names), :func:`oracle_case_id` (a case's test id) and
 :func:`assert_oracle_cases_cover` (the replay really has cases for every op/family).
 """
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
 import json
 import os
 import unittest
@@ -55,7 +61,8 @@ DEFAULT_TOL = {np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
                np.dtype(np.complex64): (1e-2, 5e-2, 5e-2)}
 
 
-def random_array(shape, dtype=np.float64, rng=None, scale=1.0):
+def random_array(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64, rng: Any = None,
+                 scale: float = 1.0) -> NDArray[Any]:
     """Standard-normal entries (complex: independent real and imaginary parts)."""
     rng = np.random.default_rng(rng)
     dtype = np.dtype(dtype)
@@ -66,19 +73,22 @@ def random_array(shape, dtype=np.float64, rng=None, scale=1.0):
     return np.asarray((scale * a).astype(dtype))
 
 
-def random_tensor(shape, dtype=np.float64, rng=None, requires_grad=False):
+def random_tensor(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64, rng: Any = None,
+                  requires_grad: bool = False) -> Tensor:
     """A Tensor of ``random_array(shape, dtype, rng)`` (standard normal entries, complex
     ones with independent real and imaginary parts), optionally ``requires_grad``."""
     return Tensor(random_array(shape, dtype, rng), requires_grad=requires_grad)
 
 
-def random_spd(n, dtype=np.float64, batch=(), rng=None):
+def random_spd(n: int, dtype: DTypeLike = np.float64, batch: tuple[int, ...] = (),
+               rng: Any = None) -> NDArray[Any]:
     """A Hermitian positive-definite matrix (or stack) with eigenvalues in [1, n + 1]."""
     a = random_array(tuple(batch) + (n, n), dtype, rng)
     return (a @ np.swapaxes(a, -1, -2).conj() / n + np.eye(n, dtype=dtype)).astype(dtype)
 
 
-def random_well_conditioned(shape, dtype=np.float64, rng=None):
+def random_well_conditioned(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64,
+                            rng: Any = None) -> NDArray[Any]:
     """A random (stack of) matrix with singular values bounded away from zero."""
     a = random_array(shape, dtype, rng)
     m, n = shape[-2], shape[-1]
@@ -150,7 +160,9 @@ def _tracked(x):
     return t
 
 
-def check_grads(f, args, modes=("rev", "fwd"), order=2, *, rng=0, tol=None):
+def check_grads(f: Callable[..., Any], args: Sequence[ArrayLike],
+                modes: Sequence[str] = ("rev", "fwd"), order: int = 2, *, rng: Any = 0,
+                tol: float | None = None) -> None:
     """Check the derivatives of ``f`` at ``args`` against central finite differences.
 
     f: function of Tensors returning a Tensor or a tuple of Tensors. args: arrays (or
@@ -200,7 +212,8 @@ def _check_grads(f, args, modes, order, rng, tol, where):
                      f"{where}derivative of the JVP map x -> J v: ")
 
 
-def check_low_precision(f, args, rtol=None, rng=0):
+def check_low_precision(f: Callable[..., Any], args: Sequence[ArrayLike],
+                        rtol: float | None = None, rng: Any = 0) -> None:
     """Value and VJP of ``f`` in float32/complex64 agree with the float64 result.
 
     ``args`` are float64/complex128 arrays; they are cast down, and the single-precision
@@ -265,7 +278,15 @@ def check_kernel_backward(monkeypatch, owner, name, loss, a, rtol=1e-12, atol=1e
 
     def run(create_graph):
         x = Tensor(a, requires_grad=True)
-        g, = grad([loss(x)], [x], create_graph=create_graph)
+        if not create_graph:
+            g, = grad([loss(x)], [x])
+            return g.numpy()
+        # a forward tangent makes a create_graph pullback run its own ops (without one,
+        # the spectral rules record one node around the kernel: linalg/svd.py lazy_rule)
+        from .forward import dual_level, make_dual
+        with dual_level():
+            xd = make_dual(x, np.zeros_like(a))
+            g, = grad([loss(xd)], [x], create_graph=True)
         return g.numpy()
 
     calls = record_calls(monkeypatch, owner, name)

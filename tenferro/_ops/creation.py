@@ -11,6 +11,12 @@ derivative: ``asarray(t)``/``asarray(t, copy=True)``, ``asarray([t1, t2])``,
 that tensor (a copy, a stack, a broadcast, an affine map), so a gradient never disappears
 into a new tensor.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike, DTypeLike
+
 import builtins
 import operator
 
@@ -57,7 +63,8 @@ def _copy(x):
     return apply1(_copy_op, (x,), x._data.copy())
 
 
-def asarray(obj, /, *, dtype=None, device=None, copy=None):
+def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
+            copy: bool | None = None) -> Tensor:
     """``obj`` as a tensor (array API ``asarray``).
 
     A tensor is returned as it is unless ``dtype`` differs (a differentiable cast) or
@@ -100,7 +107,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     return Tensor._wrap(_to_array(obj, dt, copy=builtins.bool(copy)))
 
 
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+def arange(start: float, /, stop: float | None = None, step: float = 1, *,
+           dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
     """Evenly spaced values in [start, stop), like ``numpy.arange`` (int64 when start,
     stop and step are ints, float64 otherwise)."""
     _check_device(device)
@@ -116,19 +124,22 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     return _new(np.arange(start, stop, step, dtype=dt))
 
 
-def empty(shape, *, dtype=None, device=None):
+def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
+          device: str | None = None) -> Tensor:
     """An uninitialized tensor (float64 by default)."""
     _check_device(device)
     return _new(np.empty(_shape(shape, "empty"), dtype=_dtype(dtype) or _dtypes.float64))
 
 
-def zeros(shape, *, dtype=None, device=None):
+def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
+          device: str | None = None) -> Tensor:
     """A tensor of zeros (float64 by default)."""
     _check_device(device)
     return _new(np.zeros(_shape(shape, "zeros"), dtype=_dtype(dtype) or _dtypes.float64))
 
 
-def ones(shape, *, dtype=None, device=None):
+def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
+         device: str | None = None) -> Tensor:
     """A tensor of ones (float64 by default)."""
     _check_device(device)
     return _new(np.ones(_shape(shape, "ones"), dtype=_dtype(dtype) or _dtypes.float64))
@@ -140,19 +151,22 @@ def _like(x, dtype, shape, name):
             x._data.dtype if dtype is None else _dtypes.as_dtype(dtype))
 
 
-def empty_like(x, /, *, dtype=None, device=None, shape=None):
+def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
+               shape: int | tuple[int, ...] | None = None) -> Tensor:
     """An uninitialized tensor with x's shape and dtype (constant)."""
     _check_device(device)
     return _new(np.empty(*_like(x, dtype, shape, "empty_like")))
 
 
-def zeros_like(x, /, *, dtype=None, device=None, shape=None):
+def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
+               shape: int | tuple[int, ...] | None = None) -> Tensor:
     """A constant tensor of zeros with x's shape and dtype."""
     _check_device(device)
     return _new(np.zeros(*_like(x, dtype, shape, "zeros_like")))
 
 
-def ones_like(x, /, *, dtype=None, device=None, shape=None):
+def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
+              shape: int | tuple[int, ...] | None = None) -> Tensor:
     """A constant tensor of ones with x's shape and dtype."""
     _check_device(device)
     return _new(np.ones(*_like(x, dtype, shape, "ones_like")))
@@ -180,7 +194,8 @@ def _full_from_tensor(shape, value, dt):
     return _copy(broadcast_to(value, shape)) if shape else _copy(value)
 
 
-def full(shape, fill_value, *, dtype=None, device=None):
+def full(shape: int | tuple[int, ...], fill_value: ArrayLike, *, dtype: DTypeLike | None = None,
+         device: str | None = None) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype from its kind unless given). A 0-d tensor
     as fill value is broadcast differentiably."""
     _check_device(device)
@@ -194,7 +209,8 @@ def full(shape, fill_value, *, dtype=None, device=None):
     return _new(np.full(shape, fill_value, dtype=dt))
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
+def full_like(x: ArrayLike, /, fill_value: ArrayLike, *, dtype: DTypeLike | None = None,
+              device: str | None = None, shape: int | tuple[int, ...] | None = None) -> Tensor:
     """A tensor with x's shape and dtype filled with ``fill_value``."""
     _check_device(device)
     shape, dt = _like(x, dtype, shape, "full_like")
@@ -205,13 +221,15 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
     return _new(np.full(shape, fill_value, dtype=dt))
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
+        dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
     """A 2-D tensor with ones on diagonal ``k`` (float64 by default)."""
     _check_device(device)
     return _new(np.eye(n_rows, n_cols, k=k, dtype=_dtype(dtype) or _dtypes.float64))
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | None = None,
+             device: str | None = None, endpoint: bool = True) -> Tensor:
     """``num`` evenly spaced values from start to stop, like ``numpy.linspace`` (float64,
     or complex128 for complex endpoints). Differentiable in tensor endpoints."""
     _check_device(device)
@@ -237,7 +255,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     return _new(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt))
 
 
-def from_dlpack(x, /, *, device=None, copy=None):
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
     """A tensor from any object with ``__dlpack__`` (NumPy arrays, PyTorch/JAX CPU
     arrays...), sharing memory unless ``copy=True``. A tenferro tensor is returned like
     :func:`asarray` would (differentiable)."""

@@ -28,6 +28,12 @@ VJP of dropping them). JVP: ``ẏ = pair(ȧ, b) + pair(a, ḃ)``; reduce and emb
 
 Size-1 dimensions broadcast against any size for every label, as in ``numpy.einsum``.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import functools
 import math
 
@@ -577,7 +583,7 @@ _OPTIMIZE_DOC = """\
     call (dtypes do not change the path)."""
 
 
-def einsum(subscripts, *operands, optimize="auto"):
+def einsum(subscripts: str, *operands: ArrayLike, optimize: Any = "auto") -> Tensor:
     """Einstein summation like ``numpy.einsum``, differentiable to any order.
 
     ``subscripts`` uses NumPy's syntax: ``"ij,jk->ik"``, implicit output (``"ij,jk"``:

@@ -19,6 +19,12 @@ Three kinds of results (the array API standard 2024.12 names every function here
   and nextafter: tensors without a gradient; NumPy's ufunc on a tensor returns NumPy's
   ndarray.
 """
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from numpy.typing import ArrayLike
+
 import math
 
 import numpy as np
@@ -59,7 +65,8 @@ def _arr(out):
 
 # ---- unary holomorphic functions -------------------------------------------------------
 
-def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False, primal=None):
+def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False, primal=None
+           ) -> Callable[[ArrayLike], Tensor]:
     """Register y = ufunc(x) with f'(x) = deriv(x, y). Integer and bool inputs become
     float64 first, unless ``keeps_int`` (square: NumPy keeps the integer dtype).
     ``primal``: computes y on the payload instead of ``ufunc`` (special cases)."""
@@ -148,7 +155,7 @@ _neg_op = defop("negative", lambda ctx, needs, gs, xs, ys: (-gs[0],),
                 lambda ctx, ts, xs, ys: (-ts[0],))
 
 
-def negative(x, /):
+def negative(x: ArrayLike, /) -> Tensor:
     """``-x``."""
     x = to_tensor(x)
     return apply1(_neg_op, (x,), _arr(np.negative(x._data)))
@@ -176,7 +183,7 @@ _abs_op = defop(
 )
 
 
-def abs(x, /):
+def abs(x: ArrayLike, /) -> Tensor:
     """``|x|`` (complex modulus for complex x); subgradient 0 at 0."""
     x = to_tensor(x)
     return apply1(_abs_op, (x,), _arr(np.abs(x._data)))
@@ -186,7 +193,7 @@ _conj_op = defop("conj", lambda ctx, needs, gs, xs, ys: (_conj(gs[0]),),
                  lambda ctx, ts, xs, ys: (_conj(ts[0]),))
 
 
-def conj(x, /):
+def conj(x: ArrayLike, /) -> Tensor:
     """Complex conjugate (the tensor itself when real)."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -202,7 +209,7 @@ _imag_op = defop("imag", lambda ctx, needs, gs, xs, ys: (1j * gs[0],),
                  lambda ctx, ts, xs, ys: (np.imag(ts[0]),))
 
 
-def real(x, /):
+def real(x: ArrayLike, /) -> Tensor:
     """Real part (the tensor itself when real)."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -212,7 +219,7 @@ def real(x, /):
     return apply1(_real_op, (x,), x._data.real.copy())
 
 
-def imag(x, /):
+def imag(x: ArrayLike, /) -> Tensor:
     """Imaginary part (a constant zero tensor when x is real)."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
@@ -224,7 +231,7 @@ _pos_op = defop("positive", lambda ctx, needs, gs, xs, ys: (gs[0],),
                 lambda ctx, ts, xs, ys: (ts[0],))
 
 
-def positive(x, /):
+def positive(x: ArrayLike, /) -> Tensor:
     """``+x``: the same values (a new tensor sharing the payload, so an in-place update of
     the result does not touch ``x``); its derivative is the identity."""
     t = to_tensor(x)
@@ -270,7 +277,7 @@ def _zero_derivative_op(name, complex=False):
                  doc="piecewise constant: derivative 0 (also at the jumps)")
 
 
-def _rounding(name, ufunc, doc):
+def _rounding(name, ufunc, doc) -> Callable[[ArrayLike], Tensor]:
     op = _zero_derivative_op(name)
 
     def f(x, /):
@@ -296,7 +303,7 @@ trunc = _rounding("trunc", np.trunc, "x rounded towards zero, elementwise.")
 _round_op = _zero_derivative_op("round", complex=True)
 
 
-def round(x, /, *, decimals=0):
+def round(x: ArrayLike, /, *, decimals: int = 0) -> Tensor:
     """x rounded to the nearest integer (``decimals`` places), halves to even; the real and
     imaginary parts of a complex x separately. The array API's ``round(x)`` plus NumPy's
     ``decimals``. Float and complex inputs give a tensor whose derivative is 0 (piecewise
@@ -334,7 +341,7 @@ _sgn_op = defop("sgn", lambda ctx, needs, gs, xs, ys: (_sgn_deriv(xs[0], ys[0], 
                 lambda ctx, ts, xs, ys: (_sgn_deriv(xs[0], ys[0], ts[0]),))
 
 
-def sign(x, /):
+def sign(x: ArrayLike, /) -> Tensor:
     """-1, 0 or +1 by the sign of x (NaN for NaN); z/|z| (0 at 0) for complex z.
 
     Real x: piecewise constant, a tensor whose derivative is 0. Complex z: z/|z| moves with
@@ -371,7 +378,7 @@ def _promote(a, b, y):
 
 
 def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod=None,
-            floats=False, vjp_both=None):
+            floats=False, vjp_both=None) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """Register y = ufunc(a, b) with broadcasting.
 
     vjp_a(g, a, b, y) / vjp_b(...) give the cotangents before un-broadcasting (or
@@ -650,7 +657,7 @@ so ∂/∂x1 = 1 and ∂/∂x2 = −floor(x1/x2) between the jumps (where y is d
 _floordiv_op = _zero_derivative_op("floor_divide")
 
 
-def floor_divide(x1, x2, /):
+def floor_divide(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
     """floor(x1/x2) elementwise (Python's ``//``, ``numpy.floor_divide``), with broadcasting.
 
     Integer inputs give an integer tensor. Float results are piecewise constant: a tensor
@@ -688,7 +695,7 @@ def _select_weight(a, b, pick_a):
     return np.where(a == b, 0.5, np.where(wins, 1.0, 0.0)).astype(np.result_type(a, b))
 
 
-def _extremum(name, ufunc, pick_a):
+def _extremum(name, ufunc, pick_a) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     def weights(a, b):
         return _select_weight(payload(a), payload(b), pick_a)
 
@@ -729,7 +736,7 @@ def _where_jvp(ctx, ts, xs, ys):
 _where_op = defop("where", _where_vjp, _where_jvp)
 
 
-def where(condition, x, y):
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
     """``numpy.where(condition, x, y)``; the condition is not differentiated."""
     cond = np.asarray(condition.numpy() if isinstance(condition, Tensor) else condition)
     if cond.dtype != bool:
@@ -802,7 +809,8 @@ def _clip_bound(x, bound):
     return to_tensor(bound)
 
 
-def clip(x, /, min=None, max=None):
+def clip(x: ArrayLike, /, min: ArrayLike | None = None,
+         max: ArrayLike | None = None) -> Tensor:
     """Clamp x to [min, max] elementwise (None: unbounded); the result has x's dtype and the
     broadcast shape of x, min and max. min and max may be tensors and are differentiated:
     ∂y/∂x = 1 where min <= x <= max (bounds included, as in PyTorch), ∂y/∂min = 1 where
@@ -857,7 +865,8 @@ def _check_kinds(name, kinds, *tensors):
                              "convert with t.astype(...) first if that is what you mean")
 
 
-def _nondiff_binary(name, ufunc, method=None, rmethod=None, kinds=None, prepare=None):
+def _nondiff_binary(name, ufunc, method=None, rmethod=None, kinds=None, prepare=None
+                    ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """Register a non-differentiable elementwise x1 ∘ x2 (broadcasting, NumPy promotion).
     ``kinds``: the dtype kinds both operands must have (DTypeError otherwise)."""
     def f(x1, x2, /):
@@ -897,7 +906,7 @@ def _nondiff_binary(name, ufunc, method=None, rmethod=None, kinds=None, prepare=
     return f
 
 
-def _nondiff_unary(name, ufunc, method=None, kinds=None):
+def _nondiff_unary(name, ufunc, method=None, kinds=None) -> Callable[[ArrayLike], Tensor]:
     """Register a non-differentiable elementwise function of one tensor."""
     def f(x, /):
         x = to_tensor(x)

@@ -20,6 +20,12 @@ Integer and bool inputs work everywhere and carry no gradient. Indices are const
 a float/bool index array or an out-of-range index raises IndexingError (an IndexError; naming
 x's shape), and both before anything is recorded.
 """
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from numpy.typing import ArrayLike
+
 import functools
 import math
 import operator
@@ -65,7 +71,7 @@ _flip_op = defop("flip", lambda ctx, needs, gs, xs, ys: (np.flip(gs[0], ctx),),
                  lambda ctx, ts, xs, ys: (np.flip(ts[0], ctx),))
 
 
-def flip(x, /, *, axis=None):
+def flip(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` reversed along ``axis`` (an int, a tuple, or None for every axis)."""
     x = to_tensor(x)
     axes = _axes(axis, x.ndim)
@@ -127,7 +133,8 @@ _roll_op = defop(
     lambda ctx, ts, xs, ys: (_roll(ts[0], ctx),))
 
 
-def roll(x, /, shift, *, axis=None):
+def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int,
+         ...] | None = None) -> Tensor:
     """Entries shifted ``shift`` places along ``axis`` (wrapping around), like
     ``numpy.roll``. ``axis=None`` rolls the flattened tensor; a tuple ``shift`` needs a
     tuple ``axis`` of the same length; an int ``shift`` applies to every axis given
@@ -205,13 +212,13 @@ def _triangle(x, k, lower, name):
     return apply1(_TRI_OPS[lower], (x,), _tri_np(x._data, k, lower), ctx=k)
 
 
-def tril(x, /, *, k=0):
+def tril(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     """The lower triangle (on and below diagonal ``k``) of each matrix of the last two
     axes; the other entries are zero."""
     return _triangle(x, k, True, "tril")
 
 
-def triu(x, /, *, k=0):
+def triu(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     """The upper triangle (on and above diagonal ``k``) of each matrix of the last two
     axes; the other entries are zero."""
     return _triangle(x, k, False, "triu")
@@ -250,7 +257,7 @@ _unstack_op = defop("unstack", _unstack_vjp,
                     lambda ctx, ts, xs, ys: _unstack_parts(ts[0], ctx))
 
 
-def unstack(x, /, *, axis=0):
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     """The slices of ``x`` along ``axis``, as a tuple of tensors (stack's inverse)."""
     x = to_tensor(x)
     if x.ndim == 0:
@@ -359,7 +366,7 @@ def _take_checked(fname, x, indices, axis, along):
     return apply1(_take_op, (x,), out, ctx=(idx, axis, shape, along))
 
 
-def take(x, indices, /, *, axis=None):
+def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Tensor:
     """The entries of ``x`` at integer ``indices`` along ``axis``: ``x[..., indices, ...]``
     with ``indices`` at position ``axis`` (negative indices count from the end). ``axis``
     may be omitted for a 1-D ``x`` only. Indices are constants; the gradient adds up at
@@ -395,7 +402,7 @@ def _np_take(a, indices, axis=None, out=None, mode="raise"):
     return take(a, indices, axis=axis)
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
+def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> Tensor:
     """``x`` gathered along ``axis`` at ``indices`` of the same rank (other axes broadcast),
     like ``numpy.take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``.
     Indices are constants; the gradient adds up at repeated indices."""
@@ -452,7 +459,7 @@ _tile_op = defop(
     lambda ctx, ts, xs, ys: (_copies(ts[0], ctx),))
 
 
-def tile(x, repetitions, /):
+def tile(x: ArrayLike, repetitions: Sequence[int], /) -> Tensor:
     """``x`` repeated ``repetitions[i]`` times along axis i, like ``numpy.tile`` (ones are
     prepended to the shorter of ``x.shape`` and ``repetitions``). The gradient sums the
     copies."""
@@ -472,7 +479,7 @@ def _np_tile(A, reps):
     return tile(A, reps)
 
 
-def repeat(x, repeats, /, *, axis=None):
+def repeat(x: ArrayLike, repeats: ArrayLike, /, *, axis: int | None = None) -> Tensor:
     """Each entry of ``x`` repeated ``repeats`` times along ``axis`` (the flattened tensor
     when None), like ``numpy.repeat``. ``repeats``: an int, or 1-D integer counts of shape
     (1,) or (len along axis,). The gradient sums each entry's copies."""
@@ -513,7 +520,7 @@ def _np_repeat(a, repeats, axis=None):
 
 # ---- compositions of reshape, broadcast_to and transpose ---------------------------------
 
-def broadcast_arrays(*arrays):
+def broadcast_arrays(*arrays: ArrayLike) -> list[Tensor]:
     """The tensors broadcast against each other, as a list (read-only views)."""
     ts = [to_tensor(a) for a in arrays]
     shape = broadcast_shape("broadcast_arrays", *(t.shape for t in ts))
@@ -524,12 +531,12 @@ def _np_broadcast_arrays(*args, subok=False):
     return tuple(broadcast_arrays(*args))
 
 
-def permute_dims(x, /, axes):
+def permute_dims(x: ArrayLike, /, axes: Sequence[int]) -> Tensor:
     """``x`` with its axes permuted: axis i of the result is axis ``axes[i]`` of ``x``."""
     return transpose(x, axes)
 
 
-def meshgrid(*arrays, indexing="xy"):
+def meshgrid(*arrays: ArrayLike, indexing: str = "xy") -> list[Tensor]:
     """Coordinate grids from 1-D tensors (a list; N inputs give N tensors of rank N).
     ``indexing="ij"``: shape (n1, n2, ...); ``"xy"``: the first two lengths swapped.
     Each output broadcasts one input, so its gradient sums over the other axes. Inputs

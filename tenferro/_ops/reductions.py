@@ -34,6 +34,12 @@ cumulative products and linear recurrences (``_prod_partials``, ``_cumprod_vjp``
 are themselves differentiable ops whose rules are again recurrences (``_excl``,
 ``_linscan``, ``_shift``), so every order is exact with zeros in the input.
 """
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from numpy.typing import ArrayLike, DTypeLike
+
 import builtins
 import operator
 
@@ -149,7 +155,9 @@ def _sum_jvp(ctx, ts, xs, ys):
 _sum_op = defop("sum", _sum_vjp, _sum_jvp)
 
 
-def sum(x, /, axis=None, *, dtype=None, keepdims=False):
+def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
+        dtype: DTypeLike | None = None,
+        keepdims: bool = False) -> Tensor:
     """Sum over ``axis`` (all axes by default); 0 over zero elements. ``dtype`` casts the
     input first; by default small integers accumulate in int64 (uint64), bool in int64."""
     x = to_tensor(x)
@@ -190,7 +198,8 @@ def _mean_jvp(ctx, ts, xs, ys):
 _mean_op = defop("mean", _mean_vjp, _mean_jvp)
 
 
-def mean(x, /, axis=None, *, keepdims=False):
+def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
+         keepdims: bool = False) -> Tensor:
     """Arithmetic mean over ``axis`` (all axes by default); NaN over zero elements
     (NaN + NaN·j for complex). Integer and bool tensors give float64."""
     x = floating(to_tensor(x))
@@ -289,7 +298,9 @@ def _var_jvp(ctx, ts, xs, ys):
 _var_op = defop("var", _var_vjp, _var_jvp)
 
 
-def var(x, /, axis=None, *, correction=0.0, keepdims=False, ddof=None):
+def var(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correction: float = 0.0,
+        keepdims: bool = False,
+        ddof: float | None = None) -> Tensor:
     """Variance Σ|x − mean|²/(N − correction) over ``axis``; real also for complex ``x``,
     float64 for integer/bool ``x``.
 
@@ -329,7 +340,9 @@ def _std_jvp(ctx, ts, xs, ys):
 _std_op = defop("std", _std_vjp, _std_jvp)
 
 
-def std(x, /, axis=None, *, correction=0.0, keepdims=False, ddof=None):
+def std(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correction: float = 0.0,
+        keepdims: bool = False,
+        ddof: float | None = None) -> Tensor:
     """Standard deviation sqrt(var(x, axis, correction)); real also for complex ``x``.
 
     The gradient at a constant slice (std = 0) is 0, not NaN. ``N − correction <= 0``
@@ -581,7 +594,9 @@ def _prod_jvp(ctx, ts, xs, ys):
 _prod_op = defop("prod", _prod_vjp, _prod_jvp)
 
 
-def prod(x, /, axis=None, *, dtype=None, keepdims=False):
+def prod(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
+         dtype: DTypeLike | None = None,
+         keepdims: bool = False) -> Tensor:
     """Product over ``axis`` (all axes by default); 1 over zero elements. ``dtype`` casts
     the input first; by default small integers accumulate in int64 (uint64).
 
@@ -622,7 +637,7 @@ def _tie_weights(x, y, axes, keepdims):
     return w
 
 
-def _extremum(name, method):
+def _extremum(name, method) -> Callable[..., Tensor]:
     def vjp(ctx, needs, gs, xs, ys):
         axes, keepdims = ctx
         x = xs[0]
@@ -703,7 +718,8 @@ def _lse_jvp(ctx, ts, xs, ys):
 _lse_op = defop("logsumexp", _lse_vjp, _lse_jvp)
 
 
-def logsumexp(x, axis=None, keepdims=False):
+def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None,
+              keepdims: bool = False) -> Tensor:
     """log Σ exp(x) over ``axis``, computed stably (like ``scipy.special.logsumexp``).
 
     Complex input is supported (principal branch of the log). Over zero elements the
@@ -819,7 +835,8 @@ def _with_initial(y, axis, value):
     return concatenate([Tensor._wrap(np.full(shape, value, dtype=y.dtype)), y], axis=axis)
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                   include_initial: bool = False) -> Tensor:
     """Cumulative sum along ``axis`` (optional for 1-D ``x`` only), differentiable.
 
     ``include_initial`` prepends 0 (the result is one longer along ``axis``). ``dtype``
@@ -835,7 +852,8 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return _with_initial(y, axis, 0) if include_initial else y
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                    include_initial: bool = False) -> Tensor:
     """Cumulative product along ``axis`` (optional for 1-D ``x`` only), differentiable
     and exact with zeros in ``x`` at every order (no division; see the rules above).
 
@@ -898,7 +916,8 @@ _diff_op = defop("diff", _diff_vjp,
                  lambda ctx, ts, xs, ys: (np.diff(ts[0], n=ctx[1], axis=ctx[0]),))
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+def diff(x: ArrayLike, /, *, axis: int = -1, n: int = 1, prepend: ArrayLike | None = None,
+         append: ArrayLike | None = None) -> Tensor:
     """The ``n``-th forward difference along ``axis``: out[i] = x[i+1] − x[i], applied n
     times (``numpy.diff``), differentiable in ``x``, ``prepend`` and ``append``.
 
@@ -949,7 +968,7 @@ def _np_diff(a, n=1, axis=-1, prepend=None, append=None):
 # Logical reductions: bool tensors without a gradient. NaN and ±inf count as True, a
 # complex entry when either part is non-zero; all() of nothing is True, any() False.
 
-def _logical(name, np_fn):
+def _logical(name, np_fn) -> Callable[..., Tensor]:
     def f(x, /, axis=None, *, keepdims=False):
         x = to_tensor(x)
         axes = normalize_axis(axis, x.ndim)

@@ -17,15 +17,23 @@ rule twice differentiable.
 
 ``python -m tenferro.rules`` prints the table of all registered ops.
 """
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, TypeVar
+
 
 __all__ = ["Op", "OPS", "UFUNCS", "FUNCTIONS", "METHODS", "NONDIFF", "defop", "register",
            "register_nondiff"]
 
-OPS = {}        # op name -> Op
-UFUNCS = {}     # numpy ufunc -> tenferro function (Tensor.__array_ufunc__)
-FUNCTIONS = {}  # numpy function -> tenferro function (Tensor.__array_function__)
-METHODS = {}    # Tensor method name -> function
-NONDIFF = set()  # numpy ufuncs/functions whose result does not depend differentiably on
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+OPS: dict[str, Op] = {}        # op name -> Op
+# numpy ufunc -> tenferro function (Tensor.__array_ufunc__)
+UFUNCS: dict[Any, Callable[..., Any]] = {}
+# numpy function -> tenferro function (Tensor.__array_function__)
+FUNCTIONS: dict[Any, Callable[..., Any]] = {}
+METHODS: dict[str, Callable[..., Any]] = {}    # Tensor method name -> function
+NONDIFF: set[Any] = set()  # numpy ufuncs/functions whose result does not depend differentiably on
 #                 their inputs: called on tensors, they run on the payloads (np.isnan...)
 
 
@@ -33,8 +41,10 @@ class Op:
     """A differentiable primitive: its name, rules and what it supports."""
     __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc")
 
-    def __init__(self, name, vjp, jvp, *, nondiff=(), complex=True, batched=True,
-                 second_order=True, doc=""):
+    def __init__(self, name: str, vjp: Callable[..., Any] | None,
+                 jvp: Callable[..., Any] | None, *, nondiff: Iterable[int] = (),
+                 complex: bool = True, batched: bool = True, second_order: bool = True,
+                 doc: str = "") -> None:
         self.name = name
         self.vjp = vjp
         self.jvp = jvp
@@ -44,11 +54,12 @@ class Op:
         self.second_order = second_order    # rules are written in differentiable ops
         self.doc = doc
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Op {self.name}>"
 
 
-def defop(name, vjp, jvp, **kw):
+def defop(name: str, vjp: Callable[..., Any] | None, jvp: Callable[..., Any] | None,
+          **kw: Any) -> Op:
     """Create and register an Op under ``name`` (names are unique)."""
     if name in OPS:
         raise RuntimeError(f"op {name!r} registered twice")
@@ -57,7 +68,8 @@ def defop(name, vjp, jvp, **kw):
     return op
 
 
-def register(fn, *, methods=(), ufuncs=(), functions=()):
+def register(fn: _F, *, methods: Iterable[str] = (), ufuncs: Iterable[Any] = (),
+             functions: Iterable[Any] = ()) -> _F:
     """Expose ``fn`` as Tensor methods and as the override of NumPy ufuncs/functions."""
     for m in methods:
         METHODS[m] = fn
@@ -68,7 +80,7 @@ def register(fn, *, methods=(), ufuncs=(), functions=()):
     return fn
 
 
-def register_nondiff(*funcs):
+def register_nondiff(*funcs: Any) -> None:
     """Mark NumPy ufuncs/functions as not differentiable: called on tensors (also ones that
     require grad) they run on the payloads and return exactly what NumPy returns."""
     for f in funcs:

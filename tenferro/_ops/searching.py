@@ -11,6 +11,12 @@ Ordering follows ``sort``: NaN counts as larger than every number (``argmax`` fi
 first NaN, ``searchsorted`` places NaN after every number); complex tensors raise
 DTypeError in the functions that compare (argmax, argmin, searchsorted), as in ``max``.
 """
+from __future__ import annotations
+
+from typing import Callable
+
+from numpy.typing import ArrayLike
+
 import numpy as np
 
 from .._errors import DTypeError, IndexingError, ShapeError
@@ -33,7 +39,7 @@ def _real(name, x):
                          f"{x.dtype}; apply it to a real key such as tf.real(x) or tf.abs(x)")
 
 
-def _arg_extremum(name, method):
+def _arg_extremum(name, method) -> Callable[..., Tensor]:
     word = "maximum" if name == "argmax" else "minimum"
 
     def f(x, /, *, axis=None, keepdims=False):
@@ -71,7 +77,8 @@ def _arg_method(f):
     return method
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
+def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
+                  keepdims: bool = False) -> Tensor:
     """The number of non-zero entries over ``axis`` (an int, a tuple, or None for all), as
     an int64 tensor. A complex entry counts when either part is non-zero; NaN counts."""
     x = to_tensor(x)
@@ -80,7 +87,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     return _int64(np.count_nonzero(d, axis=axes, keepdims=keepdims))
 
 
-def nonzero(x, /):
+def nonzero(x: ArrayLike, /) -> tuple[Tensor, ...]:
     """The indices of the non-zero entries, one int64 tensor per axis (row-major order),
     like ``numpy.nonzero``. A 0-d tensor raises ShapeError."""
     x = to_tensor(x)
@@ -95,7 +102,8 @@ def _nonzero_method(self):
     return nonzero(self)
 
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
+def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: str = "left",
+                 sorter: ArrayLike | None = None) -> Tensor:
     """Indices where the entries of ``x2`` would be inserted into the sorted 1-D ``x1`` to
     keep it sorted (int64, the shape of ``x2``), like ``numpy.searchsorted``.
 

@@ -15,6 +15,10 @@ JAX's sort-based ``jnp.unique`` makes in effect. (PyTorch has no derivative for
 ``torch.unique``; a symmetric alternative would spread the cotangent over the class.)
 The index and count outputs are int64 tensors without a gradient.
 """
+from __future__ import annotations
+
+from numpy.typing import ArrayLike
+
 from collections import namedtuple
 
 import numpy as np
@@ -61,7 +65,7 @@ def _unique(x, inverse, counts):
     return out
 
 
-def unique_all(x, /):
+def unique_all(x: ArrayLike, /) -> UniqueAllResult:
     """``(values, indices, inverse_indices, counts)`` of the flattened ``x``: the sorted
     unique values (differentiable: a gather at ``indices``), the first occurrence of each,
     the position in ``values`` of every entry of x (x's shape), and the counts. NaNs are
@@ -69,21 +73,21 @@ def unique_all(x, /):
     return UniqueAllResult(*_unique(x, True, True))
 
 
-def unique_counts(x, /):
+def unique_counts(x: ArrayLike, /) -> UniqueCountsResult:
     """``(values, counts)``: the sorted unique values of the flattened ``x`` and how often
     each occurs (NaNs are distinct, each with count 1)."""
     values, _, counts = _unique(x, False, True)
     return UniqueCountsResult(values, counts)
 
 
-def unique_inverse(x, /):
+def unique_inverse(x: ArrayLike, /) -> UniqueInverseResult:
     """``(values, inverse_indices)``: the sorted unique values of the flattened ``x`` and,
     for every entry of x (in x's shape), its position in ``values``."""
     values, _, inverse = _unique(x, True, False)
     return UniqueInverseResult(values, inverse)
 
 
-def unique_values(x, /):
+def unique_values(x: ArrayLike, /) -> Tensor:
     """The sorted unique values of the flattened ``x`` (NaNs distinct); differentiable as
     a gather at the first occurrences (see the module docstring)."""
     return _unique(x, False, False)[0]

@@ -20,6 +20,10 @@ ordered (the standard leaves it unspecified; NumPy's lexicographic order is a co
 tenferro does not guess at) — sort by an explicit real key instead.
 Integer and bool tensors sort too (no gradient).
 """
+from __future__ import annotations
+
+from numpy.typing import ArrayLike
+
 import numpy as np
 
 from .._engine import apply1
@@ -85,7 +89,8 @@ _scatter_op = defop("sort_scatter", lambda ctx, needs, gs, xs, ys: (_gather(gs[0
                     lambda ctx, ts, xs, ys: (_scatter(ts[0], ctx),), complex=False)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
+def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
+         stable: bool = True) -> Tensor:
     """A sorted copy of ``x`` along ``axis`` (array API ``sort``), differentiable.
 
     The values are x gathered by the (stable) sorting permutation, so the gradient of
@@ -106,7 +111,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     return apply1(_gather_op, (x,), _gather_np(d, ctx), ctx=ctx)
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
+def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
+            stable: bool = True) -> Tensor:
     """The indices that sort ``x`` along ``axis`` (int64, no gradient), stable: equal
     entries keep their order, also with ``descending=True``. NaN sorts last (first when
     descending). Complex tensors raise DTypeError."""

@@ -15,6 +15,12 @@ The pullbacks of the gathers (``getitem``, ``diagonal``, ``trace``) return a
 :class:`~tenferro._sparse.SparseCotangent` instead of a dense scatter: the tape adds the
 cotangents of many indexings of one tensor into one buffer (``_sparse.py``).
 """
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from numpy.typing import ArrayLike, DTypeLike
+
 import operator
 
 import numpy as np
@@ -65,7 +71,8 @@ _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[
                     lambda ctx, ts, xs, ys: (ts[0].reshape(ys[0].shape),))
 
 
-def reshape(x, /, shape, *more, copy=None):
+def reshape(x: ArrayLike, /, shape: int | tuple[int, ...], *more: int,
+            copy: bool | None = None) -> Tensor:
     """``x`` with a new shape (one entry may be -1), like ``numpy.reshape``; also
     ``reshape(x, 4, 3)``. ``copy=True`` gives a payload of its own, ``copy=False`` raises
     ValueError where NumPy would have to copy."""
@@ -110,7 +117,7 @@ def _np_reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     return reshape(a, newshape if shape is None else shape)
 
 
-def ravel(x, order="C"):
+def ravel(x: ArrayLike, order: str = "C") -> Tensor:
     """``x`` as a 1-D tensor (C order), like ``numpy.ravel``."""
     if order != "C":
         raise ShapeError(f"ravel supports order='C' only, got order={order!r}")
@@ -118,7 +125,7 @@ def ravel(x, order="C"):
     return _reshape_to(x, (x._data.size,))
 
 
-def flatten(x, start_dim=0, end_dim=-1):
+def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge axes ``start_dim..end_dim`` (all by default) into one, like ``torch.flatten``."""
     x = to_tensor(x)
     shape = x._data.shape
@@ -132,7 +139,7 @@ def flatten(x, start_dim=0, end_dim=-1):
     return _reshape_to(x, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
 
 
-def expand_dims(x, /, axis=0):
+def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...] = 0) -> Tensor:
     """``x`` with length-1 axes inserted at ``axis`` (an int or a tuple of positions in
     the result); an axis out of range raises AxisError (also an IndexError)."""
     x = to_tensor(x)
@@ -143,12 +150,12 @@ def expand_dims(x, /, axis=0):
     return _reshape_to(x, tuple(1 if i in axes else next(it) for i in range(ndim)))
 
 
-def unsqueeze(x, dim):
+def unsqueeze(x: ArrayLike, dim: int) -> Tensor:
     """``x`` with a length-1 axis inserted at ``dim`` (PyTorch spelling of expand_dims)."""
     return expand_dims(x, dim)
 
 
-def squeeze(x, axis=None):
+def squeeze(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` without its length-1 axes (only those in ``axis`` when given)."""
     x = to_tensor(x)
     shape = x._data.shape
@@ -167,7 +174,7 @@ _broadcast_op = defop("broadcast_to",
                       lambda ctx, ts, xs, ys: (np.broadcast_to(ts[0], ys[0].shape),))
 
 
-def broadcast_to(x, shape):
+def broadcast_to(x: ArrayLike, shape: int | tuple[int, ...]) -> Tensor:
     """``x`` broadcast to ``shape`` (a read-only view), like ``numpy.broadcast_to``."""
     x = to_tensor(x)
     shape = tuple(shape)
@@ -203,7 +210,7 @@ def _permuted(x, perm):
     return apply1(_transpose_op, (x,), x._data.transpose(perm), ctx=perm)
 
 
-def transpose(x, axes=None):
+def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
     """Permute the axes (reverse them by default), like ``numpy.transpose``."""
     x = to_tensor(x)
     ndim = x._data.ndim
@@ -216,7 +223,7 @@ def transpose(x, axes=None):
     return _permuted(x, perm)
 
 
-def permute(x, *axes):
+def permute(x: ArrayLike, *axes: int | tuple[int, ...]) -> Tensor:
     """Permute the axes (PyTorch spelling): ``permute(x, 2, 0, 1)`` or
     ``permute(x, (2, 0, 1))``."""
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
@@ -233,7 +240,7 @@ def _transpose_method(self, *axes):
     return transpose(self, axes)
 
 
-def swapaxes(x, axis1, axis2):
+def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Tensor:
     """Exchange two axes, like ``numpy.swapaxes``."""
     x = to_tensor(x)
     ndim = x._data.ndim
@@ -243,7 +250,8 @@ def swapaxes(x, axis1, axis2):
     return _permuted(x, tuple(perm))
 
 
-def moveaxis(x, source, destination):
+def moveaxis(x: ArrayLike, source: int | tuple[int, ...], destination: int | tuple[int,
+             ...]) -> Tensor:
     """Move axes to new positions (the others keep their order), like ``numpy.moveaxis``."""
     x = to_tensor(x)
     ndim = x._data.ndim
@@ -258,7 +266,7 @@ def moveaxis(x, source, destination):
     return _permuted(x, tuple(perm))
 
 
-def matrix_transpose(x):
+def matrix_transpose(x: ArrayLike) -> Tensor:
     """Swap the last two axes (``t.mT``)."""
     x = to_tensor(x)
     if x._data.ndim < 2:
@@ -420,7 +428,7 @@ def _tensors(tensors, name):
     return ts
 
 
-def stack(tensors, axis=0):
+def stack(tensors: Sequence[ArrayLike], axis: int = 0) -> Tensor:
     """Join same-shape tensors along a new axis, like ``numpy.stack`` (dtypes promote)."""
     ts = _tensors(tensors, "stack")
     shape = ts[0]._data.shape
@@ -447,7 +455,7 @@ _concat_op = defop(
     lambda ctx, ts, xs, ys: (np.concatenate(_zeros_for(ts, xs, ys[0].dtype), ctx),))
 
 
-def concatenate(tensors, axis=0):
+def concatenate(tensors: Sequence[ArrayLike], axis: int | None = 0) -> Tensor:
     """Join tensors along an existing axis, like ``numpy.concatenate`` (dtypes promote;
     ``axis=None`` joins the flattened tensors)."""
     ts = _tensors(tensors, "concatenate")
@@ -538,13 +546,13 @@ _embed_op = defop("diag_embed",
                   lambda ctx, ts, xs, ys: (_embed(ts[0], *ctx),))
 
 
-def diagonal(x, offset=0, axis1=0, axis2=1):
+def diagonal(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     """The diagonal(s) as a new tensor, like ``numpy.diagonal`` (the diagonal axis last)."""
     x = to_tensor(x)
     return _diagonal(x, _diag_axes(x.shape, offset, axis1, axis2))
 
 
-def diag(v, k=0):
+def diag(v: ArrayLike, k: int = 0) -> Tensor:
     """``numpy.diag``: a 1-D tensor becomes a matrix with it on diagonal ``k``; a matrix
     gives its ``k``-th diagonal."""
     v = to_tensor(v)
@@ -571,7 +579,7 @@ _trace_op = defop("trace", _trace_vjp,
                   lambda ctx, ts, xs, ys: (np.trace(ts[0], *ctx[0]),))
 
 
-def trace(x, offset=0, axis1=0, axis2=1):
+def trace(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     """Sum along a diagonal, like ``numpy.trace``."""
     x = to_tensor(x)
     diag = _diag_axes(x.shape, offset, axis1, axis2)
@@ -632,7 +640,7 @@ def _matmul_error(sa, sb):
                       "broadcast together")
 
 
-def matmul(a, b):
+def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
     """Matrix product with NumPy semantics (1-D operands, broadcast batch dimensions)."""
     a, b = operands(a, b)
     ad, bd = a._data, b._data
@@ -712,7 +720,7 @@ def _tensordot_jvp(ctx, ts, xs, ys):
 _tensordot_op = defop("tensordot", _tensordot_vjp, _tensordot_jvp, batched=False)
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a: ArrayLike, b: ArrayLike, axes: Any = 2) -> Tensor:
     """Sum of products over the axes ``axes``, like ``numpy.tensordot``: an int ``n``
     contracts the last n axes of ``a`` with the first n of ``b``; a pair of axis lists
     contracts them pairwise. The result has a's free axes, then b's."""
@@ -731,7 +739,8 @@ _astype_op = defop("astype", lambda ctx, needs, gs, xs, ys: (gs[0],),
                    lambda ctx, ts, xs, ys: (ts[0],))
 
 
-def astype(x, dtype, /, *, copy=True, device=None):
+def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
+           device: str | None = None) -> Tensor:
     """``x`` cast to ``dtype`` (array API ``astype``).
 
     Float and complex results are differentiable (the cast is the identity on values;

@@ -12,6 +12,12 @@ With Φ(X) = tril(X) with the diagonal halved:
   VJP: Ā = L⁻ᴴ Φ(LᴴL̄) L⁻¹, then Ā ← ½(Ā + Āᴴ)
   JVP: L̇ = L Φ(L⁻¹ ½(Ȧ + Ȧᴴ) L⁻ᴴ)
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import os
 
 import numpy as np
@@ -100,7 +106,7 @@ def _cholesky_jvp(ctx, ts, xs, ys):
 _cholesky_op = defop("cholesky", _cholesky_vjp, _cholesky_jvp)
 
 
-def cholesky(a, upper=False, *, check_finite=True):
+def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) -> Tensor:
     """Cholesky factor of a Hermitian positive-definite (stack of) matrix, like
     ``numpy.linalg.cholesky``: L lower with A = L Lᴴ, or (``upper=True``) U = Lᴴ upper
     with A = Uᴴ U.

@@ -44,6 +44,12 @@ singular vectors of those r small singular values),
 a polynomial identity (matrix determinant lemma + Woodbury) whose pieces are all smooth
 there, so second and higher derivatives of det are exact at every rank, real or complex.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import os
 from collections import namedtuple
 
@@ -232,7 +238,7 @@ _det_op = defop("det", _det_vjp, _det_jvp,
                 doc="det through getrf; exact (adjugate) gradient at singular matrices")
 
 
-def det(a, *, check_finite=True):
+def det(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     """Determinant of each square matrix of ``a`` (*batch, n, n), like numpy.linalg.det.
 
     Exactly singular matrices give 0 (no error). The gradient d̄·adj(A)ᴴ is exact at every
@@ -363,7 +369,7 @@ _slogdet_complex_op = defop("slogdet_complex", _slogdet_vjp, _slogdet_jvp,
                                 "sign is differentiable")
 
 
-def slogdet(a, *, check_finite=True):
+def slogdet(a: ArrayLike, *, check_finite: bool = True) -> SlogdetResult:
     """Sign and natural log of |det| of each square matrix, like numpy.linalg.slogdet.
 
     Returns ``SlogdetResult(sign, logabsdet)``. For a real matrix ``sign`` is -1, 0 or +1

@@ -29,6 +29,12 @@ no cotangent on the vectors), which never builds E and stays finite. "Equal" mea
 |λ_i − λ_j| ≤ n·eps·max|λ|: eigenvalues closer than that cannot be told apart in the
 working precision.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import collections
 
 import numpy as np
@@ -180,7 +186,7 @@ def _empty(d, vectors):
     return (w, np.zeros(d.shape, cdt)) if vectors else w
 
 
-def eig(a, *, check_finite=True, check_gauge=True):
+def eig(a: ArrayLike, *, check_finite: bool = True, check_gauge: bool = True) -> EigResult:
     """Eigenvalues and right eigenvectors of square matrices, like ``numpy.linalg.eig``.
 
     a: (*batch, n, n). Returns ``EigResult(values, vectors)`` with values (*batch, n) and
@@ -221,7 +227,7 @@ _eigvals_op = defop("eigvals", _eigvals_vjp, _eigvals_jvp,
                     doc="eigenvalues of a general square matrix (complex output)")
 
 
-def eigvals(a, *, check_finite=True):
+def eigvals(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     """Eigenvalues (*batch, n) of square matrices, complex, like ``numpy.linalg.eigvals``.
 
     The eigenvectors are computed too only when a derivative will be needed (``a``

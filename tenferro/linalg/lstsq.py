@@ -41,6 +41,12 @@ lstsq
     differentiable output (Ā = U diag(s̄) Vᴴ, ṡ = Re diag(UᴴȦV)); the SVD's vectors are
     computed only when a derivative of the singular values is asked for.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 from collections import namedtuple
 
 import numpy as np
@@ -199,7 +205,8 @@ def _rtol_array(rtol, d, name):
     return r
 
 
-def pinv(a, rtol=None, hermitian=False, *, check_finite=True):
+def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
+         check_finite: bool = True) -> Tensor:
     """Moore–Penrose pseudo-inverse of each matrix of ``a`` (..., m, n) -> (..., n, m).
 
     Like ``numpy.linalg.pinv(a, rtol=rtol, hermitian=hermitian)`` (NumPy 2): singular
@@ -568,7 +575,8 @@ def _tracked(t):
     return t._node is not None or t._fw is not None
 
 
-def lstsq(a, b, rcond=None, *, check_finite=True):
+def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
+          check_finite: bool = True) -> LstsqResult:
     """Least-squares solution of ``a @ x ≈ b``, like ``numpy.linalg.lstsq``.
 
     a: (..., m, n). b: a vector (m,) when ``b.ndim == 1`` (x is then (..., n)), otherwise

@@ -17,6 +17,12 @@ The VJP peels the wide/tall part off first (U₂ = L⁻¹A′₂, resp. L₂ = A
 the square rule to the k×k core; in a plain backward a large core goes through a blocked
 algorithm (mostly matmul), on Tensors through the formula.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import functools
 from collections import namedtuple
 
@@ -272,7 +278,7 @@ def _empty_lu(d):
     return p, l, np.zeros(batch + (k, n), d.dtype)
 
 
-def lu(a, *, check_finite=True):
+def lu(a: ArrayLike, *, check_finite: bool = True) -> LUResult:
     """LU decomposition with partial pivoting A = P L U, like ``scipy.linalg.lu``.
 
     a: (*batch, m, n). Returns ``LUResult(p, l, u)``: p (m×m) a permutation matrix of a's

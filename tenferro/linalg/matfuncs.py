@@ -45,6 +45,12 @@ Deliberate differences from NumPy: a NaN or Inf entry raises LinAlgError unless
 ``ord`` raises ShapeError (a ValueError; NumPy raises AxisError/TypeError for a bad axis),
 and only real numbers, None and the strings NumPy accepts are valid ``ord`` values.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import math
 import operator
 import os
@@ -148,7 +154,7 @@ _expm_op = defop("matrix_exp", _expm_vjp, _expm_jvp,
                  doc="exp(A) by scaling and squaring; rules by the Fréchet derivative")
 
 
-def matrix_exp(a, *, check_finite=True):
+def matrix_exp(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     """Matrix exponential of each square matrix of ``a`` (*batch, n, n) (alias ``expm``),
     like ``scipy.linalg.expm``.
 
@@ -324,7 +330,8 @@ def _vector_norm(x, p, axes, keepdims, name, check_finite):
     return apply1(_vnorm_op, (x,), np.asarray(out), ctx=(p, axes, keepdims))
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, check_finite=True):
+def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
+                keepdims: bool = False, ord: float = 2, check_finite: bool = True) -> Tensor:
     """Vector norm over ``axis`` (None: all entries; a tuple: the entries of those axes
     as one vector), like ``numpy.linalg.vector_norm``.
 
@@ -474,7 +481,9 @@ def _axis_index(a, nd, name):
     return a % nd
 
 
-def norm(x, ord=None, axis=None, keepdims=False, *, check_finite=True):
+def norm(x: ArrayLike, ord: float | str | None = None,
+         axis: int | tuple[int, int] | None = None, keepdims: bool = False, *,
+         check_finite: bool = True) -> Tensor:
     """Matrix or vector norm, like ``numpy.linalg.norm`` (same ``ord``/``axis`` rules).
 
     axis None: the 2-norm of all entries when ``ord`` is None (any ndim); otherwise x must
@@ -537,7 +546,8 @@ def _norm_all(x, keepdims, check_finite):
     return apply1(_vnorm_op, (x,), out, ctx=None)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro", check_finite=True):
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: float | str = "fro",
+                check_finite: bool = True) -> Tensor:
     """Matrix norm over the last two axes, like ``numpy.linalg.matrix_norm``.
 
     ord: 'fro' (default), 'nuc', 1, -1, 2, -2, inf, -inf. A NaN or Inf entry raises

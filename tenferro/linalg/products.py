@@ -34,6 +34,12 @@ recompute the program's values with tf.matmul, so every order is differentiable.
 matrix_rank counts singular values s > rtol·s_max (rtol default max(M, N)·eps); the
 result is an int64 tensor with no derivative (a piecewise-constant function).
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import functools
 import operator
 
@@ -141,7 +147,7 @@ _cross_op = defop("cross", _cross_vjp, _cross_jvp,
                   doc="cross product of 3-vectors along an axis (array API linalg.cross)")
 
 
-def cross(x1, x2, /, *, axis=-1):
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor:
     """Cross product of the 3-vectors along ``axis`` of ``x1`` and ``x2`` (array API
     ``linalg.cross``, ``numpy.linalg.cross``).
 
@@ -191,7 +197,7 @@ _outer_op = defop("outer", _outer_vjp, _outer_jvp, batched=False,
                   doc="outer product a bᵀ of two vectors (array API linalg.outer)")
 
 
-def outer(x1, x2, /):
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
     """Outer product ``x1[:, None] * x2[None, :]`` of two 1-D tensors (array API
     ``linalg.outer``): shape (N, M), the promoted dtype. Differentiable."""
     a, b = operands(x1, x2)
@@ -235,7 +241,7 @@ _vecdot_op = defop("vecdot", _vecdot_vjp, _vecdot_jvp,
                    doc="Σ conj(x1)·x2 along an axis, others broadcast (array API vecdot)")
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor:
     """Dot products Σ_k conj(x1_k)·x2_k along ``axis`` (array API ``vecdot``,
     ``numpy.vecdot``); note that ``x1`` is conjugated.
 
@@ -320,7 +326,7 @@ _mpow_op = defop("matrix_power", _mpow_vjp, _mpow_jvp,
                  doc="A^n (n >= 2) by repeated squaring; rules through the same products")
 
 
-def matrix_power(x, n, /, *, check_finite=True):
+def matrix_power(x: ArrayLike, n: int, /, *, check_finite: bool = True) -> Tensor:
     """``x`` (*batch, M, M) raised to the integer power ``n`` (array API
     ``linalg.matrix_power``, ``numpy.linalg.matrix_power``).
 
@@ -357,7 +363,8 @@ def matrix_power(x, n, /, *, check_finite=True):
 
 # ==== matrix_rank =========================================================================
 
-def matrix_rank(x, /, *, rtol=None, check_finite=True):
+def matrix_rank(x: ArrayLike, /, *, rtol: ArrayLike | None = None,
+                check_finite: bool = True) -> Tensor:
     """Rank of each matrix of ``x`` (*batch, M, N): the number of singular values
     s > rtol·s_max (array API ``linalg.matrix_rank``, NumPy 2's rule).
 
@@ -390,7 +397,7 @@ def _stack_of_matrices(x, name):
     return x
 
 
-def diagonal(x, /, *, offset=0):
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Tensor:
     """The ``offset`` diagonal of each matrix over the LAST two axes (array API
     ``linalg.diagonal``; numpy.diagonal defaults to the first two): shape
     (*batch, K). Differentiable (tf.diagonal)."""
@@ -398,7 +405,7 @@ def diagonal(x, /, *, offset=0):
     return _structure.diagonal(x, offset, -2, -1)
 
 
-def trace(x, /, *, offset=0, dtype=None):
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
     """Sum of the ``offset`` diagonal of each matrix over the last two axes (array API
     ``linalg.trace``): shape (*batch). ``dtype`` casts ``x`` first (tf.astype: float32,
     float64, complex64, complex128; complex to real raises DTypeError). Differentiable
@@ -429,18 +436,18 @@ def _dtype(dtype, name):
     return dt
 
 
-def matmul(x1, x2, /):
+def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
     """Matrix product (array API ``linalg.matmul``; the same op as tf.matmul and @)."""
     return _structure.matmul(x1, x2)
 
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: ArrayLike, /) -> Tensor:
     """Transpose of the last two axes (array API ``linalg.matrix_transpose``; tf's
     matrix_transpose, ``t.mT``)."""
     return _structure.matrix_transpose(x)
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: Any = 2) -> Tensor:
     """Tensor contraction (array API ``linalg.tensordot``; the same op as tf.tensordot):
     an int contracts the last ``axes`` axes of x1 with the first of x2; a pair of axis
     sequences contracts them pairwise."""

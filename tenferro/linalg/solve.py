@@ -10,6 +10,12 @@ With ``create_graph=True`` (rule values are Tensors) the saved factors cannot ca
 graph, so the rule calls the differentiable ``solve`` on ``aᴴ`` instead: a second
 factorization, paid only when a differentiable gradient is asked for.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import os
 
 import numpy as np
@@ -138,7 +144,7 @@ _solve_op = defop("solve", _solve_vjp, _solve_jvp,
 _SOLVE = "tf.linalg.solve"
 
 
-def solve(a, b, *, check_finite=True):
+def solve(a: ArrayLike, b: ArrayLike, *, check_finite: bool = True) -> Tensor:
     """Solve ``a @ x = b`` for square ``a``, like ``numpy.linalg.solve`` (NumPy 2 rules).
 
     a: (*batch, n, n). b: a vector (n,) when ``b.ndim == 1`` (x is then (*batch, n)),
@@ -205,7 +211,7 @@ _inv_op = defop("inv", _inv_vjp, _inv_jvp, doc="Y = A⁻¹ from getrf's factors 
 _INV = "tf.linalg.inv"
 
 
-def inv(a, *, check_finite=True):
+def inv(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     """Inverse of each square matrix of ``a`` (*batch, n, n), like ``numpy.linalg.inv``.
 
     Prefer :func:`solve` to multiplying by an inverse. An exactly singular matrix raises

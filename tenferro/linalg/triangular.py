@@ -17,6 +17,12 @@ The solves inside the rules are this op again (:func:`trsolve`), so the rules ar
 differentiable to any order. The decomposition rules (qr, lu, cholesky, eig) use
 :func:`trsolve` and :func:`check_nonsingular` from here.
 """
+from __future__ import annotations
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
 import functools
 import os
 
@@ -92,12 +98,12 @@ def tri_part(x, k=0, lower=True):
     return _masked(x, k, lower)
 
 
-def tril(x, k=0):
+def tril(x: ArrayLike, k: int = 0) -> Tensor:
     """``tf.tril`` with ``k`` also positional (the spelling linalg code uses)."""
     return _tril(x, k=k)
 
 
-def triu(x, k=0):
+def triu(x: ArrayLike, k: int = 0) -> Tensor:
     """``tf.triu`` with ``k`` also positional (the spelling linalg code uses)."""
     return _triu(x, k=k)
 
@@ -254,8 +260,9 @@ def _solve_jvp(ctx, ts, xs, ys):
 _solve_op = defop("solve_triangular", _solve_vjp, _solve_jvp)
 
 
-def solve_triangular(a, b, lower=False, trans=0, unit_diagonal=False, left=True, *,
-                     check_finite=True):
+def solve_triangular(a: ArrayLike, b: ArrayLike, lower: bool = False, trans: int | str = 0,
+                     unit_diagonal: bool = False, left: bool = True, *,
+                     check_finite: bool = True) -> Tensor:
     """Solve ``op(a) @ x = b`` (``left=True``) or ``x @ op(a) = b`` (``left=False``) for
     triangular ``a``, like ``scipy.linalg.solve_triangular``.
 

@@ -1,0 +1,22 @@
+# Type stub of spectral.pyx (the SVD/eigh pullback cores, filled in place).
+# Keep in step with the .pyx: every Python-visible def there has its signature here.
+from typing import Any
+
+from numpy.typing import NDArray
+
+_Arr = NDArray[Any]
+
+# (worst, flat position b*k + i)
+def phase_check(X: _Arr | None, Y: _Arr | None, GU: _Arr | None,
+                GV: _Arr | None) -> tuple[float, int]: ...
+def svd_core(X: _Arr | None, Y: _Arr | None, s: _Arr, sbar: _Arr | None, eps: float,
+             rel: float, mode: int, out: _Arr, sinv: _Arr) -> None: ...
+def eigh_core(X: _Arr, w: _Arr, wbar: _Arr | None, eps: float, rel: float,
+              out: _Arr) -> None: ...
+
+# the cores on a chunk of a stack, for tenferro._threads.run_split: (OK, 0)
+def _svd_core_part(X: _Arr | None, Y: _Arr | None, s: _Arr, sbar: _Arr | None, out: _Arr,
+                   sinv: _Arr, c: str, eps: float, rel: float,
+                   mode: int) -> tuple[int, int]: ...
+def _eigh_core_part(X: _Arr, w: _Arr, wbar: _Arr | None, out: _Arr, c: str, eps: float,
+                    rel: float) -> tuple[int, int]: ...
