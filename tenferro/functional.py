@@ -44,6 +44,7 @@ from numpy.typing import ArrayLike
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
+from .custom import _enable_grad, _grad, _no_grad  # lazy autograd imports (cycle)
 
 if TYPE_CHECKING:
     from scipy.sparse.linalg import LinearOperator
@@ -51,21 +52,6 @@ if TYPE_CHECKING:
 __all__ = ["jacobian", "hessian", "hessp", "linear_operator", "checkpoint"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _grad(*args, **kw):
-    from .autograd import grad
-    return grad(*args, **kw)
-
-
-def _enable_grad():
-    from .autograd import enable_grad
-    return enable_grad()
-
-
-def _no_grad():
-    from .autograd import no_grad
-    return no_grad()
 
 
 def _forward_ad():
