@@ -32,7 +32,8 @@ from ..builders import builder
 from . import _lapack
 from ._common import field_aliases, mH, matrix_input
 from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
-                  _kernel, _mH, _values_only_jvp, _wants_derivative)
+                  _kernel, _mH, _values_only_jvp, _wants_derivative,
+                  record_pullback)
 
 __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
 
@@ -51,6 +52,17 @@ def _eigh_eps2(w, n, derivative_eps):
 
 
 def _eigh_vjp(ctx, needs, gs, xs, ys):
+    if type(ys[0]) is not np.ndarray:
+        # create_graph: one recorded node (svd.py record_pullback)
+        return record_pullback(lambda *v: _eigh_pullback(ctx, v[:2], v[2:]),
+                               lambda *v: _eigh_pullback(ctx, v[:2], v[2:]),
+                               tuple(gs) + tuple(ys))
+    return _eigh_pullback(ctx, gs, ys)
+
+
+def _eigh_pullback(ctx, gs, ys):
+    """Ā (a 1-tuple) from (λ̄, V̄) and (λ, V): the compiled kernel on ndarrays, the formula
+    in recorded ops on Tensors."""
     gw, gv = gs
     w, v = ys
     if gv is None:

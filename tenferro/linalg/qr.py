@@ -16,6 +16,7 @@ full_matrices=True); forward mode gives them the tangent that rotates them least
 Q̇₂ = −Q₁(Q̇₁ᴴQ₂) (the one keeping Q unitary with Q₂ᴴQ̇₂ = 0), which is a tangent of a
 smooth choice but not necessarily of the one LAPACK makes.
 """
+import math
 import os
 from collections import namedtuple
 
@@ -26,6 +27,7 @@ from .._errors import LinAlgError, UnsupportedADError
 from .._state import STATE
 from .._tensor import Tensor
 from .._ops.registry import defop, register
+from .svd import record_pullback
 from ..builders import builder
 from . import _lapack
 from ._common import field_aliases, matrix_input
@@ -96,7 +98,29 @@ def _rev_tall_formula(q, r, gq, gr):
 
 
 def _qr_vjp(ctx, needs, gs, xs, ys):
-    a = xs[0]
+    if isinstance(ys[0], Tensor):
+        # create_graph: one recorded node (svd.py record_pullback)
+        m, n = xs[0].shape[-2:]
+        shape = _Shape(xs[0].shape, xs[0].dtype)
+
+        def pullback(*v):
+            return _qr_pullback(ctx, v[:2], v[2:4], shape if v[4] is None else v[4])
+        return record_pullback(pullback, pullback,
+                               # A itself is read only by the wide case
+                               tuple(gs) + tuple(ys) + (xs[0] if m < n else None,))
+    return _qr_pullback(ctx, gs, ys, xs[0])
+
+
+class _Shape:
+    """Stands for A where the pullback reads only its shape, dtype and size."""
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.size = shape, dtype, math.prod(shape)
+
+
+def _qr_pullback(ctx, gs, ys, a):
+    """Ā (a 1-tuple) from (Q̄, R̄), (Q, R) and A (read only when m < n; else anything with
+    A's shape and dtype): the compiled kernel on ndarrays, the formula in recorded ops on
+    Tensors."""
     q, r = ys
     gq, gr = gs
     m, n = a.shape[-2], a.shape[-1]

@@ -279,3 +279,22 @@ def test_errors():
     # check_finite=False: the upper triangle is never read, so UPLO="U" is fine
     np.testing.assert_allclose(tf.linalg.eigvalsh(bad, UPLO="U", check_finite=False).numpy(),
                                [1, 1, 1])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_third_order(dtype):
+    """Third derivatives through the create_graph pullback recorded as one lazy_rule node
+    (svd.py): reverse over reverse over reverse and the forward-over-reverse mixes."""
+    a = random_array((3, 3), dtype, 21)
+    check_grads(lambda x: tf.sum(tf.abs(gauge_free(x)[2]) ** 2)
+                + tf.sum(gauge_free(x)[1] ** 3), [a], order=3)
+
+
+def test_create_graph_value_is_the_kernels():
+    a = tf.tensor(herm(random_array((5, 5), np.float64, 22)), requires_grad=True)
+    w, v = tf.linalg.eigh(a)
+    loss = tf.sum(tf.abs(v) ** 3) + tf.sum(w * w)
+    plain, = tf.grad([loss], [a], retain_graph=True)
+    graph, = tf.grad([loss], [a], create_graph=True)
+    assert graph.grad_fn is not None
+    np.testing.assert_allclose(graph.numpy(), plain.numpy(), rtol=1e-13, atol=1e-13)

@@ -213,3 +213,16 @@ def test_rank_deficient_derivatives_raise(a):
         tf.grad(q, [at], np.ones(q.shape))
     with pytest.raises(tf.LinAlgError, match="rank deficient"):
         tf.jvp(lambda a: tf.linalg.qr(a).r, [a], [np.ones(a.shape)])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4)])
+def test_third_order(dtype, shape):
+    """Third derivatives through the create_graph pullback recorded as one lazy_rule node
+    (svd.py); the wide case also reads A itself in the rule."""
+    a = random_array(shape, dtype, 31)
+
+    def f(x):
+        q, r = tf.linalg.qr(x)
+        return tf.sum(tf.abs(q * r[..., :1, :1]) ** 2) + tf.sum(tf.abs(r) ** 3)
+    check_grads(f, [a], order=3)

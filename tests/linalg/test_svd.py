@@ -383,3 +383,69 @@ def test_errors():
     with pytest.raises(tf.LinAlgError, match=r"matrix \(1,\)") as info:
         tf.linalg.svdvals(bad, check_finite=False)
     assert "check_finite" not in str(info.value)
+
+
+# ---- create_graph: the pullback recorded as one node (svd.py lazy_rule) --------------------
+
+def _nodes_recorded(fn):
+    """How many graph nodes ``fn()`` creates (Node.seq counts them)."""
+    from tenferro._engine import Node
+    before = Node(None, None, (), None).seq
+    fn()
+    return Node(None, None, (), None).seq - before - 1
+
+
+def _vectors_loss(a):
+    u, s, vt = tf.linalg.svd(a)
+    w = np.linspace(0.5, 1.5, u.shape[-1])
+    return tf.sum(tf.abs(u @ vt) ** 2 * 0.3) + tf.sum(s * w) + tf.sum(tf.abs(u * w) ** 2)
+
+
+def test_create_graph_records_one_node_per_rule():
+    """The create_graph pullback of svd is one lazy_rule node (its formula's ~46 ops are
+    recorded only by a second derivative), and that node's value is the plain kernel's."""
+    a = tf.tensor(random_array((6, 4), np.float64, 3), requires_grad=True)
+    loss = _vectors_loss(a)
+    plain, = tf.grad([loss], [a], retain_graph=True)
+    out = []
+    n_lazy = _nodes_recorded(lambda: out.extend(tf.grad([loss], [a], create_graph=True)))
+    np.testing.assert_allclose(out[0].numpy(), plain.numpy(), rtol=1e-13, atol=1e-13)
+    assert out[0].grad_fn is not None
+    # the ops of the loss's own pullbacks plus one node for svd's rule
+    assert n_lazy < 20, n_lazy
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 3)])
+def test_third_order(dtype, shape):
+    """Third derivatives (reverse over reverse over reverse: the lazy_rule node's pullback,
+    itself recorded as a lazy_rule node; and the forward-over-reverse mixes) against
+    central differences of the second derivative."""
+    a = random_array(shape, dtype, 11)
+    check_grads(lambda x: tf.sum(tf.abs(gauge_free(x)[4]) ** 2)
+                + tf.sum(tf.abs(gauge_free(x)[1]) ** 3), [a], order=3)
+
+
+def test_fourth_order_reverse():
+    a = random_array((3, 3), np.float64, 12)
+    check_grads(lambda x: _vectors_loss(x), [a], modes=("rev",), order=4)
+
+
+def test_tangents_on_cotangents_of_a_recorded_rule():
+    """Forward mode over a create_graph pass through a lazy_rule node recorded before the
+    dual level: the seed carries a tangent t, the pullback is linear in it, so the tangent
+    of the result is the same pass seeded with t."""
+    a0 = random_array((5, 3), np.float64, 13)
+    a = tf.tensor(a0, requires_grad=True)
+    g1, = tf.grad([_vectors_loss(a)], [a], create_graph=True)
+    v, t = random_array((5, 3), np.float64, 14), random_array((5, 3), np.float64, 15)
+    with tf.forward_ad.dual_level():
+        seed = tf.forward_ad.make_dual(tf.tensor(v), tf.tensor(t))
+        g2, = tf.grad([g1], [a], [seed], create_graph=True, retain_graph=True)
+        tangent = tf.forward_ad.unpack_dual(g2).tangent
+    expected, = tf.grad([g1], [a], [tf.tensor(t)], retain_graph=True)
+    np.testing.assert_allclose(tangent.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
+    # and the value of g2 is the plain pass seeded with v
+    g2v, = tf.grad([g1], [a], [tf.tensor(v)], retain_graph=True)
+    np.testing.assert_allclose(tf.forward_ad.unpack_dual(g2).primal.numpy(), g2v.numpy(),
+                               rtol=1e-12, atol=1e-12)
