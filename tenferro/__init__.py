@@ -50,6 +50,8 @@ globals().update({_n: getattr(linalg, _n) for _n in dir(linalg) if _n.endswith("
 from . import autograd as autograd, _tensor as _tensor_module
 from .builders import Builder as Builder, builder as builder
 from . import testing as testing
+from ._threads import (set_num_threads as set_num_threads, num_threads as num_threads,
+                       get_num_threads as get_num_threads, ThreadCountError as ThreadCountError)
 
 _install_methods()
 _tensor_module._autograd = autograd

@@ -57,6 +57,7 @@ from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 import numpy as np
 
 from tenferro._kernels import _reference as _ref
+from tenferro._threads import run_split as _run_split
 
 __all__ = ["lu_inverse", "pivot_parity", "tiny_pivots", "lu_det"]
 
@@ -433,6 +434,37 @@ cdef object _inverse1(lu, piv, scale, dt, int tr):
 
 
 @cython.wraparound(True)
+def _inverse_part(lu3, piv2, sc, out, Py_ssize_t code, int tr):
+    """_inverse on a contiguous chunk of the stack (run_split): (OK or bad position, 0)."""
+    cdef char* sp = NULL
+    cdef const float[:] sf
+    cdef const double[:] sd
+    cdef const cfloat[:] scf
+    cdef const cdouble[:] scd
+    cdef Py_ssize_t res
+    if code == 0:
+        if sc is not None:
+            sf = sc
+            sp = <char*>&sf[0]
+        res = _inverse[float](lu3, piv2, <float*>sp, out, tr)
+    elif code == 1:
+        if sc is not None:
+            sd = sc
+            sp = <char*>&sd[0]
+        res = _inverse[double](lu3, piv2, <double*>sp, out, tr)
+    elif code == 2:
+        if sc is not None:
+            scf = sc
+            sp = <char*>&scf[0]
+        res = _inverse[cfloat](lu3, piv2, <cfloat*>sp, out, tr)
+    else:
+        if sc is not None:
+            scd = sc
+            sp = <char*>&scd[0]
+        res = _inverse[cdouble](lu3, piv2, <cdouble*>sp, out, tr)
+    return res, 0
+
+
 def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
     """scale·op(A)⁻¹ of each matrix A from its getrf factors, op = (identity, ᵀ, ᴴ)
     for trans = 0, 1, 2.
@@ -500,34 +532,13 @@ def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
         # allocated in the result's shape, so that the result owns its memory
         full = np.empty(shape, dt)
         out = full[_NEWAXIS] if nd == 2 else full.reshape((nb, n, n))
-    cdef char* sp = NULL
-    cdef const float[:] sf
-    cdef const double[:] sd
-    cdef const cfloat[:] scf
-    cdef const cdouble[:] scd
     cdef Py_ssize_t res
     if sc is not None and sc.strides[0] != sc.itemsize and nb > 1:
         sc = sc.copy()
-    if code == 0:
-        if sc is not None:
-            sf = sc
-            sp = <char*>&sf[0]
-        res = _inverse[float](lu3, piv2, <float*>sp, out, tr)
-    elif code == 1:
-        if sc is not None:
-            sd = sc
-            sp = <char*>&sd[0]
-        res = _inverse[double](lu3, piv2, <double*>sp, out, tr)
-    elif code == 2:
-        if sc is not None:
-            scf = sc
-            sp = <char*>&scf[0]
-        res = _inverse[cfloat](lu3, piv2, <cfloat*>sp, out, tr)
-    else:
-        if sc is not None:
-            scd = sc
-            sp = <char*>&scd[0]
-        res = _inverse[cdouble](lu3, piv2, <cdouble*>sp, out, tr)
+    # split over tenferro._threads' threads (contiguous chunks; bit-identical)
+    res, _ = _run_split(_inverse_part, nb, n, 2 * nb * n * n * n, (lu3, piv2, sc, out),
+                        (code, tr),
+                        blas3=True)
     if res == NO_MEMORY:
         raise MemoryError("tenferro: out of memory for the lu_inverse workspace")
     if res != OK:

@@ -58,6 +58,7 @@ import numpy as np
 
 from tenferro._errors import DTypeError, LinAlgError
 from tenferro._kernels import _reference as _ref
+from tenferro._threads import run_split as _run_split
 
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs",
@@ -1529,6 +1530,101 @@ cdef char* _ptr(object x) except NULL:
     return p
 
 
+# The *_part functions run one kernel on a contiguous chunk of the stack (all arrays
+# sliced along axis 0 by tenferro._threads.run_split, which calls them from its threads)
+# and return (bad, info) with bad relative to the chunk.
+
+def _svd_part(a3, u, vt, s, int code, int jobz):
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* sp = _ptr(s)
+    if code == 0:
+        bad = _svd[float](a3, u, vt, sp, jobz, &info)
+    elif code == 1:
+        bad = _svd[double](a3, u, vt, sp, jobz, &info)
+    elif code == 2:
+        bad = _svd[cfloat](a3, u, vt, sp, jobz, &info)
+    else:
+        bad = _svd[cdouble](a3, u, vt, sp, jobz, &info)
+    return bad, info
+
+
+def _eigh_part(a3, v, w, int code, bint lower, bint jobv):
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef char* wp = _ptr(w)
+    if code == 0:
+        bad = _eigh[float](a3, v, wp, lower, jobv, &info)
+    elif code == 1:
+        bad = _eigh[double](a3, v, wp, lower, jobv, &info)
+    elif code == 2:
+        bad = _eigh[cfloat](a3, v, wp, lower, jobv, &info)
+    else:
+        bad = _eigh[cdouble](a3, v, wp, lower, jobv, &info)
+    return bad, info
+
+
+def _qr_part(a3, q, r, int code, int imode):
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if code == 0:
+        bad = _qr[float](a3, q, r, imode, &info)
+    elif code == 1:
+        bad = _qr[double](a3, q, r, imode, &info)
+    elif code == 2:
+        bad = _qr[cfloat](a3, q, r, imode, &info)
+    else:
+        bad = _qr[cdouble](a3, q, r, imode, &info)
+    return bad, info
+
+
+def _getrf_part(a3, lu, piv, infos_arr, int code):
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef int[::1] infos_mv
+    cdef blas_int* infos = NULL
+    if infos_arr is not None:
+        infos_mv = infos_arr
+        infos = &infos_mv[0]
+    if code == 0:
+        bad = _getrf[float](a3, lu, piv, infos, &info)
+    elif code == 1:
+        bad = _getrf[double](a3, lu, piv, infos, &info)
+    elif code == 2:
+        bad = _getrf[cfloat](a3, lu, piv, infos, &info)
+    else:
+        bad = _getrf[cdouble](a3, lu, piv, infos, &info)
+    return bad, info
+
+
+def _potrf_part(a3, c, int code, bint lower):
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if code == 0:
+        bad = _potrf[float](a3, c, lower, &info)
+    elif code == 1:
+        bad = _potrf[double](a3, c, lower, &info)
+    elif code == 2:
+        bad = _potrf[cfloat](a3, c, lower, &info)
+    else:
+        bad = _potrf[cdouble](a3, c, lower, &info)
+    return bad, info
+
+
+def _getrs_part(lu3, piv2, b3, x, int code, int trans):
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if code == 0:
+        bad = _getrs[float](lu3, piv2, b3, x, trans, &info)
+    elif code == 1:
+        bad = _getrs[double](lu3, piv2, b3, x, trans, &info)
+    elif code == 2:
+        bad = _getrs[cfloat](lu3, piv2, b3, x, trans, &info)
+    else:
+        bad = _getrs[cdouble](lu3, piv2, b3, x, trans, &info)
+    return bad, info
+
+
 @cython.wraparound(True)   # negative indices of Python tuples below
 def svd(a, full_matrices=False, compute_uv=True):
     """(u, s, vt) like numpy.linalg.svd, or s alone when ``compute_uv`` is False.
@@ -1543,7 +1639,6 @@ def svd(a, full_matrices=False, compute_uv=True):
     cdef int jobz = (2 if full_matrices else 1) if compute_uv else 0
     cdef blas_int info = 0
     cdef Py_ssize_t bad
-    cdef char* sp
     if nb == 0 or k == 0:
         return _ref.svd(a, full_matrices, compute_uv)
     a3 = _flat3(a, batch, nb)
@@ -1552,15 +1647,8 @@ def svd(a, full_matrices=False, compute_uv=True):
     if jobz:
         u = np.empty((nb, m, m if jobz == 2 else k), a.dtype)
         vt = np.empty((nb, n if jobz == 2 else k, n), a.dtype)
-    sp = _ptr(s)
-    if code == 0:
-        bad = _svd[float](a3, u, vt, sp, jobz, &info)
-    elif code == 1:
-        bad = _svd[double](a3, u, vt, sp, jobz, &info)
-    elif code == 2:
-        bad = _svd[cfloat](a3, u, vt, sp, jobz, &info)
-    else:
-        bad = _svd[cdouble](a3, u, vt, sp, jobz, &info)
+    bad, info = _run_split(_svd_part, nb, max(m, n), 22 * nb * m * n * k, (a3, u, vt, s),
+                           (code, jobz))
     if bad == BAD_STRIDES:
         return svd(a.copy(), full_matrices, compute_uv)
     if bad != OK:
@@ -1584,21 +1672,13 @@ def eigh(a, lower=True, compute_v=True):
     cdef bint jobv = compute_v
     cdef blas_int info = 0
     cdef Py_ssize_t bad
-    cdef char* wp
     if nb == 0 or n == 0:
         return _ref.eigh(a, lower, compute_v)
     a3 = _flat3(a, batch, nb)
     w = np.empty((nb, n), _REAL[code])
     v = np.empty((nb, n, n), a.dtype) if jobv else None
-    wp = _ptr(w)
-    if code == 0:
-        bad = _eigh[float](a3, v, wp, lower, jobv, &info)
-    elif code == 1:
-        bad = _eigh[double](a3, v, wp, lower, jobv, &info)
-    elif code == 2:
-        bad = _eigh[cfloat](a3, v, wp, lower, jobv, &info)
-    else:
-        bad = _eigh[cdouble](a3, v, wp, lower, jobv, &info)
+    bad, info = _run_split(_eigh_part, nb, n, 12 * nb * n * n * n, (a3, v, w),
+                           (code, lower, jobv))
     if bad == BAD_STRIDES:
         return eigh(a.copy(), lower, compute_v)
     if bad != OK:
@@ -1636,14 +1716,9 @@ def qr(a, mode="reduced"):
     a3 = _flat3(a, batch, nb)
     r = np.empty((nb, m if imode == 2 else k, n), a.dtype)
     q = np.empty((nb, m, m if imode == 2 else k), a.dtype) if imode else None
-    if code == 0:
-        bad = _qr[float](a3, q, r, imode, &info)
-    elif code == 1:
-        bad = _qr[double](a3, q, r, imode, &info)
-    elif code == 2:
-        bad = _qr[cfloat](a3, q, r, imode, &info)
-    else:
-        bad = _qr[cdouble](a3, q, r, imode, &info)
+    # the geqrt path (larger k) is made of level-3 calls (see tenferro._threads)
+    bad, info = _run_split(_qr_part, nb, max(m, n), 6 * nb * m * n * k, (a3, q, r),
+                           (code, imode), blas3=_qr_block(m, n, imode) != 0)
     if bad == BAD_STRIDES:
         return qr(a.copy(), mode)
     if bad != OK:
@@ -1669,8 +1744,6 @@ def getrf(a, return_info=False):
     cdef int code = _code_of(a.dtype)
     cdef blas_int info = 0
     cdef Py_ssize_t bad
-    cdef int[::1] infos_mv
-    cdef blas_int* infos = NULL
     if nb == 0 or k == 0:
         return _ref.getrf(a, return_info)
     a3 = _flat3(a, batch, nb)
@@ -1679,16 +1752,9 @@ def getrf(a, return_info=False):
     infos_arr = None
     if return_info:
         infos_arr = np.empty(nb, np.int32)
-        infos_mv = infos_arr
-        infos = &infos_mv[0]
-    if code == 0:
-        bad = _getrf[float](a3, lu, piv, infos, &info)
-    elif code == 1:
-        bad = _getrf[double](a3, lu, piv, infos, &info)
-    elif code == 2:
-        bad = _getrf[cfloat](a3, lu, piv, infos, &info)
-    else:
-        bad = _getrf[cdouble](a3, lu, piv, infos, &info)
+    bad, info = _run_split(_getrf_part, nb, max(m, n), nb * m * n * k,
+                           (a3, lu, piv, infos_arr), (code,),
+                           blas3=True)
     if bad == BAD_STRIDES:
         return getrf(a.copy(), return_info)
     if bad != OK:
@@ -1751,14 +1817,8 @@ def potrf(a, lower=True):
         return _ref.potrf(a, lower)
     a3 = _flat3(a, batch, nb)
     c = np.empty((nb, n, n), a.dtype)
-    if code == 0:
-        bad = _potrf[float](a3, c, lower, &info)
-    elif code == 1:
-        bad = _potrf[double](a3, c, lower, &info)
-    elif code == 2:
-        bad = _potrf[cfloat](a3, c, lower, &info)
-    else:
-        bad = _potrf[cdouble](a3, c, lower, &info)
+    bad, info = _run_split(_potrf_part, nb, n, nb * n * n * n // 2, (a3, c), (code, lower),
+                           blas3=True)
     if bad == BAD_STRIDES:
         return potrf(a.copy(), lower)
     if bad >= 0 and info > 0:
@@ -1856,14 +1916,9 @@ def getrs(lu, piv, b, trans=0):
     piv2 = piv[_NEWAXIS] if not batch else (piv if len(batch) == 1 else piv.reshape((nb, n)))
     b3 = _flat3(b, batch, nb)
     x = np.empty((nb, n, nrhs), dt)
-    if code == 0:
-        bad = _getrs[float](lu3, piv2, b3, x, trans, &info)
-    elif code == 1:
-        bad = _getrs[double](lu3, piv2, b3, x, trans, &info)
-    elif code == 2:
-        bad = _getrs[cfloat](lu3, piv2, b3, x, trans, &info)
-    else:
-        bad = _getrs[cdouble](lu3, piv2, b3, x, trans, &info)
+    bad, info = _run_split(_getrs_part, nb, n, nb * n * n * nrhs, (lu3, piv2, b3, x),
+                           (code, trans),
+                           blas3=True)
     if bad == BAD_STRIDES:
         return getrs(lu.copy(), piv, b.copy(), trans)
     if bad != OK:

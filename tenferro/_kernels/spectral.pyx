@@ -43,6 +43,8 @@ in double (s⁴ and d² overflow float32 above s ~ 1e9). A zero denominator (d =
 cimport cython
 from libc.math cimport fabs, sqrt
 
+from tenferro._threads import run_split as _run_split
+
 ctypedef fused scalar_t:
     float
     double
@@ -245,29 +247,45 @@ def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
     (B, k) of the matching real dtype; ε_b = eps + rel·s_max². mode: 0 square, 1 tall
     (m > n), 2 wide (m < n)."""
     c = out.dtype.char
+    if c not in "dDfF":
+        raise TypeError(f"svd_core: unsupported dtype {out.dtype}")
+    cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
+    # split over tenferro._threads' threads (bit-identical: each b is independent)
+    _run_split(_svd_core_part, nb, k, 3 * nb * k * k, (X, Y, s, sbar, out, sinv),
+               (c, eps, rel, mode))
+
+
+def _svd_core_part(X, Y, s, sbar, out, sinv, str c, double eps, double rel, int mode):
+    """svd_core on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
     if c == "d":
         _svd_batch[double, double](X, Y, s, sbar, eps, rel, mode, out, sinv)
     elif c == "D":
         _svd_batch[cython.doublecomplex, double](X, Y, s, sbar, eps, rel, mode, out, sinv)
     elif c == "f":
         _svd_batch[float, float](X, Y, s, sbar, eps, rel, mode, out, sinv)
-    elif c == "F":
-        _svd_batch[cython.floatcomplex, float](X, Y, s, sbar, eps, rel, mode, out, sinv)
     else:
-        raise TypeError(f"svd_core: unsupported dtype {out.dtype}")
+        _svd_batch[cython.floatcomplex, float](X, Y, s, sbar, eps, rel, mode, out, sinv)
+    return -1, 0
 
 
 def eigh_core(X, w, wbar, double eps, double rel, out):
     """Fill ``out`` (B, k, k) with the eigh pullback core (see the module docstring).
     X: (B, k, k) of out's dtype; w and wbar (or None): (B, k) real; ε_b = eps + rel·max|λ|."""
     c = out.dtype.char
+    if c not in "dDfF":
+        raise TypeError(f"eigh_core: unsupported dtype {out.dtype}")
+    cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
+    _run_split(_eigh_core_part, nb, k, nb * k * k, (X, w, wbar, out), (c, eps, rel))
+
+
+def _eigh_core_part(X, w, wbar, out, str c, double eps, double rel):
+    """eigh_core on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
     if c == "d":
         _eigh_batch[double, double](X, w, wbar, eps, rel, out)
     elif c == "D":
         _eigh_batch[cython.doublecomplex, double](X, w, wbar, eps, rel, out)
     elif c == "f":
         _eigh_batch[float, float](X, w, wbar, eps, rel, out)
-    elif c == "F":
-        _eigh_batch[cython.floatcomplex, float](X, w, wbar, eps, rel, out)
     else:
-        raise TypeError(f"eigh_core: unsupported dtype {out.dtype}")
+        _eigh_batch[cython.floatcomplex, float](X, w, wbar, eps, rel, out)
+    return -1, 0

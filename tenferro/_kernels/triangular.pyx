@@ -52,6 +52,7 @@ import numpy as np
 
 from tenferro._errors import LinAlgError
 from tenferro._kernels import _reference as _ref
+from tenferro._threads import run_split as _run_split
 
 __all__ = ["solve_triangular_backprop", "trsm", "qr_backprop", "cholesky_backprop"]
 
@@ -724,6 +725,23 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     gr3 = _flat3(np.ascontiguousarray(gr), batch, nb) if hr else r3
     out = np.empty((nb, m, n), dt)
     w = _take_work(dt, n * n)
+    # split over tenferro._threads' threads: the first failing position is the same
+    bad, _ = _run_split(_qr_backprop_part, nb, m, 4 * nb * m * n * n,
+                        (q3, r3, gq3, gr3, out), (code, w, nb, hq, hr, rt),
+                        blas3=True)
+    _WORK[dt.char] = w
+    if bad >= 0:
+        raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
+    return _unflat(out, batch)
+
+
+def _qr_backprop_part(q3, r3, gq3, gr3, out, Py_ssize_t code, w, Py_ssize_t nb, bint hq,
+                      bint hr, double rt):
+    """_qr_backprop on a chunk of the stack: (bad, 0). A chunk smaller than the stack
+    (nb) runs in a thread next to others: it takes a workspace of its own."""
+    cdef Py_ssize_t bad
+    if out.shape[0] != nb:
+        w = np.empty(w.shape[0], w.dtype)
     if code == 0:
         bad = _qr_backprop[float](q3, r3, gq3, gr3, out, w, hq, hr, rt)
     elif code == 1:
@@ -732,10 +750,7 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
         bad = _qr_backprop[cfloat](q3, r3, gq3, gr3, out, w, hq, hr, rt)
     else:
         bad = _qr_backprop[cdouble](q3, r3, gq3, gr3, out, w, hq, hr, rt)
-    _WORK[dt.char] = w
-    if bad >= 0:
-        raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
-    return _unflat(out, batch)
+    return bad, 0
 
 
 cdef str _where(Py_ssize_t bad, tuple batch):
@@ -851,6 +866,18 @@ def cholesky_backprop(l, gl):
     gl3 = _flat3(gl, batch, nb)
     out = np.empty((nb, n, n), dt)
     w = _take_work(dt, n * n)
+    _run_split(_cholesky_backprop_part, nb, n, 2 * nb * n * n * n, (l3, gl3, out),
+               (code, w, nb),
+               blas3=True)
+    _WORK[dt.char] = w
+    return _unflat(out, batch)
+
+
+def _cholesky_backprop_part(l3, gl3, out, Py_ssize_t code, w, Py_ssize_t nb):
+    """_cholesky_backprop on a chunk of the stack (own workspace when it is not the
+    whole stack, see _qr_backprop_part); returns (OK, 0) for run_split."""
+    if out.shape[0] != nb:
+        w = np.empty(w.shape[0], w.dtype)
     if code == 0:
         _cholesky_backprop[float](l3, gl3, out, w)
     elif code == 1:
@@ -859,5 +886,4 @@ def cholesky_backprop(l, gl):
         _cholesky_backprop[cfloat](l3, gl3, out, w)
     else:
         _cholesky_backprop[cdouble](l3, gl3, out, w)
-    _WORK[dt.char] = w
-    return _unflat(out, batch)
+    return -1, 0

@@ -1,0 +1,320 @@
+"""tenferro._threads: the thread-count API, and the batched kernels split over threads
+give bit-identical results and the same first failing matrix as the serial loop, for
+every threaded kernel and dtype, odd chunkings (nb = 1, 7) included."""
+import numpy as np
+import pytest
+
+import tenferro as tf
+from tenferro import _threads
+from tenferro._errors import LinAlgError, TenferroError
+from tenferro._kernels import inverse, lapack, spectral, triangular
+from tenferro.testing import random_array
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+@pytest.fixture
+def split_always(monkeypatch):
+    """Split every stack (no work threshold) and count the chunks handed to pool threads,
+    so a test sees that the threaded path really ran."""
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    monkeypatch.setattr(_threads, "BLAS3_LOCKED", False)   # split the level-3 kernels too
+    submitted = []
+    real = _threads._executor
+
+    class Counting:
+        def __init__(self, pool):
+            self.pool = pool
+
+        def submit(self, fn, *args):
+            submitted.append(fn)
+            return self.pool.submit(fn, *args)
+
+    monkeypatch.setattr(_threads, "_executor", lambda w: Counting(real(w)))
+    old = _threads.get_num_threads()
+    yield submitted
+    _threads.set_num_threads(old)
+
+
+def _runs(fn, threads=(1, 2, 3)):
+    """fn() under each thread count: a list of results (tuples of arrays)."""
+    out = []
+    for t in threads:
+        with tf.num_threads(t):
+            r = fn()
+        out.append(r if isinstance(r, tuple) else (r,))
+    return out
+
+
+def _assert_bitwise(results):
+    ref = results[0]
+    for other in results[1:]:
+        assert len(other) == len(ref)
+        for x, y in zip(ref, other):
+            x, y = np.asarray(x), np.asarray(y)
+            assert x.dtype == y.dtype and x.shape == y.shape
+            assert x.tobytes() == y.tobytes()     # bit for bit, NaN payloads included
+
+
+# --- the API -------------------------------------------------------------------------
+
+def test_set_get_and_context_manager():
+    old = tf.get_num_threads()
+    try:
+        tf.set_num_threads(1)
+        assert tf.get_num_threads() == 1
+        tf.set_num_threads(np.int64(3))
+        assert tf.get_num_threads() == 3 and type(tf.get_num_threads()) is int
+        with tf.num_threads(2) as n:
+            assert n == 2 and tf.get_num_threads() == 2
+        assert tf.get_num_threads() == 3
+        with pytest.raises(RuntimeError):
+            with tf.num_threads(1):
+                raise RuntimeError("boom")
+        assert tf.get_num_threads() == 3       # restored on an exception too
+    finally:
+        tf.set_num_threads(old)
+
+
+@pytest.mark.parametrize("bad", [0, -1, -8, 2.5, 2.0, "2", None, True])
+def test_bad_thread_count_raises(bad):
+    old = tf.get_num_threads()
+    with pytest.raises(tf.ThreadCountError, match="number of threads") as e:
+        tf.set_num_threads(bad)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, TenferroError)
+    with pytest.raises(tf.ThreadCountError):
+        with tf.num_threads(bad):
+            pass
+    assert tf.get_num_threads() == old         # nothing changed
+
+
+def test_default_from_omp_num_threads(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert _threads._default() == 3
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert _threads._default() == 1
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert _threads._default() == (__import__("os").cpu_count() or 1)
+
+
+def test_when_a_stack_is_split(monkeypatch):
+    monkeypatch.setattr(_threads, "_num_threads", 2)
+    assert _threads._threads_for(1000, 8, 10**9) == 2
+    assert _threads._threads_for(1, 8, 10**9) == 1                  # nothing to split
+    assert _threads._threads_for(1000, 8, _threads.MIN_WORK - 1) == 1   # too little work
+    assert _threads._threads_for(1000, 65, 10**9) == 1     # large: OpenBLAS's threads
+    assert _threads._threads_for(1000, 8, 10**9, blas3=True) == 1   # level-3 BLAS: serial
+    monkeypatch.setattr(_threads, "BLAS3_LOCKED", False)
+    assert _threads._threads_for(1000, 8, 10**9, blas3=True) == 2
+    monkeypatch.setattr(_threads, "_num_threads", 1)
+    assert _threads._threads_for(1000, 8, 10**9) == 1                  # serial
+
+
+# --- bit-identical kernels -----------------------------------------------------------
+
+def _square(nb, n, dtype, rng):
+    return random_array((nb, n, n), dtype, rng)
+
+
+def _spd(nb, n, dtype, rng):
+    a = random_array((nb, n, n), dtype, rng)
+    return a @ np.conj(a.transpose(0, 2, 1)) + n * np.eye(n, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("nb", [1, 7, 40])
+def test_lapack_kernels_bitwise(split_always, dtype, nb):
+    rng = np.random.default_rng(nb)
+    a = _square(nb, 5, dtype, rng)
+    tall = random_array((nb, 6, 4), dtype, rng)
+    wide = random_array((nb, 3, 5), dtype, rng)
+    tall40 = random_array((nb, 40, 33), dtype, rng)
+    h = _spd(nb, 5, dtype, rng)
+    rhs = random_array((nb, 5, 2), dtype, rng)
+    lu, piv = lapack.getrf(a)
+    cases = [
+        lambda: lapack.svd(a),
+        lambda: lapack.svd(tall, full_matrices=True),
+        lambda: lapack.svd(wide, compute_uv=False),
+        lambda: lapack.svd(a.transpose(0, 2, 1)),          # strided input
+        lambda: lapack.eigh(h),
+        lambda: lapack.eigh(h, lower=False, compute_v=False),
+        lambda: lapack.qr(tall),
+        lambda: lapack.qr(wide, mode="complete"),
+        lambda: lapack.qr(a, mode="r"),
+        lambda: lapack.qr(tall40, mode="complete"),          # the geqrt path
+        lambda: lapack.getrf(a, return_info=True),
+        lambda: lapack.potrf(h),
+        lambda: lapack.potrf(h, lower=False),
+        lambda: lapack.getrs(lu, piv, rhs),
+        lambda: lapack.getrs(lu, piv, rhs, trans=2),
+        lambda: lapack.getrs(lu[:1], piv[:1], rhs),         # broadcast factor
+        lambda: inverse.lu_inverse(lu, piv),
+        lambda: inverse.lu_inverse(lu, piv, trans=2),
+        lambda: inverse.lu_inverse(lu, piv, scale=np.arange(1.0, nb + 1), trans=1),
+        lambda: inverse.lu_inverse(*lapack.getrf(a), trans=1, overwrite_lu=True),
+    ]
+    for case in cases:
+        split_always.clear()
+        _assert_bitwise(_runs(case))
+        assert nb == 1 or split_always            # the threaded path ran
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("nb", [1, 7, 40])
+def test_pullback_kernels_bitwise(split_always, dtype, nb):
+    rng = np.random.default_rng(100 + nb)
+    real = np.finfo(dtype).dtype
+    k = 5
+    s = np.ascontiguousarray(np.sort(np.abs(rng.standard_normal((nb, k))) + 0.1,
+                                     axis=-1)[:, ::-1]).astype(real)
+    X = random_array((nb, k, k), dtype, rng)
+    Y = random_array((nb, k, k), dtype, rng)
+    sbar = random_array((nb, k), real, rng)
+    w = np.sort(rng.standard_normal((nb, k)), axis=-1).astype(real)
+
+    def svd_core(mode):
+        out = np.full((nb, k, k), np.nan, dtype)
+        sinv = np.full((nb, k), np.nan, real)
+        spectral.svd_core(X, Y, s, sbar, 0.0, 1e-3, mode, out, sinv)
+        return out, sinv
+
+    def eigh_core():
+        out = np.full((nb, k, k), np.nan, dtype)
+        spectral.eigh_core(X, w, sbar, 0.0, 1e-3, out)
+        return out
+
+    q, r = lapack.qr(random_array((nb, 7, k), dtype, rng))
+    gq = random_array(q.shape, dtype, rng)
+    gr = np.triu(random_array(r.shape, dtype, rng))
+    l = lapack.potrf(_spd(nb, 9, dtype, rng))
+    gl = random_array(l.shape, dtype, rng)
+    cases = [lambda: svd_core(0), lambda: svd_core(1), lambda: svd_core(2), eigh_core,
+             lambda: triangular.qr_backprop(q, r, gq, gr),
+             lambda: triangular.qr_backprop(q, r, None, gr),
+             lambda: triangular.cholesky_backprop(l, gl),
+             lambda: triangular.cholesky_backprop(l, gl.transpose(0, 2, 1))]
+    for case in cases:
+        split_always.clear()
+        _assert_bitwise(_runs(case))
+        assert nb == 1 or split_always
+
+
+# --- the first failing matrix is the serial loop's -----------------------------------
+
+def _error(fn, t):
+    with tf.num_threads(t):
+        with pytest.raises(LinAlgError) as e:
+            fn()
+    return str(e.value)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bad", [[0], [6], [3, 5], [5, 6], [0, 6]])
+def test_first_failure_is_serial(split_always, dtype, bad):
+    """nb = 7 on 2 and 3 threads: failures in the first, a middle and the last chunk;
+    the message (batch index, info) is the serial loop's."""
+    rng = np.random.default_rng(7)
+    nb, n = 7, 4
+    a = _square(nb, n, dtype, rng)
+    h = _spd(nb, n, dtype, rng)
+    r = np.triu(random_array((nb, n, n), dtype, rng)) + 3 * np.eye(n, dtype=dtype)
+    q = lapack.qr(random_array((nb, n, n), dtype, rng))[0]
+    nan_a, nan_h, indef, sing_r = a.copy(), h.copy(), h.copy(), r.copy()
+    for i, b in enumerate(bad):
+        nan_a[b, 1, 2] = np.nan
+        nan_h[b, 2, 1] = np.inf
+        indef[b, 2, 2] = -(i + 1)          # minor of order 3 not positive
+        sing_r[b, 1, 1] = 0
+    cases = [lambda: lapack.svd(nan_a), lambda: lapack.eigh(nan_h),
+             lambda: lapack.potrf(indef),
+             lambda: triangular.qr_backprop(q, sing_r, q, None)]
+    for case in cases:
+        msgs = [_error(case, t) for t in (1, 2, 3)]
+        assert f"matrix ({bad[0]},)" in msgs[0] or f"matrix {bad[0]} " in msgs[0], msgs[0]
+        assert msgs[1] == msgs[0] and msgs[2] == msgs[0]
+    # lu_inverse: pivots that are not row indices (ValueError naming the matrix)
+    lu, piv = lapack.getrf(a)
+    for b in bad:
+        piv[b, 1] = n + 3
+    msgs = []
+    for t in (1, 2, 3):
+        with tf.num_threads(t), pytest.raises(ValueError) as e:
+            inverse.lu_inverse(lu, piv)
+        msgs.append(str(e.value))
+    assert f"matrix {bad[0]} " in msgs[0] and msgs[1] == msgs[0] == msgs[2]
+    # getrf reports exactly singular matrices per matrix (info), not as a failure
+    sing = a.copy()
+    for b in bad:
+        sing[b, :, 0] = 0
+    infos = _runs(lambda: lapack.getrf(sing, return_info=True)[2])
+    _assert_bitwise(infos)
+    assert sorted(np.flatnonzero(infos[0][0])) == sorted(bad)
+
+
+def test_linalg_functions_thread_count_independent(split_always):
+    """The public linear algebra, forward and backward, on a stack: same bits."""
+    rng = np.random.default_rng(3)
+    a0 = rng.standard_normal((30, 6, 6))
+    spd0 = a0 @ a0.transpose(0, 2, 1) + 6 * np.eye(6)
+    rhs0 = rng.standard_normal((30, 6, 2))
+
+    def run():
+        a = tf.tensor(a0, requires_grad=True)
+        spd = tf.tensor(spd0, requires_grad=True)
+        rhs = tf.tensor(rhs0, requires_grad=True)
+        u, s, vt = tf.linalg.svd(a, full_matrices=False)
+        w, v = tf.linalg.eigh(spd)
+        q, r = tf.linalg.qr(a)
+        loss = (tf.sum(s ** 2) + tf.sum(u[..., 0] ** 2 * s[..., :1]) + tf.sum(w * w)
+                + tf.sum(v[..., 0] ** 4) + tf.sum(q * q[..., ::-1]) + tf.sum(r)
+                + tf.sum(tf.linalg.cholesky(spd)) + tf.sum(tf.linalg.solve(a, rhs) ** 2)
+                + tf.sum(tf.linalg.inv(a)[..., 0] ** 2))
+        loss.backward()
+        return tuple(np.asarray(x.grad) for x in (a, spd, rhs)) + (loss.detach().numpy(),)
+
+    _assert_bitwise(_runs(run))
+    assert split_always
+
+
+def _svd_in_child(queue):
+    from tenferro._kernels import lapack as lp
+    a = np.random.default_rng(5).standard_normal((50, 4, 4))
+    queue.put(lp.svd(a, compute_uv=False).tobytes())
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_forked_child_gets_its_own_pool(split_always):
+    """After the parent used its pool, a forked child splits a stack too (it must not
+    wait for the parent's threads, which fork does not copy)."""
+    import multiprocessing as mp
+    a = np.random.default_rng(5).standard_normal((50, 4, 4))
+    with tf.num_threads(2):
+        expected = lapack.svd(a, compute_uv=False).tobytes()
+        assert split_always
+        ctx = mp.get_context("fork")
+        queue = ctx.Queue()
+        child = ctx.Process(target=_svd_in_child, args=(queue,))
+        child.start()
+        got = queue.get(timeout=60)
+        child.join(60)
+    assert child.exitcode == 0 and got == expected
+
+
+def test_concurrent_callers_and_changing_thread_counts(split_always):
+    """Several user threads calling the kernels while the thread count changes: every
+    result is the serial one (no chunk lost to a replaced pool, no shared workspace)."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((33, 5, 5))
+    with tf.num_threads(1):
+        ref = lapack.svd(a, compute_uv=False).tobytes()
+
+    def work(i):
+        tf.set_num_threads(2 + i % 3)
+        return lapack.svd(a, compute_uv=False).tobytes()
+
+    with ThreadPoolExecutor(4) as users:
+        results = list(users.map(work, range(24)))
+    assert all(r == ref for r in results)
+    assert split_always
