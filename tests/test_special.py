@@ -479,12 +479,14 @@ print(json.dumps(out))
 """
 
 
-def test_scipy_array_api_mode_finds_tenferro_special():
+def test_scipy_array_api_mode_finds_tenferro_special(tmp_path):
     """Under SCIPY_ARRAY_API=1 SciPy's special functions call ``xp.special.<name>`` of the
     tensor's namespace: tenferro.special, also for SciPy's non-ufunc functions."""
     env = dict(os.environ, SCIPY_ARRAY_API="1")
+    # `python -c` puts the working directory first on sys.path: run it elsewhere, so the
+    # child imports the installed tenferro, not the source tree (no compiled kernels)
     proc = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     x = np.array([0.3, 1.7, 2.5])
