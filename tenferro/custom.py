@@ -73,6 +73,21 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 # ---- helpers --------------------------------------------------------------------------------
 
+def _differentiating(xs):
+    """Whether any of the Tensors ``xs`` carries a derivative now: recorded in the graph
+    (while recording is on) or a tangent of the active forward-mode level."""
+    if STATE.grad_enabled:
+        for x in xs:
+            if x._node is not None:
+                return True
+    level = STATE.fw_level
+    if level:
+        for x in xs:
+            if x._fw is not None and x._fw[0] == level:
+                return True
+    return False
+
+
 def _grad(*args, **kw):
     from .autograd import grad
     return grad(*args, **kw)
@@ -354,16 +369,7 @@ class _Custom:
 
     @staticmethod
     def _differentiating(xs):
-        if STATE.grad_enabled:
-            for x in xs:
-                if x._node is not None:
-                    return True
-        level = STATE.fw_level
-        if level:
-            for x in xs:
-                if x._fw is not None and x._fw[0] == level:
-                    return True
-        return False
+        return _differentiating(xs)
 
     def _record(self, xs, call, outs):
         from ._engine import apply

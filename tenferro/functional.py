@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
-from .custom import _enable_grad, _grad, _no_grad  # lazy autograd imports (cycle)
+from .custom import _differentiating, _enable_grad, _grad, _no_grad
 
 if TYPE_CHECKING:
     from scipy.sparse.linalg import LinearOperator
@@ -785,19 +785,6 @@ def _checkpoint_op():
 
 
 _CHECKPOINT_OP = _checkpoint_op()
-
-
-def _differentiating(xs):
-    if STATE.grad_enabled:
-        for x in xs:
-            if x._node is not None:
-                return True
-    level = STATE.fw_level
-    if level:
-        for x in xs:
-            if x._fw is not None and x._fw[0] == level:
-                return True
-    return False
 
 
 @overload
