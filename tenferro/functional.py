@@ -42,7 +42,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
-from ._state import STATE
 from ._tensor import Tensor, as_tensor
 from .custom import _differentiating, _enable_grad, _grad, _no_grad
 
