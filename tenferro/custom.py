@@ -50,9 +50,10 @@ Tensors that require grad: pass them as arguments.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, TypeVar
+from typing import (TYPE_CHECKING, Any, Callable, Container, Generic, Iterable, Iterator,
+                    ParamSpec, Sequence, TypeVar, cast)
 
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 import functools
 import inspect
@@ -65,15 +66,28 @@ from ._ops.registry import OPS, defop
 from ._state import STATE
 from ._tensor import Tensor
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from ._ops.registry import Op
+    from .autograd import _GradMode
+
+    # A value a rule receives or returns: the ndarray payload in a plain pass, a Tensor
+    # in the graph when the rule is itself differentiated (create_graph, forward over
+    # reverse). The rules are written to work on both, so the checker sees it as Any.
+    _Value: TypeAlias = Any
+
 __all__ = ["custom_vjp", "custom_jvp", "custom_root", "fixed_point"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
-
+_P = ParamSpec("_P")     # the decorated function's parameters ...
+_R = TypeVar("_R")       # ... and result: a custom_vjp/custom_jvp is called like it
+_T = TypeVar("_T")
 
 
 # ---- helpers --------------------------------------------------------------------------------
 
-def _differentiating(xs):
+def _differentiating(xs: Iterable[Tensor]) -> bool:
     """Whether any of the Tensors ``xs`` carries a derivative now: recorded in the graph
     (while recording is on) or a tangent of the active forward-mode level."""
     if STATE.grad_enabled:
@@ -88,24 +102,25 @@ def _differentiating(xs):
     return False
 
 
-def _grad(*args, **kw):
+def _grad(*args: Any, **kw: Any) -> list[Tensor | None]:
     from .autograd import grad
     return grad(*args, **kw)
 
 
-def _enable_grad():
+def _enable_grad() -> _GradMode:
     from .autograd import enable_grad
     return enable_grad()
 
 
-def _no_grad():
+def _no_grad() -> _GradMode:
     from .autograd import no_grad
     return no_grad()
 
 
-def _unique_name(fun):
+def _unique_name(fun: Callable[..., Any]) -> str:
     """The op name of a user's function: its qualname, made unique in the registry."""
-    base = getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or "custom"
+    base: str = (getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None)
+                 or "custom")
     name, k = base, 2
     while name in OPS:
         name = f"{base}#{k}"
@@ -113,21 +128,22 @@ def _unique_name(fun):
     return name
 
 
-def _plain(x):
+def _plain(x: Tensor | ArrayLike) -> Tensor:
     """``x`` (Tensor or ndarray) as a Tensor cut from the graph and from forward mode."""
     return Tensor._wrap(x._data if isinstance(x, Tensor) else np.asarray(x))
 
 
-def _is_inexact(dtype):
+def _is_inexact(dtype: np.dtype[Any]) -> bool:
     return dtype.kind in "fc"
 
 
-def _outputs(out, fname, what):
+def _outputs(out: Any, fname: str, what: str) -> tuple[tuple[NDArray[Any], ...], bool]:
     """A rule's/primal's output (one array-like or a tuple/list) as (arrays, multi)."""
     multi = isinstance(out, (tuple, list))
     items = tuple(out) if multi else (out,)
     arrays = []
     for k, o in enumerate(items):
+        a: NDArray[Any]
         if isinstance(o, Tensor):
             a = o._data
         else:
@@ -145,7 +161,8 @@ def _outputs(out, fname, what):
     return tuple(arrays), multi
 
 
-def _conform(value, shape, dtype, fname, what, graph):
+def _conform(value: Any, shape: Sequence[int], dtype: np.dtype[Any], fname: str, what: str,
+             graph: bool) -> _Value:
     """A rule's result ``value`` given ``shape`` and ``dtype`` (None stays None): a Tensor
     when ``graph`` (kept in the graph), else an ndarray. Wrong shape -> ShapeError, a
     complex value for a real slot or a non-numeric value -> DTypeError; precision is cast."""
@@ -176,11 +193,11 @@ def _conform(value, shape, dtype, fname, what, graph):
     return t if graph else t._data
 
 
-def _structure(items, multi):
+def _structure(items: Sequence[_T], multi: bool) -> _T | tuple[_T, ...]:
     return tuple(items) if multi else items[0]
 
 
-def _rule_tuple(value, n, fname, what):
+def _rule_tuple(value: Any, n: int, fname: str, what: str) -> tuple[Any, ...]:
     """A rule's per-input/per-output results as a tuple of length ``n``."""
     if n == 1 and not isinstance(value, (tuple, list)):
         return (value,)
@@ -193,7 +210,7 @@ def _rule_tuple(value, n, fname, what):
     return tuple(value)
 
 
-def _iter_leaves(obj):
+def _iter_leaves(obj: Any) -> Iterator[Any]:
     if isinstance(obj, (tuple, list)):
         for o in obj:
             yield from _iter_leaves(o)
@@ -215,9 +232,10 @@ class _Cut:
     is done, so the recorded derivative depends on the real values.
     """
 
-    def __init__(self, values, graph, track=()):
+    def __init__(self, values: Sequence[_Value], graph: bool,
+                 track: Container[int] = ()) -> None:
         self.values = values
-        self.proxies = []
+        self.proxies: list[Tensor] = []
         for k, v in enumerate(values):
             p = _plain(v)
             outer = graph and isinstance(v, Tensor) and (v._node is not None
@@ -228,7 +246,7 @@ class _Cut:
                     p._fw = v._fw
             self.proxies.append(p)
 
-    def graft(self):
+    def graft(self) -> None:
         for v, p in zip(self.values, self.proxies):
             if isinstance(v, Tensor):
                 p._node, p._index, p._fw = v._node, v._index, v._fw
@@ -236,7 +254,7 @@ class _Cut:
                 p._node, p._index, p._fw = None, 0, None
 
 
-def _leaves_like(arrays):
+def _leaves_like(arrays: Iterable[NDArray[Any]]) -> list[Tensor]:
     """Fresh leaves requiring grad, one per (shape, dtype) of ``arrays``: the variables of
     a linear map to transpose. Their values do not change the result (the map is linear),
     so they are fixed pseudo-random numbers rather than zeros: a rule that escapes the graph
@@ -245,14 +263,14 @@ def _leaves_like(arrays):
     rng = np.random.default_rng(0x7E4F)
     out = []
     for a in arrays:
-        v = rng.uniform(0.5, 1.5, a.shape)
+        v: NDArray[Any] = rng.uniform(0.5, 1.5, a.shape)
         if a.dtype.kind == "c":
             v = v + 1j * rng.uniform(0.5, 1.5, a.shape)
         out.append(Tensor._wrap(np.asarray(v, a.dtype)).set_requires_grad(True))
     return out
 
 
-def _cut_leaves(leaves):
+def _cut_leaves(leaves: Iterable[Tensor]) -> None:
     for t in leaves:     # dummy variables of a nested pass: keep them out of later passes
         t._node = None
 
@@ -263,7 +281,9 @@ class _Call:
     """What one application of a custom function keeps for its rules (the node's ctx)."""
     __slots__ = ("args", "diff_idx", "nondiff", "residuals", "multi", "outs")
 
-    def __init__(self, args, diff_idx, nondiff, residuals, multi, outs):
+    def __init__(self, args: tuple[Any, ...], diff_idx: tuple[int, ...],
+                 nondiff: tuple[Any, ...], residuals: Any, multi: bool,
+                 outs: tuple[NDArray[Any], ...]) -> None:
         self.args = args              # every positional argument as the user passed it
         self.diff_idx = diff_idx      # positions of the differentiable ones
         self.nondiff = nondiff        # the nondiff_argnums values, in order
@@ -271,7 +291,7 @@ class _Call:
         self.multi = multi            # the function returns a tuple
         self.outs = outs              # output arrays (shape/dtype reference)
 
-    def full_args(self, xs):
+    def full_args(self, xs: Iterable[_Value]) -> list[Any]:
         args = list(self.args)
         for i, x in zip(self.diff_idx, xs):
             args[i] = x
@@ -281,13 +301,23 @@ class _Call:
 class _Custom:
     """What custom_vjp and custom_jvp share: argument binding, the op, the call."""
     kind = ""
+    __name__: str      # (and __doc__, __wrapped__, ...: the function's, by update_wrapper)
 
-    def __init__(self, fun, nondiff_argnums=()):
+    if TYPE_CHECKING:  # each subclass defines the two rules of its op
+        def _vjp_rule(self, call: _Call, needs: Sequence[bool], gs: Sequence[_Value],
+                      xs: Sequence[_Value], ys: Sequence[_Value]) -> tuple[_Value, ...]: ...
+
+        def _jvp_rule(self, call: _Call, ts: Sequence[_Value], xs: Sequence[_Value],
+                      ys: Sequence[_Value]) -> tuple[_Value, ...]: ...
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Iterable[int] = ()) -> None:
         if not callable(fun):
             raise TypeError(f"{self.kind} decorates a function, got {type(fun).__name__}")
-        functools.update_wrapper(self, fun)
+        # (the subclasses are callable; _Custom itself is never instantiated)
+        functools.update_wrapper(cast(Callable[..., Any], self), fun)
         self.fun = fun
         self.nondiff_argnums = tuple(sorted({int(i) for i in nondiff_argnums}))
+        self._sig: inspect.Signature | None
         try:
             self._sig = inspect.signature(fun)
         except (TypeError, ValueError):
@@ -303,14 +333,15 @@ class _Custom:
                             f"{getattr(fun, '__qualname__', '?')}")
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The op name: the function's qualname, made unique (``python -m tenferro.rules``)."""
         return self.op.name
 
-    def _where(self):
+    def _where(self) -> str:
         return f"{self.kind} function {self.op.name!r}"
 
-    def _bind(self, args, kwargs):
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
+            tuple[Any, ...], tuple[int, ...], tuple[Any, ...], tuple[Tensor, ...]]:
         if not kwargs and len(args) == self._n_plain:
             pass
         elif self._sig is not None:
@@ -333,7 +364,7 @@ class _Custom:
                                 f"has {len(args)} positional arguments")
         diff_idx = tuple(i for i in range(len(args)) if i not in self.nondiff_argnums)
         nondiff = tuple(args[i] for i in self.nondiff_argnums)
-        xs = []
+        xs: list[Tensor] = []
         for i in diff_idx:
             a = args[i]
             if isinstance(a, Tensor):
@@ -347,11 +378,12 @@ class _Custom:
                     f"list static arguments in nondiff_argnums ({e})") from None
         return tuple(args), diff_idx, nondiff, tuple(xs)
 
-    def _check_cotangents(self, cots, call, xs, graph):
+    def _check_cotangents(self, cots: Any, call: _Call, xs: Sequence[_Value],
+                          graph: bool) -> tuple[_Value, ...]:
         """bwd's result: one cotangent per differentiable input, shape and dtype checked."""
         cots = _rule_tuple(cots, len(call.diff_idx), self._where(),
                            "the cotangents (bwd's result)")
-        out = []
+        out: list[_Value] = []
         for k, (c, x) in enumerate(zip(cots, xs)):
             xd = x._data if isinstance(x, Tensor) else x
             if c is None or not _is_inexact(xd.dtype):
@@ -361,23 +393,26 @@ class _Custom:
                                 f"the cotangent of argument {call.diff_idx[k]}", graph))
         return tuple(out)
 
-    def _check_tangents(self, touts, call, graph):
+    def _check_tangents(self, touts: Any, call: _Call, graph: bool) -> tuple[_Value, ...]:
         touts = _rule_tuple(touts if call.multi else (touts,), len(call.outs), self._where(),
                             "the output tangents")
         return tuple(_conform(t, o.shape, o.dtype, self._where(), f"the tangent of output {k}",
                               graph) for k, (t, o) in enumerate(zip(touts, call.outs)))
 
     @staticmethod
-    def _differentiating(xs):
+    def _differentiating(xs: Iterable[Tensor]) -> bool:
         return _differentiating(xs)
 
-    def _record(self, xs, call, outs):
+    def _record(self, xs: tuple[Tensor, ...], call: _Call,
+                outs: tuple[NDArray[Any], ...]) -> Any:
+        """The recorded outputs: a Tensor, or a tuple of them for a function returning a
+        tuple (``Any``: the decorated function's result type, see ``__call__``)."""
         from ._engine import apply
-        res = apply(self.op, xs, outs, call)
+        res: tuple[Tensor, ...] = apply(self.op, xs, outs, call)
         return res if call.multi else res[0]
 
 
-class custom_vjp(_Custom):
+class custom_vjp(_Custom, Generic[_P, _R]):
     """A function with a user-defined reverse-mode rule (like ``jax.custom_vjp``).
 
     Usage::
@@ -412,33 +447,38 @@ class custom_vjp(_Custom):
     """
     kind = "custom_vjp"
 
-    def __new__(cls, fun=None, nondiff_argnums=()):
+    # (type checkers see the constructor as __init__: the decorator-factory call without
+    # ``fun`` is untyped for them; ``tf.custom_vjp(fun, nondiff_argnums=...)`` is typed)
+    def __new__(cls, fun: Callable[..., Any] | None = None,
+                nondiff_argnums: Sequence[int] = ()) -> Any:
         if fun is None:   # @tf.custom_vjp(nondiff_argnums=(0,))
             return functools.partial(cls, nondiff_argnums=nondiff_argnums)
         return super().__new__(cls)
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(self, fun: Callable[_P, _R], nondiff_argnums: Sequence[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
-        self.fwd = None
-        self.bwd = None
+        self.fwd: Callable[..., Any] | None = None
+        self.bwd: Callable[..., Any] | None = None
 
-    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
+    def defvjp(self, fwd: Callable[..., tuple[Any, Any]], bwd: Callable[..., Any]) -> None:
         """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, res, g)``."""
         if not callable(fwd) or not callable(bwd):
             raise TypeError(f"{self._where()}: defvjp(fwd, bwd) needs two functions")
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        args, diff_idx, nondiff, xs = self._bind(args, kwargs)
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        """``f(*args, **kwargs)``, recorded with the rule when differentiated (an array
+        result comes back as a Tensor)."""
+        bargs, diff_idx, nondiff, xs = self._bind(args, kwargs)
         plain = [_plain(x) for x in xs]
-        full = list(args)
+        full = list(bargs)
         for i, p in zip(diff_idx, plain):
             full[i] = p
         if not self._differentiating(xs):
             with _no_grad():
                 outs, multi = _outputs(self.fun(*full), self._where(), "output")
             res = tuple(Tensor._wrap(o) for o in outs)
-            return res if multi else res[0]
+            return cast(_R, res if multi else res[0])
         if self.fwd is None:
             raise TypeError(f"{self._where()} has no rule: call {self.__name__}.defvjp(fwd, "
                             f"bwd) before differentiating it")
@@ -448,14 +488,16 @@ class custom_vjp(_Custom):
             raise ShapeError(f"{self._where()}: fwd must return a pair (output, residuals), "
                              f"got {type(pair).__name__}")
         outs, multi = _outputs(pair[0], self._where(), "output of fwd")
-        call = _Call(args, diff_idx, nondiff, pair[1], multi, outs)
-        return self._record(xs, call, outs)
+        call = _Call(bargs, diff_idx, nondiff, pair[1], multi, outs)
+        return cast(_R, self._record(xs, call, outs))
 
-    def _residuals_on(self, call, xs):
+    def _residuals_on(self, call: _Call, xs: Sequence[_Value]) -> Any:
         """Run fwd again on ``xs`` (in the graph) for residuals that depend on them."""
+        fwd = self.fwd
+        assert fwd is not None      # a call was recorded, so defvjp had been called
         try:
             with _enable_grad():
-                pair = self.fwd(*call.full_args(xs))
+                pair = fwd(*call.full_args(xs))
         except UnsupportedADError as e:
             raise UnsupportedADError(
                 f"{self._where()}: a second-order derivative runs fwd on Tensors in the "
@@ -473,23 +515,26 @@ class custom_vjp(_Custom):
                     f"themselves); wrap a true constant with tf.as_tensor")
         return res
 
-    def _run_bwd(self, call, res, g, graph):
+    def _run_bwd(self, call: _Call, res: Any, g: Any, graph: bool) -> Any:
+        bwd = self.bwd
+        assert bwd is not None      # a call was recorded, so defvjp had been called
         if not graph:
-            return self.bwd(*call.nondiff, res, g)
+            return bwd(*call.nondiff, res, g)
         try:
-            return self.bwd(*call.nondiff, res, g)
+            return bwd(*call.nondiff, res, g)
         except UnsupportedADError as e:
             raise UnsupportedADError(
                 f"{self._where()}: a second-order derivative differentiates bwd, which "
                 f"converted a Tensor in the graph to NumPy: {e}. Write bwd with tenferro "
                 f"ops (or NumPy functions on Tensors) for second order") from None
 
-    def _gs(self, gs, call):
+    def _gs(self, gs: Sequence[_Value], call: _Call) -> list[Tensor]:
         return [Tensor._wrap(np.zeros(o.shape, o.dtype)) if g is None
                 else (g if isinstance(g, Tensor) else Tensor._wrap(g))
                 for g, o in zip(gs, call.outs)]
 
-    def _vjp_rule(self, call, needs, gs, xs, ys):
+    def _vjp_rule(self, call: _Call, needs: Sequence[bool], gs: Sequence[_Value],
+                  xs: Sequence[_Value], ys: Sequence[_Value]) -> tuple[_Value, ...]:
         graph = any(isinstance(x, Tensor) for x in xs)
         res = self._residuals_on(call, xs) if graph else call.residuals
         g = self._gs(gs, call)
@@ -497,7 +542,8 @@ class custom_vjp(_Custom):
         cots = self._check_cotangents(cots, call, xs, graph)
         return tuple(c if needs[i] else None for i, c in enumerate(cots))
 
-    def _jvp_rule(self, call, ts, xs, ys):
+    def _jvp_rule(self, call: _Call, ts: Sequence[_Value], xs: Sequence[_Value],
+                  ys: Sequence[_Value]) -> tuple[_Value, ...]:
         # J t = ∇_g Re⟨bwd(res, g), t⟩ (bwd is linear in g), by a nested reverse pass
         graph = any(isinstance(x, Tensor) for x in xs)
         cut = _Cut(xs, graph)
@@ -506,7 +552,8 @@ class custom_vjp(_Custom):
         with _enable_grad():
             cots = self._run_bwd(call, res, _structure(g_leaves, call.multi), graph)
             cots = self._check_cotangents(cots, call, cut.proxies, True)
-        seeds_for, seeds = [], []
+        seeds_for: list[Tensor] = []
+        seeds: list[Tensor] = []
         for k, (c, t) in enumerate(zip(cots, ts)):
             if c is None or t is None:
                 continue
@@ -521,6 +568,7 @@ class custom_vjp(_Custom):
                     f"ops / NumPy functions on g, or define the function with tf.custom_jvp")
             seeds_for.append(c)
             seeds.append(t if isinstance(t, Tensor) else Tensor._wrap(t))
+        touts: list[Tensor | None]
         if not seeds_for:
             touts = [None] * len(call.outs)
         else:
@@ -532,7 +580,7 @@ class custom_vjp(_Custom):
         return tuple(None if t is None else t._data for t in touts)
 
 
-class custom_jvp(_Custom):
+class custom_jvp(_Custom, Generic[_P, _R]):
     """A function with a user-defined forward-mode rule (like ``jax.custom_jvp``).
 
     Usage::
@@ -560,14 +608,17 @@ class custom_jvp(_Custom):
     """
     kind = "custom_jvp"
 
-    def __new__(cls, fun=None, nondiff_argnums=()):
+    # (type checkers see the constructor as __init__: the decorator-factory call without
+    # ``fun`` is untyped for them; ``tf.custom_jvp(fun, nondiff_argnums=...)`` is typed)
+    def __new__(cls, fun: Callable[..., Any] | None = None,
+                nondiff_argnums: Sequence[int] = ()) -> Any:
         if fun is None:
             return functools.partial(cls, nondiff_argnums=nondiff_argnums)
         return super().__new__(cls)
 
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+    def __init__(self, fun: Callable[_P, _R], nondiff_argnums: Sequence[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
-        self.jvp = None
+        self.jvp: Callable[..., Any] | None = None
 
     def defjvp(self, jvp: _F) -> _F:
         """Set the rule ``jvp(*nondiff, primals, tangents) -> (out, tangent_out)``."""
@@ -576,9 +627,11 @@ class custom_jvp(_Custom):
         self.jvp = jvp
         return jvp
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        args, diff_idx, nondiff, xs = self._bind(args, kwargs)
-        full = list(args)
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        """``f(*args, **kwargs)``, recorded with the rule when differentiated (an array
+        result comes back as a Tensor)."""
+        bargs, diff_idx, nondiff, xs = self._bind(args, kwargs)
+        full = list(bargs)
         for i, x in zip(diff_idx, xs):
             full[i] = _plain(x)
         with _no_grad():
@@ -586,11 +639,15 @@ class custom_jvp(_Custom):
         if self._differentiating(xs) and self.jvp is None:
             raise TypeError(f"{self._where()} has no rule: call {self.__name__}.defjvp(jvp) "
                             f"before differentiating it")
-        return self._record(xs, _Call(args, diff_idx, nondiff, None, multi, outs), outs)
+        return cast(_R, self._record(xs, _Call(bargs, diff_idx, nondiff, None, multi, outs),
+                                     outs))
 
-    def _run_jvp(self, call, primals, tangents):
+    def _run_jvp(self, call: _Call, primals: Sequence[Tensor],
+                 tangents: Sequence[Tensor]) -> Any:
+        jvp = self.jvp
+        assert jvp is not None      # a call was recorded, so defjvp had been called
         try:
-            pair = self.jvp(*call.nondiff, tuple(primals), tuple(tangents))
+            pair = jvp(*call.nondiff, tuple(primals), tuple(tangents))
         except UnsupportedADError as e:
             raise UnsupportedADError(
                 f"{self._where()}: the jvp rule converted a Tensor in the graph to NumPy "
@@ -602,7 +659,8 @@ class custom_jvp(_Custom):
                              f"output tangent), got {type(pair).__name__}")
         return pair[1]
 
-    def _jvp_rule(self, call, ts, xs, ys):
+    def _jvp_rule(self, call: _Call, ts: Sequence[_Value], xs: Sequence[_Value],
+                  ys: Sequence[_Value]) -> tuple[_Value, ...]:
         graph = any(isinstance(x, Tensor) for x in xs)
         primals = [x if isinstance(x, Tensor) else Tensor._wrap(x) for x in xs]
         tangents = [Tensor._wrap(np.zeros(p.shape, p.dtype)) if t is None
@@ -611,7 +669,8 @@ class custom_jvp(_Custom):
         touts = self._check_tangents(self._run_jvp(call, primals, tangents), call, graph)
         return touts
 
-    def _vjp_rule(self, call, needs, gs, xs, ys):
+    def _vjp_rule(self, call: _Call, needs: Sequence[bool], gs: Sequence[_Value],
+                  xs: Sequence[_Value], ys: Sequence[_Value]) -> tuple[_Value, ...]:
         # x̄ᵢ = ∇_{tᵢ} Re⟨ḡ, jvp(x; t)⟩ (the tangent is linear in t), by a nested reverse pass
         graph = any(isinstance(x, Tensor) for x in xs)
         cut = _Cut(xs, graph)
@@ -622,7 +681,8 @@ class custom_jvp(_Custom):
             tangents[k] = leaf
         with _enable_grad():
             touts = self._check_tangents(self._run_jvp(call, cut.proxies, tangents), call, True)
-        outs, seeds = [], []
+        outs: list[Tensor] = []
+        seeds: list[Tensor] = []
         for j, (t, g) in enumerate(zip(touts, gs)):
             if t is None or g is None:
                 continue
@@ -636,7 +696,7 @@ class custom_jvp(_Custom):
                     f"functions on the tangents, or define the function with tf.custom_vjp")
             outs.append(t)
             seeds.append(g if isinstance(g, Tensor) else Tensor._wrap(g))
-        cots = [None] * len(xs)
+        cots: list[_Value] = [None] * len(xs)
         if outs and leaves:
             gl = _grad(outs, leaves, seeds, create_graph=graph)
             for k, c in zip(wanted, gl):
@@ -652,7 +712,8 @@ class custom_jvp(_Custom):
 class _RootCall:
     __slots__ = ("f", "shape", "dtype", "dense_max", "name", "gmres_rtol")
 
-    def __init__(self, f, shape, dtype, dense_max, name, gmres_rtol):
+    def __init__(self, f: Callable[..., Any], shape: tuple[int, ...], dtype: np.dtype[Any],
+                 dense_max: int, name: str, gmres_rtol: float) -> None:
         self.f = f
         self.shape = shape
         self.dtype = dtype
@@ -661,21 +722,21 @@ class _RootCall:
         self.gmres_rtol = gmres_rtol
 
 
-def _residual(call, x, params):
+def _residual(call: _RootCall, x: Tensor, params: Sequence[Tensor]) -> Tensor:
     """f(x, *params) as a Tensor of x's shape (ShapeError naming the function otherwise)."""
-    r = call.f(x, *params)
-    r = r if isinstance(r, Tensor) else Tensor._wrap(np.asarray(r))
+    res = call.f(x, *params)
+    r = res if isinstance(res, Tensor) else Tensor._wrap(np.asarray(res))
     if r.shape != x.shape:
         raise ShapeError(f"{call.name}: f(x, *params) has shape {r.shape} but x has shape "
                          f"{x.shape}; f must return one equation per unknown")
     return r
 
 
-def _flat(t, n):
+def _flat(t: Tensor, n: int) -> Tensor:
     return t.reshape((n,))
 
 
-def _jacobian_x(call, y, params, graph):
+def _jacobian_x(call: _RootCall, y: _Value, params: Sequence[_Value], graph: bool) -> _Value:
     """A = ∂f/∂x at (y, params) as an (n, n) matrix, row i = e_iᵀA by a nested reverse
     pass (differentiable in y and params when ``graph``)."""
     import tenferro as tf
@@ -696,7 +757,7 @@ def _jacobian_x(call, y, params, graph):
     return np.stack([row._data for row in rows]) if n else np.zeros((0, 0), r.dtype)
 
 
-def _dense_solve(a, b, call, graph):
+def _dense_solve(a: _Value, b: _Value, call: _RootCall, graph: bool) -> _Value:
     import tenferro as tf
     try:
         if graph:
@@ -707,13 +768,15 @@ def _dense_solve(a, b, call, graph):
                           f"implicit derivative does not exist there") from None
 
 
-def _gmres(matvec, b, call, what):
+def _gmres(matvec: Callable[[NDArray[Any]], NDArray[Any]], b: NDArray[Any], call: _RootCall,
+           what: str) -> NDArray[Any]:
     from scipy.sparse.linalg import LinearOperator, gmres
     n = b.size
     op = LinearOperator((n, n), matvec=matvec, dtype=b.dtype)
     bnorm = np.linalg.norm(b)
     if bnorm == 0:
         return np.zeros_like(b)
+    sol: NDArray[Any]
     sol, info = gmres(op, b, rtol=call.gmres_rtol, atol=0.0, restart=min(n, 50),
                       maxiter=max(10, n))
     res = np.linalg.norm(matvec(sol) - b)
@@ -724,7 +787,8 @@ def _gmres(matvec, b, call, what):
     return sol
 
 
-def _root_vjp(call, needs, gs, xs, ys):
+def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
+              xs: Sequence[_Value], ys: Sequence[_Value]) -> tuple[_Value, ...]:
     # x* solves f(x*, θ) = 0, so A dx* = -B dθ with A = ∂f/∂x, B = ∂f/∂θ (implicit function
     # theorem). Reverse: solve Aᵀλ = ḡ, then θ̄ = -Bᵀλ (one vjp of f in θ with seed -λ).
     params = xs
@@ -743,7 +807,8 @@ def _root_vjp(call, needs, gs, xs, ys):
         with _enable_grad():
             r = _residual(call, xp, cut.proxies[1:])
 
-        def rmatvec(u):   # u ↦ Aᵀu, a reverse pass over the recorded f
+        # u ↦ Aᵀu, a reverse pass over the recorded f
+        def rmatvec(u: NDArray[Any]) -> NDArray[Any]:
             gx, = _grad([r], [xp], [Tensor._wrap(u.reshape(call.shape).astype(r.dtype))],
                         retain_graph=True)
             return np.zeros(n, r.dtype) if gx is None else gx._data.reshape(n)
@@ -757,13 +822,14 @@ def _root_vjp(call, needs, gs, xs, ys):
         gl = _grad([r], [cut.proxies[1 + k] for k in wanted], [seed], create_graph=graph)
     if graph:
         cut.graft()
-    cots = [None] * len(params)
+    cots: list[_Value] = [None] * len(params)
     for k, c in zip(wanted, gl):
         cots[k] = c if graph or c is None else c._data
     return tuple(cots)
 
 
-def _root_jvp(call, ts, xs, ys):
+def _root_jvp(call: _RootCall, ts: Sequence[_Value], xs: Sequence[_Value],
+              ys: Sequence[_Value]) -> tuple[_Value, ...]:
     # forward: dx* = -A⁻¹ (B t), B t by one jvp of f in θ at fixed x* (nested dual level:
     # the engine runs a jvp rule with no level active)
     from .forward import dual_level, make_dual, unpack_dual
@@ -784,7 +850,7 @@ def _root_jvp(call, ts, xs, ys):
         dx = _dense_solve(a, rhs, call, graph)
         return (dx.reshape(call.shape),)
 
-    def matvec(v):   # v ↦ A v, a nested jvp of f in x
+    def matvec(v: NDArray[Any]) -> NDArray[Any]:   # v ↦ A v, a nested jvp of f in x
         with dual_level():
             d = make_dual(y, Tensor._wrap(v.reshape(call.shape).astype(call.dtype)))
             t = unpack_dual(_residual(call, d, ps)).tangent
@@ -799,8 +865,8 @@ _FIXED_POINT_OP = defop("fixed_point", _root_vjp, _root_jvp, complex=False, batc
                         doc="implicit derivative of a fixed point x = g(x, *params)")
 
 
-def _root_params(params, name):
-    out = []
+def _root_params(params: Iterable[ArrayLike], name: str) -> tuple[Tensor, ...]:
+    out: list[Tensor] = []
     for k, p in enumerate(params):
         try:
             t = floating(to_tensor(p))
@@ -815,9 +881,11 @@ def _root_params(params, name):
     return tuple(out)
 
 
-def _solve_root(op, name, f, x0, solver, params, tol, dense_max, gmres_rtol):
-    params = _root_params(params, name)
-    x0 = np.array(x0.numpy() if isinstance(x0, Tensor) else x0)
+def _solve_root(op: Op, name: str, f: Callable[..., Any], x0_in: ArrayLike,
+                solver: Callable[..., Any], params_in: Iterable[ArrayLike], tol: float | None,
+                dense_max: int, gmres_rtol: float) -> Tensor:
+    params = _root_params(params_in, name)
+    x0: NDArray[Any] = np.array(x0_in.numpy() if isinstance(x0_in, Tensor) else x0_in)
     if x0.dtype.kind == "c":
         raise DTypeError(f"{name}: x0 is complex; the unknowns must be real")
     if x0.dtype.kind not in "f":
@@ -830,7 +898,7 @@ def _solve_root(op, name, f, x0, solver, params, tol, dense_max, gmres_rtol):
     saved = STATE.fw_level
     STATE.fw_level = 0   # the solver works on plain values
 
-    def fun(x):
+    def fun(x: ArrayLike) -> NDArray[Any]:     # (the solver may pass x by keyword)
         x = np.asarray(x)
         with _no_grad():
             r = _residual(call, Tensor._wrap(x.reshape(shape).astype(dtype)), plain)
@@ -855,10 +923,12 @@ def _solve_root(op, name, f, x0, solver, params, tol, dense_max, gmres_rtol):
                           f"solver's tolerance (the implicit derivative is only as accurate "
                           f"as the root) or pass a larger tol")
     from ._engine import apply1
-    return apply1(op, params, sol, call)
+    out: Tensor = apply1(op, params, sol, call)
+    return out
 
 
-def custom_root(f: Callable[..., Any], x0: ArrayLike, solver: Callable[..., Any],
+def custom_root(f: Callable[..., ArrayLike], x0: ArrayLike,
+                solver: Callable[[Callable[[NDArray[Any]], NDArray[Any]], NDArray[Any]], Any],
                 *params: ArrayLike, tol: float | None = None, dense_max: int = 200,
                 gmres_rtol: float = 1e-12) -> Tensor:
     """The solution x* of ``f(x, *params) = 0``, differentiable in ``params``.
@@ -888,7 +958,7 @@ def custom_root(f: Callable[..., Any], x0: ArrayLike, solver: Callable[..., Any]
                        gmres_rtol)
 
 
-def fixed_point(g: Callable[..., Any], x0: ArrayLike, *params: ArrayLike,
+def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
                 tol: float | None = None, max_iter: int = 1000, dense_max: int = 200,
                 gmres_rtol: float = 1e-12) -> Tensor:
     """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
@@ -909,7 +979,7 @@ def fixed_point(g: Callable[..., Any], x0: ArrayLike, *params: ArrayLike,
         tol = float(np.finfo(dtype).eps ** 0.75)
     plain = [_plain(p) for p in params_t]
 
-    def iterate(fun, x):
+    def iterate(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any]) -> NDArray[Any]:
         # fun(x) = x - g(x): g(x) = x - fun(x) would lose digits; call g directly
         for _ in range(int(max_iter)):
             with _no_grad():
@@ -928,7 +998,7 @@ def fixed_point(g: Callable[..., Any], x0: ArrayLike, *params: ArrayLike,
                           f"a contraction near x0?); raise max_iter or use custom_root with "
                           f"a faster solver")
 
-    def f(x, *p):
+    def f(x: Tensor, *p: Tensor) -> Any:
         return x - g(x, *p)
     f.__name__ = getattr(g, "__name__", "g")
     return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0, iterate, params_t, tol,

@@ -66,9 +66,9 @@ irfft2.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Literal, Sequence, TypeAlias, TypeVar
 
-from numpy.typing import ArrayLike, DTypeLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 import operator
 import warnings
@@ -85,42 +85,54 @@ from ._tensor import Tensor
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
+#: The ``norm`` of a transform: which direction carries the 1/n (``"ortho"``: 1/√n both).
+Norm: TypeAlias = Literal["backward", "ortho", "forward"]
+# the (axes, s, out, inverse, norm) of a complex transform (op fft.c2c): sizes along axes
+# before the transform (None: the input's), after it (None: s)
+_C2C: TypeAlias = ("tuple[tuple[int, ...], tuple[int, ...] | None, tuple[int, ...] | None, "
+                   "bool, str]")
+# the (axes, s, out, norm, weighted, conj) of a real one (ops fft.r2c and fft.c2r)
+_Real: TypeAlias = ("tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None, str, "
+                    "bool, bool]")
+# what a rule holds: ndarrays in a plain backward, Tensors when it is recorded itself
+_V = TypeVar("_V", Tensor, NDArray[Any])
+
 _NORMS = ("backward", "ortho", "forward")
 _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
 # ---- argument checks --------------------------------------------------------------------
 
-def _norm(norm, name):
+def _norm(norm: object, name: str) -> str:
     if not (isinstance(norm, str) and norm in _NORMS):
         raise ShapeError(f'{name}: norm must be "backward", "ortho" or "forward", got {norm!r}')
     return norm
 
 
-def _index(v, name, what):
+def _index(v: Any, name: str, what: str) -> int:
     try:
         return operator.index(v)
     except TypeError:
         raise ShapeError(f"{name}: {what} must be an int, got {v!r}") from None
 
 
-def _length(n, name, what="n"):
-    n = _index(n, name, what)
+def _length(n_in: Any, name: str, what: str = "n") -> int:
+    n = _index(n_in, name, what)
     if n < 1:
         raise ShapeError(f"{name}: {what} = {n} is not a valid number of points; a transform "
                          "needs at least 1")
     return n
 
 
-def _axis(a, ndim, name, what="axis"):
-    a = _index(a, name, what)
+def _axis(a_in: Any, ndim: int, name: str, what: str = "axis") -> int:
+    a = _index(a_in, name, what)
     if not -ndim <= a < ndim:
         raise ShapeError(f"{name}: {what} {a} is out of bounds for a tensor of dimension "
                          f"{ndim} (valid: {-ndim} to {ndim - 1})")
     return a % ndim
 
 
-def _seq(v, name, what):
+def _seq(v: Any, name: str, what: str) -> tuple[Any, ...]:
     if isinstance(v, (int, np.integer)):
         return (v,)
     try:
@@ -129,11 +141,11 @@ def _seq(v, name, what):
         raise ShapeError(f"{name}: {what} must be a sequence of ints, got {v!r}") from None
 
 
-def _axes(axes, ndim, name):
+def _axes(axes_in: int | Sequence[int] | None, ndim: int, name: str) -> tuple[int, ...]:
     """``axes`` (None: all) as distinct non-negative ints, at least one."""
-    if axes is None:
+    if axes_in is None:
         return tuple(range(ndim))
-    axes = tuple(_axis(a, ndim, name, "axes entry") for a in _seq(axes, name, "axes"))
+    axes = tuple(_axis(a, ndim, name, "axes entry") for a in _seq(axes_in, name, "axes"))
     if not axes:
         raise ShapeError(f"{name}: axes is empty; name at least one axis to transform")
     if len(set(axes)) != len(axes):
@@ -141,9 +153,9 @@ def _axes(axes, ndim, name):
     return axes
 
 
-def _input(x, name, real=False):
+def _input(x_in: ArrayLike, name: str, real: bool = False) -> Tensor:
     """``x`` as a floating Tensor of dimension >= 1 (integers and bools become float64)."""
-    x = floating(to_tensor(x))
+    x: Tensor = floating(to_tensor(x_in))
     if x._data.ndim == 0:
         raise ShapeError(f"{name} needs a tensor of dimension >= 1, got a 0-d tensor; "
                          "reshape it to (1,) first")
@@ -153,16 +165,17 @@ def _input(x, name, real=False):
     return x
 
 
-def _empty(name, axis, what):
+def _empty(name: str, axis: int, what: str) -> ShapeError:
     return ShapeError(f"{name}: the input has length 0 along axis {axis}, and a transform "
                       f"needs at least 1 point; pass {what} to zero-pad it")
 
 
-def _one(x, n, axis, norm, name, real=False):
+def _one(x_in: ArrayLike, n: int | None, axis_in: int, norm: str, name: str,
+         real: bool = False) -> tuple[Tensor, tuple[int], int | None]:
     """Checked (x, axes, n) of a 1-D transform; n None stays None."""
-    x = _input(x, name, real)
+    x = _input(x_in, name, real)
     _norm(norm, name)
-    axis = _axis(axis, x._data.ndim, name)
+    axis = _axis(axis_in, x._data.ndim, name)
     if n is None:
         if x._data.shape[axis] == 0:
             raise _empty(name, axis, "n")
@@ -170,16 +183,18 @@ def _one(x, n, axis, norm, name, real=False):
     return x, (axis,), _length(n, name)
 
 
-def _many(x, s, axes, norm, name, real=False):
+def _many(x_in: ArrayLike, s: Sequence[int] | None, axes_in: Sequence[int] | None, norm: str,
+          name: str, real: bool = False
+          ) -> tuple[Tensor, tuple[int, ...], tuple[int, ...] | None]:
     """Checked (x, axes, s) of an n-D transform; -1 in s means the input's size."""
-    x = _input(x, name, real)
+    x = _input(x_in, name, real)
     _norm(norm, name)
     shape = x._data.shape
-    if s is not None and axes is None:
+    if s is not None and axes_in is None:
         raise ShapeError(f"{name}: s was given without axes; the array API standard needs "
                          f"both, e.g. axes={tuple(range(-len(_seq(s, name, 's')), 0))} for "
                          "the last len(s) axes")
-    axes = _axes(axes, len(shape), name)
+    axes = _axes(axes_in, len(shape), name)
     given = (-1,) * len(axes) if s is None else _seq(s, name, "s")
     if len(given) != len(axes):
         raise ShapeError(f"{name}: s={s!r} and axes={axes!r} have different lengths; give "
@@ -193,12 +208,12 @@ def _many(x, s, axes, norm, name, real=False):
                           for k, a in zip(given, axes))
 
 
-def _sizes(x, axes):
+def _sizes(x: Tensor | NDArray[Any], axes: Sequence[int]) -> tuple[int, ...]:
     shape = x.shape
     return tuple(shape[a] for a in axes)
 
 
-def _half(s):
+def _half(s: tuple[int, ...]) -> tuple[int, ...]:
     return s[:-1] + (s[-1] // 2 + 1,)
 
 
@@ -213,16 +228,22 @@ class _PublicPocket:
     without ``scipy.fft._pocketfft.pypocketfft`` (tests run both)."""
     _NAMES = {True: ("backward", "ortho", "forward"), False: ("forward", "ortho", "backward")}
 
-    def c2c(self, a, axes, forward, inorm, out, nthreads):
-        return (_sp.fftn if forward else _sp.ifftn)(a, axes=axes,
-                                                    norm=self._NAMES[forward][inorm])
+    def c2c(self, a: NDArray[Any], axes: Sequence[int], forward: bool, inorm: int, out: None,
+            nthreads: int) -> NDArray[Any]:
+        y: NDArray[Any] = (_sp.fftn if forward else _sp.ifftn)(
+            a, axes=axes, norm=self._NAMES[forward][inorm])
+        return y
 
-    def r2c(self, a, axes, forward, inorm, out, nthreads):
-        return _sp.rfftn(a, axes=axes, norm=self._NAMES[True][inorm])
+    def r2c(self, a: NDArray[Any], axes: Sequence[int], forward: bool, inorm: int, out: None,
+            nthreads: int) -> NDArray[Any]:
+        y: NDArray[Any] = _sp.rfftn(a, axes=axes, norm=self._NAMES[True][inorm])
+        return y
 
-    def c2r(self, a, axes, lastsize, forward, inorm, out, nthreads):
+    def c2r(self, a: NDArray[Any], axes: Sequence[int], lastsize: int, forward: bool,
+            inorm: int, out: None, nthreads: int) -> NDArray[Any]:
         s = [a.shape[ax] for ax in axes[:-1]] + [lastsize]
-        return _sp.irfftn(a, s, axes=axes, norm=self._NAMES[False][inorm])
+        y: NDArray[Any] = _sp.irfftn(a, s, axes=axes, norm=self._NAMES[False][inorm])
+        return y
 
 
 try:
@@ -233,7 +254,7 @@ except ImportError:  # pragma: no cover - SciPy moved its private binding
 _INORM = {"backward": 0, "ortho": 1, "forward": 2}   # of the transforms with exponent -2πi
 
 
-def _resize(a, axes, sizes):
+def _resize(a: NDArray[Any], axes: Sequence[int], sizes: Sequence[int]) -> NDArray[Any]:
     """``a`` cut or zero-padded along ``axes`` to ``sizes`` (the leading entries kept)."""
     shape = a.shape
     for ax, n in zip(axes, sizes):
@@ -241,40 +262,40 @@ def _resize(a, axes, sizes):
             break
     else:
         return a   # the common case: nothing to do
-    shape = list(shape)
-    common = [slice(None)] * a.ndim
+    new_shape = list(shape)
+    cuts = [slice(None)] * a.ndim
     pad = False
     for ax, n in zip(axes, sizes):
-        if n != shape[ax]:
-            pad = pad or n > shape[ax]
-            common[ax] = slice(0, min(n, shape[ax]))
-            shape[ax] = n
-    common = tuple(common)
+        if n != new_shape[ax]:
+            pad = pad or n > new_shape[ax]
+            cuts[ax] = slice(0, min(n, new_shape[ax]))
+            new_shape[ax] = n
+    common = tuple(cuts)
     if not pad:
         return a[common]
-    out = np.zeros(shape, a.dtype)
+    out = np.zeros(new_shape, a.dtype)
     out[common] = a[common]
     return out
 
 
-def _scale_mirrored(y, axis, n, factor):
+def _scale_mirrored(y: NDArray[Any], axis: int, n: int, factor: float) -> None:
     """Multiply in place the mirrored bins ``1 <= k <= (n-1)//2`` (all but DC and, for
     even n, Nyquist) along ``axis`` of the half spectrum ``y`` of a length-n real signal."""
     y[(slice(None),) * axis + (slice(1, (n + 1) // 2),)] *= factor
 
 
-def _c2c_np(x, ctx):
+def _c2c_np(x: NDArray[Any], ctx: _C2C) -> NDArray[Any]:
     axes, s, out, inverse, norm = ctx
     if s is not None:
         x = _resize(x, axes, s)
     k = _INORM[norm]
-    y = _pocket.c2c(x, axes, not inverse, 2 - k if inverse else k, None, 1)
+    y: NDArray[Any] = _pocket.c2c(x, axes, not inverse, 2 - k if inverse else k, None, 1)
     return y if out is None else _resize(y, axes, out)
 
 
-def _r2c_np(x, ctx):
+def _r2c_np(x: NDArray[Any], ctx: _Real) -> NDArray[Any]:
     axes, s, out, norm, weighted, conj = ctx
-    y = _pocket.r2c(_resize(x, axes, s), axes, True, _INORM[norm], None, 1)
+    y: NDArray[Any] = _pocket.r2c(_resize(x, axes, s), axes, True, _INORM[norm], None, 1)
     if weighted:
         _scale_mirrored(y, axes[-1], s[-1], 2)
     if conj:
@@ -282,7 +303,7 @@ def _r2c_np(x, ctx):
     return y if out is None else _resize(y, axes, out)
 
 
-def _c2r_np(z, ctx):
+def _c2r_np(z: NDArray[Any], ctx: _Real) -> NDArray[Any]:
     axes, s, out, norm, weighted, conj = ctx
     if z.dtype.kind != "c":   # a real input: the spectrum with zero imaginary part
         z = z.astype(np.result_type(z.dtype, np.complex64))
@@ -293,7 +314,7 @@ def _c2r_np(z, ctx):
         z = z.copy()
     if weighted:
         _scale_mirrored(z, axes[-1], s[-1], 0.5)
-    y = _pocket.c2r(z, axes, s[-1], False, 2 - _INORM[norm], None, 1)
+    y: NDArray[Any] = _pocket.c2r(z, axes, s[-1], False, 2 - _INORM[norm], None, 1)
     return y if out is None else _resize(y, axes, out)
 
 
@@ -301,25 +322,29 @@ def _c2r_np(z, ctx):
 # Each helper runs its op on what a rule holds: NumPy on ndarrays (plain backward), the
 # recorded op on Tensors (create_graph=True, forward-over-reverse, reverse-over-forward).
 
-def _c2c(x, ctx):
+def _c2c(x: _V, ctx: _C2C) -> _V:
     if isinstance(x, Tensor):
-        return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+        t: Tensor = apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+        return t
     return _c2c_np(x, ctx)
 
 
-def _r2c(x, ctx):
+def _r2c(x: _V, ctx: _Real) -> _V:
     if isinstance(x, Tensor):
-        return apply1(_r2c_op, (x,), _r2c_np(x._data, ctx), ctx)
+        t: Tensor = apply1(_r2c_op, (x,), _r2c_np(x._data, ctx), ctx)
+        return t
     return _r2c_np(x, ctx)
 
 
-def _c2r(z, ctx):
+def _c2r(z: _V, ctx: _Real) -> _V:
     if isinstance(z, Tensor):
-        return apply1(_c2r_op, (z,), _c2r_np(z._data, ctx), ctx)
+        t: Tensor = apply1(_c2r_op, (z,), _c2r_np(z._data, ctx), ctx)
+        return t
     return _c2r_np(z, ctx)
 
 
-def _c2c_vjp(ctx, needs, gs, xs, ys):
+def _c2c_vjp(ctx: _C2C, needs: Sequence[bool], gs: Sequence[Any], xs: Sequence[Any],
+             ys: Sequence[Any]) -> tuple[Any]:
     # (P_out c W_∓ P_s)ᴴ = P_m c W_± P_s: the inverse transform with the swapped norm
     axes, s, out, inverse, norm = ctx
     m = _sizes(xs[0], axes)
@@ -327,14 +352,16 @@ def _c2c_vjp(ctx, needs, gs, xs, ys):
     return (_c2c(gs[0], (axes, s, None if m == s else m, not inverse, _SWAP[norm])),)
 
 
-def _r2c_vjp(ctx, needs, gs, xs, ys):
+def _r2c_vjp(ctx: _Real, needs: Sequence[bool], gs: Sequence[Any], xs: Sequence[Any],
+             ys: Sequence[Any]) -> tuple[Any]:
     # (P_out conj^κ(v ⊙ c H P_s))ᴴ = P_m c H⁺(w ⊙ conj^κ(P_h ·)), w = 1/v on the mirrored bins
     axes, s, out, norm, weighted, conj = ctx
     m = _sizes(xs[0], axes)
     return (_c2r(gs[0], (axes, s, None if m == s else m, _SWAP[norm], not weighted, conj)),)
 
 
-def _c2r_vjp(ctx, needs, gs, xs, ys):
+def _c2r_vjp(ctx: _Real, needs: Sequence[bool], gs: Sequence[Any], xs: Sequence[Any],
+             ys: Sequence[Any]) -> tuple[Any]:
     # (P_out c H⁺(w ⊙ conj^κ(P_h ·)))ᴴ = P_m conj^κ(v ⊙ c H P_s ·), v = 1/w on mirrored bins
     axes, s, out, norm, weighted, conj = ctx
     m = _sizes(xs[0], axes)
@@ -351,7 +378,7 @@ _c2r_op = defop("fft.c2r", _c2r_vjp, lambda ctx, ts, xs, ys: (_c2r(ts[0], ctx),)
 # ---- complex transforms -------------------------------------------------------------------
 
 def fft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
-        norm: str = "backward") -> Tensor:
+        norm: Norm = "backward") -> Tensor:
     """1-D discrete Fourier transform ``y_k = c Σ_j x_j e^{-2πi jk/n}`` along ``axis``,
     the input cut or zero-padded to ``n`` points (default: its length); c = 1, 1/√n, 1/n
     for norm backward, ortho, forward.
@@ -361,50 +388,57 @@ def fft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     input length m (padded input) or zero-pads it (truncated input). JVP ``ẏ = fft(ẋ)``.
     """
     x, axes, n = _one(x, n, axis, norm, "fft")
-    ctx = (axes, None if n is None else (n,), None, False, norm)
-    return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    ctx: _C2C = (axes, None if n is None else (n,), None, False, norm)
+    y: Tensor = apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    return y
 
 
 def ifft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
-         norm: str = "backward") -> Tensor:
+         norm: Norm = "backward") -> Tensor:
     """1-D inverse transform ``y_j = c Σ_k x_k e^{2πi jk/n}``; c = 1/n, 1/√n, 1 for norm
     backward, ortho, forward. VJP ``x̄ = P_m(fft(ȳ, norm=norm'))`` (swapped norm, see
     :func:`fft`); JVP ``ẏ = ifft(ẋ)``."""
     x, axes, n = _one(x, n, axis, norm, "ifft")
-    ctx = (axes, None if n is None else (n,), None, True, norm)
-    return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    ctx: _C2C = (axes, None if n is None else (n,), None, True, norm)
+    y: Tensor = apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    return y
 
 
 def fftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-         norm: str = "backward") -> Tensor:
+         norm: Norm = "backward") -> Tensor:
     """n-D transform over ``axes`` (default all; s needs axes) with sizes ``s`` (-1: the
     input's); the scale uses N = prod(s). VJP ``x̄ = P_m(ifftn(ȳ, axes, norm=norm'))``,
     JVP ``ẏ = fftn(ẋ)`` (the 1-D rules of :func:`fft` per axis)."""
     x, axes, s = _many(x, s, axes, norm, "fftn")
-    ctx = (axes, s, None, False, norm)
-    return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    ctx: _C2C = (axes, s, None, False, norm)
+    y: Tensor = apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    return y
 
 
 def ifftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-          norm: str = "backward") -> Tensor:
+          norm: Norm = "backward") -> Tensor:
     """n-D inverse transform over ``axes`` with sizes ``s``. VJP
     ``x̄ = P_m(fftn(ȳ, axes, norm=norm'))``, JVP ``ẏ = ifftn(ẋ)``."""
     x, axes, s = _many(x, s, axes, norm, "ifftn")
-    ctx = (axes, s, None, True, norm)
-    return apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    ctx: _C2C = (axes, s, None, True, norm)
+    y: Tensor = apply1(_c2c_op, (x,), _c2c_np(x._data, ctx), ctx)
+    return y
 
 
 # ---- real transforms ----------------------------------------------------------------------
 
-def _real_fwd(x, axes, s, norm, conj):
+def _real_fwd(x: Tensor, axes: tuple[int, ...], s: tuple[int, ...] | None, norm: str,
+              conj: bool) -> Tensor:
     """rfft/rfftn/ihfft of the checked real ``x``."""
     if s is None:
         s = _sizes(x._data, axes)
     ctx = (axes, s, None, norm, False, conj)
-    return apply1(_r2c_op, (x,), _r2c_np(x._data, ctx), ctx)
+    y: Tensor = apply1(_r2c_op, (x,), _r2c_np(x._data, ctx), ctx)
+    return y
 
 
-def _real_inv(z, axes, s, norm, conj, name):
+def _real_inv(z: Tensor, axes: tuple[int, ...], s: tuple[int, ...] | None, norm: str,
+              conj: bool, name: str) -> Tensor:
     """irfft/irfftn/hfft of the checked ``z``; s None: 2(m-1) along the last axis."""
     if s is None:
         s = _sizes(z._data, axes)
@@ -414,11 +448,12 @@ def _real_inv(z, axes, s, norm, conj, name):
                              f"of length m = 1 along axis {axes[-1]}; pass the output length "
                              f"({'n' if len(axes) == 1 else 's and axes'}) explicitly")
     ctx = (axes, s, None, norm, False, conj)
-    return apply1(_c2r_op, (z,), _c2r_np(z._data, ctx), ctx)
+    y: Tensor = apply1(_c2r_op, (z,), _c2r_np(z._data, ctx), ctx)
+    return y
 
 
 def rfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
-         norm: str = "backward") -> Tensor:
+         norm: Norm = "backward") -> Tensor:
     """Transform of a real signal: the ``n//2 + 1`` non-negative frequencies of
     :func:`fft` (x cut or zero-padded to n points; complex of x's precision).
 
@@ -432,7 +467,7 @@ def rfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
 
 
 def irfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
-          norm: str = "backward") -> Tensor:
+          norm: Norm = "backward") -> Tensor:
     """Inverse of :func:`rfft`: a real signal of length ``n`` (default ``2(m-1)``) from a
     half spectrum cut or zero-padded to ``n//2 + 1`` bins; the imaginary parts of the DC
     bin and (n even) the Nyquist bin are ignored.
@@ -447,7 +482,7 @@ def irfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
 
 
 def rfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-          norm: str = "backward") -> Tensor:
+          norm: Norm = "backward") -> Tensor:
     """n-D transform of a real signal: rfft over the last of ``axes``, then fft over the
     others. VJP ``x̄ = P_m(irfftn(w ⊙ ȳ, s, axes, norm=norm'))`` (w as in :func:`rfft`,
     along the last axis), JVP ``ẏ = rfftn(ẋ)``."""
@@ -456,7 +491,7 @@ def rfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int
 
 
 def irfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
-           norm: str = "backward") -> Tensor:
+           norm: Norm = "backward") -> Tensor:
     """Inverse of :func:`rfftn`: output sizes ``s`` (default: the input's, ``2(m-1)`` along
     the last axis; -1: the input's size). VJP ``x̄ = P_m(w' ⊙ rfftn(ȳ, s, axes,
     norm=norm'))`` (w' as in :func:`irfft`), JVP ``ẏ = irfftn(ẋ)``."""
@@ -465,7 +500,7 @@ def irfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[in
 
 
 def hfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
-         norm: str = "backward") -> Tensor:
+         norm: Norm = "backward") -> Tensor:
     """Transform of a Hermitian-symmetric signal given by its first half:
     ``hfft(x, n, norm) = irfft(conj(x), n, norm')`` (real output of length n, default
     ``2(m-1)``; c = 1, 1/√n, 1/n for backward, ortho, forward).
@@ -478,7 +513,7 @@ def hfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
 
 
 def ihfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
-          norm: str = "backward") -> Tensor:
+          norm: Norm = "backward") -> Tensor:
     """Inverse of :func:`hfft` for a real signal: ``ihfft(x, n, norm) = conj(rfft(x, n,
     norm'))`` (n//2 + 1 bins; c = 1/n, 1/√n, 1 for backward, ortho, forward).
 
@@ -491,9 +526,10 @@ def ihfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
 
 # ---- shifts and frequencies -----------------------------------------------------------------
 
-def _roll(x, ctx):
+def _roll(x: _V, ctx: tuple[tuple[int, ...], tuple[int, ...]]) -> _V:
     if isinstance(x, Tensor):
-        return apply1(_shift_op, (x,), np.roll(x._data, ctx[1], ctx[0]), ctx)
+        t: Tensor = apply1(_shift_op, (x,), np.roll(x._data, ctx[1], ctx[0]), ctx)
+        return t
     return np.roll(x, ctx[1], ctx[0])
 
 
@@ -504,14 +540,16 @@ _shift_op = defop(
     lambda ctx, ts, xs, ys: (_roll(ts[0], ctx),))
 
 
-def _shift(x, axes, sign, name):
-    x = to_tensor(x)
+def _shift(x_in: ArrayLike, axes_in: int | Sequence[int] | None, sign: int,
+           name: str) -> Tensor:
+    x: Tensor = to_tensor(x_in)
     shape = x._data.shape
-    axes = tuple(range(len(shape))) if axes is None else _axes(axes, len(shape), name)
+    axes = tuple(range(len(shape))) if axes_in is None else _axes(axes_in, len(shape), name)
     if not axes:   # a 0-d tensor has nothing to shift
         return x
     ctx = (axes, tuple(sign * (shape[a] // 2) for a in axes))
-    return apply1(_shift_op, (x,), np.roll(x._data, ctx[1], axes), ctx)
+    y: Tensor = apply1(_shift_op, (x,), np.roll(x._data, ctx[1], axes), ctx)
+    return y
 
 
 def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
@@ -527,8 +565,9 @@ def ifftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Te
     return _shift(x, axes, -1, "ifftshift")
 
 
-def _freq_args(n, d, dtype, device, name):
-    n = _length(n, name)
+def _freq_args(n_in: int, d: float, dtype: DTypeLike | None, device: str | None,
+               name: str) -> tuple[int, np.dtype[Any]]:
+    n = _length(n_in, name)
     if device is not None and device != "cpu":
         raise ShapeError(f"{name}: tenferro tensors live on the CPU: device must be None or "
                          f"'cpu', got {device!r}")
@@ -548,28 +587,29 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
             device: str | None = None) -> Tensor:
     """Sample frequencies of a length-n transform, ``[0, 1, ..., -1] / (d n)``: a constant
     (no derivative) float64 tensor, or ``dtype`` (float32/float64)."""
-    n, dt = _freq_args(n, d, dtype, device, "fftfreq")
-    return Tensor._wrap(np.fft.fftfreq(n, d).astype(dt, copy=False))
+    size, dt = _freq_args(n, d, dtype, device, "fftfreq")
+    return Tensor._wrap(np.fft.fftfreq(size, d).astype(dt, copy=False))
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
              device: str | None = None) -> Tensor:
     """Sample frequencies of :func:`rfft`, ``[0, 1, ..., n//2] / (d n)``: a constant."""
-    n, dt = _freq_args(n, d, dtype, device, "rfftfreq")
-    return Tensor._wrap(np.fft.rfftfreq(n, d).astype(dt, copy=False))
+    size, dt = _freq_args(n, d, dtype, device, "rfftfreq")
+    return Tensor._wrap(np.fft.rfftfreq(size, d).astype(dt, copy=False))
 
 
 # ---- numpy.fft on Tensors ---------------------------------------------------------------------
 
-def _no_out(out, name):
+def _no_out(out: object, name: str) -> None:
     if out is not None:
         raise UnsupportedADError(f"numpy.fft.{name}(..., out=...) on a tensor: a differentiable "
                                  "op cannot write into an existing array; use the returned "
                                  "tensor instead")
 
 
-def _numpy_1d(fn):
-    def wrapper(a, n=None, axis=-1, norm=None, out=None):
+def _numpy_1d(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def wrapper(a: ArrayLike, n: int | None = None, axis: int = -1, norm: Norm | None = None,
+                out: object = None) -> Tensor:
         _no_out(out, fn.__name__)
         return fn(a, n=n, axis=axis, norm="backward" if norm is None else norm)
 
@@ -578,8 +618,11 @@ def _numpy_1d(fn):
     return wrapper
 
 
-def _numpy_nd(fn, name, default_axes=None):
-    def wrapper(a, s=None, axes=default_axes, norm=None, out=None):
+def _numpy_nd(fn: Callable[..., Tensor], name: str,
+              default_axes: tuple[int, ...] | None = None) -> Callable[..., Tensor]:
+    def wrapper(a: ArrayLike, s: Sequence[int] | None = None,
+                axes: Sequence[int] | None = default_axes, norm: Norm | None = None,
+                out: object = None) -> Tensor:
         _no_out(out, name)
         if s is not None and axes is None:   # NumPy's (deprecated) default: the last axes
             warnings.warn(f"numpy.fft.{name}: axes should not be None if s is not None "
@@ -593,6 +636,7 @@ def _numpy_nd(fn, name, default_axes=None):
     return wrapper
 
 
+_fn: Callable[..., Tensor]
 for _fn in (fft, ifft, rfft, irfft, hfft, ihfft):
     register(_numpy_1d(_fn), functions=(getattr(np.fft, _fn.__name__),))
 for _fn, _name, _default in ((fftn, "fftn", None), (ifftn, "ifftn", None),

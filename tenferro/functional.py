@@ -36,10 +36,11 @@ forward and reverse mode then disagree.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, TypeVar, overload
+from typing import (TYPE_CHECKING, Any, Callable, Container, Iterable, Iterator, Literal,
+                    Sequence, TypeAlias, TypeVar, overload)
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._tensor import Tensor, as_tensor
@@ -48,20 +49,31 @@ from .custom import _differentiating, _enable_grad, _grad, _no_grad
 if TYPE_CHECKING:
     from scipy.sparse.linalg import LinearOperator
 
+    from ._ops.registry import Op
+    from .custom import _Value
+
+    # a tree's structure: None for a leaf, (kind, type, keys, children) for a node (keys:
+    # a dict's list of keys, None for a sequence)
+    _Spec: TypeAlias = "tuple[str, type, Any, list[_Spec]] | None"
+    # one recorded evaluation of f (_record): (inputs, output spec, output leaves, aux)
+    _Recorded: TypeAlias = "tuple[list[Tensor], _Spec, list[Tensor], PyTree]"
+    # a Jacobian by blocks: (output spec, output leaves, one (m_k, n) block per leaf, aux)
+    _Blocks: TypeAlias = "tuple[_Spec, list[Tensor], list[NDArray[Any]], PyTree]"
+
 __all__ = ["jacobian", "hessian", "hessp", "linear_operator", "checkpoint"]
 
+#: A pytree: a leaf (Tensor, ndarray, Python scalar) or a tuple, list or dict of pytrees,
+#: nested. The transforms take and return pytrees whose leaf types follow the arguments
+#: (ndarrays for NumPy arguments, else Tensors), so a type checker sees them as Any.
+PyTree: TypeAlias = Any
+
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _forward_ad():
-    from . import forward
-    return forward
 
 
 # ---- pytrees ------------------------------------------------------------------------------
 # A spec is None for a leaf, or (kind, type, keys, children) for a tuple/list/dict node.
 
-def _flatten(tree, leaves):
+def _flatten(tree: PyTree, leaves: list[Any]) -> _Spec:
     """Append the leaves of ``tree`` (depth first) to ``leaves``; return its spec."""
     if isinstance(tree, dict):
         keys = list(tree)
@@ -72,7 +84,7 @@ def _flatten(tree, leaves):
     return None
 
 
-def _unflatten(spec, it):
+def _unflatten(spec: _Spec, it: Iterator[Any]) -> PyTree:
     """The tree of ``spec`` with its leaves taken from the iterator ``it``."""
     if spec is None:
         return next(it)
@@ -87,19 +99,19 @@ def _unflatten(spec, it):
     return typ(vals)
 
 
-def _num_leaves(spec):
+def _num_leaves(spec: _Spec) -> int:
     return 1 if spec is None else sum(_num_leaves(c) for c in spec[3])
 
 
-def _map_tree(fn, tree):
-    leaves = []
+def _map_tree(fn: Callable[[Any], Any], tree: PyTree) -> PyTree:
+    leaves: list[Any] = []
     spec = _flatten(tree, leaves)
     return _unflatten(spec, iter([fn(leaf) for leaf in leaves]))
 
 
 # ---- the differentiated arguments ---------------------------------------------------------
 
-def _check_argnums(argnums, fname):
+def _check_argnums(argnums: object, fname: str) -> tuple[bool, tuple[int, ...]]:
     if isinstance(argnums, bool) or not isinstance(argnums, (int, tuple, list)):
         raise TypeError(f"{fname}: argnums must be an int or a tuple of ints, got "
                         f"{type(argnums).__name__}")
@@ -114,7 +126,7 @@ def _check_argnums(argnums, fname):
     return (False, (argnums,)) if isinstance(argnums, int) else (True, tuple(argnums))
 
 
-def _leaf_array(leaf, fname, where):
+def _leaf_array(leaf: Any, fname: str, where: str) -> NDArray[Any]:
     if isinstance(leaf, Tensor):
         return leaf._data
     try:
@@ -129,7 +141,8 @@ class _Inputs:
     """The differentiated arguments of one call: their leaves as ndarrays and the way
     back to ``f``'s argument list and to result trees."""
 
-    def __init__(self, fname, args, argnums, holomorphic, complex_ok=False):
+    def __init__(self, fname: str, args: Sequence[Any], argnums: object, holomorphic: bool,
+                 complex_ok: bool = False) -> None:
         many, nums = _check_argnums(argnums, fname)
         nargs = len(args)
         for i in nums:
@@ -139,9 +152,11 @@ class _Inputs:
         self.fname, self.many = fname, many
         self.nums = tuple(i % nargs for i in nums)
         self.args = list(args)
-        self.specs, self.arrays, self.numpy_in = [], [], True
+        self.specs: list[_Spec] = []
+        self.arrays: list[NDArray[Any]] = []
+        self.numpy_in = True
         for i in self.nums:
-            leaves = []
+            leaves: list[Any] = []
             self.specs.append(_flatten(args[i], leaves))
             for k, leaf in enumerate(leaves):
                 if isinstance(leaf, Tensor):
@@ -173,7 +188,7 @@ class _Inputs:
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(int)
         self.total = int(self.offsets[-1])
 
-    def call_args(self, leaves):
+    def call_args(self, leaves: Iterable[Any]) -> list[Any]:
         """``f``'s positional arguments with the differentiated leaves replaced."""
         args = list(self.args)
         it = iter(leaves)
@@ -181,22 +196,22 @@ class _Inputs:
             args[i] = _unflatten(spec, it)
         return args
 
-    def tree(self, values):
+    def tree(self, values: Iterable[Any]) -> PyTree:
         """A tree shaped like the differentiated arguments holding ``values`` (one per
         leaf): the argument's tree, or a tuple of them when argnums is a tuple."""
         it = iter(values)
         trees = [_unflatten(spec, it) for spec in self.specs]
         return tuple(trees) if self.many else trees[0]
 
-    def leaves_of(self, tree, what):
+    def leaves_of(self, tree: PyTree, what: str) -> list[NDArray[Any]]:
         """The leaves of ``tree`` (shaped like the differentiated arguments) as arrays."""
         items = tree if self.many else (tree,)
         if self.many and (not isinstance(tree, (tuple, list)) or len(tree) != len(self.nums)):
             raise ShapeError(f"{self.fname}: {what} must be a tuple of {len(self.nums)} "
                              f"entries (one per argnum)")
-        out = []
+        out: list[Any] = []
         for t in items:
-            leaves = []
+            leaves: list[Any] = []
             _flatten(t, leaves)
             out.extend(leaves)
         if len(out) != len(self.arrays):
@@ -215,18 +230,18 @@ class _Inputs:
             arrays.append(np.asarray(a, ref.dtype))
         return arrays
 
-    def unit(self, c):
+    def unit(self, c: int) -> tuple[int, NDArray[Any]]:
         """The tangent leaves of the c-th basis vector of the flattened inputs: (j, array)."""
         j = int(np.searchsorted(self.offsets, c, side="right") - 1)
         e = np.zeros(self.arrays[j].shape, self.arrays[j].dtype)
         e.reshape(-1)[c - self.offsets[j]] = 1
         return j, e
 
-    def wrap(self, arr):
+    def wrap(self, arr: NDArray[Any]) -> Tensor | NDArray[Any]:
         return arr if self.numpy_in else Tensor._wrap(arr)
 
 
-def _outputs(out, fname, has_aux):
+def _outputs(out: Any, fname: str, has_aux: bool) -> tuple[_Spec, list[Tensor], PyTree]:
     """``f``'s result as (output tree spec, output Tensor leaves, aux)."""
     aux = None
     if has_aux:
@@ -235,7 +250,7 @@ def _outputs(out, fname, has_aux):
                             f"got {type(out).__name__}")
         out, aux = out
         aux = _map_tree(lambda a: Tensor._wrap(a._data) if isinstance(a, Tensor) else a, aux)
-    leaves = []
+    leaves: list[Any] = []
     spec = _flatten(out, leaves)
     for k, o in enumerate(leaves):
         if not isinstance(o, Tensor):
@@ -249,7 +264,7 @@ def _outputs(out, fname, has_aux):
     return spec, leaves, aux
 
 
-def _check_out_holomorphic(outs, holomorphic, fname):
+def _check_out_holomorphic(outs: Iterable[Tensor], holomorphic: bool, fname: str) -> None:
     if holomorphic:
         for k, o in enumerate(outs):
             if o.dtype.kind != "c":
@@ -257,7 +272,8 @@ def _check_out_holomorphic(outs, holomorphic, fname):
                                  f"output leaf {k} is {o.dtype}")
 
 
-def _assemble(inp, out_spec, out_leaves, blocks):
+def _assemble(inp: _Inputs, out_spec: _Spec, out_leaves: Sequence[Tensor],
+              blocks: Sequence[NDArray[Any]]) -> PyTree:
     """The result tree: the output structure outside, the input structure inside; leaf
     (k, j) is ``blocks[k]`` (shape (m_k, n_total)) cut to input j, reshaped to
     ``out_k.shape + in_j.shape``."""
@@ -271,15 +287,15 @@ def _assemble(inp, out_spec, out_leaves, blocks):
     return _unflatten(out_spec, iter(per_out))
 
 
-def _block_dtype(o, inp):
+def _block_dtype(o: Tensor, inp: _Inputs) -> np.dtype[Any]:
     return np.result_type(o.dtype, *[a.dtype for a in inp.arrays]) if inp.arrays else o.dtype
 
 
 # ---- jacobian -----------------------------------------------------------------------------
 
-def jacobian(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
+def jacobian(f: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
              mode: Literal["auto", "rev", "fwd"] = "auto", *, has_aux: bool = False,
-             holomorphic: bool = False) -> Callable[..., Any]:
+             holomorphic: bool = False) -> Callable[..., PyTree]:
     """``f`` -> a function returning the Jacobian of ``f`` at its arguments.
 
     ``J[k][j]`` (output leaf k, input leaf j) has shape ``out_k.shape + in_j.shape`` and
@@ -302,9 +318,9 @@ def jacobian(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
     _check_argnums(argnums, "jacobian")
 
     @functools.wraps(f)
-    def jac_fn(*args, **kwargs):
+    def jac_fn(*args: Any, **kwargs: Any) -> PyTree:
         inp = _Inputs("jacobian", args, argnums, holomorphic)
-        recorded = None
+        recorded: _Recorded | None = None
         use = mode if inp.total > 0 else "rev"
         if use == "auto":
             # the recorded evaluation serves reverse mode; forward mode discards it
@@ -323,7 +339,8 @@ def jacobian(f: Callable[..., Any], argnums: int | Sequence[int] = 0,
     return jac_fn
 
 
-def _record(f, inp, kwargs, has_aux):
+def _record(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any],
+            has_aux: bool) -> _Recorded:
     """One evaluation of f with the graph recorded: (xs, out spec, output leaves, aux)."""
     xs = [Tensor._wrap(a).set_requires_grad(True) for a in inp.arrays]
     with _enable_grad():
@@ -332,10 +349,10 @@ def _record(f, inp, kwargs, has_aux):
     return xs, out_spec, outs, aux
 
 
-def _jac_rev(inp, recorded, holomorphic):
+def _jac_rev(inp: _Inputs, recorded: _Recorded, holomorphic: bool) -> _Blocks:
     xs, out_spec, outs, aux = recorded
     _check_out_holomorphic(outs, holomorphic, "jacobian")
-    blocks = []
+    blocks: list[NDArray[Any]] = []
     for o in outs:
         dt = _block_dtype(o, inp)
         m = o.size
@@ -361,7 +378,7 @@ def _jac_rev(inp, recorded, holomorphic):
     return out_spec, outs, blocks, aux
 
 
-def _row(o, xs, seed, inp):
+def _row(o: Tensor, xs: Sequence[Tensor], seed: NDArray[Any], inp: _Inputs) -> NDArray[Any]:
     # the engine's walk itself (autograd._run), without grad()'s argument handling and
     # copies: each gradient is copied into the row at once, before the seed is reused
     from .autograd import _run
@@ -373,10 +390,11 @@ def _row(o, xs, seed, inp):
     return row
 
 
-def _jac_fwd(f, inp, kwargs, has_aux, holomorphic):
-    fw = _forward_ad()
+def _jac_fwd(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any], has_aux: bool,
+             holomorphic: bool) -> _Blocks:
+    from . import forward as fw
     xs = [Tensor._wrap(a) for a in inp.arrays]
-    cols = None
+    cols: list[NDArray[Any]] | None = None
     with fw.dual_level(), _no_grad():
         for c in range(inp.total):
             j, e = inp.unit(c)
@@ -393,12 +411,13 @@ def _jac_fwd(f, inp, kwargs, has_aux, holomorphic):
                 t = fw.unpack_dual(o).tangent
                 if t is not None:
                     cols[k][c] = t._data.reshape(-1)
+    assert cols is not None     # jacobian takes this path only for inp.total > 0
     return out_spec, outs, [np.ascontiguousarray(cb.T) for cb in cols], aux
 
 
 # ---- hessian and hessp --------------------------------------------------------------------
 
-def _scalar_value(val, fname, has_aux):
+def _scalar_value(val: Any, fname: str, has_aux: bool) -> tuple[Tensor, PyTree]:
     aux = None
     if has_aux:
         if not isinstance(val, (tuple, list)) or len(val) != 2:
@@ -418,11 +437,13 @@ def _scalar_value(val, fname, has_aux):
     return val, aux
 
 
-def _grad_tangents(f, inp, kwargs, tangent_leaves, fname, has_aux):
+def _grad_tangents(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any],
+                   tangent_leaves: Sequence[NDArray[Any] | None], fname: str, has_aux: bool
+                   ) -> tuple[NDArray[Any], list[NDArray[Any]], list[NDArray[Any]], PyTree]:
     """Forward-over-reverse: the gradient of the scalar ``f`` and its JVP along the given
     tangents (None = zero), in one dual level. Returns (value, grads, hvps, aux) as
     ndarrays (zeros where a leaf does not reach the value)."""
-    fw = _forward_ad()
+    from . import forward as fw
     with fw.dual_level(), _enable_grad():
         xs = [Tensor._wrap(a).set_requires_grad(True) for a in inp.arrays]
         duals = [x if t is None else fw.make_dual(x, t) for x, t in zip(xs, tangent_leaves)]
@@ -434,8 +455,8 @@ def _grad_tangents(f, inp, kwargs, tangent_leaves, fname, has_aux):
     return val._data, grads, hvps, aux
 
 
-def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0, *,
-            has_aux: bool = False) -> Callable[..., Any]:
+def hessian(f: Callable[..., Tensor | tuple[Tensor, PyTree]], argnums: int | Sequence[int] = 0,
+            *, has_aux: bool = False) -> Callable[..., PyTree]:
     """``f`` -> a function returning the Hessian of the real scalar ``f``.
 
     Forward-over-reverse: column c is the JVP of the gradient map along the c-th unit
@@ -448,14 +469,14 @@ def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0, *,
     _check_argnums(argnums, "hessian")
 
     @functools.wraps(f)
-    def hess_fn(*args, **kwargs):
+    def hess_fn(*args: Any, **kwargs: Any) -> PyTree:
         inp = _Inputs("hessian", args, argnums, holomorphic=False)
         dt = np.result_type(*[a.dtype for a in inp.arrays])
         cols = np.zeros((inp.total, inp.total), dt)
         aux = None
         for c in range(inp.total):
             j, e = inp.unit(c)
-            tangents = [None] * len(inp.arrays)
+            tangents: list[NDArray[Any] | None] = [None] * len(inp.arrays)
             tangents[j] = e
             _, _, hv, aux = _grad_tangents(f, inp, kwargs, tangents, "hessian", has_aux)
             for k, h in enumerate(hv):
@@ -474,12 +495,12 @@ def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0, *,
     return hess_fn
 
 
-def _hessp_position(argnums):
+def _hessp_position(argnums: object) -> tuple[bool, int]:
     many, nums = _check_argnums(argnums, "hessp")
     return many, max(nums) + 1 if many else nums[0] + 1
 
 
-def hessp(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def hessp(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0) -> Callable[..., PyTree]:
     """``f`` -> ``hp``, a function returning the Hessian-vector product ``H·p``.
 
     ``hp`` takes ``f``'s arguments with the direction ``p`` inserted right after the
@@ -496,7 +517,7 @@ def hessp(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[.
     many, pos = _hessp_position(argnums)
 
     @functools.wraps(f)
-    def hp(*args, **kwargs):
+    def hp(*args: Any, **kwargs: Any) -> PyTree:
         if len(args) < pos + 1:
             raise TypeError(f"hessp: the function takes f's arguments with the direction p "
                             f"at position {pos}; got {len(args)} positional argument(s)")
@@ -512,14 +533,15 @@ def hessp(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[.
 
 # ---- scipy.sparse.linalg.LinearOperator ------------------------------------------------------
 
-def _real_split(apply, v, dtype):
+def _real_split(apply: Callable[[NDArray[Any]], NDArray[Any]], v: NDArray[Any],
+                dtype: np.dtype[Any]) -> NDArray[Any]:
     """Apply a real-linear map meant for real vectors to a complex ``v`` by parts."""
     if np.iscomplexobj(v) and dtype.kind != "c":
         return apply(np.ascontiguousarray(v.real)) + 1j * apply(np.ascontiguousarray(v.imag))
     return apply(np.asarray(v, dtype))
 
 
-def linear_operator(f: Callable[..., Any], x: ArrayLike,
+def linear_operator(f: Callable[[Tensor], Tensor], x: ArrayLike,
                     kind: Literal["jvp", "vjp", "hvp"] = "jvp", *,
                     holomorphic: bool = False) -> LinearOperator:
     """A ``scipy.sparse.linalg.LinearOperator`` for a derivative of ``f`` at ``x``.
@@ -557,12 +579,12 @@ def linear_operator(f: Callable[..., Any], x: ArrayLike,
     n = a.size
     if kind == "hvp":
 
-        def hv(v):
+        def hv(v: NDArray[Any]) -> NDArray[Any]:
             t = v.reshape(a.shape)
             _, _, h, _ = _grad_tangents(f, inp, {}, [t], fname, False)
             return h[0].reshape(-1)
 
-        def mv(v):
+        def mv(v: ArrayLike) -> NDArray[Any]:
             return _real_split(hv, np.asarray(v).reshape(-1), a.dtype)
 
         return LinearOperator((n, n), matvec=mv, rmatvec=mv, dtype=a.dtype)
@@ -580,13 +602,14 @@ def linear_operator(f: Callable[..., Any], x: ArrayLike,
     odt = o.dtype
     dtype = np.result_type(odt, a.dtype)
 
-    def vjp_real(u):          # Re(Jᴴ u) for real x (the engine's cotangent of a real input)
+    # Re(Jᴴ u) for real x (the engine's cotangent of a real input)
+    def vjp_real(u: NDArray[Any]) -> NDArray[Any]:
         if o._node is None:
             return np.zeros(n, a.dtype)
         g = _grad([o], [xt], [u.reshape(o.shape)], retain_graph=True)[0]
         return np.zeros(n, a.dtype) if g is None else g._data.reshape(-1)
 
-    def jh(u):
+    def jh(u: ArrayLike) -> NDArray[Any]:
         u = np.asarray(u).reshape(-1)
         if holomorphic:
             return vjp_real(np.asarray(u, odt))     # C-linear: exactly Jᴴ u
@@ -595,15 +618,15 @@ def linear_operator(f: Callable[..., Any], x: ArrayLike,
             return vjp_real(u) - 1j * vjp_real(1j * u)
         return _real_split(vjp_real, u, odt)
 
-    fw = _forward_ad()
+    from . import forward as fw
 
-    def jvp_plain(v):
+    def jvp_plain(v: NDArray[Any]) -> NDArray[Any]:
         with fw.dual_level(), _no_grad():
             y = f(fw.make_dual(Tensor._wrap(a), v.reshape(a.shape)))
             t = fw.unpack_dual(y).tangent
         return np.zeros(m, odt) if t is None else t._data.reshape(-1)
 
-    def jv(v):
+    def jv(v: ArrayLike) -> NDArray[Any]:
         v = np.asarray(v).reshape(-1)
         if holomorphic:
             return jvp_plain(np.asarray(v, a.dtype))
@@ -622,13 +645,17 @@ class _CheckpointCall:
     __slots__ = ("fn", "name", "spec", "leaves", "tensor_pos", "out_spec", "out_leaves",
                  "out_pos", "check")
 
-    def __init__(self, fn, name, spec, leaves, tensor_pos, check):
+    def __init__(self, fn: Callable[..., Any], name: str, spec: _Spec, leaves: Sequence[Any],
+                 tensor_pos: Sequence[int], check: bool) -> None:
         self.fn, self.name, self.spec, self.check = fn, name, spec, check
         self.leaves = [None if i in tensor_pos else leaf for i, leaf in enumerate(leaves)]
         self.tensor_pos = tensor_pos
-        self.out_spec = self.out_leaves = self.out_pos = None
+        # the output structure, set by the first run
+        self.out_spec: _Spec = None
+        self.out_leaves: list[Any] = []
+        self.out_pos: list[int] = []
 
-    def run(self, xs):
+    def run(self, xs: Sequence[Tensor]) -> list[Tensor]:
         """``fn`` on the argument tree with its Tensor leaves replaced by ``xs``; returns
         the output's Tensor leaves (in the order of ``out_pos``)."""
         leaves = list(self.leaves)
@@ -636,7 +663,7 @@ class _CheckpointCall:
             leaves[i] = x
         args, kwargs = _unflatten(self.spec, iter(leaves))
         out = self.fn(*args, **kwargs)
-        out_leaves = []
+        out_leaves: list[Any] = []
         spec = _flatten(out, out_leaves)
         if self.out_spec is None:
             self.out_spec, self.out_leaves = spec, out_leaves
@@ -646,7 +673,7 @@ class _CheckpointCall:
                                 f"different structure than the first call")
         return [out_leaves[k] for k in self.out_pos]
 
-    def verify(self, outs, saved):
+    def verify(self, outs: Sequence[Tensor], saved: Sequence[_Value]) -> None:
         """The recomputed outputs must be the saved ones: a function that draws random
         numbers or reads changing state would give wrong derivatives silently."""
         if not self.check:
@@ -672,20 +699,22 @@ class _CheckpointCall:
                     f"or pass check=False if the difference is harmless")
 
 
-def _relay_vjp(ctx, needs, gs, xs, ys):
+def _relay_vjp(ctx: None, needs: Sequence[bool], gs: Sequence[_Value], xs: Sequence[_Value],
+               ys: Sequence[_Value]) -> tuple[_Value]:
     return (gs[0],)
 
 
-def _relay_jvp(ctx, ts, xs, ys):
+def _relay_jvp(ctx: None, ts: Sequence[_Value], xs: Sequence[_Value],
+               ys: Sequence[_Value]) -> tuple[_Value]:
     return (ts[0],)
 
 
 # Not registered (it is not an op users apply): the rule of a proxy's leaf node once
 # _RelayCut has turned it into a pass-through to the value it stood for.
-_RELAY_OP = None
+_RELAY_OP: Op | None = None
 
 
-def _relay_op():
+def _relay_op() -> Op:
     global _RELAY_OP
     if _RELAY_OP is None:
         from ._ops.registry import Op
@@ -703,9 +732,9 @@ class _RelayCut:
     inside a checkpoint, a custom rule) may have recorded references to the proxy's node
     itself, and they must reach the real value too."""
 
-    def __init__(self, values, track):
+    def __init__(self, values: Sequence[Tensor], track: Container[int]) -> None:
         self.values = values
-        self.proxies = []
+        self.proxies: list[Tensor] = []
         for k, v in enumerate(values):
             p = Tensor._wrap(v._data)
             in_graph = v._node is not None or v._fw is not None
@@ -714,7 +743,7 @@ class _RelayCut:
                 p._fw = v._fw
             self.proxies.append(p)
 
-    def graft(self):
+    def graft(self) -> None:
         relay = _relay_op()
         for v, p in zip(self.values, self.proxies):
             node = p._node
@@ -724,9 +753,11 @@ class _RelayCut:
             node.inputs, node.out_data = (Tensor._wrap(v._data, v._node, v._index),), (v._data,)
 
 
-def _checkpoint_vjp(call, needs, gs, xs, ys):
+def _checkpoint_vjp(call: _CheckpointCall, needs: Sequence[bool], gs: Sequence[_Value],
+                    xs: Sequence[_Value], ys: Sequence[_Value]) -> tuple[_Value, ...]:
     graph = any(isinstance(x, Tensor) for x in xs)
     wanted = [k for k in range(len(xs)) if needs[k]]
+    leaves: list[Tensor]
     if graph:
         # a nested reverse pass must not walk into the caller's graph (mid-traversal):
         # run it on proxies, linked to the real inputs afterwards
@@ -742,14 +773,15 @@ def _checkpoint_vjp(call, needs, gs, xs, ys):
     with _enable_grad():
         outs = call.run(leaves)
     call.verify(outs, ys)
-    roots, seeds = [], []
+    roots: list[Tensor] = []
+    seeds: list[_Value] = []
     for o, g in zip(outs, gs):
         if g is None or o._node is None or o.dtype.kind not in "fc":
             continue
         roots.append(o)
         seeds.append(g)
     targets = [k for k in wanted if leaves[k].requires_grad]
-    cots = [None] * len(xs)
+    cots: list[_Value] = [None] * len(xs)
     if roots and targets:
         res = _grad(roots, [leaves[k] for k in targets], seeds, create_graph=graph)
         for k, c in zip(targets, res):
@@ -759,10 +791,11 @@ def _checkpoint_vjp(call, needs, gs, xs, ys):
     return tuple(cots)
 
 
-def _checkpoint_jvp(call, ts, xs, ys):
+def _checkpoint_jvp(call: _CheckpointCall, ts: Sequence[_Value], xs: Sequence[_Value],
+                    ys: Sequence[_Value]) -> tuple[_Value, ...]:
     # forward mode recomputes fn once with tangents (the engine has set the level to 0
     # while this rule runs, so a fresh dual level is free to open)
-    fw = _forward_ad()
+    from . import forward as fw
     graph = any(isinstance(x, Tensor) for x in xs)
     prim = [x if isinstance(x, Tensor) else Tensor._wrap(x) for x in xs]
     with fw.dual_level(), (_enable_grad() if graph else _no_grad()):
@@ -774,7 +807,7 @@ def _checkpoint_jvp(call, ts, xs, ys):
     return tuple(None if t is None else (t if graph else t._data) for t in tangents)
 
 
-def _checkpoint_op():
+def _checkpoint_op() -> Op:
     from ._ops.registry import OPS, defop
     op = OPS.get("checkpoint")
     if op is None:
@@ -825,8 +858,8 @@ def checkpoint(fn: Callable[..., Any] | None = None, *, check: bool = True) -> A
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "fn"
 
     @functools.wraps(fn)
-    def wrapped(*args, **kwargs):
-        leaves = []
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        leaves: list[Any] = []
         spec = _flatten((list(args), dict(kwargs)), leaves)
         tensor_pos = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor)]
         xs = tuple(leaves[i] for i in tensor_pos)
@@ -846,7 +879,7 @@ def checkpoint(fn: Callable[..., Any] | None = None, *, check: bool = True) -> A
                     f"checkpoint differentiates only with respect to its arguments: pass "
                     f"that Tensor as an argument")
         from ._engine import apply
-        res = apply(_CHECKPOINT_OP, xs, tuple(o._data for o in outs), call)
+        res: tuple[Tensor, ...] = apply(_CHECKPOINT_OP, xs, tuple(o._data for o in outs), call)
         out_leaves = list(call.out_leaves)
         for k, r in zip(call.out_pos, res):
             out_leaves[k] = r

@@ -5,16 +5,18 @@ vjp/jvp say whether the op has that rule, "2nd order" whether its rules are writ
 differentiable ops (so grad-of-grad and forward-over-reverse work), "complex" whether it
 accepts complex input, "batched" whether leading dimensions broadcast/batch.
 """
+from __future__ import annotations
+
 import tenferro  # noqa: F401  (registers every op)
 from tenferro._ops.registry import OPS
 
 __all__ = ["table", "main"]
 
 
-def table():
+def table() -> list[tuple[str, str, str, str, str, str]]:
     """Rows ``(op, vjp, jvp, 2nd order, complex, batched)`` as strings, sorted by op name."""
     yes = {True: "yes", False: "-"}
-    rows = []
+    rows: list[tuple[str, str, str, str, str, str]] = []
     for name in sorted(OPS):
         op = OPS[name]
         rows.append((name, yes[op.vjp is not None], yes[op.jvp is not None],
@@ -23,7 +25,8 @@ def table():
     return rows
 
 
-def main():
+def main() -> None:
+    """Print :func:`table` with a header and the number of ops."""
     head = ("op", "vjp", "jvp", "2nd order", "complex", "batched")
     rows = table()
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]

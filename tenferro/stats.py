@@ -53,9 +53,9 @@ Example: maximum-likelihood fit of a gamma distribution's shape and scale with
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TypeAlias
 
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 import math
 
@@ -79,6 +79,8 @@ _LOG_2PI = math.log(2 * math.pi)
 _LOG_PI = math.log(math.pi)
 _LOG_2 = math.log(2.0)
 _NUMBERS = (bool, int, float)
+# a mask on payloads: the result of a comparison of arrays (or of np.bool_(True) & ...)
+_Mask: TypeAlias = "NDArray[np.bool_]"
 
 
 class DomainError(TenferroError, ValueError):
@@ -93,16 +95,17 @@ class _Special:
     function that tenferro.special does not differentiate yet is never silently
     differentiated wrongly, and needs no change here once it does)."""
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Callable[..., Tensor]:
+        tf_special: Any
         try:
             from . import special as tf_special
         except ImportError:
             tf_special = None
-        f = getattr(tf_special, name, None)
+        f: Callable[..., Tensor] | None = getattr(tf_special, name, None)
         if f is None:
             ufunc = getattr(scipy.special, name)
 
-            def f(*args):
+            def f(*args: Any) -> Tensor:
                 out = ufunc(*args)
                 return out if isinstance(out, Tensor) else Tensor._wrap(np.asarray(out))
         return f
@@ -113,13 +116,16 @@ _sp = _Special()
 
 # ---- argument handling --------------------------------------------------------------------
 
-def _floats(name, values, counts=0):
+def _floats(name: str, values: Sequence[Any], counts: int = 0
+            ) -> tuple[list[Tensor], np.dtype[Any]]:
     """Each value as a real floating Tensor. Integer/bool arrays become float64; Python
     numbers take the precision of the array arguments (float64 when there are none), so
     ``norm.logpdf(x32, 0, 1)`` stays float32 like NumPy 2's weak scalars. The first
     ``counts`` values (a discrete k and its loc: integers) take the parameters' precision
     and decide it only when no parameter is an array."""
-    out, dtypes, count_dtypes = [], [], []
+    out: list[Any] = []
+    dtypes: list[np.dtype[Any]] = []
+    count_dtypes: list[np.dtype[Any]] = []
     for i, v in enumerate(values):
         if type(v) in _NUMBERS:     # Python numbers are weak; NumPy scalars are not
             out.append(v)
@@ -137,7 +143,8 @@ def _floats(name, values, counts=0):
             for i, v in enumerate(out)], dtype
 
 
-def _bind(name, params, defaults, args, kwds):
+def _bind(name: str, params: Sequence[str], defaults: dict[str, Any], args: Sequence[Any],
+          kwds: dict[str, Any]) -> list[Any]:
     """scipy.stats' calling convention: parameters by position after x, or by name."""
     if len(args) > len(params):
         raise TypeError(f"{name}() takes at most {len(params)} parameters after the data "
@@ -158,13 +165,14 @@ def _bind(name, params, defaults, args, kwds):
     return [bound[k] for k in params]
 
 
-def _sanitize(inside, t, safe):
+def _sanitize(inside: _Mask, t: Tensor, safe: float) -> Tensor:
     """``t`` where ``inside``, ``safe`` elsewhere: the first half of the double where, so
     the formula never sees the values whose result is discarded."""
     return where(inside, t, safe)
 
 
-def _finish(inside, value, fill, bad, inputs):
+def _finish(inside: _Mask, value: Tensor, fill: float | NDArray[Any], bad: _Mask,
+            inputs: Sequence[Tensor]) -> Tensor:
     """Assemble the result: the formula where ``inside``, the constant ``fill`` elsewhere,
     NaN where ``bad``. NaN entries get NaN derivatives in each tracked input: the NaN comes
     from ``c * where(bad, input, 0)`` with ``c`` NaN on ``bad`` and 0 elsewhere, so the
@@ -176,17 +184,16 @@ def _finish(inside, value, fill, bad, inputs):
         tracked = [u for u in inputs if isinstance(u, Tensor) and _tracked(u)]
         if tracked:
             poison = np.where(bad, np.nan, 0.0).astype(dtype)
-            total = None
-            for u in tracked:
-                part = where(bad, u, 0)
-                total = part if total is None else total + part
+            total = where(bad, tracked[0], 0)
+            for u in tracked[1:]:
+                total = total + where(bad, u, 0)
             value = where(bad, total * poison, value)
         else:
             value = where(bad, np.asarray(np.nan, dtype=dtype), value)
     return value
 
 
-def _unsupported(dist, method, names, err):
+def _unsupported(dist: str, method: str, names: Sequence[str], err: Exception) -> NoReturn:
     """Re-raise a special function's UnsupportedADError in the distribution's terms:
     naming the parameter when it is a shape parameter of an incomplete gamma/beta."""
     if not names:
@@ -201,17 +208,18 @@ def _unsupported(dist, method, names, err):
 class _Frozen:
     """A distribution with its parameters fixed: ``norm(0, 2).logpdf(x)``."""
 
-    def __init__(self, dist, args, kwds):
+    def __init__(self, dist: _Distribution, args: tuple[Any, ...], kwds: dict[str, Any]
+                 ) -> None:
         self.dist, self.args, self.kwds = dist, args, kwds
 
-    def __getattr__(self, method):
+    def __getattr__(self, method: str) -> Callable[[ArrayLike], Tensor]:
         dist = self.__dict__.get("dist")     # absent while copy/pickle rebuild the object
         if dist is None or method not in dist._methods:
             raise AttributeError(f"a frozen tf.stats distribution has no {method!r}")
         f = getattr(dist, method)
         return lambda x: f(x, *self.args, **self.kwds)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<frozen tf.stats.{self.dist.name}{self.args!r} {self.kwds!r}>"
 
 
@@ -224,46 +232,59 @@ class _Continuous:
     ``_logsf``; ``_pdf`` defaults to exp(logpdf)), ``_argcheck`` on payloads, the support
     (a, b), and a standardized point (``_z_safe``) and shape values (``_shape_safe``)
     inside the domain for the double where."""
-    shapes = ()
+    shapes: tuple[str, ...] = ()
     a, b = -np.inf, np.inf
     _z_safe = 0.0
-    _shape_safe = ()
+    _shape_safe: tuple[float, ...] = ()
     _open_pdf_support = False      # lognorm: its formula has no value at z = a
-    _incomplete = {}               # method -> shape parameters inside an incomplete gamma/beta
+    # method -> shape parameters inside an incomplete gamma/beta
+    _incomplete: dict[str, tuple[str, ...]] = {}
     _methods = ("logpdf", "pdf", "logcdf", "cdf", "sf", "logsf")
 
-    def __init__(self, name):
+    # The formulas take z and the distribution's own shape parameters (norm: z; t: z, df):
+    # the base signatures end in ``*shapes: Any, **_: Any`` so that each subclass may name
+    # its parameters (no caller passes keywords).
+    if TYPE_CHECKING:
+        def _logpdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+        def _cdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+        def _sf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __call__(self, *args, **kwds):
+    def __call__(self, *args: ArrayLike, **kwds: ArrayLike) -> _Frozen:
+        """The distribution with its parameters fixed (scipy.stats' frozen form)."""
         return _Frozen(self, args, kwds)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<tf.stats.{self.name}>"
 
-    def _argcheck(self, *shapes):
-        ok = np.bool_(True)
+    def _argcheck(self, *shapes: Any, **_: Any) -> _Mask:
+        ok: Any = np.bool_(True)
         for s in shapes:
             ok = ok & (s > 0)
-        return ok
+        mask: _Mask = ok
+        return mask
 
-    def _pdf(self, z, *shapes):
+    def _pdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return exp(self._logpdf(z, *shapes))
 
-    def _logcdf(self, z, *shapes):
+    def _logcdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return log(self._cdf(z, *shapes))
 
-    def _logsf(self, z, *shapes):
+    def _logsf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return log(self._sf(z, *shapes))
 
-    def _evaluate(self, method, x, args, kwds):
+    def _evaluate(self, method: str, x_in: ArrayLike, args: Sequence[ArrayLike],
+                  kwds: dict[str, ArrayLike]) -> Tensor:
         qual = f"tf.stats.{self.name}.{method}"
         params = _bind(qual, self.shapes + ("loc", "scale"), {"loc": 0, "scale": 1},
                        args, kwds)
-        (x, *shapes, loc, scale), _ = _floats(qual, [x] + params)
+        (x, *shapes, loc, scale), _ = _floats(qual, [x_in] + params)
         xp, lp, sp = x._data, loc._data, scale._data
         shp = [s._data for s in shapes]
         full = broadcast_shape(qual, xp.shape, lp.shape, sp.shape, *(s.shape for s in shp))
+        fill: float | NDArray[Any]
         with np.errstate(all="ignore"):
             zp = (xp - lp) / sp
             valid = self._argcheck(*shp) & (sp > 0)
@@ -322,26 +343,30 @@ class _Continuous:
         return self._evaluate("logsf", x, args, kwds)
 
 
-def _neg_abs(z):
+def _neg_abs(z: Tensor) -> Tensor:
     """-|z| as a where on the sign, so its derivative is ±1 on each side of 0 (not abs's
     subgradient 0 at z = 0) and its second derivative 0."""
     return where(z._data >= 0, -z, z)
 
 
-class _Norm(_Continuous):
-    def _logpdf(self, z):
-        return -0.5 * (z * z) - 0.5 * _LOG_2PI
+def _std_normal_logpdf(z: Tensor) -> Tensor:
+    return -0.5 * (z * z) - 0.5 * _LOG_2PI
 
-    def _cdf(self, z):
+
+class _Norm(_Continuous):
+    def _logpdf(self, z: Tensor) -> Tensor:
+        return _std_normal_logpdf(z)
+
+    def _cdf(self, z: Tensor) -> Tensor:
         return _sp.ndtr(z)
 
-    def _logcdf(self, z):
+    def _logcdf(self, z: Tensor) -> Tensor:
         return _sp.log_ndtr(z)
 
-    def _sf(self, z):
+    def _sf(self, z: Tensor) -> Tensor:
         return _sp.ndtr(-z)
 
-    def _logsf(self, z):
+    def _logsf(self, z: Tensor) -> Tensor:
         return _sp.log_ndtr(-z)
 
 
@@ -349,70 +374,70 @@ class _Expon(_Continuous):
     a = 0.0
     _z_safe = 1.0
 
-    def _logpdf(self, z):
+    def _logpdf(self, z: Tensor) -> Tensor:
         return -z
 
-    def _cdf(self, z):
+    def _cdf(self, z: Tensor) -> Tensor:
         return -expm1(-z)
 
-    def _logcdf(self, z):
+    def _logcdf(self, z: Tensor) -> Tensor:
         return log(-expm1(-z))
 
-    def _sf(self, z):
+    def _sf(self, z: Tensor) -> Tensor:
         return exp(-z)
 
-    def _logsf(self, z):
+    def _logsf(self, z: Tensor) -> Tensor:
         return -z
 
 
 class _Laplace(_Continuous):
-    def _logpdf(self, z):
+    def _logpdf(self, z: Tensor) -> Tensor:
         return _neg_abs(z) - _LOG_2
 
     # cdf = e^z/2 for z <= 0 and 1 - e^(-z)/2 above: both sides written with the negative
     # branch value m = -|z| (e^m <= 1), so no side overflows and no masked side is NaN
-    def _cdf(self, z):
+    def _cdf(self, z: Tensor) -> Tensor:
         half = 0.5 * exp(_neg_abs(z))
         return where(z._data <= 0, half, 1 - half)
 
-    def _logcdf(self, z):
+    def _logcdf(self, z: Tensor) -> Tensor:
         m = _neg_abs(z)
         return where(z._data <= 0, m - _LOG_2, log1p(-0.5 * exp(m)))
 
-    def _sf(self, z):
+    def _sf(self, z: Tensor) -> Tensor:
         return self._cdf(-z)
 
-    def _logsf(self, z):
+    def _logsf(self, z: Tensor) -> Tensor:
         return self._logcdf(-z)
 
 
 class _Cauchy(_Continuous):
-    def _logpdf(self, z):
+    def _logpdf(self, z: Tensor) -> Tensor:
         return -_LOG_PI - log1p(z * z)
 
     # arctan2(1, -z)/pi = 1/2 + arctan(z)/pi without the cancellation of the left tail
-    def _cdf(self, z):
+    def _cdf(self, z: Tensor) -> Tensor:
         return arctan2(1.0, -z) * (1 / math.pi)
 
-    def _sf(self, z):
+    def _sf(self, z: Tensor) -> Tensor:
         return arctan2(1.0, z) * (1 / math.pi)
 
 
 class _Logistic(_Continuous):
-    def _logpdf(self, z):
+    def _logpdf(self, z: Tensor) -> Tensor:
         m = _neg_abs(z)
         return m - 2 * log1p(exp(m))
 
-    def _logcdf(self, z):            # log expit(z) = -log(1 + e^-z)
+    def _logcdf(self, z: Tensor) -> Tensor:            # log expit(z) = -log(1 + e^-z)
         return -logaddexp(0.0, -z)
 
-    def _cdf(self, z):
+    def _cdf(self, z: Tensor) -> Tensor:
         return exp(self._logcdf(z))
 
-    def _logsf(self, z):
+    def _logsf(self, z: Tensor) -> Tensor:
         return -logaddexp(0.0, z)
 
-    def _sf(self, z):
+    def _sf(self, z: Tensor) -> Tensor:
         return exp(self._logsf(z))
 
 
@@ -420,19 +445,19 @@ class _Uniform(_Continuous):
     a, b = 0.0, 1.0
     _z_safe = 0.5
 
-    def _logpdf(self, z):
+    def _logpdf(self, z: Tensor) -> Tensor:
         return z * 0.0
 
-    def _cdf(self, z):
+    def _cdf(self, z: Tensor) -> Tensor:
         return z + 0.0
 
-    def _logcdf(self, z):
+    def _logcdf(self, z: Tensor) -> Tensor:
         return log(z)
 
-    def _sf(self, z):
+    def _sf(self, z: Tensor) -> Tensor:
         return 1 - z
 
-    def _logsf(self, z):
+    def _logsf(self, z: Tensor) -> Tensor:
         return log1p(-z)
 
 
@@ -441,7 +466,7 @@ class _T(_Continuous):
     _shape_safe = (1.0,)
     _incomplete = {m: ("df",) for m in ("cdf", "logcdf", "sf", "logsf")}
 
-    def _logpdf(self, z, df):
+    def _logpdf(self, z: Tensor, df: Tensor) -> Tensor:
         # df = inf is the normal distribution (SciPy's convention); elsewhere
         # log Γ((ν+1)/2) - log Γ(ν/2) - ½ log(νπ) - (ν+1)/2 log(1 + z²/ν)
         sp = _sp
@@ -450,13 +475,13 @@ class _T(_Continuous):
         val = (sp.gammaln(0.5 * (nu + 1)) - sp.gammaln(0.5 * nu)
                - 0.5 * (log(nu) + _LOG_PI) - 0.5 * (nu + 1) * log1p(z * z / nu))
         if big.any():
-            val = where(big, _Norm._logpdf(self, z), val)
+            val = where(big, _std_normal_logpdf(z), val)
         return val
 
-    def _cdf(self, z, df):
+    def _cdf(self, z: Tensor, df: Tensor) -> Tensor:
         return _sp.stdtr(df, z)
 
-    def _sf(self, z, df):
+    def _sf(self, z: Tensor, df: Tensor) -> Tensor:
         return _sp.stdtr(df, -z)
 
 
@@ -467,14 +492,14 @@ class _Gamma(_Continuous):
     _shape_safe = (1.0,)
     _incomplete = {m: ("a",) for m in ("cdf", "logcdf", "sf", "logsf")}
 
-    def _logpdf(self, z, a):
+    def _logpdf(self, z: Tensor, a: Tensor) -> Tensor:
         sp = _sp
         return sp.xlogy(a - 1, z) - z - sp.gammaln(a)
 
-    def _cdf(self, z, a):
+    def _cdf(self, z: Tensor, a: Tensor) -> Tensor:
         return _sp.gammainc(a, z)
 
-    def _sf(self, z, a):
+    def _sf(self, z: Tensor, a: Tensor) -> Tensor:
         return _sp.gammaincc(a, z)
 
 
@@ -485,14 +510,14 @@ class _Beta(_Continuous):
     _shape_safe = (1.0, 1.0)
     _incomplete = {m: ("a", "b") for m in ("cdf", "logcdf", "sf", "logsf")}
 
-    def _logpdf(self, z, a, b):
+    def _logpdf(self, z: Tensor, a: Tensor, b: Tensor) -> Tensor:
         sp = _sp
         return sp.xlog1py(b - 1, -z) + sp.xlogy(a - 1, z) - sp.betaln(a, b)
 
-    def _cdf(self, z, a, b):
+    def _cdf(self, z: Tensor, a: Tensor, b: Tensor) -> Tensor:
         return _sp.betainc(a, b, z)
 
-    def _sf(self, z, a, b):
+    def _sf(self, z: Tensor, a: Tensor, b: Tensor) -> Tensor:
         return _sp.betaincc(a, b, z)
 
 
@@ -503,20 +528,20 @@ class _Lognorm(_Continuous):
     _shape_safe = (1.0,)
     _open_pdf_support = True
 
-    def _logpdf(self, z, s):
+    def _logpdf(self, z: Tensor, s: Tensor) -> Tensor:
         lz = log(z)
         return -0.5 * (lz / s) ** 2 - log(s) - lz - 0.5 * _LOG_2PI
 
-    def _cdf(self, z, s):
+    def _cdf(self, z: Tensor, s: Tensor) -> Tensor:
         return _sp.ndtr(log(z) / s)
 
-    def _logcdf(self, z, s):
+    def _logcdf(self, z: Tensor, s: Tensor) -> Tensor:
         return _sp.log_ndtr(log(z) / s)
 
-    def _sf(self, z, s):
+    def _sf(self, z: Tensor, s: Tensor) -> Tensor:
         return _sp.ndtr(-log(z) / s)
 
-    def _logsf(self, z, s):
+    def _logsf(self, z: Tensor, s: Tensor) -> Tensor:
         return _sp.log_ndtr(-log(z) / s)
 
 
@@ -549,39 +574,53 @@ class _Discrete:
     """k -> k - loc; k is data (derivative 0, as for tf.floor). Subclasses give
     ``_logpmf``, ``_cdf``, ``_sf`` (and optionally ``_pmf``, ``_logcdf``, ``_logsf``) of
     the integer k on Tensors, ``_argcheck`` and ``_support`` on payloads."""
-    shapes = ()
-    _shape_safe = ()
+    shapes: tuple[str, ...] = ()
+    _shape_safe: tuple[float, ...] = ()
     _k_safe = 1.0
-    _incomplete = {}
+    _incomplete: dict[str, tuple[str, ...]] = {}
     _methods = ("logpmf", "pmf", "logcdf", "cdf", "sf", "logsf")
 
-    def __init__(self, name):
+    # as in _Continuous: each subclass names its own shape parameters, and gives the
+    # support (a, b) (or overrides _support)
+    if TYPE_CHECKING:
+        a: float
+        b: float
+
+        def _argcheck(self, *shapes: Any, **_: Any) -> _Mask: ...
+        def _logpmf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+        def _cdf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+        def _sf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __call__(self, *args, **kwds):
+    def __call__(self, *args: ArrayLike, **kwds: ArrayLike) -> _Frozen:
+        """The distribution with its parameters fixed (scipy.stats' frozen form)."""
         return _Frozen(self, args, kwds)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<tf.stats.{self.name}>"
 
-    def _support(self, *shapes):
+    def _support(self, *shapes: Any, **_: Any) -> tuple[Any, Any]:
         return self.a, self.b
 
-    def _pmf(self, k, *shapes):
+    def _pmf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return exp(self._logpmf(k, *shapes))
 
-    def _logcdf(self, k, *shapes):
+    def _logcdf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return log(self._cdf(k, *shapes))
 
-    def _logsf(self, k, *shapes):
+    def _logsf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return log(self._sf(k, *shapes))
 
-    def _evaluate(self, method, k, args, kwds):
+    def _evaluate(self, method: str, k_in: ArrayLike, args: Sequence[ArrayLike],
+                  kwds: dict[str, ArrayLike]) -> Tensor:
         qual = f"tf.stats.{self.name}.{method}"
         params = _bind(qual, self.shapes + ("loc",), {"loc": 0}, args, kwds)
-        (k, loc, *shapes), _ = _floats(qual, [k, params[-1]] + params[:-1], counts=2)
+        (k, loc, *shapes), _ = _floats(qual, [k_in, params[-1]] + params[:-1], counts=2)
         shp = [s._data for s in shapes]
         full = broadcast_shape(qual, k.shape, loc.shape, *(s.shape for s in shp))
+        fill: float | NDArray[Any]
         with np.errstate(all="ignore"):
             kp = k._data - loc._data
             valid = self._argcheck(*shp)
@@ -645,18 +684,18 @@ class _Poisson(_Discrete):
     a, b = 0.0, np.inf
     _shape_safe = (1.0,)
 
-    def _argcheck(self, mu):
+    def _argcheck(self, mu: NDArray[Any]) -> _Mask:
         return mu >= 0
 
-    def _logpmf(self, k, mu):
+    def _logpmf(self, k: Tensor, mu: Tensor) -> Tensor:
         sp = _sp
         return sp.xlogy(k, mu) - sp.gammaln(k + 1) - mu
 
     # P(K <= k) = Q(k + 1, mu) (the regularized upper incomplete gamma), the sf P
-    def _cdf(self, k, mu):
+    def _cdf(self, k: Tensor, mu: Tensor) -> Tensor:
         return _sp.gammaincc(k + 1, mu)
 
-    def _sf(self, k, mu):
+    def _sf(self, k: Tensor, mu: Tensor) -> Tensor:
         return _sp.gammainc(k + 1, mu)
 
 
@@ -666,22 +705,23 @@ class _Binom(_Discrete):
     _shape_safe = (2.0, 0.5)
     _incomplete = {m: ("n",) for m in ("cdf", "logcdf", "sf", "logsf")}
 
-    def _argcheck(self, n, p):
-        return (n >= 0) & (np.floor(n) == n) & (p >= 0) & (p <= 1)
+    def _argcheck(self, n: NDArray[Any], p: NDArray[Any]) -> _Mask:
+        ok: _Mask = (n >= 0) & (np.floor(n) == n) & (p >= 0) & (p <= 1)
+        return ok
 
-    def _support(self, n, p):
+    def _support(self, n: NDArray[Any], p: NDArray[Any]) -> tuple[Any, Any]:
         return 0.0, n
 
-    def _logpmf(self, k, n, p):
+    def _logpmf(self, k: Tensor, n: Tensor, p: Tensor) -> Tensor:
         sp = _sp
         return (sp.gammaln(n + 1) - sp.gammaln(k + 1) - sp.gammaln(n - k + 1)
                 + sp.xlogy(k, p) + sp.xlog1py(n - k, -p))
 
     # P(K <= k) = I_{1-p}(n - k, k + 1), P(K > k) = I_p(k + 1, n - k) (k < n here)
-    def _cdf(self, k, n, p):
+    def _cdf(self, k: Tensor, n: Tensor, p: Tensor) -> Tensor:
         return _sp.betainc(n - k, k + 1, 1 - p)
 
-    def _sf(self, k, n, p):
+    def _sf(self, k: Tensor, n: Tensor, p: Tensor) -> Tensor:
         return _sp.betainc(k + 1, n - k, p)
 
 
@@ -691,24 +731,24 @@ class _Bernoulli(_Discrete):
     _k_safe = 0.0
     _shape_safe = (0.5,)
 
-    def _argcheck(self, p):
+    def _argcheck(self, p: NDArray[Any]) -> _Mask:
         return (p >= 0) & (p <= 1)
 
-    def _logpmf(self, k, p):
+    def _logpmf(self, k: Tensor, p: Tensor) -> Tensor:
         one = k._data == 1
         # each branch sees a p for which it is finite where it is not selected
         return where(one, log(where(one, p, 0.5)), log1p(-where(one, 0.5, p)))
 
-    def _cdf(self, k, p):        # k = 0 here (0 <= k < 1)
+    def _cdf(self, k: Tensor, p: Tensor) -> Tensor:        # k = 0 here (0 <= k < 1)
         return 1 - p
 
-    def _logcdf(self, k, p):
+    def _logcdf(self, k: Tensor, p: Tensor) -> Tensor:
         return log1p(-p)
 
-    def _sf(self, k, p):
+    def _sf(self, k: Tensor, p: Tensor) -> Tensor:
         return p + 0.0
 
-    def _logsf(self, k, p):
+    def _logsf(self, k: Tensor, p: Tensor) -> Tensor:
         return log(p)
 
 
@@ -717,20 +757,20 @@ class _Geom(_Discrete):
     a, b = 1.0, np.inf
     _shape_safe = (0.5,)
 
-    def _argcheck(self, p):
+    def _argcheck(self, p: NDArray[Any]) -> _Mask:
         return (p > 0) & (p <= 1)
 
-    def _logpmf(self, k, p):
+    def _logpmf(self, k: Tensor, p: Tensor) -> Tensor:
         # (k - 1) log(1 - p) + log p; the first term is 0 for k = 1 (also at p = 1)
         first = k._data == 1
         q = where(first, 0.5, p)
         return where(first, 0.0, (k - 1) * log1p(-q)) + log(p)
 
-    def _logsf(self, k, p):
+    def _logsf(self, k: Tensor, p: Tensor) -> Tensor:
         # k log(1 - p); -inf at p = 1, where its derivative is -inf too
         return k * log1p(-p)
 
-    def _sf(self, k, p):
+    def _sf(self, k: Tensor, p: Tensor) -> Tensor:
         # (1 - p)^k: exp(k log1p(-p)) except at p = 1, where the power keeps the
         # derivative finite (k (1 - p)^(k - 1) = 1 for k = 1, 0 above)
         one = p._data == 1
@@ -739,7 +779,7 @@ class _Geom(_Discrete):
         q = where(one, 0.5, p)
         return where(one, power(1 - p, k), exp(k * log1p(-q)))
 
-    def _cdf(self, k, p):
+    def _cdf(self, k: Tensor, p: Tensor) -> Tensor:
         one = p._data == 1
         if not one.any():
             return -expm1(k * log1p(-p))
@@ -753,22 +793,22 @@ class _Nbinom(_Discrete):
     _shape_safe = (1.0, 0.5)
     _incomplete = {m: ("n",) for m in ("cdf", "logcdf", "sf", "logsf")}
 
-    def _argcheck(self, n, p):
+    def _argcheck(self, n: NDArray[Any], p: NDArray[Any]) -> _Mask:
         return (n > 0) & (p > 0) & (p <= 1)
 
-    def _logpmf(self, k, n, p):
+    def _logpmf(self, k: Tensor, n: Tensor, p: Tensor) -> Tensor:
         sp = _sp
         return (sp.gammaln(n + k) - sp.gammaln(k + 1) - sp.gammaln(n) + n * log(p)
                 + sp.xlog1py(k, -p))
 
     # P(K <= k) = I_p(n, k + 1); the sf is its complement I_{1-p}(k + 1, n)
-    def _cdf(self, k, n, p):
+    def _cdf(self, k: Tensor, n: Tensor, p: Tensor) -> Tensor:
         return _sp.betainc(n, k + 1, p)
 
-    def _sf(self, k, n, p):
+    def _sf(self, k: Tensor, n: Tensor, p: Tensor) -> Tensor:
         return _sp.betaincc(n, k + 1, p)
 
-    def _logcdf(self, k, n, p):
+    def _logcdf(self, k: Tensor, n: Tensor, p: Tensor) -> Tensor:
         # SciPy's choice: log1p(-sf) where the cdf exceeds 1/2, keeping digits near 1
         cdf = self._cdf(k, n, p)
         upper = cdf._data > 0.5
@@ -816,13 +856,15 @@ class _MultivariateNormal:
     name = "multivariate_normal"
     _methods = ("logpdf", "pdf")
 
-    def __call__(self, mean=None, cov=1, allow_singular=False):
+    def __call__(self, mean: ArrayLike | None = None, cov: ArrayLike = 1,
+                 allow_singular: bool = False) -> _Frozen:
+        """The distribution with its parameters fixed (scipy.stats' frozen form)."""
         return _Frozen(self, (), {"mean": mean, "cov": cov, "allow_singular": allow_singular})
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<tf.stats.multivariate_normal>"
 
-    def logpdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: Any = 1,
+    def logpdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
                allow_singular: bool = False) -> Tensor:
         qual = "tf.stats.multivariate_normal.logpdf"
         vals, _ = _floats(qual, [x, cov] + ([] if mean is None else [mean]))
@@ -881,7 +923,7 @@ class _MultivariateNormal:
             out = squeeze(out) if out.ndim else out    # SciPy's _squeeze_output
         return out
 
-    def pdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: Any = 1,
+    def pdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
             allow_singular: bool = False) -> Tensor:
         return exp(self.logpdf(x, mean, cov, allow_singular))
 
@@ -896,10 +938,11 @@ class _Dirichlet:
     name = "dirichlet"
     _methods = ("logpdf", "pdf")
 
-    def __call__(self, alpha):
+    def __call__(self, alpha: ArrayLike) -> _Frozen:
+        """The distribution with its parameters fixed (scipy.stats' frozen form)."""
         return _Frozen(self, (alpha,), {})
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<tf.stats.dirichlet>"
 
     def logpdf(self, x: ArrayLike, alpha: ArrayLike) -> Tensor:
@@ -938,3 +981,6 @@ class _Dirichlet:
 
 multivariate_normal = _MultivariateNormal()
 dirichlet = _Dirichlet()
+
+if TYPE_CHECKING:
+    _Distribution: TypeAlias = _Continuous | _Discrete | _MultivariateNormal | _Dirichlet

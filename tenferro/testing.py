@@ -32,7 +32,8 @@ probes' output names), :func:`oracle_case_id` (a case's test id) and
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import (TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Sequence,
+                    TypeAlias, cast)
 
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
@@ -45,6 +46,14 @@ import numpy as np
 
 from ._tensor import Tensor, as_tensor
 
+if TYPE_CHECKING:
+    import pytest
+
+#: ``(finite-difference step, rtol, atol)``: the ``tol`` of :func:`check_grads`.
+Tolerance: TypeAlias = "tuple[float, float, float]"
+#: An oracle case: one parsed jsonl line (:func:`load_oracle_cases`).
+OracleCase: TypeAlias = "dict[str, Any]"
+
 __all__ = ["check_grads", "check_low_precision", "random_array", "random_tensor",
            "random_spd", "random_well_conditioned", "DEFAULT_TOL",
            "oracle_dir", "load_oracle_cases", "decode_oracle_tensor", "assert_close_to_oracle",
@@ -55,7 +64,7 @@ __all__ = ["check_grads", "check_low_precision", "random_array", "random_tensor"
 _REAL = {np.dtype(np.complex64): np.dtype(np.float32),
          np.dtype(np.complex128): np.dtype(np.float64)}
 # (finite-difference step, rtol, atol) per dtype
-DEFAULT_TOL = {np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
+DEFAULT_TOL: dict[np.dtype[Any], Tolerance] = {np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
                np.dtype(np.complex128): (1e-6, 1e-5, 1e-6),
                np.dtype(np.float32): (1e-2, 5e-2, 5e-2),
                np.dtype(np.complex64): (1e-2, 5e-2, 5e-2)}
@@ -70,7 +79,8 @@ def random_array(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64, rn
     if dtype.kind == "c":
         a = a + 1j * rng.standard_normal(shape)
     # np.asarray: for shape () NumPy hands back a scalar, not a 0-d array
-    return np.asarray((scale * a).astype(dtype))
+    out: NDArray[Any] = np.asarray((scale * a).astype(dtype))
+    return out
 
 
 def random_tensor(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64, rng: Any = None,
@@ -84,10 +94,12 @@ def random_spd(n: int, dtype: DTypeLike = np.float64, batch: tuple[int, ...] = (
                rng: Any = None) -> NDArray[Any]:
     """A Hermitian positive-definite matrix (or stack) with eigenvalues in [1, n + 1]."""
     a = random_array(tuple(batch) + (n, n), dtype, rng)
-    return (a @ np.swapaxes(a, -1, -2).conj() / n + np.eye(n, dtype=dtype)).astype(dtype)
+    spd: NDArray[Any] = (a @ np.swapaxes(a, -1, -2).conj() / n
+                         + np.eye(n, dtype=dtype)).astype(dtype)
+    return spd
 
 
-def random_well_conditioned(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64,
+def random_well_conditioned(shape: tuple[int, ...], dtype: DTypeLike = np.float64,
                             rng: Any = None) -> NDArray[Any]:
     """A random (stack of) matrix with singular values bounded away from zero."""
     a = random_array(shape, dtype, rng)
@@ -97,29 +109,31 @@ def random_well_conditioned(shape: int | tuple[int, ...], dtype: DTypeLike = np.
     return a
 
 
-def _tuple(x):
+def _tuple(x: Any) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _values(out):
+def _values(out: Any) -> list[NDArray[Any]]:
     return [np.asarray(o.numpy() if isinstance(o, Tensor) else o) for o in _tuple(out)]
 
 
-def _real_inner(a, b):
+def _real_inner(a: ArrayLike, b: ArrayLike) -> float:
     """Re Σ conj(a)·b over all entries."""
     return float(np.sum((np.conj(a) * b).real))
 
 
-def _fd_jvp(f, args, dirs, eps):
+def _fd_jvp(f: Callable[..., Any], args: Sequence[NDArray[Any]],
+            dirs: Sequence[NDArray[Any]], eps: float) -> list[NDArray[Any]]:
     plus = _values(f(*[as_tensor(a + eps * v) for a, v in zip(args, dirs)]))
     minus = _values(f(*[as_tensor(a - eps * v) for a, v in zip(args, dirs)]))
     return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
 
 
-def _assert_close(actual, expected, rtol, atol, what):
-    for k, (a, e) in enumerate(zip(actual, expected)):
-        a = np.asarray(a)
-        e = np.asarray(e)
+def _assert_close(actual: Iterable[ArrayLike], expected: Iterable[ArrayLike], rtol: float,
+                  atol: float, what: str) -> None:
+    for k, (a_in, e_in) in enumerate(zip(actual, expected)):
+        a = np.asarray(a_in)
+        e = np.asarray(e_in)
         scale = max(1.0, float(np.max(np.abs(e)))) if e.size else 1.0
         if a.shape != e.shape:
             raise AssertionError(f"{what}: output {k} has shape {a.shape}, expected {e.shape}")
@@ -130,7 +144,8 @@ def _assert_close(actual, expected, rtol, atol, what):
                 f"rtol={rtol}, atol={atol * scale:.3g})\n got      {a!r}\n expected {e!r}")
 
 
-def _check_once(f, args, modes, rng, tol):
+def _check_once(f: Callable[..., Any], args: Sequence[NDArray[Any]], modes: Sequence[str],
+                rng: np.random.Generator, tol: Tolerance | None) -> list[NDArray[Any]]:
     from .autograd import grad
     from .forward import jvp
     dtype = np.result_type(*[a.dtype for a in args])
@@ -151,7 +166,7 @@ def _check_once(f, args, modes, rng, tol):
     return dirs
 
 
-def _tracked(x):
+def _tracked(x: Tensor) -> Tensor:
     """``x`` itself if it requires grad, else a fresh leaf keeping its forward tangent."""
     if x.requires_grad:
         return x
@@ -160,9 +175,9 @@ def _tracked(x):
     return t
 
 
-def check_grads(f: Callable[..., Any], args: Sequence[ArrayLike],
-                modes: Sequence[str] = ("rev", "fwd"), order: int = 2, *, rng: Any = 0,
-                tol: float | None = None) -> None:
+def check_grads(f: Callable[..., Tensor | Sequence[Tensor]], args: Sequence[ArrayLike],
+                modes: Sequence[Literal["rev", "fwd"]] = ("rev", "fwd"), order: int = 2, *,
+                rng: Any = 0, tol: Tolerance | None = None) -> None:
     """Check the derivatives of ``f`` at ``args`` against central finite differences.
 
     f: function of Tensors returning a Tensor or a tuple of Tensors. args: arrays (or
@@ -170,15 +185,17 @@ def check_grads(f: Callable[..., Any], args: Sequence[ArrayLike],
     ``(eps, rtol, atol)`` overriding :data:`DEFAULT_TOL`. Raises AssertionError, whose
     message says which map failed (``f``, its VJP map or its JVP map) in which mode.
     """
-    rng = np.random.default_rng(rng)
-    args = [np.array(a.numpy() if isinstance(a, Tensor) else a) for a in args]
-    for a in args:
+    gen = np.random.default_rng(rng)
+    arrays = [np.array(a.numpy() if isinstance(a, Tensor) else a) for a in args]
+    for a in arrays:
         if a.dtype.kind not in "fc":
             raise TypeError(f"check_grads differentiates float/complex arrays, got {a.dtype}")
-    _check_grads(f, args, tuple(modes), order, rng, tol, "")
+    _check_grads(f, arrays, tuple(modes), order, gen, tol, "")
 
 
-def _check_grads(f, args, modes, order, rng, tol, where):
+def _check_grads(f: Callable[..., Any], args: Sequence[NDArray[Any]], modes: Sequence[str],
+                 order: int, rng: np.random.Generator, tol: Tolerance | None,
+                 where: str) -> None:
     try:
         _check_once(f, args, modes, rng, tol)
     except AssertionError as e:
@@ -191,8 +208,8 @@ def _check_grads(f, args, modes, order, rng, tol, where):
         probe = [Tensor(a) for a in args]
         cots = [random_array(o.shape, o.dtype, rng) for o in _tuple(f(*probe))]
 
-        def vjp_map(*xs):
-            xs = [_tracked(x) for x in xs]
+        def vjp_map(*xs_in: Tensor) -> tuple[Tensor, ...]:
+            xs = [_tracked(x) for x in xs_in]
             outs = _tuple(f(*xs))
             gs = grad(list(outs), list(xs), [as_tensor(c) for c in cots], create_graph=True)
             return tuple(Tensor._wrap(np.zeros_like(x.numpy())) if g is None else g
@@ -204,7 +221,7 @@ def _check_grads(f, args, modes, order, rng, tol, where):
     if "fwd" in modes:
         dirs = [random_array(a.shape, a.dtype, rng) for a in args]
 
-        def jvp_map(*xs):
+        def jvp_map(*xs: Tensor) -> tuple[Tensor, ...]:
             return _tuple(jvp(f, list(xs), [as_tensor(d) for d in dirs])[1])
 
         # reverse-over-forward
@@ -212,7 +229,7 @@ def _check_grads(f, args, modes, order, rng, tol, where):
                      f"{where}derivative of the JVP map x -> J v: ")
 
 
-def check_low_precision(f: Callable[..., Any], args: Sequence[ArrayLike],
+def check_low_precision(f: Callable[..., Tensor | Sequence[Tensor]], args: Sequence[ArrayLike],
                         rtol: float | None = None, rng: Any = 0) -> None:
     """Value and VJP of ``f`` in float32/complex64 agree with the float64 result.
 
@@ -220,18 +237,19 @@ def check_low_precision(f: Callable[..., Any], args: Sequence[ArrayLike],
     value and gradient are compared with the double-precision ones.
     """
     from .autograd import grad
-    rng = np.random.default_rng(rng)
-    down = {np.dtype(np.float64): np.float32, np.dtype(np.complex128): np.complex64}
+    gen = np.random.default_rng(rng)
+    down: dict[np.dtype[Any], type[np.inexact[Any]]] = {
+        np.dtype(np.float64): np.float32, np.dtype(np.complex128): np.complex64}
     hi = [np.asarray(a) for a in args]
     lo = [a.astype(down[a.dtype]) for a in hi]
-    results = []
+    results: list[tuple[tuple[Any, ...], list[Tensor]]] = []
     for group in (hi, lo):
         xs = [Tensor(a, requires_grad=True) for a in group]
         outs = _tuple(f(*xs))
         results.append((outs, xs))
     outs_hi, xs_hi = results[0]
     outs_lo, xs_lo = results[1]
-    cots = [random_array(o.shape, o.dtype, rng) for o in outs_hi]
+    cots = [random_array(o.shape, o.dtype, gen) for o in outs_hi]
     g_hi = grad(list(outs_hi), xs_hi, cots)
     g_lo = grad(list(outs_lo), xs_lo, [c.astype(down[c.dtype]) for c in cots])
     rtol = 2e-3 if rtol is None else rtol
@@ -248,7 +266,8 @@ def check_low_precision(f: Callable[..., Any], args: Sequence[ArrayLike],
 
 # ---- instrumentation (with pytest's monkeypatch fixture) ----------------------------------
 
-def record_calls(monkeypatch, owner, *names):
+def record_calls(monkeypatch: pytest.MonkeyPatch, owner: object,
+                 *names: str) -> list[tuple[Any, ...]]:
     """Wrap ``owner.<name>`` for each of ``names`` (through pytest's ``monkeypatch``, so the
     wrapping ends with the test): every call appends its positional arguments to the
     returned list, then runs the original.
@@ -257,16 +276,19 @@ def record_calls(monkeypatch, owner, *names):
     entries into the engine: bad input must raise before anything is recorded (DESIGN), so
     the list stays empty.
     """
-    calls = []
+    calls: list[tuple[Any, ...]] = []
     for name in names:
-        def wrapper(*args, _orig=getattr(owner, name), **kwargs):
+        def wrapper(*args: Any, _orig: Callable[..., Any] = getattr(owner, name),
+                    **kwargs: Any) -> Any:
             calls.append(args)
             return _orig(*args, **kwargs)
         monkeypatch.setattr(owner, name, wrapper)
     return calls
 
 
-def check_kernel_backward(monkeypatch, owner, name, loss, a, rtol=1e-12, atol=1e-12):
+def check_kernel_backward(monkeypatch: pytest.MonkeyPatch, owner: object, name: str,
+                          loss: Callable[[Tensor], Tensor], a: NDArray[Any],
+                          rtol: float = 1e-12, atol: float = 1e-12) -> None:
     """The two backward paths of an op with a compiled backward kernel agree.
 
     ``loss`` maps a Tensor to a real scalar through the op; its gradient at the array ``a``
@@ -276,10 +298,12 @@ def check_kernel_backward(monkeypatch, owner, name, loss, a, rtol=1e-12, atol=1e
     """
     from .autograd import grad
 
-    def run(create_graph):
+    def run(create_graph: bool) -> NDArray[Any]:
         x = Tensor(a, requires_grad=True)
         if not create_graph:
             g, = grad([loss(x)], [x])
+            if g is None:
+                raise AssertionError("the loss does not depend on its input")
             return g.numpy()
         # a forward tangent makes a create_graph pullback run its own ops (without one,
         # the spectral rules record one node around the kernel: linalg/svd.py lazy_rule)
@@ -287,6 +311,8 @@ def check_kernel_backward(monkeypatch, owner, name, loss, a, rtol=1e-12, atol=1e
         with dual_level():
             xd = make_dual(x, np.zeros_like(a))
             g, = grad([loss(xd)], [x], create_graph=True)
+        if g is None:
+            raise AssertionError("the loss does not depend on its input")
         return g.numpy()
 
     calls = record_calls(monkeypatch, owner, name)
@@ -311,7 +337,7 @@ def check_kernel_backward(monkeypatch, owner, name, loss, a, rtol=1e-12, atol=1e
 ORACLE_RTOL_CAP = 1e-2
 
 
-def oracle_dir(near=None):
+def oracle_dir(near: str | os.PathLike[str] | None = None) -> Path:
     """The folder of the shared oracle data: ``$TENFERRO_ORACLES`` if set, else
     ``<project>/../shared/oracles`` where ``<project>`` is the nearest folder holding a
     ``pyproject.toml`` above ``near`` (a file or folder; default: the working directory).
@@ -330,12 +356,13 @@ def oracle_dir(near=None):
     return start / ".." / "shared" / "oracles"
 
 
-def load_oracle_cases(ops, root=None):
+def load_oracle_cases(ops: Iterable[str], root: str | os.PathLike[str] | None = None
+                      ) -> list[OracleCase]:
     """Every case of the op folders ``ops`` (in that order; files sorted by name) as a list
     of dicts, one a non-blank jsonl line. Each dict also gets ``"_family"``: the stem of
     its file. ``root`` defaults to :func:`oracle_dir`; a missing ``cases`` folder gives []."""
     cases_dir = Path(oracle_dir() if root is None else root) / "cases"
-    out = []
+    out: list[OracleCase] = []
     if not cases_dir.is_dir():
         return out
     for op in ops:
@@ -349,7 +376,7 @@ def load_oracle_cases(ops, root=None):
     return out
 
 
-def decode_oracle_tensor(t):
+def decode_oracle_tensor(t: Mapping[str, Any]) -> NDArray[Any]:
     """A case tensor ``{"data", "dtype", "shape", "order"}`` as an ndarray (complex data is
     a flat list of ``[re, im]`` pairs)."""
     if t["order"] != "row_major":
@@ -358,20 +385,23 @@ def decode_oracle_tensor(t):
     a = np.asarray(t["data"], dtype=np.float64)
     if dtype.kind == "c":
         a = a.reshape(-1, 2) @ np.array([1, 1j])
-    return a.reshape(t["shape"]).astype(dtype)
+    out: NDArray[Any] = a.reshape(t["shape"]).astype(dtype)
+    return out
 
 
-def assert_close_to_oracle(actual, expected, tol, what, rtol_cap=None):
+def assert_close_to_oracle(actual: ArrayLike, expected: NDArray[Any], tol: Mapping[str, float],
+                           what: str, rtol_cap: float | None = None) -> None:
     """``actual`` has ``expected``'s shape and is allclose to it under ``tol`` (a case's
     ``{"rtol", "atol"}``), rtol capped at ``rtol_cap`` if given; ``what`` names the check."""
-    actual = np.asarray(actual)
-    if actual.shape != expected.shape:
-        raise AssertionError(f"{what}: shape {actual.shape} != {expected.shape}")
+    got = np.asarray(actual)
+    if got.shape != expected.shape:
+        raise AssertionError(f"{what}: shape {got.shape} != {expected.shape}")
     rtol = tol["rtol"] if rtol_cap is None else min(tol["rtol"], rtol_cap)
-    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=tol["atol"], err_msg=what)
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=tol["atol"], err_msg=what)
 
 
-def oracle_phi(fn, cotangents):
+def oracle_phi(fn: Callable[..., Sequence[Tensor]], cotangents: Sequence[ArrayLike]
+               ) -> Callable[..., Tensor]:
     """φ(x) = Re⟨ȳ, f(x)⟩ = Σ Re(conj(ȳ)·y), the scalar whose Hessian the oracle probes.
 
     ``fn`` maps the input Tensors to a tuple of outputs; ``cotangents`` (arrays) pair with
@@ -379,7 +409,7 @@ def oracle_phi(fn, cotangents):
     """
     import tenferro as tf   # here, not at the top: tenferro imports this module
 
-    def phi(*xs):
+    def phi(*xs: Tensor) -> Tensor:
         terms = [tf.sum(tf.real(tf.multiply(np.conj(c), y)))
                  for y, c in zip(fn(*xs), cotangents)]
         return sum(terms[1:], terms[0])
@@ -392,7 +422,7 @@ class UnsupportedOracleCase(Exception):
     Raised, never turned into a skip: new oracle data must not silently test less."""
 
 
-def oracle_kwargs(kw, allowed, case_id):
+def oracle_kwargs(kw: dict[str, Any], allowed: Iterable[str], case_id: str) -> dict[str, Any]:
     """``kw`` (a case's ``op_kwargs``) itself, after checking that it names only keywords of
     ``allowed``; any other keyword raises :class:`UnsupportedOracleCase`."""
     unknown = set(kw) - set(allowed)
@@ -402,7 +432,8 @@ def oracle_kwargs(kw, allowed, case_id):
     return kw
 
 
-def oracle_axis(dim, ndim, case_id):
+def oracle_axis(dim: int | list[int] | tuple[int, ...] | None, ndim: int, case_id: str
+                ) -> int | tuple[int, ...] | None:
     """PyTorch ``dim`` -> NumPy ``axis`` for an input of ``ndim`` dimensions.
 
     PyTorch reduces over everything for ``dim=None`` and for an empty list, and accepts
@@ -422,18 +453,21 @@ def oracle_axis(dim, ndim, case_id):
     return dims if isinstance(dim, (list, tuple)) else dim
 
 
-def oracle_output_keys(n):
+def oracle_output_keys(n: int) -> list[str]:
     """How the probes name ``n`` outputs of an identity observable: ``["value"]`` for one,
     else ``["output_0", ..., "output_<n-1>"]``."""
     return ["value"] if n == 1 else [f"output_{i}" for i in range(n)]
 
 
-def oracle_case_id(case):
+def oracle_case_id(case: OracleCase) -> str:
     """A case's test id: its ``case_id`` (for ``parametrize(..., ids=oracle_case_id)``)."""
-    return case["case_id"]
+    cid: str = case["case_id"]
+    return cid
 
 
-def assert_oracle_cases_cover(cases, expected, root=None):
+def assert_oracle_cases_cover(cases: Iterable[OracleCase],
+                              expected: Iterable[str] | Mapping[str, Iterable[str]],
+                              root: str | os.PathLike[str] | None = None) -> None:
     """The replay really runs: ``cases`` (case dicts from :func:`load_oracle_cases`) hold
     every op of ``expected`` (an iterable of op folders), or, for a mapping
     ``{op: {family, ...}}``, every family (file stem) of every op.
@@ -444,21 +478,24 @@ def assert_oracle_cases_cover(cases, expected, root=None):
     """
     if root is not None and not (Path(root) / "cases").is_dir():
         raise unittest.SkipTest(f"no oracle data at {root}")
-    found = {}
+    found: dict[str, set[str]] = {}
     for case in cases:
         found.setdefault(case["op"], set()).add(case["_family"])
     if not hasattr(expected, "items"):
-        missing = sorted(set(expected) - set(found))
-        if missing:
-            raise AssertionError(f"ops without oracle cases: {missing}")
+        missing_ops = sorted(set(expected) - set(found))
+        if missing_ops:
+            raise AssertionError(f"ops without oracle cases: {missing_ops}")
         return
-    missing = {op: sorted(set(fams) - found.get(op, set())) for op, fams in expected.items()}
+    by_op = cast(Mapping[str, Iterable[str]], expected)   # (it has .items())
+    missing = {op: sorted(set(fams) - found.get(op, set())) for op, fams in by_op.items()}
     missing = {op: fams for op, fams in missing.items() if fams}
     if missing:
         raise AssertionError(f"families without oracle cases: {missing}")
 
 
-def replay_oracle_case(case, fn, keys=None, *, rtol_cap=ORACLE_RTOL_CAP):
+def replay_oracle_case(case: OracleCase, fn: Callable[..., Any],
+                       keys: Iterable[str] | None = None, *,
+                       rtol_cap: float | None = ORACLE_RTOL_CAP) -> int:
     """Replay every probe of the oracle ``case`` through ``fn``; returns how many ran.
 
     ``fn`` maps the case's input Tensors (in the order of ``case["inputs"]``) to the
@@ -486,7 +523,7 @@ def replay_oracle_case(case, fn, keys=None, *, rtol_cap=ORACLE_RTOL_CAP):
     if not case["probes"]:
         raise AssertionError(f"{cid}: no probes")
 
-    def f(*xs):
+    def f(*xs: Tensor) -> tuple[Any, ...]:
         return _tuple(fn(*xs))
 
     names = list(case["inputs"])
@@ -494,7 +531,8 @@ def replay_oracle_case(case, fn, keys=None, *, rtol_cap=ORACLE_RTOL_CAP):
     first = case["comparison"]["first_order"]
     second = case["comparison"].get("second_order", first)
 
-    def close(actual, expected, tol, what):
+    def close(actual: ArrayLike, expected: NDArray[Any], tol: Mapping[str, float],
+              what: str) -> None:
         assert_close_to_oracle(actual, expected, tol, what, rtol_cap=rtol_cap)
 
     for probe in case["probes"]:
@@ -519,11 +557,12 @@ def replay_oracle_case(case, fn, keys=None, *, rtol_cap=ORACLE_RTOL_CAP):
         # reverse mode
         xs = [tf.tensor(p, requires_grad=True) for p in primals]
         seeded = [(o, c) for o, c in zip(f(*xs), cots) if o.requires_grad]
-        grads = (tf.grad([o for o, _ in seeded], xs, [tf.tensor(c) for _, c in seeded])
-                 if seeded else [None] * len(xs))
+        grads: list[Tensor | None] = (
+            tf.grad([o for o, _ in seeded], xs, [tf.tensor(c) for _, c in seeded])
+            if seeded else [None] * len(xs))
         for name, p, g in zip(names, primals, grads):
-            g = np.zeros_like(p) if g is None else g.numpy()
-            close(g, decode_oracle_tensor(probe["pytorch_ref"]["vjp"][name]), first,
+            ga = np.zeros_like(p) if g is None else g.numpy()
+            close(ga, decode_oracle_tensor(probe["pytorch_ref"]["vjp"][name]), first,
                   f"{pid}: vjp[{name}] vs pytorch_ref")
 
         # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
