@@ -5,7 +5,11 @@ compiled kernels alone. OPENBLAS_NUM_THREADS=1 (OpenBLAS runs each small call on
 thread anyway); the thread count is set with tf.set_num_threads, the two counts timed
 alternately in the same run (medians of --repeat rounds, wall clock).
 
-    OPENBLAS_NUM_THREADS=1 python scripts/bench_threads.py [--repeat 15] [--quick]
+    OPENBLAS_NUM_THREADS=1 python scripts/bench_threads.py [--repeat 15] [--quick] [--small N]
+
+--small N sets the largest side that potrf/getrf/getrs and the Cholesky backprop run as
+plain loops instead of LAPACK/BLAS (tenferro/_kernels/_small.pxd; default 16): --small 0
+measures the LAPACK/BLAS path, which stays serial (tenferro._threads.BLAS3_LOCKED).
 
 Columns: median ms on 1 and 2 threads, the speedup, and the cores the 2-thread runs
 really got (process CPU time / wall time; ~1 means another process held the second core
@@ -26,7 +30,7 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import tenferro as tf  # noqa: E402
-from tenferro._kernels import lapack, spectral, triangular  # noqa: E402
+from tenferro._kernels import inverse, lapack, spectral, triangular  # noqa: E402
 
 
 def _cases(nb, n, rng):
@@ -104,7 +108,13 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=15)
     p.add_argument("--quick", action="store_true", help="1000 8x8 only, 5 rounds")
+    p.add_argument("--small", type=int, default=None,
+                   help="largest side of the plain-loop kernels (0: LAPACK/BLAS path)")
     args = p.parse_args(argv)
+    if args.small is not None:
+        for mod in (lapack, triangular, inverse):
+            mod._set_small(args.small)
+        print(f"plain-loop kernels up to side {args.small}")
     repeat = 5 if args.quick else args.repeat
     shapes = [(1000, 8)] if args.quick else [(1000, 8), (100, 32)]
     old = tf.get_num_threads()

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _dtypes, _engine
-from ._errors import DTypeError, UnsupportedADError
+from ._errors import DTypeError, GraphFreedError, UnsupportedADError
 from ._ops import registry
 from ._state import STATE
 
@@ -287,9 +287,7 @@ class Tensor:
                         f"grad, this one is {self._data.dtype}; make it a float tensor "
                         f"first, e.g. tf.tensor(data, dtype=tf.float64, requires_grad=True) "
                         f"or t.astype(tf.float64)")
-                # (_engine is not typed yet: its Node is the tape's, see _kernels/tape.pyi)
-                self._node = _engine.Node(  # type: ignore[no-untyped-call]
-                    None, None, (), None, weakref.ref(self))
+                self._node = _engine.Node(None, None, (), None, weakref.ref(self))
                 self._index = 0
         else:
             self._node = None
@@ -328,6 +326,11 @@ class Tensor:
                  options: BackwardOptions | None = None, *, retain_graph: bool | None = None,
                  create_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into ``.grad`` of the leaves (or of ``inputs``)."""
+        if (grad_output is None and inputs is None and options is None
+                and retain_graph is None and not create_graph
+                and _engine.backward_plain(self, None, Tensor, STATE, _autograd._ONES,
+                                           GraphFreedError)):
+            return    # the common call, straight into the compiled pass (autograd.backward)
         _autograd.backward(self, None if grad_output is None else [grad_output], inputs,
                            options, retain_graph=retain_graph, create_graph=create_graph)
 

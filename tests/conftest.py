@@ -35,3 +35,39 @@ def _autograd_state_is_restored():
         STATE.fw_level = 0
     if leaks:
         pytest.fail("; ".join(leaks), pytrace=False)
+
+
+# what a tape provides; tenferro's modules bind some of these at import (the ops bind
+# apply1/apply, autograd run_backward/grad_plain/backward_plain/graph_rule, _engine all)
+_TAPE_NAMES = ("Node", "run_backward", "grad_plain", "backward_plain", "owned",
+               "new_version", "apply1", "apply", "graph_rule")
+
+
+@pytest.fixture
+def use_tape(monkeypatch):
+    """``use_tape(module)`` makes every loaded tenferro module use the tape ``module`` (the
+    compiled ``tenferro._kernels.tape`` or ``tape_twin``) until the test ends: each module
+    attribute bound to the other tape's function or class is patched to ``module``'s."""
+    import sys
+
+    from tenferro import _engine
+    from tenferro._errors import InPlaceError
+    from tenferro._kernels import tape, tape_twin
+    from tenferro._sparse import SparseCotangent
+
+    def switch(to):
+        other = tape_twin if to is tape else tape
+        swap = {id(getattr(other, n)): getattr(to, n) for n in _TAPE_NAMES
+                if hasattr(other, n)}
+        for name, mod in list(sys.modules.items()):
+            if name.split(".")[0] != "tenferro" or name.startswith("tenferro._kernels.tape"):
+                continue
+            for attr, value in list(vars(mod).items()):
+                new = swap.get(id(value))
+                if new is not None and new is not value:
+                    monkeypatch.setattr(mod, attr, new)
+        to.bind_engine(tf.Tensor, STATE, _engine._forward)
+        to.set_inplace_error(InPlaceError)
+        to.set_sparse_type(SparseCotangent)
+
+    return switch

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro import _engine, _sparse, autograd
-from tenferro._kernels import _reference
+from tenferro import _sparse
+from tenferro._kernels import tape_twin
 from tenferro.testing import check_grads, check_low_precision, random_array
 
 DTYPES = [np.float64, np.complex128]
@@ -302,12 +302,9 @@ def _gradients(seed):
 
 
 @pytest.mark.parametrize("seed", range(2))
-def test_pure_python_twin_agrees(seed, monkeypatch):
+def test_pure_python_twin_agrees(seed, use_tape):
     compiled = _gradients(seed)
-    monkeypatch.setattr(_engine, "Node", _reference.Node)
-    monkeypatch.setattr(autograd, "run_backward", _reference.run_backward)
-    monkeypatch.setattr(autograd, "grad_plain", _reference.grad_plain)
-    monkeypatch.setattr(autograd, "backward_plain", _reference.backward_plain)
+    use_tape(tape_twin)
     twin = _gradients(seed)
     for a, b in zip(compiled, twin):
         np.testing.assert_array_equal(a, b)   # same algorithm, same additions

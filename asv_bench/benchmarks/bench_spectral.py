@@ -1,7 +1,7 @@
 """SVD and eigh: the fused F-matrix kernel, and forward + backward against SciPy, one thread.
 
   SpectralKernel   spectral.svd_core / eigh_core (Cython, GIL released) against their NumPy
-                   twins in _kernels/_reference.py, for one k x k matrix (k = 4, 16, 64, 256)
+                   twins in _kernels/spectral_twin.py, for one k x k matrix (k = 4, 16, 64, 256)
                    and a stack of 1000 4 x 4: the core of the SVD / eigh pullback from
                    X = UᴴŪ, Y = VᴴV̄ and the spectrum in one pass, where NumPy builds a dozen
                    k x k temporaries (and pays per-call overhead on tiny matrices).
@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
-from tenferro._kernels import _reference as twin  # noqa: E402
+from tenferro._kernels import spectral_twin as twin  # noqa: E402
 from tenferro._kernels import spectral as kernel  # noqa: E402
 
 limit_threads()  # NumPy may have been imported before this module: limit its pools

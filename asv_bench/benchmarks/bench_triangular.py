@@ -4,7 +4,7 @@ and the fused backprop kernel (tenferro/_kernels/triangular.pyx) against its Num
   SolveTriangular  x = solve_triangular(a, b, lower=True) with a (n, n), b (n, n);
                    cotangent on x, then tf.grad for a and b
   Backprop         the kernel alone (G = a⁻ᴴx̄ and Ā = tril(−G xᴴ)) vs the twin in
-                   _reference.py (SciPy solve + matmul + tril)
+                   triangular_twin.py (SciPy solve + matmul + tril)
   Solve            the recursive batched solve (triangular.trsm: flops in ?gemm, leaves
                    through inverted 16x16 blocks) vs one ?trsm call (lapack.trtrs), for
                    op(a)x = b and x op(a) = b
@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
-from tenferro._kernels import _reference  # noqa: E402
+from tenferro._kernels import triangular_twin as _reference  # noqa: E402
 from tenferro._kernels import lapack as _lapack  # noqa: E402
 from tenferro._kernels import triangular as _kernel  # noqa: E402
 

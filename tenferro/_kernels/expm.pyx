@@ -32,7 +32,7 @@ Cᵀ = BᵀAᵀ, so every product is one gemm('N', 'N') with the operands swappe
 factored and inverted Fortran-ordered (one transposing copy; see _pade for why) and used
 by gemm('N', 'T').
 
-The NumPy twins are ``expm_pade``/``expm_frechet`` in ``_reference.py``;
+The NumPy twins are ``expm_pade``/``expm_frechet`` in ``expm_twin.py``;
 ``tests/_kernels/test_expm.py`` checks that both agree.
 """
 cimport scipy.linalg.cython_blas as bl
@@ -44,7 +44,7 @@ from tenferro._kernels._blas cimport blas_int, cdouble
 
 import numpy as np
 
-from tenferro._kernels import _reference as _ref
+from tenferro._kernels import expm_twin as _ref
 
 __all__ = ["expm_pade", "expm_frechet"]
 
@@ -97,7 +97,7 @@ cdef inline double* _coefs(int m) noexcept nogil:
 
 
 cdef inline void _degree(double norm1, int* m, int* s) noexcept nogil:
-    """(m, s) from ‖A‖₁ (see _reference._expm_degree: the 1-norm, not SciPy's η, bounds
+    """(m, s) from ‖A‖₁ (see expm_twin._expm_degree: the 1-norm, not SciPy's η, bounds
     the derivative's truncation terms)."""
     cdef int k
     cdef int ms[4]

@@ -37,7 +37,7 @@ memory of a C-ordered Y is the Fortran Y岬�, and (s路A鈦会创)岬� = s路conj(A鈦宦
 for trans = 2 or 1 W is the output itself, scaled (and conjugated) in place, with no
 transposing copy. For trans = 0 W is a work buffer copied out transposed.
 
-The NumPy twin is ``lu_inverse`` in ``_reference.py``; ``tests/_kernels/test_inverse.py``
+The NumPy twin is ``lu_inverse`` in ``inverse_twin.py``; ``tests/_kernels/test_inverse.py``
 checks that both agree.
 """
 cimport cython
@@ -53,10 +53,11 @@ cimport scipy.linalg.cython_blas as bl
 cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
+from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf
 
 import numpy as np
 
-from tenferro._kernels import _reference as _ref
+from tenferro._kernels import inverse_twin as _ref
 from tenferro._threads import run_split as _run_split
 
 __all__ = ["lu_inverse", "pivot_parity", "tiny_pivots", "lu_det"]
@@ -641,9 +642,25 @@ def tiny_pivots(lu, double rtol):
 # ---- getrf fused with the determinant (det/slogdet's forward in one call) ---------------
 
 
+# getrf of matrices up to SMALL takes the plain loop of _small.pxd, as lapack.getrf does
+# (the same factors from both: det's forward and its pullback's getrf agree)
+cdef Py_ssize_t SMALL = SMALL_N
+
+
+def _set_small(Py_ssize_t n):
+    """Set the largest side whose getrf takes the plain loop instead of LAPACK (tests
+    and benchmarks only, with lapack._set_small; 0: always LAPACK); returns the previous."""
+    global SMALL
+    old = SMALL
+    SMALL = min(max(n, 0), SMALL_MAX)
+    return old
+
+
 cdef inline void _getrf_sq(blas_int* n, lapack_t* a, blas_int* ipiv,
                            blas_int* info) noexcept nogil:
-    if lapack_t is float:
+    if n[0] <= SMALL:
+        info[0] = s_getrf(a, n[0], n[0], ipiv)
+    elif lapack_t is float:
         lp.sgetrf(n, n, a, n, ipiv, info)
     elif lapack_t is double:
         lp.dgetrf(n, n, a, n, ipiv, info)
@@ -876,7 +893,7 @@ def lu_det(a, double rtol, bint log=False, bint check_finite=False):
 
     lu, piv as ``lapack.getrf`` returns them (per-matrix Fortran views, 0-based int32
     interchanges); det and sign bit-identical to NumPy's formulas on those factors (the
-    twin in _reference.py: prod of the pivots; sign 0 at a zero pivot), logabsdet the
+    twin in inverse_twin.py: prod of the pivots; sign 0 at a zero pivot), logabsdet the
     pairwise sum of log|u_ii| as NumPy sums it, bit-identical for complex types (np.log
     of NumPy's |u_ii|) and with libm's log for real ones (computed in the factorization
     loop, ~0.35 碌s less than an array and an np.log call; NumPy's SIMD log differs from

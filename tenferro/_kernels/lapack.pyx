@@ -40,7 +40,7 @@ would fail, return garbage or print "illegal value" messages; the direct factori
 and solves propagate NaN.
 
 The pure NumPy/SciPy twins of these functions (same names and signatures) are in
-``_reference.py``; ``tests/_kernels/test_lapack.py`` checks that both agree.
+``lapack_twin.py``; ``tests/_kernels/test_lapack.py`` checks that both agree.
 """
 cimport cython
 from libc.stdlib cimport malloc, free
@@ -53,11 +53,12 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTI
 cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm, xtrsv
+from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_potrf
 
 import numpy as np
 
 from tenferro._errors import DTypeError, LinAlgError
-from tenferro._kernels import _reference as _ref
+from tenferro._kernels import lapack_twin as _ref
 from tenferro._threads import run_split as _run_split
 
 
@@ -95,6 +96,21 @@ def _testing_force_gesvd(bint on):
     """Make svd skip gesdd and use its gesvd fallback for every matrix (tests only)."""
     global _force_gesvd
     _force_gesvd = on
+
+
+# potrf, getrf and getrs of matrices with every side at most SMALL run the plain loops
+# of _small.pxd instead of LAPACK: no OpenBLAS lock, so those stacks are split over
+# threads (tenferro._threads), and for such sizes the loops are as fast as the calls.
+cdef Py_ssize_t SMALL = SMALL_N
+
+
+def _set_small(Py_ssize_t n):
+    """Set the largest side that takes the plain loops instead of LAPACK (tests and
+    benchmarks only; 0: always LAPACK); returns the previous one."""
+    global SMALL
+    old = SMALL
+    SMALL = min(max(n, 0), SMALL_MAX)    # the loops' stack buffers hold SMALL_MAX
+    return old
 
 
 # ---------------------------------------------------------------------------------------
@@ -795,6 +811,7 @@ cdef Py_ssize_t _getrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] lu, int[:,
     cdef Py_ssize_t k = m if m < n else n
     cdef blas_int M = <blas_int>m, N = <blas_int>n, inf = 0
     cdef blas_int* ipiv
+    cdef bint small = m <= SMALL and n <= SMALL
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
         return BAD_STRIDES
@@ -802,7 +819,10 @@ cdef Py_ssize_t _getrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] lu, int[:,
         for b in range(nb):
             _copy(&a[b, 0, 0], st[1], st[2], &lu[b, 0, 0], 1, m, m, n, False)
             ipiv = &piv[b, 0]
-            xgetrf(&M, &N, &lu[b, 0, 0], &M, ipiv, &inf)
+            if small:
+                inf = s_getrf(&lu[b, 0, 0], m, n, ipiv)
+            else:
+                xgetrf(&M, &N, &lu[b, 0, 0], &M, ipiv, &inf)
             if inf < 0:
                 info[0] = inf
                 result = b
@@ -889,6 +909,7 @@ cdef Py_ssize_t _potrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] c, bint lo
     cdef blas_int N = <blas_int>n, inf = 0
     cdef char uplo = b'U' if lower else b'L'
     cdef lapack_t* cb
+    cdef bint small = n <= SMALL
     cdef Py_ssize_t result = OK
     if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
         return BAD_STRIDES
@@ -896,7 +917,10 @@ cdef Py_ssize_t _potrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] c, bint lo
         for b in range(nb):
             cb = &c[b, 0, 0]
             _copy(&a[b, 0, 0], st[1], st[2], cb, n, 1, n, n, False)
-            xpotrf(&uplo, &N, cb, &N, &inf)
+            if small:
+                inf = s_potrf(cb, n, lower)
+            else:
+                xpotrf(&uplo, &N, cb, &N, &inf)
             if inf != 0:
                 info[0] = inf
                 result = b
@@ -1062,7 +1086,10 @@ cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
                 result = b
                 break
             _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, n, n, nrhs, False)
-            xgetrs(&tr, &N, &NR, ap, &N, ipiv, bbuf, &N, &inf)
+            if n <= SMALL:
+                s_getrs(tr, n, nrhs, ap, ipiv, bbuf)
+            else:
+                xgetrs(&tr, &N, &NR, ap, &N, ipiv, bbuf, &N, &inf)
             if inf != 0:
                 info[0] = inf
                 result = b
@@ -1439,7 +1466,7 @@ cdef Py_ssize_t _pinv_qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] x,
 
 
 # ---------------------------------------------------------------------------------------
-# Python entry points (same names, signatures and results as the twins in _reference.py)
+# Python entry points (same names, signatures and results as the twins in lapack_twin.py)
 # ---------------------------------------------------------------------------------------
 
 cdef inline int _code_of(object dtype) except -1:
@@ -1500,7 +1527,7 @@ cdef inline object _unflat(object x, tuple batch):
 cdef str _where(Py_ssize_t bad, tuple batch):
     if not batch:
         return "the matrix"
-    from tenferro.linalg._common import batch_index
+    from tenferro._kernels._batch import batch_index
     return f"matrix {batch_index(bad, batch)} of the stack"
 
 
@@ -1754,7 +1781,7 @@ def getrf(a, return_info=False):
         infos_arr = np.empty(nb, np.int32)
     bad, info = _run_split(_getrf_part, nb, max(m, n), nb * m * n * k,
                            (a3, lu, piv, infos_arr), (code,),
-                           blas3=True)
+                           blas3=max(m, n) > SMALL)     # plain loops up to SMALL
     if bad == BAD_STRIDES:
         return getrf(a.copy(), return_info)
     if bad != OK:
@@ -1818,7 +1845,7 @@ def potrf(a, lower=True):
     a3 = _flat3(a, batch, nb)
     c = np.empty((nb, n, n), a.dtype)
     bad, info = _run_split(_potrf_part, nb, n, nb * n * n * n // 2, (a3, c), (code, lower),
-                           blas3=True)
+                           blas3=n > SMALL)     # plain loops up to SMALL
     if bad == BAD_STRIDES:
         return potrf(a.copy(), lower)
     if bad >= 0 and info > 0:
@@ -1918,7 +1945,7 @@ def getrs(lu, piv, b, trans=0):
     x = np.empty((nb, n, nrhs), dt)
     bad, info = _run_split(_getrs_part, nb, n, nb * n * n * nrhs, (lu3, piv2, b3, x),
                            (code, trans),
-                           blas3=True)
+                           blas3=n > SMALL)     # plain loops up to SMALL
     if bad == BAD_STRIDES:
         return getrs(lu.copy(), piv, b.copy(), trans)
     if bad != OK:

@@ -9,7 +9,7 @@ Xᴴ, X − Xᴴ, products with s, ...); here it is one pass over the (i, j) pai
 output, reading X_ij, X_ji, Y_ij, Y_ji once and writing out_ij and out_ji (F_ji = −F_ij,
 so one division serves both). The loop over the stack runs without the GIL.
 
-Every function has a NumPy twin of the same name and signature in ``_reference.py``
+Every function has a NumPy twin of the same name and signature in ``spectral_twin.py``
 ("spectral twins"); ``tests/_kernels/test_spectral.py`` checks that both agree.
 
 SVD core (k = len(s), mode 0 square, 1 tall m > n, 2 wide m < n), for i != j, with

@@ -16,11 +16,21 @@ densified (one buffer, or one ``sparse_sum`` op under create_graph) when it leav
 accumulator: before the node's pullback reads it, as a result, as a leaf's gradient. So
 k uses of one tensor cost O(size + touched entries), not O(k * size).
 
-``_reference.py`` holds the same algorithm in plain Python; ``tests/_kernels/test_tape.py``
+``tape_twin.py`` holds the same algorithm in plain Python; ``tests/_kernels/test_tape.py``
 checks that both agree.
 """
 
-from cpython.ref cimport Py_REFCNT
+from cpython.number cimport PyNumber_InPlaceAdd
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF, Py_REFCNT
+
+
+cdef extern from "Python.h":
+    # the member descriptor of a __slots__ entry and its offset in the instance
+    ctypedef struct PyMemberDef:
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
 from numpy import asarray, generic, ndarray
 
 # In-place changes (``t[i] = v``, ``t += u``) and node creation share one counter: a node
@@ -111,13 +121,38 @@ cdef class Node:
 
 
 cdef object _add(object a, object b):
+    """The sum of two cotangents of one slot; ``a`` is the slot's accumulator, passed as
+    ``_add(slot_list[i], b)``."""
     if a is None:
         return b
     if type(a) is _sparse_type:
         return a.add(b)
     if type(b) is _sparse_type:
         return b.add(a)
+    # An accumulator referenced only by the slot list and the caller's temporary (two
+    # references) is owned by the tape: add in place instead of allocating (the HIPS
+    # autograd trick; k uses of a large tensor then allocate nothing for the sums). A
+    # view (base set), a read-only array (a seed) or one whose dtype or shape would
+    # change is summed out of place. The twin always adds out of place: same values.
+    # (``a`` is never rebound here, so Cython does not take a reference of its own: should
+    # a Cython version take one, the count is 3 and every sum is out of place, never the
+    # reverse; tests/_kernels/test_vjp_kernels.py checks that sums do happen in place.)
+    global _in_place_adds
+    if (type(a) is ndarray and type(b) is ndarray and Py_REFCNT(a) == 2
+            and a.base is None and a.dtype is b.dtype and a.shape == b.shape
+            and a.flags.writeable):
+        _in_place_adds += 1
+        PyNumber_InPlaceAdd(a, b)
+        return a
     return a + b
+
+
+cdef Py_ssize_t _in_place_adds = 0
+
+
+def in_place_adds():
+    """How many cotangent sums were done in place so far (for tests and benchmarks)."""
+    return _in_place_adds
 
 
 cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
@@ -226,6 +261,8 @@ cdef list _run_backward(list roots, list seeds, list targets, bint create_graph,
     cdef tuple inputs, needs_t, cots
     cdef list gs, needs, xs
     cdef bint any_need, any_g
+    cdef int kernel
+    cdef bint by_kernel = False
 
     if not all_leaves:
         results = [None] * len(targets)
@@ -283,14 +320,26 @@ cdef list _run_backward(list roots, list seeds, list targets, bint create_graph,
                 xs = [None] * n
                 for i in range(n):
                     xs[i] = (<object>inputs[i])._data
-                cots = tuple(node.op.vjp(node.ctx, needs_t, tuple(gs), tuple(xs),
-                                         node.out_data))
+                op = node.op
+                kernel = getattr(op, "kernel", 0)
+                cots = None
+                by_kernel = False
+                if kernel and len(gs) == 1:
+                    cots = _vjp_kernel(kernel, node.ctx, needs_t, gs[0], xs,
+                                       node.out_data)
+                    by_kernel = cots is not None
+                if cots is None:
+                    cots = tuple(op.vjp(node.ctx, needs_t, tuple(gs), tuple(xs),
+                                        node.out_data))
             for i in range(n):
                 c = cots[i]
                 if c is None or not needs[i]:
                     continue
                 x = inputs[i]
-                if not create_graph:
+                if by_kernel:    # its input's dtype and shape by construction
+                    if type(c) is not ndarray:    # (0-d NumPy arithmetic gives scalars)
+                        c = asarray(c)
+                elif not create_graph:
                     c = _check_cast(c, xs[i], node, i)
                 parent = x._node
                 if parent.pending is None:
@@ -374,6 +423,13 @@ cdef tuple _plain_seeds(list outs, object grad_outputs, dict ones, object tensor
     return roots, seeds
 
 
+cdef inline object _wrap_as(object tensor_type, object data):
+    """``tensor_type._wrap(data)``; without the Python call for the bound Tensor class."""
+    if tensor_type is _tensor_type:
+        return _new_tensor(data, None, 0)
+    return tensor_type._wrap(data)
+
+
 cpdef object owned(object g):
     """A gradient handed to the user shares memory with nothing else (autograd._own on
     ndarrays): a read-only array (a seed, a cached one) or a view of an array that
@@ -431,7 +487,7 @@ def grad_plain(object outputs, object inputs, object grad_outputs, object tensor
         if g is None:
             out.append(None)
             continue
-        out.append(tensor_type._wrap(owned(g)))
+        out.append(_wrap_as(tensor_type, owned(g)))
     return out
 
 
@@ -457,8 +513,302 @@ def backward_plain(object outputs, object grad_outputs, object tensor_type, obje
             t = node.leaf()
             if t is None:                 # the leaf Tensor is gone
                 continue
-            g = tensor_type._wrap(owned(g))
+            g = _wrap_as(tensor_type, owned(g))
             t.grad = g if t.grad is None else t.grad + g
     finally:
         state.grad_enabled = saved
     return True
+
+# ---------------------------------------------------------------------------------------
+# Recording an op application (every op's primal goes through here)
+# ---------------------------------------------------------------------------------------
+# apply1/apply wrap an op's output arrays as Tensors, attach a Node when grad mode is on
+# and an input requires grad, and hand over to forward mode when a dual level is active.
+# In Python they cost ~0.5 µs per op (as much as a small op's NumPy work); here the Node
+# and the Tensors are made without Python calls. _engine.py binds the Tensor class, the
+# thread-local autograd state and its Python forward-mode step once at import.
+
+cdef object _tensor_new = None    # object.__new__ bound to tenferro.Tensor
+cdef object _tensor_type = None
+cdef object _state = None         # tenferro._state.STATE (thread-local)
+cdef object _forward = None       # _engine._forward(op, ctx, inputs, outs, results, node)
+cdef object _node_type = None     # None: this module's Node; else the class to record with
+
+
+def set_node_type(cls):
+    """Record graph nodes of class ``cls`` (the twin's Node, for the tests that run the
+    twin's backward in-process), or of this module's Node again with ``None``."""
+    global _node_type
+    _node_type = None if cls is Node else cls
+
+
+# A Tensor is made by its type's tp_new (object's: zeroed slots, no __init__) and its six
+# __slots__ are filled through their offsets in the object, which the slots' member
+# descriptors give: setting them by name costs ~230 instructions each (~8% of a small
+# op's forward + backward). Dealloc clears the slots as for any instance.
+cdef Py_ssize_t[6] _slot_offsets
+cdef tuple _SLOTS = ("_data", "_node", "_index", "_fw", "grad", "_version")
+cdef object _zero = 0
+cdef tuple _no_args = ()
+
+
+def bind_engine(tensor_type, state, forward):
+    """Tell the compiled apply1/apply the Tensor class, the autograd state and the
+    forward-mode step (called once by ``tenferro._engine``)."""
+    global _tensor_type, _tensor_new, _state, _forward
+    cdef Py_ssize_t k
+    for k in range(6):
+        descr = tensor_type.__dict__[_SLOTS[k]]
+        if type(descr).__name__ != "member_descriptor":
+            raise TypeError(f"{tensor_type.__name__}.{_SLOTS[k]} is not a __slots__ member")
+        _slot_offsets[k] = (<PyMemberDescrObject*>descr).d_member.offset
+    _tensor_type = tensor_type
+    _tensor_new = object.__new__
+    _state = state
+    _forward = forward
+
+
+cdef inline void _set_slot(object t, Py_ssize_t k, object value):
+    """Store ``value`` (a new reference) in the empty slot ``k`` of a fresh Tensor."""
+    Py_INCREF(value)
+    (<PyObject**>((<char*><PyObject*>t) + _slot_offsets[k]))[0] = <PyObject*>value
+
+
+cdef inline object _new_tensor(object data, object node, Py_ssize_t index):
+    """``Tensor._wrap(data, node, index)`` without the Python call."""
+    t = (<PyTypeObject*>_tensor_type).tp_new(_tensor_type, <PyObject*>_no_args, NULL)
+    _set_slot(t, 0, data)
+    _set_slot(t, 1, node)
+    _set_slot(t, 2, index if index else _zero)
+    _set_slot(t, 3, None)
+    _set_slot(t, 4, None)
+    _set_slot(t, 5, _zero)
+    return t
+
+
+cdef inline object _new_node(object op, object ctx, tuple inputs, tuple out_data):
+    """``Node(op, ctx, inputs, out_data)`` without argument parsing."""
+    global _counter
+    if _node_type is not None:
+        return _node_type(op, ctx, inputs, out_data)
+    cdef Node node = Node.__new__(Node)
+    node.op = op
+    node.ctx = ctx
+    node.inputs = inputs
+    node.out_data = out_data
+    node.out_tangents = None
+    node.leaf = None
+    node.n_out = len(out_data)
+    node.freed = False
+    _counter += 1
+    node.seq = _counter
+    node.pending = None
+    node.mark = 0
+    node.needed = False
+    return node
+
+
+def apply1(op, inputs, out, ctx=None):
+    """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
+    if type(inputs) is not tuple:
+        inputs = tuple(inputs)
+    if type(out) is not ndarray:      # NumPy returns scalars for 0-d results
+        out = asarray(out)
+    node = None
+    state = _state
+    if state.grad_enabled:
+        for x in inputs:
+            if x._node is not None:
+                node = _new_node(op, ctx, inputs, (out,))
+                break
+    t = _new_tensor(out, node, 0)
+    if state.fw_level:
+        _forward(op, ctx, inputs, (out,), (t,), node)
+    return t
+
+
+def apply(op, inputs, outs, ctx=None):
+    """Wrap the output arrays ``outs`` (a tuple) of ``op(*inputs)`` as Tensors."""
+    cdef Py_ssize_t i, n
+    cdef list res
+    if type(inputs) is not tuple:
+        inputs = tuple(inputs)
+    if type(outs) is not tuple:
+        outs = tuple(outs)
+    n = len(outs)
+    for i in range(n):
+        if type(outs[i]) is not ndarray:   # NumPy returns scalars for 0-d results
+            outs = tuple([o if type(o) is ndarray else asarray(o) for o in outs])
+            break
+    node = None
+    state = _state
+    if state.grad_enabled:
+        for x in inputs:
+            if x._node is not None:
+                node = _new_node(op, ctx, inputs, outs)
+                break
+    nondiff = op.nondiff
+    res = [None] * n
+    for i in range(n):
+        res[i] = _new_tensor(outs[i], None if (node is None or i in nondiff) else node, i)
+    results = tuple(res)
+    if state.fw_level:
+        _forward(op, ctx, inputs, outs, results, node)
+    return results
+
+
+# ---------------------------------------------------------------------------------------
+# Compiled pullbacks of the most common ops (plain backward only)
+# ---------------------------------------------------------------------------------------
+# A small op's Python pullback (closure, derivative lambda, conj, tuple) costs ~0.3-0.4 µs
+# on top of its one or two NumPy calls. For real payloads these kernels make the same
+# NumPy calls in the same order as the op's rule in tenferro/_ops (so the results are
+# bit-identical; tests/_kernels/test_tape.py checks every kernel against its rule) and
+# return None for anything else (complex values, promotion, broadcasting), which then
+# runs the Python rule. An Op opts in with ``op.kernel = VJP_KERNELS[op.name]``
+# (_engine.install_vjp_kernels). create_graph=True always runs the rule on Tensors.
+
+from numpy import cos as _np_cos, empty as _np_empty, sin as _np_sin
+
+VJP_KERNELS = {
+    "exp": 1, "sin": 2, "cos": 3, "tanh": 4, "log": 5, "negative": 6, "sum": 7,
+    "add_scalar": 8, "subtract_scalar": 8, "scalar_subtract": 9, "multiply_scalar": 10,
+    "divide_scalar": 11, "scalar_divide": 12,
+    "add": 13, "subtract": 14, "multiply": 15, "divide": 16,
+}
+
+
+cdef inline bint _real_like(object a, object dtype):
+    """``a`` is an ndarray of the real dtype ``dtype``."""
+    return type(a) is ndarray and a.dtype is dtype
+
+
+def vjp_kernel(int kernel, object ctx, tuple needs, object g, tuple xs, tuple ys):
+    """Cotangents of the op with kernel code ``kernel`` (VJP_KERNELS), or None when the
+    kernel does not cover this case and the op's Python rule must run."""
+    return _vjp_kernel(kernel, ctx, needs, g, list(xs), ys)
+
+
+cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, tuple ys):
+    cdef object x, y, dt, a, b
+    y = ys[0]
+    dt = y.dtype
+    if dt.kind != 'f' or not _real_like(g, dt):
+        return None
+    x = xs[0]
+    if kernel <= 12:
+        if not _real_like(x, dt):
+            return None
+        if kernel == 1:
+            return (g * y,)
+        if kernel == 2:
+            return (g * _np_cos(x),)
+        if kernel == 3:
+            return (g * -_np_sin(x),)
+        if kernel == 4:
+            return (g * (1 - y * y),)
+        if kernel == 5:
+            return (g * (1 / x),)
+        if kernel == 6 or kernel == 9:
+            return (-g,)
+        if kernel == 7:
+            if ctx is not None:
+                return None
+            a = _np_empty(x.shape, dtype=g.dtype)
+            a[...] = g
+            return (a,)
+        if kernel == 8:
+            return (g,)
+        if kernel == 10:
+            return (g * ctx,)
+        if kernel == 11:
+            return (g / ctx,)
+        if kernel == 12:
+            return (-g * (y / x),)
+        return None
+    a = x
+    b = xs[1]
+    shape = y.shape
+    if not (_real_like(a, dt) and _real_like(b, dt) and a.shape == shape
+            and b.shape == shape):
+        return None
+    if kernel == 13:
+        return (g if needs[0] else None, g if needs[1] else None)
+    if kernel == 14:
+        return (g if needs[0] else None, -g if needs[1] else None)
+    if kernel == 15:
+        return (g * b if needs[0] else None, g * a if needs[1] else None)
+    if kernel == 16:
+        return (g / b if needs[0] else None, -g * (y / b) if needs[1] else None)
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# create_graph=True: a pullback run on Tensors, recording its own ops
+# ---------------------------------------------------------------------------------------
+
+cdef object _cast_like(object t, object dtype):
+    """Give a cotangent Tensor the dtype of its primal (real part for a real primal)."""
+    if t.dtype.kind == 'c' and dtype.kind != 'c':
+        t = t.real
+    return t.astype(dtype)
+
+
+def graph_rule(node, tuple gs, tuple needs):
+    """Run ``node``'s pullback on Tensors so that its own ops are recorded (the
+    ``graph_rule`` of run_backward under create_graph=True): the outputs become Tensors of
+    ``node`` (with their forward tangents, if any), the cotangents Tensors of the input
+    dtypes and shapes; a sparse cotangent is passed on (the tape densifies it)."""
+    cdef Py_ssize_t i, n_out = len(node.out_data)
+    cdef list ys_list, out
+    cdef tuple ys
+    op = node.op
+    xs = node.inputs
+    tangents = node.out_tangents
+    nondiff = op.nondiff
+    out_data = node.out_data
+    if n_out == 1 and tangents is None:
+        ys = (_new_tensor(out_data[0], None if 0 in nondiff else node, 0),)
+    else:
+        ys_list = []
+        for i in range(n_out):
+            y = _new_tensor(out_data[i], None if i in nondiff else node, i)
+            if tangents is not None and tangents[i] is not None:
+                y._fw = (_state.fw_level, tangents[i])
+            ys_list.append(y)
+        ys = tuple(ys_list)
+    for g in gs:
+        if g is not None and not isinstance(g, _tensor_type):
+            gs = tuple([g if (g is None or isinstance(g, _tensor_type))
+                        else _new_tensor(g, None, 0) for g in gs])
+            break
+    cots = op.vjp(node.ctx, needs, gs, xs, ys)
+    out = []
+    i = 0
+    for c in cots:
+        if c is None or not needs[i]:
+            out.append(None)
+            i += 1
+            continue
+        x = (<object>xs[i])._data
+        if type(c) is _sparse_type:   # densified by the tape, cast to x's dtype then
+            if c.shape != x.shape:
+                raise RuntimeError(
+                    f"internal error: the pullback of {op.name!r} returned a sparse "
+                    f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; "
+                    "please report this")
+            out.append(c)
+            i += 1
+            continue
+        if not isinstance(c, _tensor_type):
+            c = _new_tensor(asarray(c), None, 0)
+        d = c._data
+        if d.dtype != x.dtype:
+            c = _cast_like(c, x.dtype)
+        if d.shape != x.shape:
+            raise RuntimeError(
+                f"internal error: the pullback of {op.name!r} returned a cotangent of "
+                f"shape {d.shape} for input {i} of shape {x.shape}; please report this")
+        out.append(c)
+        i += 1
+    return tuple(out)

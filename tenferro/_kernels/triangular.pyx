@@ -36,7 +36,7 @@ operand is used in place (no transposing copies):
        recursively (F₁₁, F₁₂, F₂₂ for the upper one) computes it with ~n²k/2 + NB·nk/2
        multiply-adds, mostly in large gemms; the rest of Ā is then zeroed.
 
-The NumPy twins (same names) are in ``_reference.py``;
+The NumPy twins (same names) are in ``triangular_twin.py``;
 ``tests/_kernels/test_triangular_kernel.py`` (solve_triangular_backprop) and
 ``tests/_kernels/test_triangular.py`` (the others) check that both agree.
 """
@@ -45,13 +45,15 @@ from libc.string cimport memcpy, memset
 
 cimport scipy.linalg.cython_lapack as lp
 
+from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_gemm, s_hemm, s_trmm, s_trsm
+
 from tenferro._kernels._blas cimport (blas_int, cfloat, cdouble, lapack_t, xgemm, xgemm_ab,
                                      xhemm, xtrmm, xtrsm, xtrsv)
 
 import numpy as np
 
 from tenferro._errors import LinAlgError
-from tenferro._kernels import _reference as _ref
+from tenferro._kernels import triangular_twin as _ref
 from tenferro._threads import run_split as _run_split
 
 __all__ = ["solve_triangular_backprop", "trsm", "qr_backprop", "cholesky_backprop"]
@@ -538,14 +540,32 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
 # so C = op(A) op(B) is Cᵀ = op(B)ᵀ op(A)ᵀ: the Fortran call with the operands swapped
 # and the same op letters ((Aᴴ)ᵀ = conj(A) = (Aᵀ)ᴴ); a triangular op(A) B is
 # Bᵀ op(A)ᵀ: side and uplo flipped. ld* are row lengths (elements between rows).
+# Operands with every side at most SMALL go through the plain loops of _small.pxd
+# instead (no BLAS call: no OpenBLAS lock, so the small-matrix stacks run threaded).
 # ---------------------------------------------------------------------------------------
+
+cdef Py_ssize_t SMALL = SMALL_N
+
+
+def _set_small(Py_ssize_t n):
+    """Set the largest side of the operands that take the plain loops of _small.pxd
+    instead of BLAS (tests and benchmarks only; 0: always BLAS); returns the previous."""
+    global SMALL
+    old = SMALL
+    SMALL = min(max(n, 0), SMALL_MAX)    # the loops' stack buffers hold SMALL_MAX
+    return old
+
 
 cdef inline void c_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
                         lapack_t alpha, const lapack_t* a, Py_ssize_t lda,
                         const lapack_t* b, Py_ssize_t ldb, lapack_t beta, lapack_t* c,
-                        Py_ssize_t ldc) noexcept nogil:
-    """c (m x n) := alpha op(a) op(b) + beta c, all row-major."""
+                        Py_ssize_t ldc, bint loops=True) noexcept nogil:
+    """c (m x n) := alpha op(a) op(b) + beta c, all row-major (``loops``: the plain loops
+    for operands up to SMALL)."""
     if m == 0 or n == 0:
+        return
+    if loops and m <= SMALL and n <= SMALL and k <= SMALL:
+        s_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
         return
     xgemm_ab(&tb, &ta, <blas_int>n, <blas_int>m, <blas_int>k, alpha, b, <blas_int>ldb,
              a, <blas_int>lda, beta, c, <blas_int>ldc)
@@ -554,7 +574,7 @@ cdef inline void c_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t
 cdef inline void c_hemm(char side, char uplo, Py_ssize_t m, Py_ssize_t n, lapack_t alpha,
                         const lapack_t* a, Py_ssize_t lda, const lapack_t* b,
                         Py_ssize_t ldb, lapack_t beta, lapack_t* c,
-                        Py_ssize_t ldc) noexcept nogil:
+                        Py_ssize_t ldc, bint loops=True) noexcept nogil:
     """c (m x n) := alpha a b + beta c (side 'L') or alpha b a + beta c (side 'R'), a
     Hermitian given by its ``uplo`` triangle, row-major. (a's memory is the Fortran aᵀ,
     Hermitian with the other triangle.)"""
@@ -565,15 +585,21 @@ cdef inline void c_hemm(char side, char uplo, Py_ssize_t m, Py_ssize_t n, lapack
         u = b'U'
     if m == 0 or n == 0:
         return
+    if loops and m <= SMALL and n <= SMALL:
+        s_hemm(side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+        return
     xhemm(&s, &u, <blas_int>n, <blas_int>m, alpha, a, <blas_int>lda, b, <blas_int>ldb,
           beta, c, <blas_int>ldc)
 
 
 cdef inline void c_trsm(char side, char uplo, char ta, char diag, Py_ssize_t m,
                         Py_ssize_t n, lapack_t* a, Py_ssize_t lda, lapack_t* b,
-                        Py_ssize_t ldb) noexcept nogil:
+                        Py_ssize_t ldb, bint loops=True) noexcept nogil:
     """b (m x n) := op(a)⁻¹b (side 'L') or b op(a)⁻¹ (side 'R'), row-major, recursive."""
     cdef char s = b'L', u = b'L'
+    if loops and m <= SMALL and n <= SMALL:
+        s_trsm(side, uplo, ta, diag, m, n, a, lda, b, ldb)
+        return
     if side == b'L':
         s = b'R'
     if uplo == b'L':
@@ -586,6 +612,9 @@ cdef inline void c_trmm(char side, char uplo, char ta, char diag, Py_ssize_t m,
                         lapack_t* b, Py_ssize_t ldb) noexcept nogil:
     """b (m x n) := alpha op(a) b (side 'L') or alpha b op(a) (side 'R'), row-major."""
     cdef char s = b'L', u = b'L'
+    if m <= SMALL and n <= SMALL:
+        s_trmm(side, uplo, ta, diag, m, n, alpha, a, lda, b, ldb)
+        return
     if side == b'L':
         s = b'R'
     if uplo == b'L':
@@ -618,6 +647,13 @@ cdef inline lapack_t _cj(lapack_t z) noexcept nogil:
 # M instead of 2n³ + 2mn². Then B = Q̄ + Q copyltu(M) (one gemm) and Ā = B R⁻ᴴ (the
 # recursive solve), in the output's memory.
 
+# Whether the QR backprop's small products take the plain loops of _small.pxd. Off:
+# measured at 1 thread on 8 x 8 and 16 x 16 stacks, its two M products + hemm + solve ran
+# 0.5-0.75x as fast as through BLAS (the cholesky backprop's loops match BLAS), more than
+# what a second thread would win back; so the QR backprop stays serial on BLAS.
+cdef bint QR_LOOPS = False
+
+
 cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gqp,
                       const lapack_t* grp, lapack_t* w, Py_ssize_t m, Py_ssize_t n,
                       Py_ssize_t r0, Py_ssize_t s) noexcept nogil:
@@ -635,10 +671,10 @@ cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gq
     # M[r0:r1, c0:c1] = R[r0:r1, r0:] R̄[c0:c1, r0:]ᴴ − Q̄[:, r0:r1]ᴴ Q[:, c0:c1]
     if grp != NULL:
         c_gemm(c'N', c'C', r1 - r0, c1 - c0, n - r0, one, rp + r0 * n + r0, n,
-               grp + c0 * n + r0, n, zero, w + r0 * n + c0, n)
+               grp + c0 * n + r0, n, zero, w + r0 * n + c0, n, QR_LOOPS)
     if gqp != NULL:
         c_gemm(c'C', c'N', r1 - r0, c1 - c0, m, mone, gqp + r0, n, qp + c0, n,
-               one if grp != NULL else zero, w + r0 * n + c0, n)
+               one if grp != NULL else zero, w + r0 * n + c0, n, QR_LOOPS)
 
 
 cdef inline double _abs2(lapack_t z) noexcept nogil:
@@ -682,8 +718,9 @@ cdef Py_ssize_t _qr_backprop(const lapack_t[:, :, ::1] q, const lapack_t[:, :, :
             # triangle with its diagonal's real part, exactly what ?hemm (?symm) reads
             if has_gq:
                 memcpy(op, &gq[b, 0, 0], m * n * sizeof(lapack_t))
-            c_hemm(c'R', c'L', m, n, one, w, n, qp, n, one if has_gq else zero, op, n)
-            c_trsm(c'R', c'U', c'C', c'N', m, n, <lapack_t*>rp, n, op, n)   # Ā = B R⁻ᴴ
+            c_hemm(c'R', c'L', m, n, one, w, n, qp, n, one if has_gq else zero, op, n,
+                   QR_LOOPS)
+            c_trsm(c'R', c'U', c'C', c'N', m, n, <lapack_t*>rp, n, op, n, QR_LOOPS)  # B R⁻ᴴ
     return -1
 
 
@@ -726,9 +763,11 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     out = np.empty((nb, m, n), dt)
     w = _take_work(dt, n * n)
     # split over tenferro._threads' threads: the first failing position is the same
+    # BLAS-free (plain loops, threads pay) when every side is at most SMALL and
+    # QR_LOOPS is on (it is not: see there)
     bad, _ = _run_split(_qr_backprop_part, nb, m, 4 * nb * m * n * n,
                         (q3, r3, gq3, gr3, out), (code, w, nb, hq, hr, rt),
-                        blas3=True)
+                        blas3=not QR_LOOPS or max(m, n) > SMALL)
     _WORK[dt.char] = w
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
@@ -756,7 +795,7 @@ def _qr_backprop_part(q3, r3, gq3, gr3, out, Py_ssize_t code, w, Py_ssize_t nb, 
 cdef str _where(Py_ssize_t bad, tuple batch):
     if not batch:
         return "the matrix"
-    from tenferro.linalg._common import batch_index
+    from tenferro._kernels._batch import batch_index
     return f"matrix {batch_index(bad, batch)} of the stack"
 
 
@@ -868,7 +907,7 @@ def cholesky_backprop(l, gl):
     w = _take_work(dt, n * n)
     _run_split(_cholesky_backprop_part, nb, n, 2 * nb * n * n * n, (l3, gl3, out),
                (code, w, nb),
-               blas3=True)
+               blas3=n > SMALL)     # BLAS-free (plain loops) up to SMALL: threads pay
     _WORK[dt.char] = w
     return _unflat(out, batch)
 

@@ -80,7 +80,11 @@ def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False, pri
 
     op = defop(name, vjp, jvp, complex=not real_only)
 
+    fast_kinds = "f" if real_only else "fc"
+
     def f(x, /):
+        if type(x) is Tensor and x._data.dtype.kind in fast_kinds:   # the common case
+            return apply1(op, (x,), compute(x._data))
         x = to_tensor(x) if keeps_int else floating(to_tensor(x))
         if real_only:
             require_real(name, x)
@@ -377,14 +381,41 @@ def _promote(a, b, y):
     return a, b
 
 
+# Python float or int scalars combined with a float or complex tensor (x * 1.01, x + 0.1,
+# 1 - x) skip wrapping the scalar as a constant Tensor, broadcasting it and un-broadcasting
+# its (unused) cotangent: ops of their own, one input, the scalar in ctx. NumPy 2 treats
+# the scalar as weak (float32 tensor * 2.0 stays float32), as _weak_scalar does. Ints as
+# large as 2**53 convert to floats exactly; larger ones take the general path, which
+# reports an integer that does not fit.
+_SCALAR_TYPES = (float, int)
+_SCALAR_INT_LIMIT = 2 ** 53
+
+
+def _scalar_operand(s, x):
+    """Whether ``x ∘ s`` (or ``s ∘ x``) can take the scalar fast path."""
+    return (type(x) is Tensor and x._data.dtype.kind in "fc"
+            and (type(s) is float or (type(s) is int and -_SCALAR_INT_LIMIT <= s
+                                      <= _SCALAR_INT_LIMIT)))
+
+
+def _scalar_op(name, vjp, jvp):
+    """The op of ``y = f(x, s)`` for a tensor x and a real Python scalar s (ctx):
+    vjp(g, s, x, y) -> x̄, jvp(t, s, x, y) -> ẏ. The scalar is real, so no conjugate."""
+    return defop(name, lambda ctx, needs, gs, xs, ys: (vjp(gs[0], ctx, xs[0], ys[0]),),
+                 lambda ctx, ts, xs, ys: (jvp(ts[0], ctx, xs[0], ys[0]),))
+
+
 def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod=None,
-            floats=False, vjp_both=None) -> Callable[[ArrayLike, ArrayLike], Tensor]:
+            floats=False, vjp_both=None, scalar_right=None, scalar_left=None
+            ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """Register y = ufunc(a, b) with broadcasting.
 
     vjp_a(g, a, b, y) / vjp_b(...) give the cotangents before un-broadcasting (or
     vjp_both(g, a, b, y) gives both, when they share work); jvp(ta, tb, a, b, y) gets None
     for a zero tangent. ``floats``: integer and bool operands become float64 first
-    (functions with a floating-point result).
+    (functions with a floating-point result). ``scalar_right``/``scalar_left``: the
+    ``_scalar_op`` of ``ufunc(x, s)`` / ``ufunc(s, x)`` for a real Python scalar s (both
+    or neither).
     """
 
     if vjp_both is None:
@@ -410,11 +441,23 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
     op = defop(name, vjp, jvp_rule, complex=not real_only)
 
     def f(x1, x2, /):
-        a, b = operands(x1, x2)
-        if floats:
-            a, b = floating(a), floating(b)
-        if real_only:
-            require_real(name, a, b)
+        if scalar_right is not None:   # (_scalar_operand inlined for the common x * 2.0)
+            t2 = type(x2)
+            if t2 is float and type(x1) is Tensor and x1._data.dtype.kind in "fc":
+                return apply1(scalar_right, (x1,), ufunc(x1._data, x2), x2)
+            if t2 is not Tensor:
+                if _scalar_operand(x2, x1):
+                    return apply1(scalar_right, (x1,), ufunc(x1._data, x2), x2)
+            elif _scalar_operand(x1, x2):
+                return apply1(scalar_left, (x2,), ufunc(x1, x2._data), x1)
+        if type(x1) is Tensor and type(x2) is Tensor and not (floats or real_only):
+            a, b = x1, x2          # the common case: what operands() would return
+        else:
+            a, b = operands(x1, x2)
+            if floats:
+                a, b = floating(a), floating(b)
+            if real_only:
+                require_real(name, a, b)
         try:
             out = ufunc(a._data, b._data)
         except ValueError:
@@ -444,10 +487,22 @@ def _lin(ca, cb):
     return jvp
 
 
+def _same(g, s, x, y):
+    return g
+
+
+def _negated(g, s, x, y):
+    return -g
+
+
+_add_scalar = _scalar_op("add_scalar", _same, _same)
 add = _binary("add", np.add, lambda g, a, b, y: g, lambda g, a, b, y: g, _lin(1, 1),
-              methods=("add", "__add__"), rmethod="__radd__")
+              methods=("add", "__add__"), rmethod="__radd__",
+              scalar_right=_add_scalar, scalar_left=_add_scalar)
 subtract = _binary("subtract", np.subtract, lambda g, a, b, y: g, lambda g, a, b, y: -g,
-                   _lin(1, -1), methods=("subtract", "__sub__"), rmethod="__rsub__")
+                   _lin(1, -1), methods=("subtract", "__sub__"), rmethod="__rsub__",
+                   scalar_right=_scalar_op("subtract_scalar", _same, _same),
+                   scalar_left=_scalar_op("scalar_subtract", _negated, _negated))
 
 
 def _mul_jvp(ta, tb, a, b, y):
@@ -458,9 +513,15 @@ def _mul_jvp(ta, tb, a, b, y):
     return ta * b + a * tb
 
 
+def _times_scalar(g, s, x, y):
+    return g * s
+
+
+_multiply_scalar = _scalar_op("multiply_scalar", _times_scalar, _times_scalar)
 multiply = _binary("multiply", np.multiply,
                    lambda g, a, b, y: g * _conj(b), lambda g, a, b, y: g * _conj(a), _mul_jvp,
-                   methods=("multiply", "__mul__"), rmethod="__rmul__")
+                   methods=("multiply", "__mul__"), rmethod="__rmul__",
+                   scalar_right=_multiply_scalar, scalar_left=_multiply_scalar)
 
 
 def _div_jvp(ta, tb, a, b, y):
@@ -472,10 +533,25 @@ def _div_jvp(ta, tb, a, b, y):
     return (ta - y * tb) / b
 
 
+def _over_scalar(g, s, x, y):
+    return g / s
+
+
+def _scalar_over_vjp(g, s, x, y):
+    # y = s/x: x̄ = −ȳ·conj(y/x)
+    return -g * _conj(y / x)
+
+
+def _scalar_over_jvp(t, s, x, y):
+    return -(t * y) / x
+
+
 divide = _binary("divide", np.divide,
                  lambda g, a, b, y: g / _conj(b),
                  lambda g, a, b, y: -g * _conj(y / b), _div_jvp,
-                 methods=("divide", "__truediv__"), rmethod="__rtruediv__")
+                 methods=("divide", "__truediv__"), rmethod="__rtruediv__",
+                 scalar_right=_scalar_op("divide_scalar", _over_scalar, _over_scalar),
+                 scalar_left=_scalar_op("scalar_divide", _scalar_over_vjp, _scalar_over_jvp))
 
 
 def _pow_da(a, b, y):

@@ -174,6 +174,11 @@ def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
 
 def _np_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.sum`` / ``t.sum`` on tensors."""
+    if (axis is None and dtype is None and out is None and not keepdims and initial is None
+            and where is None and type(a) is Tensor and a._data.dtype.kind in "fc"):
+        # t.sum() of a float tensor, the loss of most programs: add.reduce skips
+        # ndarray.sum's Python wrapper, this skips sum()'s argument handling
+        return apply1(_sum_op, (a,), np.add.reduce(a._data, None), None)
     _numpy_extras("sum", out, initial, where)
     return sum(a, axis, dtype=dtype, keepdims=keepdims)
 

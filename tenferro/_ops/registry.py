@@ -39,7 +39,8 @@ NONDIFF: set[Any] = set()  # numpy ufuncs/functions whose result does not depend
 
 class Op:
     """A differentiable primitive: its name, rules and what it supports."""
-    __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc")
+    __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc",
+                 "kernel")
 
     def __init__(self, name: str, vjp: Callable[..., Any] | None,
                  jvp: Callable[..., Any] | None, *, nondiff: Iterable[int] = (),
@@ -53,6 +54,9 @@ class Op:
         self.batched = batched              # leading batch dims broadcast
         self.second_order = second_order    # rules are written in differentiable ops
         self.doc = doc
+        # code of a compiled pullback for the plain backward (tape.pyx's VJP_KERNELS), 0
+        # for none; it must compute exactly what ``vjp`` computes (set by _engine)
+        self.kernel = 0
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"

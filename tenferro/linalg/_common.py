@@ -8,6 +8,7 @@ import operator
 import numpy as np
 
 from .._errors import LinAlgError, ShapeError
+from .._kernels._batch import batch_index  # re-exported: the linalg ops name stacks with it
 from .._ops._util import float_tensor
 
 __all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of",
@@ -35,13 +36,6 @@ def check_finite_or_raise(d, name):
         raise LinAlgError(f"{name}: the input has a non-finite entry (NaN or Inf) at index "
                           f"{tuple(int(i) for i in bad)}; clean the input, or pass "
                           "check_finite=False to let LAPACK see it")
-
-
-def batch_index(flat_index, batch_shape):
-    """The batch position (a tuple) of the ``flat_index``-th matrix of a stack."""
-    if not batch_shape:
-        return ()
-    return tuple(int(i) for i in np.unravel_index(flat_index, batch_shape))
 
 
 def mH(x):

@@ -6,7 +6,7 @@ ndarrays of the input's dtype (``eig``: the matching complex dtype); a failing m
 raises tenferro's LinAlgError naming its batch index. The functions are the compiled
 drivers of ``tenferro/_kernels/lapack.pyx``: one Cython loop over the batch with the GIL
 released, calling ``scipy.linalg.cython_lapack`` directly. ``TENFERRO_PURE_PYTHON=1``
-swaps in their NumPy/SciPy twins from ``tenferro/_kernels/_reference.py``.
+swaps in their NumPy/SciPy twins from ``tenferro/_kernels/lapack_twin.py``.
 
   svd(a, full_matrices=False, compute_uv=True) -> (u, s, vt), or s
       gesdd, falling back to gesvd for a matrix where it does not converge.
@@ -45,14 +45,13 @@ swaps in their NumPy/SciPy twins from ``tenferro/_kernels/_reference.py``.
 svd, eigh, eig, gelsd and lstsq_qr reject a matrix with a NaN or Inf entry (LinAlgError
 naming it) rather than let LAPACK iterate on it; the direct factorizations propagate NaN.
 """
-import os
+from .._kernels import load as load_kernel
 
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import (eig, eigh, gelsd, getrf, getrs, lstsq_qr, lu,
-                                       pinv_qr, potrf, qr, svd, trtrs)
-else:
-    from .._kernels.lapack import (eig, eigh, gelsd, getrf, getrs, lstsq_qr, lu,
-                                   pinv_qr, potrf, qr, svd, trtrs)
+_kernel = load_kernel("lapack")
+(eig, eigh, gelsd, getrf, getrs, lstsq_qr, lu, pinv_qr, potrf, qr, svd,
+ trtrs) = (_kernel.eig, _kernel.eigh, _kernel.gelsd, _kernel.getrf, _kernel.getrs,
+          _kernel.lstsq_qr, _kernel.lu, _kernel.pinv_qr, _kernel.potrf, _kernel.qr,
+          _kernel.svd, _kernel.trtrs)
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs", "gelsd",
            "lstsq_qr", "pinv_qr"]

@@ -18,10 +18,10 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-import os
 
 import numpy as np
 
+from .._kernels import load as load_kernel
 from .._engine import apply1
 from .._errors import LinAlgError
 from .._ops.registry import defop, register
@@ -31,10 +31,7 @@ from . import _lapack
 from ._common import batch_index, matrix_input
 from .triangular import halved, mH, trsolve
 
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import cholesky_backprop as _backprop_kernel
-else:
-    from .._kernels.triangular import cholesky_backprop as _backprop_kernel
+_backprop_kernel = load_kernel("triangular").cholesky_backprop
 
 __all__ = ["cholesky", "cholesky_ad"]
 

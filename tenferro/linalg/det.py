@@ -50,11 +50,11 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-import os
 from collections import namedtuple
 
 import numpy as np
 
+from .._kernels import load as load_kernel
 from .._engine import apply, apply1
 from .._errors import LinAlgError
 from .._ops.reductions import _excl
@@ -67,10 +67,7 @@ from .solve import _lu_inverse
 
 # getrf with the determinant (or sign and log|det|) and the tiny-pivot test in one
 # compiled call: the forward's fixed cost (a dozen NumPy calls otherwise)
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import lu_det as _lu_det
-else:
-    from .._kernels.inverse import lu_det as _lu_det
+_lu_det = load_kernel("inverse").lu_det
 
 __all__ = ["det", "slogdet", "SlogdetResult", "det_ad", "slogdet_ad"]
 

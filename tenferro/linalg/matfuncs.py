@@ -10,14 +10,14 @@ Rules through the Fréchet derivative L(A, E) = ∫₀¹ e^{tA} E e^{(1−t)A} d
 L is evaluated by Al-Mohy & Higham (2009), "Computing the Fréchet derivative of the matrix
 exponential", Algorithm 6.4: the [m/m] Padé approximant of degree m ∈ {3, 5, 7, 9, 13}
 with s squarings, picked from ‖A‖₁ (Higham 2005, θ_m; not SciPy's sharper η, which does
-not bound the derivative's terms: _kernels/_reference.py _expm_degree), differentiated
+not bound the derivative's terms: _kernels/expm_twin.py _expm_degree), differentiated
 alongside. The Padé data of A (its even powers, the W/Z pieces, (V − U)⁻¹ and the
 squaring sequence) does not depend on E, so when a derivative is needed the primal
 computes exp(A) with this same algorithm and keeps that data; the pullback then costs
 only the derivative part (about two matrix products per product of the primal; no
 product of the primal is recomputed). Both halves are one compiled
 call each over the whole stack (tenferro/_kernels/expm.pyx, expm_pade / expm_frechet:
-?gemm, ?getrf + ?getri, the GIL released; the NumPy twins are in _kernels/_reference.py),
+?gemm, ?getrf + ?getri, the GIL released; the NumPy twins are in _kernels/expm_twin.py),
 each matrix with its own (m, s). Without a derivative the primal is scipy.linalg.expm (a
 Python wrapper around SciPy's compiled Padé code; LAPACK has no expm driver).
 float32/complex64 run in double precision, since the θ_m are for double.
@@ -53,11 +53,11 @@ from numpy.typing import ArrayLike
 
 import math
 import operator
-import os
 
 import numpy as np
 import scipy.linalg as _sla
 
+from .._kernels import load as load_kernel
 from .._engine import apply1
 from .._errors import ShapeError
 from .._ops import elementwise, reductions
@@ -70,10 +70,8 @@ from ..builders import builder
 from . import _lapack
 from ._common import check_finite_or_raise, matrix_input, mH
 
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import expm_frechet, expm_pade
-else:
-    from .._kernels.expm import expm_frechet, expm_pade
+expm_frechet = load_kernel("expm").expm_frechet
+expm_pade = load_kernel("expm").expm_pade
 
 __all__ = ["matrix_exp", "expm", "norm", "vector_norm", "matrix_norm",
            "matrix_exp_ad", "expm_ad", "norm_ad", "vector_norm_ad", "matrix_norm_ad"]

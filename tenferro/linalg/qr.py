@@ -17,11 +17,11 @@ Q̇₂ = −Q₁(Q̇₁ᴴQ₂) (the one keeping Q unitary with Q₂ᴴQ̇₂ = 
 smooth choice but not necessarily of the one LAPACK makes.
 """
 import math
-import os
 from collections import namedtuple
 
 import numpy as np
 
+from .._kernels import load as load_kernel
 from .._engine import apply
 from .._errors import LinAlgError, UnsupportedADError
 from .._state import STATE
@@ -33,10 +33,7 @@ from . import _lapack
 from ._common import field_aliases, matrix_input
 from .triangular import check_nonsingular, eps_of, halved, mH, trsolve
 
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import qr_backprop as _backprop_kernel
-else:
-    from .._kernels.triangular import qr_backprop as _backprop_kernel
+_backprop_kernel = load_kernel("triangular").qr_backprop
 
 __all__ = ["qr", "QRResult", "qr_ad"]
 

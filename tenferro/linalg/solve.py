@@ -16,10 +16,10 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-import os
 
 import numpy as np
 
+from .._kernels import load as load_kernel
 from .._engine import apply1
 from .._errors import LinAlgError, ShapeError
 from .._ops._util import broadcast_shape, float_tensor, unbroadcast
@@ -32,10 +32,7 @@ from ._common import batch_index, check_finite_or_raise, matrix_input, mH
 __all__ = ["solve", "inv", "solve_ad", "inv_ad"]
 
 # scale·op(A)⁻¹ from getrf's factors (inv here, the det/slogdet pullbacks in det.py)
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import lu_inverse as _lu_inverse
-else:
-    from .._kernels.inverse import lu_inverse as _lu_inverse
+_lu_inverse = load_kernel("inverse").lu_inverse
 
 
 # ---- LU helpers (ndarrays) ---------------------------------------------------------------

@@ -34,11 +34,11 @@ a higher derivative differentiates that node, or directly under forward tangents
 eigh.py and qr.py record their pullbacks the same way.
 """
 import math
-import os
 from collections import namedtuple
 
 import numpy as np
 
+from .._kernels import load as load_kernel
 from .._engine import apply
 from .._errors import GaugeError, UnsupportedADError
 from .._ops.registry import defop, register
@@ -48,10 +48,7 @@ from ..builders import builder
 from . import _lapack
 from ._common import batch_index, field_aliases, mH, matrix_input
 
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels import _reference as _kernel
-else:
-    from .._kernels import spectral as _kernel
+_kernel = load_kernel("spectral")
 
 __all__ = ["SVDResult", "svd", "svdvals", "svd_ad", "svdvals_ad"]
 

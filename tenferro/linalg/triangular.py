@@ -24,10 +24,10 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 import functools
-import os
 
 import numpy as np
 
+from .._kernels import load as load_kernel
 from .._engine import apply1
 from .._errors import LinAlgError, ShapeError
 from .._tensor import Tensor
@@ -37,12 +37,8 @@ from .._ops.registry import defop, register
 from ..builders import builder
 from ._common import check_finite_or_raise, matrix_input
 
-if os.environ.get("TENFERRO_PURE_PYTHON"):
-    from .._kernels._reference import solve_triangular_backprop as _backprop_kernel
-    from .._kernels._reference import trsm as _trsm
-else:
-    from .._kernels.triangular import solve_triangular_backprop as _backprop_kernel
-    from .._kernels.triangular import trsm as _trsm
+_backprop_kernel = load_kernel("triangular").solve_triangular_backprop
+_trsm = load_kernel("triangular").trsm
 
 __all__ = ["solve_triangular", "solve_triangular_ad"]
 

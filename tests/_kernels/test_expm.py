@@ -1,12 +1,12 @@
 """The matrix exponential kernels (tenferro/_kernels/expm.pyx: expm_pade, expm_frechet)
-against their NumPy twins (_reference.expm_pade / expm_frechet) and SciPy: every Padé
+against their NumPy twins (expm_twin.expm_pade / expm_frechet) and SciPy: every Padé
 degree, scaling s > 0, stacks mixing (m, s), strided and broadcast inputs, the adjoint
 flag, every input dtype, non-finite and 0-size inputs."""
 import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from tenferro._kernels import _reference as ref
+from tenferro._kernels import expm_twin as ref
 from tenferro._kernels import expm as kern
 from tenferro.testing import random_array
 

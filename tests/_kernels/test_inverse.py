@@ -1,10 +1,10 @@
 """The LU inverse kernel (tenferro/_kernels/inverse.pyx) against its NumPy twin
-(_reference.lu_inverse) and numpy.linalg.inv, and its accuracy on ill-conditioned
+(inverse_twin.lu_inverse) and numpy.linalg.inv, and its accuracy on ill-conditioned
 matrices against the getrs-on-identity inverse it replaces."""
 import numpy as np
 import pytest
 
-from tenferro._kernels import _reference as ref
+from tenferro._kernels import inverse_twin as ref
 from tenferro._kernels import inverse as kern
 from tenferro._kernels import lapack
 from tenferro.testing import random_array
@@ -182,6 +182,15 @@ def test_pivot_parity_and_tiny_pivots_equal_twins(dtype):
     assert np.array_equal(1 - 2 * kern.pivot_parity(piv), np.round(np.linalg.det(p)))
 
 
+@pytest.fixture
+def lapack_getrf():
+    """getrf through LAPACK also for small matrices (the twin's getrf is SciPy's)."""
+    old = lapack._set_small(0), kern._set_small(0)
+    yield
+    lapack._set_small(old[0])
+    kern._set_small(old[1])
+
+
 def same_bits(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape and got.dtype == want.dtype
@@ -191,10 +200,12 @@ def same_bits(got, want):
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")   # the twin's prod
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_lu_det_equals_twin_bitwise(dtype):
+def test_lu_det_equals_twin_bitwise(dtype, lapack_getrf):
     """lu_det = getrf + det.py's NumPy formulas, to the last bit: lu/piv as getrf's, det
     as prod, sign and logabsdet as NumPy's |u_ii|, division, log and pairwise sum (n up to
-    300 covers the pairwise sum's blocks of 128), the tiny-pivot test as tiny_pivots."""
+    300 covers the pairwise sum's blocks of 128), the tiny-pivot test as tiny_pivots.
+    On LAPACK's getrf (the twin's); the small matrices' plain-loop getrf is checked in
+    test_small.py."""
     rng = np.random.default_rng(7)
     for batch, n in [((), 1), ((), 2), ((), 9), ((), 16), ((), 300), ((3,), 5), ((2, 2), 8),
                      ((2,), 130), ((0,), 3), ((2,), 0), ((), 0)]:

@@ -1,12 +1,12 @@
 """The fused F-matrix kernels of _kernels/spectral.pyx agree with their NumPy twins in
-_kernels/_reference.py ("spectral twins"), for all four dtypes, every mode, missing
+_kernels/spectral_twin.py ("spectral twins"), for all four dtypes, every mode, missing
 cotangents, stacks, k = 0, and degenerate spectra with ε = 0 (0, never NaN)."""
 import itertools
 
 import numpy as np
 import pytest
 
-from tenferro._kernels import _reference as twin
+from tenferro._kernels import spectral_twin as twin
 from tenferro._kernels import spectral as kernel
 from tenferro.testing import random_array
 

@@ -1,4 +1,4 @@
-"""The compiled tape (tape.pyx) and its pure-Python twin (_reference.py) agree."""
+"""The compiled tape (tape.pyx) and its pure-Python twin (tape_twin.py) agree."""
 import json
 import os
 import subprocess
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro import _engine, autograd
-from tenferro._kernels import _reference
+from tenferro import _engine, _kernels, autograd
+from tenferro._kernels import tape_twin
 
 UNARY = ["exp", "sin", "tanh", "negative", "conj"]
 BINARY = ["add", "subtract", "multiply"]
@@ -41,25 +41,33 @@ def random_graph_gradients(seed, n_ops=40):
 
 
 @pytest.fixture
-def reference_tape(monkeypatch):
-    monkeypatch.setattr(_engine, "Node", _reference.Node)
-    monkeypatch.setattr(autograd, "run_backward", _reference.run_backward)
-    monkeypatch.setattr(autograd, "grad_plain", _reference.grad_plain)
-    monkeypatch.setattr(autograd, "backward_plain", _reference.backward_plain)
+def reference_tape(use_tape):
+    use_tape(tape_twin)
 
 
-def test_compiled_tape_is_in_use():
-    assert _engine.Node is not _reference.Node
+@pytest.fixture
+def compiled_tape(use_tape):
+    """The compiled tape, also when TENFERRO_PURE_PYTHON=1 made the twin the default."""
+    from tenferro._kernels import tape
+    use_tape(tape)
+
+
+TAPES = {"compiled": "compiled_tape", "twin": "reference_tape"}
+
+
+def test_the_switch_picks_the_tape():
+    if _kernels.PURE_PYTHON:
+        assert _engine.Node is tape_twin.Node
+        return
+    assert _engine.Node is not tape_twin.Node
     assert type(_engine.run_backward).__name__ in ("builtin_function_or_method", "cython_function_or_method")
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_twin_agrees_in_process(seed, monkeypatch):
+def test_twin_agrees_in_process(seed, use_tape, request):
+    request.getfixturevalue("compiled_tape")
     compiled = random_graph_gradients(seed)
-    monkeypatch.setattr(_engine, "Node", _reference.Node)
-    monkeypatch.setattr(autograd, "run_backward", _reference.run_backward)
-    monkeypatch.setattr(autograd, "grad_plain", _reference.grad_plain)
-    monkeypatch.setattr(autograd, "backward_plain", _reference.backward_plain)
+    use_tape(tape_twin)
     twin = random_graph_gradients(seed)
     assert compiled == twin           # same algorithm, same order of additions: bit-identical
     assert any(r is None for r in compiled) is any(r is None for r in twin)
@@ -68,7 +76,7 @@ def test_twin_agrees_in_process(seed, monkeypatch):
 def test_twin_freed_graph_error(reference_tape):
     x = tf.tensor([1.0], requires_grad=True)
     out = x.exp().sum()
-    assert type(out._node) is _reference.Node
+    assert type(out._node) is tape_twin.Node
     out.backward()
     with pytest.raises(tf.GraphFreedError, match="retain_graph"):
         out.backward()
@@ -77,7 +85,7 @@ def test_twin_freed_graph_error(reference_tape):
 def test_pure_python_mode_end_to_end(tmp_path):
     """TENFERRO_PURE_PYTHON=1 runs the whole engine on the twin, with the same results."""
     code = ("import json, sys; sys.path.insert(0, %r); import test_tape as t; "
-            "import tenferro._engine as e; from tenferro._kernels import _reference as r; "
+            "import tenferro._engine as e; from tenferro._kernels import tape_twin as r; "
             "assert e.Node is r.Node; print(json.dumps(t.random_graph_gradients(3)))"
             % os.path.dirname(__file__))
     env = dict(os.environ, TENFERRO_PURE_PYTHON="1")
@@ -150,9 +158,8 @@ def _as_lists(gs):
 def test_grad_plain_equals_general_path(call, impl, request):
     from tenferro._kernels import tape
     from tenferro._state import STATE
-    if impl == "twin":
-        request.getfixturevalue("reference_tape")      # graphs of the twin's Nodes
-    plain = tape.grad_plain if impl == "compiled" else _reference.grad_plain
+    request.getfixturevalue(TAPES[impl])               # graphs of that tape's Nodes
+    plain = tape.grad_plain if impl == "compiled" else tape_twin.grad_plain
     outs, ins, seeds = call()
     got = plain(outs, ins, seeds, tf.Tensor, STATE, autograd._ONES, tf.GraphFreedError)
     assert got is not None                            # the fast path took the call
@@ -179,9 +186,8 @@ def test_grad_plain_declines_without_side_effects(impl, request):
     validates (and raises) or converts exactly as before."""
     from tenferro._kernels import tape
     from tenferro._state import STATE
-    if impl == "twin":
-        request.getfixturevalue("reference_tape")
-    plain = tape.grad_plain if impl == "compiled" else _reference.grad_plain
+    request.getfixturevalue(TAPES[impl])
+    plain = tape.grad_plain if impl == "compiled" else tape_twin.grad_plain
     x, w, c, h, s, t = _graph()
     z = (x * (1 + 2j)).sum()                              # a complex 0-d output
     declined = [
@@ -229,9 +235,8 @@ def test_grad_plain_restores_grad_mode_and_frees_the_graph():
 def test_backward_plain_equals_general_path(call, impl, request):
     from tenferro._kernels import tape
     from tenferro._state import STATE
-    plain = tape.backward_plain if impl == "compiled" else _reference.backward_plain
-    if impl == "twin":
-        request.getfixturevalue("reference_tape")
+    plain = tape.backward_plain if impl == "compiled" else tape_twin.backward_plain
+    request.getfixturevalue(TAPES[impl])
 
     def leaves_after(run):
         outs, ins, seeds = call()
@@ -255,9 +260,8 @@ def test_backward_plain_equals_general_path(call, impl, request):
 def test_backward_plain_declines_without_side_effects(impl, request):
     from tenferro._kernels import tape
     from tenferro._state import STATE
-    plain = tape.backward_plain if impl == "compiled" else _reference.backward_plain
-    if impl == "twin":
-        request.getfixturevalue("reference_tape")
+    plain = tape.backward_plain if impl == "compiled" else tape_twin.backward_plain
+    request.getfixturevalue(TAPES[impl])
     x, w, c, h, s, t = _graph()
     for outs, seeds in [(s, tf.tensor(np.array(2, np.float32))), (h, None), (c, None),
                         (s, [np.ones(2)]), (s.numpy(), None)]:
@@ -291,8 +295,7 @@ def _view_op(make):
 @pytest.mark.parametrize("entry", ["grad", "backward", "grad_general"])
 def test_gradient_views_are_copied_only_when_shared(impl, entry, request):
     import weakref
-    if impl == "twin":
-        request.getfixturevalue("reference_tape")
+    request.getfixturevalue(TAPES[impl])
     refs = []
 
     def private_view(ctx, g):              # a view of a fresh array nothing else holds

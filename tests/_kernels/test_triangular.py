@@ -1,5 +1,5 @@
 """The recursive triangular solve and the qr / cholesky backprop kernels of
-tenferro/_kernels/triangular.pyx against their NumPy twins in _reference.py (and, for
+tenferro/_kernels/triangular.pyx against their NumPy twins in triangular_twin.py (and, for
 the backprops, against the recorded-op formulas of the linalg modules)."""
 import itertools
 import sys
@@ -9,7 +9,7 @@ import pytest
 
 import tenferro as tf
 from tenferro._errors import LinAlgError
-from tenferro._kernels import _reference as ref
+from tenferro._kernels import triangular_twin as ref
 from tenferro._kernels import triangular as kern
 from tenferro.testing import random_array, random_spd
 

@@ -1,5 +1,5 @@
 """The fused solve_triangular backprop kernel (tenferro/_kernels/triangular.pyx) against
-its NumPy twin (_reference.solve_triangular_backprop) and the recorded-op formulas, and
+its NumPy twin (triangular_twin.solve_triangular_backprop) and the recorded-op formulas, and
 the full solve_triangular gradients that now run on it."""
 import itertools
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro._kernels import _reference as ref
+from tenferro._kernels import triangular_twin as ref
 from tenferro._kernels import triangular as kern
 from tenferro.linalg import triangular as tl
 from tenferro.testing import check_grads, random_array

@@ -125,8 +125,9 @@ def node_counter(monkeypatch):
         made.append(args[0])
         return real_node(*args)
 
-    monkeypatch.setattr(engine, "Node", counting)
-    return made
+    engine._tape.set_node_type(counting)      # what apply1/apply record nodes with
+    yield made
+    engine._tape.set_node_type(None)
 
 
 # ---- unary ------------------------------------------------------------------------------

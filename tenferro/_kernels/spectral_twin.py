@@ -1,0 +1,82 @@
+"""NumPy twin of ``spectral.pyx`` (the SVD and eigh pullback cores, same names,
+signatures and results; the formulas are in spectral.pyx's docstring).
+
+``tests/_kernels/test_spectral.py`` checks that both agree.
+"""
+
+import numpy as np
+
+
+def _spectral_gap_inverse(d, e2):
+    """F = d/(d² + ε²), 0 where the denominator is 0 (d = 0 and ε = 0)."""
+    den = d * d + e2
+    return np.divide(d, den, out=np.zeros_like(den), where=den != 0)
+
+
+def svd_core(X, Y, s, sbar, eps, rel, mode, out, sinv):
+    """Fill ``out`` (B, k, k) and ``sinv`` (B, k) with the SVD pullback core;
+    ε_b = eps + rel·s_max²."""
+    smax = s[:, 0].astype(np.float64) if s.shape[1] else np.zeros(s.shape[0])
+    e = eps + rel * smax * smax
+    eps2 = e * e
+    e2 = eps2[:, None]
+    s2 = s * s
+    den = s2 * s2 + e2
+    sinv[...] = np.divide(s2 * s, den, out=np.zeros_like(den), where=den != 0)
+    # the two poles of 1/(s_j² − s_i²), see spectral.pyx: σF ≈ 1/(s_j − s_i) (broadened)
+    # and G ≈ 1/(s_j + s_i) (exact unless s_i + s_j ~ 0)
+    sig = (s[:, None, :] + s[:, :, None]).astype(np.float64)
+    F = sig * _spectral_gap_inverse(s2[:, None, :] - s2[:, :, None], eps2[:, None, None])
+    sig2 = sig * sig
+    gden = sig2 * sig2 + eps2[:, None, None]
+    G = np.divide(sig2 * sig, gden, out=np.zeros_like(gden), where=gden != 0)
+    k = s.shape[1]
+    G[:, np.arange(k), np.arange(k)] = 0
+    P = np.zeros(out.shape, out.dtype) if X is None else X - X.conj().transpose(0, 2, 1)
+    Q = np.zeros(out.shape, out.dtype) if Y is None else Y - Y.conj().transpose(0, 2, 1)
+    core = (0.5 * (F * (P + Q) + G * (P - Q))).astype(out.dtype)
+    diag = np.zeros(s.shape, out.dtype) if sbar is None else sbar.astype(out.dtype)
+    if X is not None:
+        xd = np.diagonal(X, 0, 1, 2)
+        if out.dtype.kind == "c":
+            diag = diag + 1j * xd.imag * sinv
+        if mode == 1:
+            core -= X * sinv[:, None, :]
+            diag = diag - xd * sinv
+    if Y is not None and mode == 2:
+        core -= Y.conj().transpose(0, 2, 1) * sinv[:, :, None]
+        diag = diag - np.diagonal(Y, 0, 1, 2).conj() * sinv
+    k = s.shape[1]
+    core[:, np.arange(k), np.arange(k)] = diag
+    out[...] = core
+
+
+def eigh_core(X, w, wbar, eps, rel, out):
+    """Fill ``out`` (B, k, k) with the eigh pullback core; ε_b = eps + rel·max|λ|."""
+    k = w.shape[1]
+    scale = (np.maximum(np.abs(w[:, 0]), np.abs(w[:, -1])).astype(np.float64) if k
+             else np.zeros(w.shape[0]))
+    e = eps + rel * scale
+    F = _spectral_gap_inverse(w[:, None, :] - w[:, :, None], (e * e)[:, None, None])
+    core = 0.5 * F * (X - X.conj().transpose(0, 2, 1))
+    core[:, np.arange(k), np.arange(k)] = 0 if wbar is None else wbar
+    out[...] = core
+
+
+def phase_check(X, Y, GU, GV):
+    """(worst, flat): the largest |Im(X_ii + Y_ii)| / (‖GU[b, :, i]‖ + ‖GV[b, i, :]‖)."""
+    num = 0
+    den = 0
+    if X is not None:
+        num = np.diagonal(X, 0, 1, 2).imag.astype(np.float64)
+        den = np.sqrt(np.sum(np.abs(GU.astype(np.complex128)) ** 2, axis=1))
+    if Y is not None:
+        num = num + np.diagonal(Y, 0, 1, 2).imag
+        den = den + np.sqrt(np.sum(np.abs(GV.astype(np.complex128)) ** 2, axis=2))
+    num = np.abs(num)
+    if num.size == 0:
+        return 0.0, 0
+    ratio = np.where(num == 0, 0.0, num / np.where(den > 0, den, 1.0))
+    ratio = np.where((num != 0) & (den == 0), 1e300, ratio)
+    flat = int(np.argmax(ratio))
+    return float(ratio.reshape(-1)[flat]), flat

@@ -1,0 +1,467 @@
+"""Pure-Python twin of ``tape.pyx`` (the graph's ``Node`` and the backward pass).
+
+``Node`` and ``run_backward`` mirror ``tape.pyx`` line for line (read that file's
+docstring for the algorithm). ``tenferro._kernels.load("tape")`` returns this module
+instead of the compiled one when ``TENFERRO_PURE_PYTHON=1``; ``tests/_kernels/test_tape.py``
+checks that both give the same results.
+"""
+
+from sys import getrefcount
+
+from numpy import asarray, generic, ndarray
+
+
+# creation numbers and in-place versions share one counter (see tape.pyx)
+_counter = [0, 0]          # [counter, number of the last in-place change]
+_inplace_error = [RuntimeError]
+_sparse_type = [None]      # tenferro._sparse.SparseCotangent (set by _engine)
+
+
+def new_version():
+    _counter[0] += 1
+    _counter[1] = _counter[0]
+    return _counter[0]
+
+
+def set_inplace_error(cls):
+    _inplace_error[0] = cls
+
+
+def set_sparse_type(cls):
+    _sparse_type[0] = cls
+
+
+def _check_versions(node):
+    for i, x in enumerate(node.inputs):
+        if x._version > node.seq:
+            raise _inplace_error[0](
+                f"backward through {node.op.name!r} needs its input {i} (shape {x.shape}, "
+                f"{x.dtype}) as it was when {node.op.name!r} ran, but that tensor was "
+                f"modified in place afterwards (t[...] = v, t += u, ...; now at version "
+                f"{x._version}, the op saw version {node.seq} or older); change a copy "
+                f"instead (u = tf.asarray(t, copy=True); u[...] = v), or change t before "
+                f"using it, or use the functional spelling t.at[...].set(v)")
+
+
+class Node:
+    """One recorded op application, or a leaf (``op is None``)."""
+    __slots__ = ("op", "ctx", "inputs", "out_data", "out_tangents", "leaf", "n_out",
+                 "freed", "seq", "pending", "mark", "needed")
+
+    def __init__(self, op, ctx, inputs, out_data, leaf=None):
+        self.op = op
+        self.ctx = ctx
+        self.inputs = inputs
+        self.out_data = out_data
+        self.out_tangents = None
+        self.leaf = leaf
+        self.n_out = len(out_data) if out_data is not None else 1
+        self.freed = False
+        _counter[0] += 1
+        self.seq = _counter[0]
+        self.pending = None
+        self.mark = 0
+        self.needed = False
+
+    @property
+    def is_leaf(self):
+        return self.op is None
+
+    def __repr__(self):
+        if self.op is None:
+            return "<Node leaf>"
+        return f"<Node {self.op.name}{' (freed)' if self.freed else ''}>"
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if type(a) is _sparse_type[0]:
+        return a.add(b)
+    if type(b) is _sparse_type[0]:
+        return b.add(a)
+    return a + b
+
+
+def _check_cast(c, x, node, i):
+    """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    if type(c) is _sparse_type[0]:   # carries x's dtype; cast when densified
+        if c.shape != x.shape:
+            raise RuntimeError(
+                f"internal error: the pullback of {node.op.name!r} returned a sparse "
+                f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; please "
+                f"report this")
+        return c
+    if type(c) is not ndarray:   # NumPy arithmetic on 0-d arrays returns scalars
+        c = asarray(c)
+    if c.dtype != x.dtype:
+        if c.dtype.kind == "c" and x.dtype.kind != "c":
+            c = c.real
+        c = c.astype(x.dtype)
+    if c.shape != x.shape:
+        raise RuntimeError(
+            f"internal error: the pullback of {node.op.name!r} returned a cotangent of shape "
+            f"{c.shape} for input {i} of shape {x.shape}; please report this")
+    return c
+
+
+def _discover(roots, targets, all_leaves, freed_error):
+    """Post-order DFS from the roots; marks which nodes lead to a target."""
+    order = []
+    for root in roots:
+        if root.mark != 0:
+            continue
+        root.mark = 1
+        nstack, pstack = [root], [0]
+        while nstack:
+            node = nstack[-1]
+            if node.freed:
+                raise freed_error(
+                    f"backward reached {node!r}, whose saved values were freed by an earlier "
+                    "backward pass; pass retain_graph=True to the first backward/grad call "
+                    "if you need to differentiate through the graph twice")
+            if node.seq < _counter[1]:
+                _check_versions(node)
+            pos = pstack[-1]
+            advanced = False
+            while pos < len(node.inputs):
+                parent = node.inputs[pos]._node
+                pos += 1
+                if parent is not None and parent.mark == 0:
+                    parent.mark = 1
+                    pstack[-1] = pos
+                    nstack.append(parent)
+                    pstack.append(0)
+                    advanced = True
+                    break
+            if advanced:
+                continue
+            nstack.pop()
+            pstack.pop()
+            node.mark = 2
+            if all_leaves:
+                need = True
+            else:
+                need = node in targets or any(
+                    x._node is not None and x._node.needed for x in node.inputs)
+            node.needed = need
+            order.append(node)
+    return order
+
+
+def run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule, freed_error):
+    """Propagate ``seeds`` from ``roots`` back through the graph (see tape.pyx)."""
+    all_leaves = targets is None
+    target_map = {}
+    results = None
+    leaf_results = []
+    order = []
+    processed = []
+    if not all_leaves:
+        results = [None] * len(targets)
+        for k, (node, i) in enumerate(targets):
+            target_map.setdefault(node, []).append((i, k))
+    root_nodes = [node for node, _ in roots]
+    try:
+        order = _discover(root_nodes, target_map, all_leaves, freed_error)
+        for (node, i), seed in zip(roots, seeds):
+            if node.pending is None:
+                node.pending = [None] * node.n_out
+            node.pending[i] = _add(node.pending[i], seed)
+        for node in reversed(order):
+            if not node.needed or node.pending is None:
+                continue
+            gs = node.pending
+            for i, g in enumerate(gs):
+                if type(g) is _sparse_type[0]:
+                    gs[i] = g.densify()
+            if not all_leaves and node in target_map:
+                for i, slot in target_map[node]:
+                    results[slot] = gs[i]
+            if node.op is None:
+                if all_leaves and gs[0] is not None:
+                    leaf_results.append((node, gs[0]))
+                continue
+            inputs = node.inputs
+            needs = [x._node is not None and x._node.needed for x in inputs]
+            if not any(needs):
+                continue
+            processed.append(node)
+            if all(g is None for g in gs):
+                continue
+            if create_graph:
+                cots = graph_rule(node, tuple(gs), tuple(needs))
+            else:
+                cots = node.op.vjp(node.ctx, tuple(needs), tuple(gs),
+                                   tuple(x._data for x in inputs), node.out_data)
+                cots = tuple(None if (c is None or not needs[i])
+                             else _check_cast(c, inputs[i]._data, node, i)
+                             for i, c in enumerate(cots))
+            for i, (x, c) in enumerate(zip(inputs, cots)):
+                if c is None or not needs[i]:
+                    continue
+                parent = x._node
+                if parent.pending is None:
+                    parent.pending = [None] * parent.n_out
+                parent.pending[x._index] = _add(parent.pending[x._index], c)
+            node.pending = None
+        if not retain_graph:
+            for node in processed:
+                node.freed = True
+                node.inputs = ()
+                node.out_data = None
+                node.out_tangents = None
+                node.ctx = None
+    finally:
+        for node in order:
+            node.mark = 0
+            node.needed = False
+            node.pending = None
+        for node in root_nodes:
+            node.mark = 0
+            node.pending = None
+    return leaf_results if all_leaves else results
+
+
+def _tensor_list(x, tensor_type):
+    if type(x) is tensor_type:
+        return [x]
+    if type(x) is list or type(x) is tuple:
+        return list(x) if all(type(t) is tensor_type for t in x) else None
+    return None
+
+
+def _plain_seeds(outs, grad_outputs, ones, tensor_type):
+    gos = None
+    if grad_outputs is not None:
+        if type(grad_outputs) is list or type(grad_outputs) is tuple:
+            gos = list(grad_outputs)
+        else:
+            gos = [grad_outputs]
+        if len(gos) != len(outs):
+            return None
+    roots, seeds = [], []
+    for k, o in enumerate(outs):
+        if o._node is None:
+            return None
+        d = o._data
+        g = None if gos is None else gos[k]
+        if g is None:
+            if d.ndim != 0 or d.dtype.kind != "f":
+                return None
+            g = ones.get(d.dtype)
+            if g is None:
+                return None
+        else:
+            if type(g) is tensor_type:
+                g = g._data
+            elif type(g) is float or isinstance(g, generic):
+                g = asarray(g)
+            if type(g) is not ndarray or g.dtype != d.dtype or g.shape != d.shape:
+                return None
+            g = g.view()
+            g.setflags(write=False)
+        roots.append((o._node, o._index))
+        seeds.append(g)
+    return roots, seeds
+
+
+def owned(g):
+    g = asarray(g)
+    if not g.flags.writeable:
+        return g.copy()
+    base = g.base
+    if base is None:
+        return g
+    # references to base: g's, this local and getrefcount's argument (tape.pyx: two)
+    if type(base) is ndarray and getrefcount(base) == 3 and base.base is None:
+        return g
+    return g.copy()
+
+
+def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_error):
+    """tf.grad's common call, or None when the general path must handle it (tape.pyx)."""
+    outs = _tensor_list(outputs, tensor_type)
+    ins = _tensor_list(inputs, tensor_type)
+    if outs is None or ins is None:
+        return None
+    rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
+    if rs is None:
+        return None
+    targets = [(x._node, x._index) for x in ins if x._node is not None]
+    saved = state.grad_enabled
+    state.grad_enabled = False
+    try:
+        res = run_backward(rs[0], rs[1], targets, False, False, None, freed_error)
+    finally:
+        state.grad_enabled = saved
+    out, it = [], iter(res)
+    for x in ins:
+        g = None if x._node is None else next(it)
+        out.append(None if g is None else tensor_type._wrap(owned(g)))
+    return out
+
+
+def backward_plain(outputs, grad_outputs, tensor_type, state, ones, freed_error):
+    """tf.backward's common call (True), or False for the general path (tape.pyx)."""
+    outs = _tensor_list(outputs, tensor_type)
+    if outs is None:
+        return False
+    rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
+    if rs is None:
+        return False
+    saved = state.grad_enabled
+    state.grad_enabled = False
+    try:
+        pairs = run_backward(rs[0], rs[1], None, False, False, None, freed_error)
+        for node, g in pairs:
+            t = node.leaf()
+            if t is None:
+                continue
+            g = tensor_type._wrap(owned(g))
+            t.grad = g if t.grad is None else t.grad + g
+    finally:
+        state.grad_enabled = saved
+    return True
+
+
+# Recording an op application: twins of tape.pyx's bind_engine/apply1/apply.
+_node_type = [None]     # None: this module's Node; else the class to record with
+
+
+def set_node_type(cls):
+    _node_type[0] = None if cls is Node else cls
+
+
+_engine = [None, None, None]   # [Tensor class, autograd STATE, _engine._forward]
+
+
+def bind_engine(tensor_type, state, forward):
+    """Tell apply1/apply the Tensor class, the autograd state and the forward-mode step."""
+    _engine[0], _engine[1], _engine[2] = tensor_type, state, forward
+
+
+def apply1(op, inputs, out, ctx=None):
+    """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
+    tensor_type, state, forward = _engine
+    if type(inputs) is not tuple:
+        inputs = tuple(inputs)
+    if type(out) is not ndarray:      # NumPy returns scalars for 0-d results
+        out = asarray(out)
+    node = None
+    if state.grad_enabled:
+        for x in inputs:
+            if x._node is not None:
+                node = (_node_type[0] or Node)(op, ctx, inputs, (out,))
+                break
+    t = tensor_type._wrap(out, node, 0)
+    if state.fw_level:
+        forward(op, ctx, inputs, (out,), (t,), node)
+    return t
+
+
+def apply(op, inputs, outs, ctx=None):
+    """Wrap the output arrays ``outs`` (a tuple) of ``op(*inputs)`` as Tensors."""
+    tensor_type, state, forward = _engine
+    if type(inputs) is not tuple:
+        inputs = tuple(inputs)
+    if type(outs) is not tuple:
+        outs = tuple(outs)
+    for o in outs:
+        if type(o) is not ndarray:    # NumPy returns scalars for 0-d results
+            outs = tuple([o if type(o) is ndarray else asarray(o) for o in outs])
+            break
+    node = None
+    if state.grad_enabled:
+        for x in inputs:
+            if x._node is not None:
+                node = (_node_type[0] or Node)(op, ctx, inputs, outs)
+                break
+    nondiff = op.nondiff
+    wrap = tensor_type._wrap
+    results = tuple([wrap(d, None if (node is None or i in nondiff) else node, i)
+                     for i, d in enumerate(outs)])
+    if state.fw_level:
+        forward(op, ctx, inputs, outs, results, node)
+    return results
+
+
+def _cast_like(t, dtype):
+    if t.dtype.kind == "c" and dtype.kind != "c":
+        t = t.real
+    return t.astype(dtype)
+
+
+def graph_rule(node, gs, needs):
+    """Run a pullback on Tensors so that its own ops are recorded (create_graph=True)."""
+    # plain loops and one-output fast paths: this runs once per node of every
+    # create_graph pass, and generator expressions cost ~1 µs each here
+    T = _engine[0]
+    wrap = T._wrap
+    op = node.op
+    xs = node.inputs
+    tangents = node.out_tangents
+    nondiff = op.nondiff
+    out_data = node.out_data
+    if len(out_data) == 1 and tangents is None:
+        ys = (wrap(out_data[0], None if 0 in nondiff else node, 0),)
+    else:
+        ys = []
+        i = 0
+        for d in out_data:
+            y = wrap(d, None if i in nondiff else node, i)
+            if tangents is not None and tangents[i] is not None:
+                y._fw = (_engine[1].fw_level, tangents[i])
+            ys.append(y)
+            i += 1
+        ys = tuple(ys)
+    for g in gs:
+        if g is not None and not isinstance(g, T):
+            gs = tuple([g if (g is None or isinstance(g, T)) else wrap(g) for g in gs])
+            break
+    cots = op.vjp(node.ctx, needs, gs, xs, ys)
+    out = []
+    i = 0
+    for c in cots:
+        if c is None or not needs[i]:
+            out.append(None)
+            i += 1
+            continue
+        x = xs[i]._data
+        if type(c) is _sparse_type[0]:   # densified by the tape, cast to x's dtype then
+            if c.shape != x.shape:
+                raise RuntimeError(
+                    f"internal error: the pullback of {op.name!r} returned a sparse "
+                    f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; "
+                    "please report this")
+            out.append(c)
+            i += 1
+            continue
+        if not isinstance(c, T):
+            c = wrap(asarray(c))
+        d = c._data
+        if d.dtype != x.dtype:
+            c = _cast_like(c, x.dtype)
+        if d.shape != x.shape:
+            raise RuntimeError(
+                f"internal error: the pullback of {op.name!r} returned a cotangent of "
+                f"shape {d.shape} for input {i} of shape {x.shape}; please report this")
+        out.append(c)
+        i += 1
+    return tuple(out)
+
+
+# ---- compiled pullbacks and in-place sums: the twin has neither ------------------------
+# tape.pyx's vjp_kernel makes the same NumPy calls as the ops' rules; the twin runs the
+# rules themselves (tests/_kernels/test_vjp_kernels.py compares the kernels with them),
+# and always sums cotangents out of place (the same values).
+
+VJP_KERNELS = {}
+
+
+def vjp_kernel(kernel, ctx, needs, g, xs, ys):
+    return None
+
+
+def in_place_adds():
+    return 0

@@ -1,0 +1,121 @@
+"""NumPy twin of ``triangular.pyx`` (trsm and the fused triangular-solve, QR and
+Cholesky pullbacks; same names, signatures and results).
+
+``tests/_kernels/test_triangular.py`` checks that both agree.
+"""
+
+import numpy as _np
+
+from .._errors import LinAlgError
+from .lapack_twin import _lapack_solve_operands, _lapack_where, trtrs
+
+
+def _tri_adjoint_solve(a, g, lower, trans, unit_diagonal, left):
+    """op(a)⁻ᴴ g (left) or g op(a)⁻ᴴ (right), with the trtrs twin above."""
+    cplx = a.dtype.kind == "c"
+    if not left:   # g M⁻ᴴ = (M⁻¹ gᴴ)ᴴ
+        gh = g.swapaxes(-1, -2).conj()
+        return trtrs(a, gh, lower, trans, unit_diagonal).swapaxes(-1, -2).conj()
+    if trans == 1 and cplx:   # M⁻ᴴ = conj(a)⁻¹: conj(a⁻¹ conj(g))
+        return trtrs(a, g.conj(), lower, 0, unit_diagonal).conj()
+    # M⁻ᴴ is a⁻ᴴ for trans 0, a⁻¹ for trans 2 (and for real trans 1)
+    return trtrs(a, g, lower, 2 if trans == 0 else 0, unit_diagonal)
+
+
+def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_a=True,
+                              need_b=True):
+    """Twin of triangular.solve_triangular_backprop (RULES.md "solve_triangular"):
+    G = M⁻ᴴX̄ (left) or X̄M⁻ᴴ (right), M = op(a); Ā = P(op⁻¹(−GXᴴ)) or P(op⁻¹(−XᴴG)),
+    P keeping the triangle the solve reads (strict for unit_diagonal)."""
+    dt = _np.result_type(a.dtype, x.dtype, gx.dtype)
+    a, x, gx = (_np.asarray(v).astype(dt, copy=False) for v in (a, x, gx))
+    batch = _np.broadcast_shapes(a.shape[:-2], x.shape[:-2], gx.shape[:-2])
+    n = a.shape[-1]
+    shape = batch + x.shape[-2:]
+    if a.size == 0 or x.size == 0:
+        g = _np.zeros(shape, dt)
+    else:
+        g = _tri_adjoint_solve(a, _np.broadcast_to(gx, shape), lower, trans,
+                               unit_diagonal, left)
+    ga = None
+    if need_a:
+        xh = x.swapaxes(-1, -2).conj()
+        mbar = -(g @ xh if left else xh @ g) if g.size else _np.zeros(batch + (n, n), dt)
+        mbar = _np.broadcast_to(mbar, batch + (n, n))
+        if trans == 1:
+            mbar = mbar.swapaxes(-1, -2)
+        elif trans == 2:
+            mbar = mbar.swapaxes(-1, -2).conj()
+        k = (-1 if lower else 1) if unit_diagonal else 0
+        ga = _np.tril(mbar, k) if lower else _np.triu(mbar, k)
+    return ga, (g if need_b else None)
+
+
+def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False):
+    """Twin of triangular.trsm: the triangle and op(a) made explicit, then
+    numpy.linalg.solve (x op(a) = b solved as op(a)ᵀxᵀ = bᵀ)."""
+    a, b, batch = _lapack_solve_operands(a, b)
+    shape = batch + b.shape[-2:]
+    if a.size == 0 or b.size == 0:
+        return _np.zeros(shape, a.dtype)
+    n = a.shape[-1]
+    t = _np.tril(a) if lower else _np.triu(a)
+    if unit_diagonal:
+        t = t.copy()
+        t[..., _np.arange(n), _np.arange(n)] = 1
+    elif check:
+        bad = (_np.diagonal(t, 0, -2, -1) == 0).any(axis=-1)
+        if bad.any():
+            k = int(_np.flatnonzero(_np.broadcast_to(bad, batch))[0])
+            raise LinAlgError(f"{_lapack_where(k, batch)} is singular: a diagonal entry "
+                              "of the triangular matrix is exactly zero")
+    if trans:
+        t = t.swapaxes(-1, -2)
+        if trans == 2:
+            t = t.conj()
+    t = _np.broadcast_to(t, batch + (n, n))
+    if left:
+        return _np.linalg.solve(t, _np.broadcast_to(b, shape))
+    bt = _np.broadcast_to(b, shape).swapaxes(-1, -2)
+    return _np.linalg.solve(t.swapaxes(-1, -2), bt).swapaxes(-1, -2)
+
+
+def qr_backprop(q, r, gq, gr, rtol=0.0):
+    """Twin of triangular.qr_backprop (RULES.md "qr", m >= n): M = R R̄ᴴ − Q̄ᴴQ,
+    Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ, copyltu(M) = tril(M) + tril₋(M)ᴴ with real diagonal."""
+    mag = _np.abs(_np.diagonal(r, 0, -2, -1))
+    if mag.size:
+        bad = ~(mag.min(axis=-1) > rtol * mag.max(axis=-1))
+        if bad.any():
+            k = int(_np.flatnonzero(bad)[0])
+            raise LinAlgError(f"{_lapack_where(k, r.shape[:-2])}: R is singular to working "
+                              "precision")
+    if gq is None and gr is None:
+        return _np.zeros(q.shape, q.dtype)
+    mm = 0
+    if gr is not None:
+        mm = r @ gr.swapaxes(-1, -2).conj()
+    if gq is not None:
+        mm = mm - gq.swapaxes(-1, -2).conj() @ q
+    low = _np.tril(mm, -1)
+    c = low + low.swapaxes(-1, -2).conj()
+    n = q.shape[-1]
+    c[..., _np.arange(n), _np.arange(n)] = _np.diagonal(mm, 0, -2, -1).real
+    b = q @ c if gq is None else gq + q @ c
+    if b.size == 0:
+        return b
+    # B R⁻ᴴ = (R⁻¹ Bᴴ)ᴴ
+    return trsm(r, b, False, 2, False, False)
+
+
+def cholesky_backprop(l, gl):
+    """Twin of triangular.cholesky_backprop (RULES.md "cholesky"): Ā = ½(S + Sᴴ),
+    S = L⁻ᴴ Φ(LᴴL̄) L⁻¹, Φ = tril with the diagonal halved."""
+    if l.size == 0:
+        return _np.zeros(_np.broadcast_shapes(l.shape, gl.shape), l.dtype)
+    p = _np.tril(l.swapaxes(-1, -2).conj() @ _np.tril(gl))
+    n = l.shape[-1]
+    p[..., _np.arange(n), _np.arange(n)] *= 0.5
+    s = trsm(l, p, True, 2, False, True)
+    s = trsm(l, s, True, 0, False, False)
+    return 0.5 * (s + s.swapaxes(-1, -2).conj())
