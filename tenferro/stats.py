@@ -28,9 +28,9 @@ Domain (the same places as scipy.stats):
 Discrete ``k`` is data: its derivative is 0 (as for ``tf.floor``). ``binom``'s ``n`` is an
 integer (non-integer n gives NaN, as in SciPy), but logpmf/pmf are differentiable in it
 through ``gammaln``'s continuation (digamma). The cdf family of gamma, beta, t, binom and
-nbinom needs the incomplete gamma/beta functions; where ``tf.special`` has no derivative
-in their shape argument, the method raises :class:`UnsupportedADError` naming the
-distribution's parameter, and only when that parameter carries a derivative.
+nbinom needs the incomplete gamma/beta functions, which ``tf.special`` differentiates in
+their shape arguments too (series and continued fractions differentiated term by term):
+these methods are differentiable in every parameter, to second order.
 
 Results keep the inputs' precision (float32 in, float32 out; Python numbers do not
 promote), where SciPy always returns float64; a result is a Tensor, also when 0-d.
