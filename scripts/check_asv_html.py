@@ -28,12 +28,12 @@ import html.parser
 import json
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 from pathlib import Path
+
+from check_docs import find_browser, render  # noqa: E402  (the docs check's Chromium)
 
 REPO = Path(__file__).resolve().parent.parent
 HTML = REPO / "asv_bench" / "tracked-html"
@@ -186,24 +186,6 @@ def check_graphs(html_dir, required, min_commits):
     print(f"  {len(required)} benchmarks' graphs checked ({len(index['revision_to_hash'])} "
           f"commits in index.json)")
     return problems
-
-
-def find_browser():
-    return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
-                 if shutil.which(b)), None)
-
-
-def render(browser, url, out_png=None, height=1000, budget_ms=15000):
-    """Chromium, headless, on ``url`` with JavaScript and ``budget_ms`` of virtual time:
-    the rendered DOM (or, with ``out_png``, a screenshot). file:// pages may read the
-    site's JSON files (asv fetches them with XHR)."""
-    with tempfile.TemporaryDirectory() as profile:
-        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-               "--allow-file-access-from-files", f"--user-data-dir={profile}",
-               f"--virtual-time-budget={budget_ms}", f"--window-size=1400,{height}",
-               f"--screenshot={out_png}" if out_png else "--dump-dom", url]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
-    return proc
 
 
 def screenshots(html_dir, graph, required):

@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 from pathlib import Path
@@ -141,9 +142,26 @@ def check_links():
     return problems
 
 
+def find_browser():
+    """A headless-capable Chromium on PATH, or None."""
+    return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(b)), None)
+
+
+def render(browser, url, out_png=None, height=1000, width=1400, budget_ms=15000):
+    """Chromium, headless, on ``url`` with JavaScript and ``budget_ms`` of virtual time:
+    the rendered DOM (or, with ``out_png``, a screenshot). file:// pages may read files
+    beside them (asv's site fetches its JSON with XHR; scripts/check_asv_html.py)."""
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+               "--allow-file-access-from-files", f"--user-data-dir={profile}",
+               f"--virtual-time-budget={budget_ms}", f"--window-size={width},{height}",
+               f"--screenshot={out_png}" if out_png else "--dump-dom", url]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+
+
 def screenshots():
-    browser = next((shutil.which(b) for b in ("chromium", "chromium-browser",
-                                              "google-chrome") if shutil.which(b)), None)
+    browser = find_browser()
     if browser is None:
         print("  no chromium on PATH: screenshots skipped (apt-get install chromium)")
         return []
@@ -152,10 +170,7 @@ def screenshots():
     for page in SCREENSHOT_PAGES:
         out = SHOTS / (page.replace("/", "_").replace(".html", ".png"))
         out.unlink(missing_ok=True)
-        cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu",
-               "--hide-scrollbars", f"--screenshot={out}", "--window-size=1280,1600",
-               (HTML / page).as_uri()]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        proc = render(browser, (HTML / page).as_uri(), out, height=1600, width=1280)
         if not out.exists() or out.stat().st_size < 10_000:
             problems.append(f"screenshot of {page} failed: {proc.stderr[-500:]}")
         else:

@@ -118,6 +118,14 @@ _LOG_PI = math.log(math.pi)
 
 # ---- helpers ---------------------------------------------------------------------------
 
+def _horner(coeffs, v):
+    """Σ coeffs[k]·vᵏ by Horner's rule (differentiable: plain arithmetic on v)."""
+    poly = coeffs[-1]
+    for c in reversed(coeffs[:-1]):
+        poly = poly * v + c
+    return poly
+
+
 def _arr(out):
     return out if type(out) is np.ndarray else np.asarray(out)
 
@@ -480,9 +488,7 @@ def _erfcx_deriv(x, y):
         return 2 * (x * y) - _TWO_OVER_SQRT_PI
     xs = _where(big, x, _ERFCX_LARGE)
     t = 1 / (2 * (xs * xs))
-    poly = _ERFCX_SERIES[-1]
-    for c in reversed(_ERFCX_SERIES[:-1]):
-        poly = poly * t + c
+    poly = _horner(_ERFCX_SERIES, t)
     return _where(big, _TWO_OVER_SQRT_PI * (poly * t), 2 * (x * y) - _TWO_OVER_SQRT_PI)
 
 
@@ -717,9 +723,7 @@ def _sinc_deriv(x, y):
     if not small.any():
         return far
     x2 = x * x
-    poly = _SINC_TAYLOR[-1]
-    for c in reversed(_SINC_TAYLOR[:-1]):
-        poly = poly * x2 + c
+    poly = _horner(_SINC_TAYLOR, x2)
     return _where(small, poly * x, far)
 
 
@@ -803,9 +807,7 @@ def _exprel_deriv(x, y):
     if not small.any():
         return far
     xn = _where(small, x, 0)
-    poly = _EXPREL_TAYLOR[-1]
-    for c in reversed(_EXPREL_TAYLOR[:-1]):
-        poly = poly * xn + c
+    poly = _horner(_EXPREL_TAYLOR, xn)
     return _where(small, poly, far)
 
 
@@ -916,9 +918,7 @@ def _boxcox_like(log_fn, shift):
             far = (np.exp(u) * L - (_where(small, 0, y) if small.any() else y)) / ls
             if small.any():
                 un = _where(small, u, 0)
-                poly = _EXPREL_TAYLOR[-1]
-                for c in reversed(_EXPREL_TAYLOR[:-1]):
-                    poly = poly * un + c
+                poly = _horner(_EXPREL_TAYLOR, un)
                 dl = _where(small, (L * L) * poly, far)
             else:
                 dl = far
@@ -953,9 +953,7 @@ def _inv_boxcox_like(offset):
             far = y / (ls * (1 + vs)) - np.log1p(vs) / (ls * ls)
             if small.any():
                 vn = _where(small, v, 0)
-                poly = _INV_BOXCOX_TERMS[-1]
-                for c in reversed(_INV_BOXCOX_TERMS[:-1]):
-                    poly = poly * vn + c
+                poly = _horner(_INV_BOXCOX_TERMS, vn)
                 far = _where(small, (y * y) * poly, far)
             dl = xp * far
         return dy, dl
