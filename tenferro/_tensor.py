@@ -87,7 +87,10 @@ class Tensor:
         self.grad = None
         self._version = 0
         if requires_grad:
-            self.requires_grad = True
+            if self._data.dtype in _dtypes.DIFFERENTIABLE:   # the requires_grad setter's
+                self._node = _engine.Node(None, None, (), None, weakref.ref(self))
+            else:
+                self.requires_grad = True      # (which raises DTypeError for this dtype)
 
     @classmethod
     def _wrap(cls, data: NDArray[Any], node: Any = None, index: int = 0) -> Tensor:
@@ -668,7 +671,7 @@ def tensor(data: ArrayLike, dtype: DTypeLike | None = None,
     """A new Tensor holding a copy of ``data``; the dtype is inferred like NumPy (Python
     ints give int64, floats float64, bools bool) unless given. Only float and complex
     tensors can require grad."""
-    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+    return Tensor(data, dtype, requires_grad)
 
 
 def as_tensor(data: ArrayLike, dtype: DTypeLike | None = None) -> Tensor:
