@@ -7,6 +7,7 @@ Every user of a kernel imports it through ``load``.
 """
 import importlib
 import os
+from typing import Any
 
 __all__ = ["PURE_PYTHON", "load"]
 
@@ -15,7 +16,7 @@ PURE_PYTHON = bool(os.environ.get("TENFERRO_PURE_PYTHON"))
 _NAMES = ("tape", "lapack", "spectral", "triangular", "inverse", "expm")
 
 
-def load(name):
+def load(name: str) -> Any:
     """The kernel module ``name`` (one of tape, lapack, spectral, triangular, inverse,
     expm): compiled, or its Python twin under ``TENFERRO_PURE_PYTHON=1``."""
     if name not in _NAMES:

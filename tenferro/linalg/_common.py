@@ -4,21 +4,25 @@ Every linalg op validates its input here before any LAPACK call, so a bad input 
 specific error and records nothing (DESIGN.md §2).
 """
 import operator
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .._errors import LinAlgError, ShapeError
 from .._kernels._batch import batch_index  # re-exported: the linalg ops name stacks with it
 from .._ops._util import float_tensor
+from .._tensor import Tensor
 
 __all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of",
            "field_aliases"]
 
 
-def matrix_input(a, name, *, square=False, check_finite=True):
+def matrix_input(a: ArrayLike | Tensor, name: str, *, square: bool = False,
+                 check_finite: bool = True) -> Tensor:
     """``a`` as a Tensor holding a (stack of) matrix, validated for ``name``."""
-    a = float_tensor(a)
-    d = a._data
+    t: Tensor = float_tensor(a)
+    d = t._data
     if d.ndim < 2:
         raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2), got "
                          f"shape {d.shape}; use t.reshape(1, -1) or t[None] for a single row")
@@ -27,10 +31,10 @@ def matrix_input(a, name, *, square=False, check_finite=True):
                          f"({d.shape[-2]}x{d.shape[-1]})")
     if check_finite:
         check_finite_or_raise(d, name)
-    return a
+    return t
 
 
-def check_finite_or_raise(d, name):
+def check_finite_or_raise(d: NDArray[Any], name: str) -> None:
     if d.size and not np.isfinite(d).all():
         bad = np.argwhere(~np.isfinite(d))[0]
         raise LinAlgError(f"{name}: the input has a non-finite entry (NaN or Inf) at index "
@@ -38,7 +42,7 @@ def check_finite_or_raise(d, name):
                           "check_finite=False to let LAPACK see it")
 
 
-def mH(x):
+def mH(x: Any) -> Any:
     """Conjugate transpose of the last two axes (ndarray or Tensor)."""
     x = x.swapaxes(-1, -2)           # the method: no NumPy dispatch wrapper per call
     return x.conj() if x.dtype.kind == "c" else x
@@ -48,16 +52,20 @@ _EPS = {np.dtype(t): float(np.finfo(t).eps)
         for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
-def eps_of(dtype):
+def eps_of(dtype: DTypeLike) -> float:
     """Machine epsilon of ``dtype``'s real type (a dict lookup: np.finfo is slow)."""
     eps = _EPS.get(np.dtype(dtype))
     return float(np.finfo(np.dtype(dtype)).eps) if eps is None else eps
 
 
-def field_aliases(cls, **aliases):
+_C = TypeVar("_C", bound=type)
+
+
+def field_aliases(cls: _C, **aliases: str) -> _C:
     """Give the namedtuple class ``cls`` read-only properties ``alias -> field`` (the array
     API's field names beside tenferro's: ``res.eigenvalues is res.values``)."""
+    fields: tuple[str, ...] = getattr(cls, "_fields")  # a namedtuple class's field names
     for alias, field in aliases.items():
-        setattr(cls, alias, property(operator.itemgetter(cls._fields.index(field)),
+        setattr(cls, alias, property(operator.itemgetter(fields.index(field)),
                                      doc=f"The field ``{field}`` (the array API's name)."))
     return cls

@@ -65,12 +65,12 @@ _EPS = {np.dtype(t): float(np.finfo(t).eps)
         for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
-def _raw(x):
+def _raw(x: Any) -> Any:
     """The ndarray behind a rule value (for checks that are not differentiated)."""
     return x._data if isinstance(x, Tensor) else x
 
 
-def _locate(mask, batch_shape):
+def _locate(mask: Any, batch_shape: Any) -> Any:
     """The first True entry of ``mask`` (shape batch + (n,)): a 'matrix (i, j) of the
     stack, ' prefix for messages ('' when unbatched), its flat batch index and column."""
     flat = mask.reshape(-1, mask.shape[-1])
@@ -80,7 +80,7 @@ def _locate(mask, batch_shape):
     return where, k, col
 
 
-def _equal_pairs(e, w):
+def _equal_pairs(e: Any, w: Any) -> Any:
     """Mask (…, n, n) of the pairs i ≠ j whose eigenvalues are equal to working precision
     (E_ij = λ_j − λ_i given), and the identity mask."""
     d = _raw(w)
@@ -90,7 +90,7 @@ def _equal_pairs(e, w):
     return (np.abs(_raw(e)) <= n * _EPS[d.dtype] * scale) & ~eye, eye
 
 
-def _raise_repeated(mask, coupled, w, mode):
+def _raise_repeated(mask: Any, coupled: Any, w: Any, mode: Any) -> Any:
     bad = (mask & coupled).any(axis=-1)
     where, k, i = _locate(bad, w.shape[:-1])
     j = int(np.argmax((mask & coupled).reshape((-1,) + mask.shape[-2:])[k, i]))
@@ -103,7 +103,7 @@ def _raise_repeated(mask, coupled, w, mode):
         "or a loss of eig(a).values only), or a quantity that does not depend on the basis")
 
 
-def _check_gauge(vhgv, gv):
+def _check_gauge(vhgv: Any, gv: Any) -> Any:
     """GaugeError when the loss depends on the phase of an eigenvector: Im (VᴴV̄)_ii ≠ 0.
 
     |(VᴴV̄)_ii| ≤ ‖V̄[:, i]‖ for unit columns, so the test is relative to that norm; the
@@ -125,13 +125,12 @@ def _check_gauge(vhgv, gv):
             "forward-mode rule")
 
 
-def _values_pullback(gw, v):
-    # only λ̄: Ā = V⁻ᴴ diag(λ̄) Vᴴ (exact, no E), diag(λ̄) Vᴴ = λ̄[:, None] ∘ Vᴴ
+def _values_pullback(gw: Any, v: Any) -> Any:
     vh = mH(v)
     return solve_in_rule(vh, gw[..., :, None] * vh, _EIG_V)
 
 
-def _eig_vjp(ctx, needs, gs, xs, ys):
+def _eig_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     gw, gv = gs
     w, v = ys
     if gv is None:
@@ -156,7 +155,7 @@ def _eig_vjp(ctx, needs, gs, xs, ys):
     return (solve_in_rule(vh, g @ vh, _EIG_V),)
 
 
-def _eig_jvp(ctx, ts, xs, ys):
+def _eig_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ta = ts[0]
     w, v = ys
     # P = V⁻¹ȦV; λ̇ = diag(P)
@@ -179,7 +178,7 @@ _eig_op = defop("eig", _eig_vjp, _eig_jvp,
                 doc="AV = V diag(λ), general square A, complex output, unit-norm columns")
 
 
-def _empty(d, vectors):
+def _empty(d: Any, vectors: Any) -> Any:
     """eig's results for an empty stack or 0x0 matrices (no LAPACK call)."""
     cdt = np.result_type(d.dtype, np.complex64)
     w = np.zeros(d.shape[:-1], cdt)
@@ -201,7 +200,7 @@ def eig(a: ArrayLike, *, check_finite: bool = True, check_gauge: bool = True) ->
     return EigResult(*apply(_eig_op, (a,), (w, v), ctx=bool(check_gauge)))
 
 
-def _eigvals_vectors(a, ctx, graph):
+def _eigvals_vectors(a: Any, ctx: Any, graph: Any) -> Any:
     """V for the eigvals rules: the saved ndarray, or in graph mode (create_graph,
     forward-over-reverse: values are Tensors) V recomputed by the differentiable eig, so
     that the rule's own derivative exists. LAPACK is deterministic: the same λ order."""
@@ -210,14 +209,12 @@ def _eigvals_vectors(a, ctx, graph):
     return ctx
 
 
-def _eigvals_vjp(ctx, needs, gs, xs, ys):
-    # Ā = V⁻ᴴ diag(λ̄) Vᴴ
+def _eigvals_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     g = gs[0]
     return (_values_pullback(g, _eigvals_vectors(xs[0], ctx, isinstance(g, Tensor))),)
 
 
-def _eigvals_jvp(ctx, ts, xs, ys):
-    # λ̇ = diag(V⁻¹ȦV)
+def _eigvals_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     t = ts[0]
     v = _eigvals_vectors(xs[0], ctx, isinstance(t, Tensor))
     return (np.diagonal(solve_in_rule(v, t @ v, _EIG_V), axis1=-2, axis2=-1),)
@@ -238,9 +235,11 @@ def eigvals(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     d = a._data
     if (STATE.grad_enabled and a._node is not None) or (STATE.fw_level and a._fw is not None):
         w, v = _lapack.eig(d) if d.size else _empty(d, vectors=True)
-        return apply1(_eigvals_op, (a,), w, ctx=v)
+        values: Tensor = apply1(_eigvals_op, (a,), w, ctx=v)
+        return values
     w = _lapack.eig(d, compute_v=False) if d.size else _empty(d, vectors=False)
-    return apply1(_eigvals_op, (a,), w, ctx=None)
+    values = apply1(_eigvals_op, (a,), w, ctx=None)
+    return values
 
 
 eig_ad = builder(eig)

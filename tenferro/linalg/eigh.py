@@ -22,8 +22,10 @@ The plain backward builds the core with ``_kernels/spectral.pyx`` (``eigh_core``
 """
 import math
 from collections import namedtuple
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._engine import apply
 from .._ops.registry import defop, register
@@ -41,8 +43,11 @@ EighResult = namedtuple("EighResult", ["values", "vectors"])
 EighResult.__doc__ = "Result of tf.linalg.eigh: a = vectors @ diag(values) @ vectorsᴴ."
 field_aliases(EighResult, eigenvalues="values", eigenvectors="vectors")
 
+# which triangle is read (either case, like numpy)
+_UPLO: TypeAlias = Literal["L", "U", "l", "u"]
 
-def _eigh_eps2(w, n, derivative_eps):
+
+def _eigh_eps2(w: Any, n: Any, derivative_eps: Any) -> Any:
     """ε² per matrix, shape w.shape[:-1]; the gap d = λ_j − λ_i has the units of λ, so the
     scale is max|λ| (the rule on Tensors and the JVP; the kernel computes the same)."""
     eps, rel = _eps_params(derivative_eps, n, w.dtype)
@@ -51,7 +56,7 @@ def _eigh_eps2(w, n, derivative_eps):
     return _eps2(np.maximum(np.abs(w[..., 0]), np.abs(w[..., -1])), eps, rel)  # ascending
 
 
-def _eigh_vjp(ctx, needs, gs, xs, ys):
+def _eigh_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     if type(ys[0]) is not np.ndarray:
         # create_graph: one recorded node (svd.py record_pullback)
         return record_pullback(lambda *v: _eigh_pullback(ctx, v[:2], v[2:]),
@@ -60,7 +65,7 @@ def _eigh_vjp(ctx, needs, gs, xs, ys):
     return _eigh_pullback(ctx, gs, ys)
 
 
-def _eigh_pullback(ctx, gs, ys):
+def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
     """Ā (a 1-tuple) from (λ̄, V̄) and (λ, V): the compiled kernel on ndarrays, the formula
     in recorded ops on Tensors."""
     gw, gv = gs
@@ -99,7 +104,7 @@ def _eigh_pullback(ctx, gs, ys):
     return (v @ core @ mH(v),)
 
 
-def _eigh_jvp(ctx, ts, xs, ys):
+def _eigh_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     derivative_eps, _, values_only = ctx
     w, v = ys
     C0 = mH(v) @ ts[0] @ v
@@ -116,14 +121,15 @@ _eigh_op = defop("eigh", _eigh_vjp, _eigh_jvp,
                  doc="a = V diag(λ) Vᴴ; RULES.md eigh (broadened F, gauge check)")
 
 
-def _uplo(UPLO, name):
+def _uplo(UPLO: object, name: str) -> bool:
     u = UPLO.upper() if isinstance(UPLO, str) else None
     if u not in ("L", "U"):
         raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
     return u == "L"
 
 
-def _eigh(a, lower, derivative_eps, check_gauge, values_only):
+def _eigh(a: Any, lower: Any, derivative_eps: Any, check_gauge: Any,
+          values_only: Any) -> Any:
     d = a._data
     if d.size == 0:
         outs = (np.zeros(d.shape[:-1], np.finfo(d.dtype).dtype), np.zeros(d.shape, d.dtype))
@@ -133,7 +139,8 @@ def _eigh(a, lower, derivative_eps, check_gauge, values_only):
     return apply(_eigh_op, (a,), outs, ctx)
 
 
-def eigh(a, UPLO="L", *, derivative_eps=None, check_gauge=True, check_finite=True):
+def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | None = None,
+         check_gauge: bool = True, check_finite: bool = True) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors of a Hermitian (stack of) matrix.
 
     Returns ``EighResult(values, vectors)`` with ``a = vectors @ diag(values) @ vectorsᴴ``.
@@ -166,14 +173,15 @@ def eigh(a, UPLO="L", *, derivative_eps=None, check_gauge=True, check_finite=Tru
 eigen = eigh
 
 
-def eigvalsh(a, UPLO="L", check_finite=True):
+def eigvalsh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", check_finite: bool = True) -> Tensor:
     """Eigenvalues (ascending, real) of a Hermitian (stack of) matrix, reading its ``UPLO``
     triangle. Differentiable by the exact rule Ā = V diag(λ̄) Vᴴ (finite for repeated
     eigenvalues, no F); the vectors are computed only when a derivative is needed."""
     a = matrix_input(a, "tf.linalg.eigvalsh", square=True, check_finite=check_finite)
     lower = _uplo(UPLO, "tf.linalg.eigvalsh")
     if _wants_derivative(a):
-        return _eigh(a, lower, None, False, True)[0]
+        values: Tensor = _eigh(a, lower, None, False, True)[0]
+        return values
     d = a._data
     if d.size == 0:
         return Tensor._wrap(np.zeros(d.shape[:-1], np.finfo(d.dtype).dtype))

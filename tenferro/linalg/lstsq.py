@@ -186,7 +186,7 @@ def _record_pinv(a, x, rank):
     return apply1(_pinv_op, (a,), x, ctx)
 
 
-def _rtol_array(rtol, d, name):
+def _rtol_array(rtol: Any, d: Any, name: str) -> Any:
     """numpy 2's rtol: None -> max(m, n)·eps(dtype); scalars or arrays over the batch."""
     if rtol is None:
         return np.asarray(max(d.shape[-2:]) * eps_of(d.dtype))

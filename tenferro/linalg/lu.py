@@ -43,7 +43,7 @@ LUResult = namedtuple("LUResult", ["p", "l", "u"])
 _NAME = "tf.linalg.lu"
 
 
-def _check_u(u1, m):
+def _check_u(u1: Any, m: Any) -> Any:
     d = u1._data if isinstance(u1, Tensor) else u1
     rtol = m * eps_of(d.dtype)
     # Fast pass: one sort gives each matrix's min and max |U_jj| (a third of the cost of
@@ -61,7 +61,7 @@ def _check_u(u1, m):
                       "differentiable there", rtol=rtol)
 
 
-def _gather_rows(x, idx):
+def _gather_rows(x: Any, idx: Any) -> Any:
     """x[..., idx[..., i], :] for each i (a batched row gather)."""
     if x.ndim == 2 and idx.ndim == 1:
         return x[idx]
@@ -74,7 +74,7 @@ def _gather_rows(x, idx):
 _GATHER_MIN = 33
 
 
-def _real_p_matmul(pr, x):
+def _real_p_matmul(pr: Any, x: Any) -> Any:
     """pr @ x for a real matrix (stack) pr; a complex x (C-ordered, of pr's precision) is
     taken as real rows of (re, im) pairs, so the product is one real matmul instead of a
     complex one with a complex copy of pr."""
@@ -83,7 +83,7 @@ def _real_p_matmul(pr, x):
     return pr @ x
 
 
-def _p_rows(p, pr, x):
+def _p_rows(p: Any, pr: Any, x: Any) -> Any:
     """P x. On ndarrays (``pr``: P in a's real dtype, the op's ctx) a permutation of rows:
     a small real matmul or a row gather; on Tensors the product with the constant P,
     which is differentiable in x."""
@@ -94,7 +94,7 @@ def _p_rows(p, pr, x):
     return _gather_rows(x, np.argmax(pr, axis=-1))    # P[i, idx[i]] = 1
 
 
-def _pt_rows(p, pr, x):
+def _pt_rows(p: Any, pr: Any, x: Any) -> Any:
     """Pᵀ x (see _p_rows)."""
     if isinstance(x, Tensor):
         return mH(p) @ x
@@ -104,13 +104,13 @@ def _pt_rows(p, pr, x):
 
 
 @functools.lru_cache(maxsize=64)
-def _strict_lower(k):
+def _strict_lower(k: int) -> Any:
     m = np.tri(k, k, -1, dtype=bool)
     m.flags.writeable = False
     return m
 
 
-def _join(lo, up):
+def _join(lo: Any, up: Any) -> Any:
     """tril₋(lo) + triu(up), either possibly None (zero): one where() when both exist."""
     if up is None:
         return tri_part(lo, -1)
@@ -124,14 +124,14 @@ def _join(lo, up):
 _NB = 64
 
 
-def _core_formula(l, u, gl, gu):
+def _core_formula(l: Any, u: Any, gl: Any, gu: Any) -> Any:
     """Ā′ = L⁻ᴴ F̄ U⁻ᴴ, F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ), for square L, U (gl/gu may be None)."""
     f = _join(None if gl is None else mH(l) @ gl, None if gu is None else gu @ mH(u))
     f = trsolve(u, f, lower=False, trans=2, left=False)
     return trsolve(l, f, lower=True, trans=2, unit_diagonal=True)
 
 
-def _core(l, u, gl, gu):
+def _core(l: Any, u: Any, gl: Any, gu: Any) -> Any:
     """The square rule: the formula on Tensors and small matrices; on large ndarrays the
     blocked algorithm below, mostly matmul instead of two full triangular solves."""
     k = l.shape[-1]
@@ -145,7 +145,7 @@ def _core(l, u, gl, gu):
     return out
 
 
-def _core_blocked(l, u, gl, gu, out, nb):
+def _core_blocked(l: Any, u: Any, gl: Any, gu: Any, out: Any, nb: Any) -> Any:
     """Write Ā′ of the square rule into ``out`` by reverse mode of the 2×2 block LU.
 
     Forward, with L = [[L₁₁, 0], [L₂₁, L₂₂]], U = [[U₁₁, U₁₂], [0, U₂₂]]:
@@ -184,7 +184,7 @@ def _core_blocked(l, u, gl, gu, out, nb):
     _core_blocked(l11, u11, gl11, gu11, out[..., :h, :h], nb)
 
 
-def _blocks(g, h, upper=False):
+def _blocks(g: Any, h: Any, upper: Any = False) -> Any:
     """The (1,1), off-diagonal ((2,1), or (1,2) for ``upper``) and (2,2) blocks of g; a
     0-d zero (no cotangent) stands for all three."""
     if g.ndim == 0:
@@ -193,7 +193,7 @@ def _blocks(g, h, upper=False):
     return g[..., :h, :h], off, g[..., h:, h:]
 
 
-def _lu_vjp(ctx, needs, gs, xs, ys):
+def _lu_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     a = xs[0]
     p, l, u = ys
     _, gl, gu = gs
@@ -241,7 +241,7 @@ def _lu_vjp(ctx, needs, gs, xs, ys):
     return (_p_rows(p, ctx, np.concatenate([_core(l[..., :k, :], u, gl, gu), a2], -2)),)
 
 
-def _lu_jvp(ctx, ts, xs, ys):
+def _lu_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ta = ts[0]
     p, l, u = ys
     m, n = ta.shape[-2:]
@@ -267,7 +267,7 @@ def _lu_jvp(ctx, ts, xs, ys):
 _lu_op = defop("lu", _lu_vjp, _lu_jvp, nondiff=(0,))
 
 
-def _empty_lu(d):
+def _empty_lu(d: Any) -> Any:
     m, n = d.shape[-2:]
     k = min(m, n)
     batch = d.shape[:-2]

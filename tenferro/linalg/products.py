@@ -62,7 +62,7 @@ __all__ = ["cross", "outer", "vecdot", "matrix_power", "matrix_rank", "diagonal"
            "cross_ad", "outer_ad", "vecdot_ad", "matrix_power_ad", "matrix_rank_ad"]
 
 
-def _vector_axis(axis, s1, s2, name):
+def _vector_axis(axis: Any, s1: Any, s2: Any, name: Any) -> Any:
     """The vector axis of two operands (shapes s1, s2) as a negative int.
 
     The array API counts it from the last dimension of each operand: -N..-1 with
@@ -85,7 +85,7 @@ def _vector_axis(axis, s1, s2, name):
                      f"a negative axis in [-{n}, -1] (counted from the last dimension)")
 
 
-def _check_vector_shapes(s1, s2, axis, name, size=None):
+def _check_vector_shapes(s1: Any, s2: Any, axis: Any, name: Any, size: Any = None) -> Any:
     """The broadcast shape of two vector stacks; the vector axis itself must not broadcast
     (equal lengths before broadcasting, and ``size`` when given)."""
     n1, n2 = s1[axis], s2[axis]
@@ -102,7 +102,7 @@ def _check_vector_shapes(s1, s2, axis, name, size=None):
 
 # ==== cross ===============================================================================
 
-def _cross_np(a, b, axis):
+def _cross_np(a: Any, b: Any, axis: Any) -> Any:
     """a × b of ndarrays along the (negative, validated) ``axis``; other dims broadcast."""
     if axis != -1:
         a, b = np.moveaxis(a, axis, -1), np.moveaxis(b, axis, -1)
@@ -118,23 +118,21 @@ def _cross_np(a, b, axis):
     return out if axis == -1 else np.moveaxis(out, -1, axis)
 
 
-def _cross(a, b, axis):
+def _cross(a: Any, b: Any, axis: Any) -> Any:
     """a × b in a rule: the recorded op on Tensors, plain NumPy on ndarrays."""
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return cross(a, b, axis=axis)
     return _cross_np(a, b, axis)
 
 
-def _cross_vjp(ctx, needs, gs, xs, ys):
-    # ā = conj(b) × c̄,  b̄ = c̄ × conj(a), summed over the dims each was broadcast along
+def _cross_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     (a, b), g = xs, gs[0]
     ga = unbroadcast(_cross(conj(b), g, ctx), a.shape) if needs[0] else None
     gb = unbroadcast(_cross(g, conj(a), ctx), b.shape) if needs[1] else None
     return ga, gb
 
 
-def _cross_jvp(ctx, ts, xs, ys):
-    # ċ = ȧ × b + a × ḃ
+def _cross_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     (ta, tb), (a, b) = ts, xs
     out = None if ta is None else _cross(ta, b, ctx)
     if tb is not None:
@@ -164,27 +162,26 @@ def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor:
                          "convert bool tensors first, e.g. t.astype(tf.int64)")
     ax = _vector_axis(axis, a.shape, b.shape, name)
     _check_vector_shapes(a.shape, b.shape, ax, name, size=3)
-    return apply1(_cross_op, (a, b), _cross_np(a._data, b._data, ax), ctx=ax)
+    res: Tensor = apply1(_cross_op, (a, b), _cross_np(a._data, b._data, ax), ctx=ax)
+    return res
 
 
 # ==== outer ===============================================================================
 
-def _outer(a, b):
+def _outer(a: Any, b: Any) -> Any:
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return outer(a, b)
     return np.multiply.outer(a, b)
 
 
-def _outer_vjp(ctx, needs, gs, xs, ys):
-    # y = a bᵀ:  ā = ȳ conj(b),  b̄ = ȳᵀ conj(a)
+def _outer_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     (a, b), g = xs, gs[0]
     ga = g @ conj(b) if needs[0] else None
     gb = conj(a) @ g if needs[1] else None
     return ga, gb
 
 
-def _outer_jvp(ctx, ts, xs, ys):
-    # ẏ = ȧ bᵀ + a ḃᵀ
+def _outer_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     (ta, tb), (a, b) = ts, xs
     out = None if ta is None else _outer(ta, b)
     if tb is not None:
@@ -204,20 +201,23 @@ def outer(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
     if a.ndim != 1 or b.ndim != 1:
         raise ShapeError(f"tf.linalg.outer takes two 1-D tensors, got shapes {a.shape} and "
                          f"{b.shape}; for stacks use x1[..., :, None] * x2[..., None, :]")
-    return apply1(_outer_op, (a, b), np.multiply.outer(a._data, b._data))
+    res: Tensor = apply1(_outer_op, (a, b), np.multiply.outer(a._data, b._data))
+    return res
 
 
 # ==== vecdot ==============================================================================
 
-def _vecdot(a, b, axis):
+def _vecdot(a: Any, b: Any, axis: Any) -> Any:
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return vecdot(a, b, axis=axis)
     # the gufunc's axis keyword costs ~2 µs; -1 is its default
-    return np.vecdot(a, b) if axis == -1 else np.vecdot(a, b, axis=axis)
+    if axis == -1:
+        return np.vecdot(a, b)
+    # numpy's stubs omit the gufuncs' axis= keyword (a runtime keyword since NumPy 2.0)
+    return np.vecdot(a, b, axis=axis)  # type: ignore[call-overload]
 
 
-def _vecdot_vjp(ctx, needs, gs, xs, ys):
-    # y = Σ_k conj(a_k) b_k:  ā = conj(ȳ)·b,  b̄ = ȳ·a  (ȳ spread along the axis)
+def _vecdot_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     (a, b), g = xs, gs[0]
     # ȳ with a length-1 axis at ``ctx``; on ndarrays by indexing (np.expand_dims ~2 µs)
     g = np.expand_dims(g, ctx) if isinstance(g, Tensor) else g[
@@ -227,8 +227,7 @@ def _vecdot_vjp(ctx, needs, gs, xs, ys):
     return ga, gb
 
 
-def _vecdot_jvp(ctx, ts, xs, ys):
-    # ẏ = Σ conj(ȧ) b + conj(a) ḃ
+def _vecdot_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     (ta, tb), (a, b) = ts, xs
     out = None if ta is None else _vecdot(ta, b, ctx)
     if tb is not None:
@@ -254,16 +253,17 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor:
     name = "tf.linalg.vecdot"
     ax = _vector_axis(axis, a.shape, b.shape, name)
     _check_vector_shapes(a.shape, b.shape, ax, name)
-    return apply1(_vecdot_op, (a, b), _vecdot(a._data, b._data, ax), ctx=ax)
+    res: Tensor = apply1(_vecdot_op, (a, b), _vecdot(a._data, b._data, ax), ctx=ax)
+    return res
 
 
 # ==== matrix_power ========================================================================
 
 @functools.lru_cache(maxsize=64)
-def _power_program(n):
+def _power_program(n: int) -> Any:
     """The repeated-squaring program of A^n, n >= 2: steps (i, j), step k making value
     k + 1 = value i @ value j (value 0 is A); the last value is A^n."""
-    steps = []
+    steps: list[Any] = []
     acc = None          # index of the product of the powers taken so far
     sq = 0              # index of A^(2^t)
     while True:
@@ -280,7 +280,7 @@ def _power_program(n):
         sq = len(steps)
 
 
-def _run_program(a, steps):
+def _run_program(a: Any, steps: Any) -> Any:
     """All values of the program (ndarrays or recorded Tensors)."""
     vals = [a]
     for i, j in steps:
@@ -288,8 +288,7 @@ def _run_program(a, steps):
     return vals
 
 
-def _mpow_vjp(ctx, needs, gs, xs, ys):
-    # backward through the program: Z = X Y gives X̄ += Z̄ Yᴴ, Ȳ += Xᴴ Z̄
+def _mpow_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     steps, vals = ctx
     a, g = xs[0], gs[0]
     if not steps:                                # n = 0: the identity, a constant
@@ -308,8 +307,7 @@ def _mpow_vjp(ctx, needs, gs, xs, ys):
     return (cots[0],)
 
 
-def _mpow_jvp(ctx, ts, xs, ys):
-    # forward through the program: Ż = Ẋ Y + X Ẏ
+def _mpow_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     steps, vals = ctx
     a, t = xs[0], ts[0]
     if not steps:
@@ -355,10 +353,12 @@ def matrix_power(x: ArrayLike, n: int, /, *, check_finite: bool = True) -> Tenso
         out = np.zeros(d.shape, d.dtype)
         idx = np.arange(d.shape[-1])
         out[..., idx, idx] = 1
-        return apply1(_mpow_op, (x,), out, ctx=((), None))
+        res: Tensor = apply1(_mpow_op, (x,), out, ctx=((), None))
+        return res
     steps = _power_program(n)
     vals = _run_program(d, steps)
-    return apply1(_mpow_op, (x,), vals[-1], ctx=(steps, vals))
+    res = apply1(_mpow_op, (x,), vals[-1], ctx=(steps, vals))
+    return res
 
 
 # ==== matrix_rank =========================================================================
@@ -389,7 +389,7 @@ def matrix_rank(x: ArrayLike, /, *, rtol: ArrayLike | None = None,
 
 # ==== array API spellings of the structure ops ============================================
 
-def _stack_of_matrices(x, name):
+def _stack_of_matrices(x: Any, name: Any) -> Any:
     x = to_tensor(x)
     if x.ndim < 2:
         raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2), got "
@@ -411,21 +411,21 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
     float64, complex64, complex128; complex to real raises DTypeError). Differentiable
     (tf.trace)."""
     name = "tf.linalg.trace"
-    x = _stack_of_matrices(x, name)
+    t: Tensor = _stack_of_matrices(x, name)
     if dtype is None:
-        return _structure.trace(x, offset, -2, -1)
+        return _structure.trace(t, offset, -2, -1)
     dt = _dtype(dtype, name)
     if dt.kind in "fc":
-        return _structure.trace(_structure.astype(x, dt), offset, -2, -1)  # differentiable
-    if x.requires_grad:
+        return _structure.trace(_structure.astype(t, dt), offset, -2, -1)  # differentiable
+    if t.requires_grad:
         raise DTypeError(f"{name}: dtype={dt} would drop the gradient of a tensor that "
                          "requires grad; detach it first, or ask for a float dtype")
     # an integer/bool sum (NumPy accumulates in int64: cast after, the same modulo 2^bits)
-    out = _structure.trace(Tensor._wrap(x._data.astype(dt)), offset, -2, -1)
+    out = _structure.trace(Tensor._wrap(t._data.astype(dt)), offset, -2, -1)
     return out if out.dtype == dt else Tensor._wrap(out._data.astype(dt))
 
 
-def _dtype(dtype, name):
+def _dtype(dtype: Any, name: Any) -> Any:
     try:
         dt = np.dtype(dtype)
     except TypeError:

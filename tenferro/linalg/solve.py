@@ -69,7 +69,7 @@ def _lu_solve(lu, piv, rhs, trans=0):
     return _lapack.getrs(lu, piv, rhs, trans)
 
 
-def solve_in_rule(a, b, name="a derivative rule"):
+def solve_in_rule(a: Any, b: Any, name: str = "a derivative rule") -> Any:
     """A⁻¹B inside a derivative rule (a, b matrices or stacks, batch dims broadcast);
     ``name`` (e.g. "tf.linalg.eig backward") heads the error for a singular ``a``.
 

@@ -35,8 +35,10 @@ eigh.py and qr.py record their pullbacks the same way.
 """
 import math
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels import load as load_kernel
 from .._engine import apply
@@ -59,12 +61,12 @@ field_aliases(SVDResult, U="u", S="s", Vh="vt")
 
 # ---- helpers shared with eigh.py ---------------------------------------------------------
 
-def _data(x):
+def _data(x: Any) -> Any:
     """The ndarray behind a rule value (for checks that must not be differentiated)."""
     return x._data if isinstance(x, Tensor) else x
 
 
-def _check_eps(derivative_eps, name):
+def _check_eps(derivative_eps: Any, name: str) -> float | None:
     if derivative_eps is None:
         return None
     try:
@@ -81,7 +83,7 @@ def _check_eps(derivative_eps, name):
 _EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}
 
 
-def _eps_params(derivative_eps, size, dtype):
+def _eps_params(derivative_eps: Any, size: Any, dtype: Any) -> Any:
     """(eps, rel) with ε = eps + rel·scale per matrix (the kernels' convention): the given
     derivative_eps, or by default size · machine eps(dtype) times the spectrum's scale
     (in the units of the gaps)."""
@@ -90,7 +92,7 @@ def _eps_params(derivative_eps, size, dtype):
     return 0.0, size * _EPS[dtype]
 
 
-def _eps2(scale, eps, rel):
+def _eps2(scale: Any, eps: Any, rel: Any) -> Any:
     """ε² = (eps + rel·scale)² per matrix, float64, shape of ``scale``."""
     e = scale.astype(np.float64)
     e *= rel
@@ -98,7 +100,7 @@ def _eps2(scale, eps, rel):
     return e * e
 
 
-def _gap_inverse(d, eps2, matrix=True):
+def _gap_inverse(d: Any, eps2: Any, matrix: Any = True) -> Any:
     """F = d/(d² + ε²) on ndarrays or Tensors; 0 (not NaN) where d = 0 and ε = 0.
 
     ``matrix``: d is a gap matrix d_ij = x_j − x_i whose diagonal is identically 0. There
@@ -118,7 +120,8 @@ _PHASE_TOL = {np.dtype(np.complex64): math.sqrt(_EPS[np.dtype(np.float32)]),
               np.dtype(np.complex128): math.sqrt(_EPS[np.dtype(np.float64)])}
 
 
-def _check_phase(X, Y, gu, gv, batch, name, vectors):
+def _check_phase(X: Any, Y: Any, gu: Any, gv: Any, batch: Any, name: Any,
+                 vectors: Any) -> Any:
     """GaugeError if the loss depends on the free phases: |Im(X_ii + Y_ii)| beyond √eps of
     the dtype times the cotangent's column norm ‖ū_i‖ + ‖v̄_i‖ (rounding in a phase-invariant
     loss stays orders of magnitude below; a phase-dependent one is O(1)). X = UᴴŪ with
@@ -145,7 +148,7 @@ def _check_phase(X, Y, gu, gv, batch, name, vectors):
         "phase-invariant loss)")
 
 
-def _mH(x):
+def _mH(x: Any) -> Any:
     """Conjugate transpose of the last two axes (``mH`` without NumPy's function-dispatch
     overhead on ndarrays; a plain backward runs it on the per-op overhead path)."""
     if type(x) is np.ndarray:
@@ -165,7 +168,7 @@ def _mH(x):
 # Tensors (a third order) that pullback is itself recorded as one lazy_rule node, so every
 # order is exact and records one node per rule.
 
-def _has_tangent(values):
+def _has_tangent(values: Any) -> Any:
     """Whether a value carries a forward tangent at the active dual level (then the rule
     runs its Tensor formula, whose ops propagate the tangents: forward-over-reverse)."""
     level = STATE.fw_level
@@ -177,7 +180,7 @@ def _has_tangent(values):
     return False
 
 
-def _formula_vjp(formula, xs, gs, wanted, create_graph):
+def _formula_vjp(formula: Any, xs: Any, gs: Any, wanted: Any, create_graph: Any) -> Any:
     """The pullback of ``formula`` at ``xs`` for the output cotangents ``gs`` (None: zero),
     for the inputs listed in ``wanted``: ndarrays (``create_graph=False``: on fresh leaves)
     or Tensors whose graph holds only what ``formula`` records (``create_graph=True``: the
@@ -209,7 +212,7 @@ def _formula_vjp(formula, xs, gs, wanted, create_graph):
     return tuple(cots)
 
 
-def _lazy_rule_vjp(ctx, needs, gs, xs, ys):
+def _lazy_rule_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     formula = ctx
     wanted = [i for i, nd in enumerate(needs) if nd]
     tensors = type(xs[0]) is not np.ndarray or any(isinstance(g, Tensor) for g in gs)
@@ -224,17 +227,17 @@ def _lazy_rule_vjp(ctx, needs, gs, xs, ys):
         n = len(xs)
         present = [i for i, g in enumerate(gs) if g is not None]
 
-        def split(vals):
+        def split(vals: Any) -> Any:
             g = [None] * len(gs)
             for j, i in enumerate(present):
                 g[i] = vals[n + j]
             return vals[:n], g
 
-        def fast(*arrays):
+        def fast(*arrays: Any) -> Any:
             x, g = split(arrays)
             return _formula_vjp(formula, x, g, wanted, False)
 
-        def formula_of_vjp(*tensors_):
+        def formula_of_vjp(*tensors_: Any) -> Any:
             x, g = split(tensors_)
             return _formula_vjp(formula, x, g, wanted, True)
 
@@ -262,7 +265,7 @@ def _lazy_rule_vjp(ctx, needs, gs, xs, ys):
     return tuple(out)
 
 
-def _lazy_rule_jvp(ctx, ts, xs, ys):
+def _lazy_rule_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # lazy_rule records only where no input carries a tangent (_has_tangent), so forward
     # mode never reaches it
     raise RuntimeError("internal error: forward mode reached a lazy_rule node; please report")
@@ -272,7 +275,7 @@ _lazy_rule_op = defop("lazy_rule", _lazy_rule_vjp, _lazy_rule_jvp,
                       doc="a pullback recorded as one node: fast primal, formula derivatives")
 
 
-def lazy_rule(fast, formula, inputs):
+def lazy_rule(fast: Any, formula: Any, inputs: Any) -> Any:
     """Record ``formula(*inputs)`` (Tensors) as one node whose value is ``fast`` on their
     ndarrays (both return a tuple; ``fast`` ndarrays, the same values): the derivatives are
     those of ``formula``, computed only when asked for."""
@@ -285,7 +288,7 @@ def lazy_rule(fast, formula, inputs):
 RECORD_ONE_NODE = True
 
 
-def record_pullback(fast, formula, values):
+def record_pullback(fast: Any, formula: Any, values: Any) -> Any:
     """A pullback's result on Tensors (create_graph): one lazy_rule node of the present
     ``values`` (None: a zero cotangent or absent input), or ``formula(*values)`` directly
     when forward tangents are active on them (forward-over-reverse needs its ops).
@@ -295,7 +298,7 @@ def record_pullback(fast, formula, values):
     present = [i for i, v in enumerate(values) if v is not None]
     n = len(values)
 
-    def full(vals):
+    def full(vals: Any) -> Any:
         out = [None] * n
         for j, i in enumerate(present):
             out[i] = vals[j]
@@ -309,7 +312,7 @@ def record_pullback(fast, formula, values):
 
 # ---- the op ------------------------------------------------------------------------------
 
-def _svd_eps2(s, m, n, derivative_eps):
+def _svd_eps2(s: Any, m: Any, n: Any, derivative_eps: Any) -> Any:
     """ε² per matrix, shape s.shape[:-1]; the gap d = s_j² − s_i² has units of s², so the
     scale is s_max² (the rules on Tensors; the kernel computes the same itself)."""
     eps, rel = _eps_params(derivative_eps, max(m, n), s.dtype)
@@ -319,7 +322,7 @@ def _svd_eps2(s, m, n, derivative_eps):
     return _eps2(smax * smax, eps, rel)
 
 
-def _thin(ctx, gs, ys, m, n):
+def _thin(ctx: Any, gs: Any, ys: Any, m: Any, n: Any) -> Any:
     """(gu, s̄, gvt), (u, s, vt) cut to the k = min(m, n) columns/rows the rules use; for
     full_matrices=True a nonzero cotangent of the extra columns raises."""
     gu, gs_, gvt = gs
@@ -346,7 +349,7 @@ def _thin(ctx, gs, ys, m, n):
     return (gu, gs_, gvt), (u, s, vt)
 
 
-def _poles(s, eps2):
+def _poles(s: Any, eps2: Any) -> Any:
     """The two poles of the SVD rules' 1/(s_j² − s_i²) (RULES.md svd), as matrices
     (σF, G): σF = σ·d/(d² + ε²) ≈ 1/(s_j − s_i), broadened at a repeated singular value,
     and G = σ³/(σ⁴ + ε²) ≈ 1/(s_j + s_i), exact unless s_i + s_j ~ 0 (σ = s_i + s_j,
@@ -363,7 +366,7 @@ def _poles(s, eps2):
     return minus, plus
 
 
-def _core_tensor(X, Y, s, sbar, eps2):
+def _core_tensor(X: Any, Y: Any, s: Any, sbar: Any, eps2: Any) -> Any:
     """The k x k core of the SVD pullback on Tensors (create_graph), the formula of
     ``spectral.svd_core`` for a square matrix:
     (F∘(X − Xᴴ))S + S(F∘(Y − Yᴴ)) + diag(s̄) + diag(i·Im diag(X)/s) = (J + Jᴴ)S + S(K + Kᴴ) + ...
@@ -388,7 +391,7 @@ def _core_tensor(X, Y, s, sbar, eps2):
     return core, sinv
 
 
-def _svd_vjp(ctx, needs, gs, xs, ys):
+def _svd_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     m, n = xs[0].shape[-2:]
     if type(ys[1]) is not np.ndarray:
         # create_graph: one recorded node (the kernel now, the formula's ops if a higher
@@ -399,7 +402,7 @@ def _svd_vjp(ctx, needs, gs, xs, ys):
     return _svd_pullback(ctx, m, n, gs, ys)
 
 
-def _svd_pullback(ctx, m, n, gs, ys):
+def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
     """Ā (a 1-tuple) from the cotangents (Ū, s̄, V̄ᴴ) and the outputs (u, s, vt): the
     compiled kernel on ndarrays, RULES.md's formula in recorded ops on Tensors."""
     (gu, sbar, gvt), (u, s, vt) = _thin(ctx, gs, ys, m, n)
@@ -455,7 +458,7 @@ def _svd_pullback(ctx, m, n, gs, ys):
     return (ga,)
 
 
-def _svd_jvp(ctx, ts, xs, ys):
+def _svd_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ta = ts[0]
     full, derivative_eps, _, values_only = ctx
     m, n = xs[0].shape[-2:]
@@ -504,7 +507,7 @@ _svd_op = defop("svd", _svd_vjp, _svd_jvp,
                 doc="a = u diag(s) vt; RULES.md svd (broadened F, gauge check)")
 
 
-def _empty_svd(d, full_matrices):
+def _empty_svd(d: Any, full_matrices: Any) -> Any:
     """svd of a stack with no entries (m = 0, n = 0 or an empty batch)."""
     batch, (m, n) = d.shape[:-2], d.shape[-2:]
     k = min(m, n)
@@ -519,19 +522,20 @@ def _empty_svd(d, full_matrices):
     return u, np.zeros(batch + (k,), real), vt
 
 
-def _wants_derivative(a):
-    return ((STATE.grad_enabled and a._node is not None)
-            or (STATE.fw_level and a._fw is not None))
+def _wants_derivative(a: Tensor) -> bool:
+    return bool((STATE.grad_enabled and a._node is not None)
+                or (STATE.fw_level and a._fw is not None))
 
 
-def _values_only_jvp(a):
+def _values_only_jvp(a: Tensor) -> bool:
     """Whether the forward rule of svdvals/eigvalsh may skip the vector tangents: only
     when no reverse graph is recorded, since forward-over-reverse runs the reverse rule on
     the outputs' tangents (node.out_tangents), vectors included."""
     return not (STATE.grad_enabled and a._node is not None)
 
 
-def _svd(a, full_matrices, derivative_eps, check_gauge, values_only):
+def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
+         values_only: Any) -> Any:
     d = a._data
     if d.size == 0:
         outs = _empty_svd(d, full_matrices)
@@ -542,8 +546,10 @@ def _svd(a, full_matrices, derivative_eps, check_gauge, values_only):
     return apply(_svd_op, (a,), outs, ctx)
 
 
-def svd(a, full_matrices=False, *, max_rank=None, rtol=None, atol=None, derivative_eps=None,
-        check_gauge=True, check_finite=True):
+def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | None = None,
+        rtol: float | None = None, atol: float | None = None,
+        derivative_eps: float | None = None, check_gauge: bool = True,
+        check_finite: bool = True) -> SVDResult:
     """Singular value decomposition ``a = u @ diag(s) @ vt`` of a (stack of) matrix.
 
     Returns ``SVDResult(u, s, vt)``: u (..., m, k), s (..., k) real, descending, vt
@@ -620,14 +626,15 @@ def svd(a, full_matrices=False, *, max_rank=None, rtol=None, atol=None, derivati
     return SVDResult(*_svd(a, full_matrices, eps, check_gauge, False))
 
 
-def svdvals(a, check_finite=True):
+def svdvals(a: ArrayLike | Tensor, check_finite: bool = True) -> Tensor:
     """Singular values (..., k), descending, k = min(m, n), like numpy's
     ``svd(a, compute_uv=False)``. Differentiable by the exact rule Ā = U diag(s̄) Vᴴ
     (finite for repeated singular values, no F); the vectors are computed only when a
     derivative is needed."""
     a = matrix_input(a, "tf.linalg.svdvals", check_finite=check_finite)
     if _wants_derivative(a):
-        return _svd(a, False, None, False, True)[1]
+        values: Tensor = _svd(a, False, None, False, True)[1]
+        return values
     d = a._data
     if d.size == 0:
         s = _empty_svd(d, False)[1]

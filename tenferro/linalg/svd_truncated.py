@@ -45,6 +45,8 @@ with a fixed seed (deterministic), followed by one Rayleigh–Ritz step on A V. 
 cut is degenerate (s_k² − s_{k+1}² within ~1e5 ε of the broadening ε) or a kept singular
 value is ~0, the full path is taken instead, so the broadening of tf.linalg.svd applies.
 """
+from typing import Any
+
 import numpy as np
 
 from .._engine import apply
@@ -56,7 +58,7 @@ from .svd import (_check_phase, _core_tensor, _data, _gap_inverse, _poles, _svd,
 from ._common import mH
 from .solve import solve_in_rule
 
-__all__ = []
+__all__: list[str] = []
 
 # measured crossover of primal + gradient, partial / full (one thread; docs/truncated_svd.md):
 # Gaussian matrices (flat spectrum, the worst case) gain for max_rank <= 5% of min(m, n)
@@ -71,7 +73,9 @@ _SAFE = 1e5           # gap (in units of ε) below which the full path's broaden
 
 # ---- argument checks ----------------------------------------------------------------------
 
-def check_truncation(max_rank, rtol, atol, full_matrices, name="tf.linalg.svd"):
+def check_truncation(max_rank: Any, rtol: Any, atol: Any, full_matrices: Any,
+                     name: str = "tf.linalg.svd"
+                     ) -> tuple[int | None, float | None, float | None] | None:
     """(max_rank, rtol, atol) validated (each a number or None), or None when no truncation
     is asked."""
     if max_rank is None and rtol is None and atol is None:
@@ -85,7 +89,7 @@ def check_truncation(max_rank, rtol, atol, full_matrices, name="tf.linalg.svd"):
             raise ShapeError(f"{name}: max_rank must be >= 1, got {max_rank}; pass None to "
                              "keep every singular value above the tolerances")
         max_rank = int(max_rank)
-    tols = []
+    tols: list[float | None] = []
     for what, v in (("rtol", rtol), ("atol", atol)):
         if v is None:
             tols.append(None)
@@ -107,7 +111,7 @@ def check_truncation(max_rank, rtol, atol, full_matrices, name="tf.linalg.svd"):
     return max_rank, tols[0], tols[1]
 
 
-def _kept(s, kmax, rtol, atol):
+def _kept(s: Any, kmax: Any, rtol: Any, atol: Any) -> Any:
     """k: how many leading singular values (descending, (..., K) ndarray) are kept — those
     with index < kmax and s_i > max(atol, rtol·s_max); the maximum over a stack."""
     s = s[..., :kmax]
@@ -119,7 +123,8 @@ def _kept(s, kmax, rtol, atol):
 
 # ---- entry point ---------------------------------------------------------------------------
 
-def svd_truncated(a, max_rank, rtol, atol, derivative_eps, check_gauge):
+def svd_truncated(a: Any, max_rank: Any, rtol: Any, atol: Any, derivative_eps: Any,
+                  check_gauge: Any) -> Any:
     """The SVDResult fields (u, s, vt) of the k kept triplets (see svd's docstring)."""
     d = a._data
     m, n = d.shape[-2:]
@@ -137,14 +142,14 @@ def svd_truncated(a, max_rank, rtol, atol, derivative_eps, check_gauge):
     return u[..., :, :k], s[..., :k], vt[..., :k, :]
 
 
-def _use_partial(d, kmax):
+def _use_partial(d: Any, kmax: Any) -> Any:
     m, n = d.shape[-2:]
     K = min(m, n)
     return (d.size > 0 and K >= _PARTIAL_MIN_DIM and kmax <= _PARTIAL_MAX_FRACTION * K
             and kmax + 2 < K)
 
 
-def _top_triplets(A, l):
+def _top_triplets(A: Any, l: Any) -> Any:
     """The l largest singular triplets of the matrix A (float64/complex128), descending:
     svds (PROPACK Lanczos bidiagonalization, tol=0, fixed seed), then a Rayleigh–Ritz step
     on the span of A V (the small SVD of QᴴA, Q = orth(A V)), which makes s and the vectors
@@ -162,7 +167,8 @@ def _top_triplets(A, l):
     return Q @ ub, s, vt
 
 
-def _partial(a, kmax, rtol, atol, derivative_eps, check_gauge):
+def _partial(a: Any, kmax: Any, rtol: Any, atol: Any, derivative_eps: Any,
+             check_gauge: Any) -> Any:
     d = a._data
     batch, (m, n) = d.shape[:-2], d.shape[-2:]
     K = min(m, n)
@@ -192,7 +198,7 @@ def _partial(a, kmax, rtol, atol, derivative_eps, check_gauge):
 
 # ---- the coupling to the discarded subspace: system (1) ----------------------------------
 
-def _coupling_solve(A, U, V, s, ru, rv, extras):
+def _coupling_solve(A: Any, U: Any, V: Any, s: Any, ru: Any, rv: Any, extras: Any) -> Any:
     """(X, Y) with columns (x_j, y_j) solving (1) for right-hand sides ru (..., m, k) in the
     range of P and rv (..., n, k) in the range of Q (None = 0). Tensors: dense solve
     (differentiable); ndarrays: _refined_solve (preconditioned CG, mixed precision)."""
@@ -212,10 +218,10 @@ def _coupling_solve(A, U, V, s, ru, rv, extras):
         ru = None if ru is None else ru.astype(work, copy=False)
         rv = None if rv is None else rv.astype(work, copy=False)
 
-    def proj_u(Z):          # P Z
+    def proj_u(Z: Any) -> Any:  # P Z
         return Z - U @ (mH(U) @ Z)
 
-    def proj_v(Z):          # Q Z
+    def proj_v(Z: Any) -> Any:  # Q Z
         return Z - V @ (mH(V) @ Z)
 
     # b_j = s_j ru_j + A⊥ rv_j (A⊥ rv = P A rv for rv in the range of Q)
@@ -234,7 +240,7 @@ def _coupling_solve(A, U, V, s, ru, rv, extras):
     return X, Y / s[..., None, :]
 
 
-def _dense_shifted_solve(A, U, V, s2, b):
+def _dense_shifted_solve(A: Any, U: Any, V: Any, s2: Any, b: Any) -> Any:
     """x_j = (s_j² I − A⊥A⊥ᴴ)⁻¹ b_j for every column j by tf.linalg.solve, one shifted
     m x m system at a time (memory m², not k m²; differentiable: the create_graph path)."""
     m = A.shape[-2]
@@ -250,9 +256,9 @@ def _dense_shifted_solve(A, U, V, s2, b):
     return np.concatenate(cols, axis=-1)
 
 
-def _apply_M(A, U, V):
+def _apply_M(A: Any, U: Any, V: Any) -> Any:
     """Z -> A⊥A⊥ᴴ Z = P A (Q Aᴴ (P Z)) with the projectors applied as products."""
-    def apply_M(Z):
+    def apply_M(Z: Any) -> Any:
         Z = Z - U @ (mH(U) @ Z)
         Y = mH(A) @ Z
         Y = Y - V @ (mH(V) @ Y)
@@ -265,7 +271,7 @@ _TOL = 1e-12          # relative residual of the solves of (1)
 _INNER_TOL = 1e-5     # relative residual of the single-precision correction solves
 
 
-def _refined_solve(A, U, V, s, b, W, w):
+def _refined_solve(A: Any, U: Any, V: Any, s: Any, b: Any, W: Any, w: Any) -> Any:
     """x_j = (s_j² I − A⊥A⊥ᴴ)⁻¹ b_j (ndarrays, float64/complex128) to the relative
     residual _TOL, by mixed-precision iterative refinement: the correction equations are
     solved by PCG in single precision (on A / s_max, half the cost of the products with A),
@@ -319,7 +325,7 @@ def _refined_solve(A, U, V, s, b, W, w):
     return _eigh_shifted_solve(A, U, V, s2, b)
 
 
-def _eigh_shifted_solve(A, U, V, s2, b):
+def _eigh_shifted_solve(A: Any, U: Any, V: Any, s2: Any, b: Any) -> Any:
     """x_j = (s_j² I − A⊥A⊥ᴴ)⁻¹ b_j by the eigendecomposition A⊥A⊥ᴴ = Z diag(θ) Zᴴ
     (ndarrays; the last resort of _refined_solve)."""
     PA = A - U @ (mH(U) @ A)
@@ -329,12 +335,13 @@ def _eigh_shifted_solve(A, U, V, s2, b):
     return Z @ (c / (s2[..., None, :] - theta[..., :, None]))
 
 
-def _dot(x, y):
+def _dot(x: Any, y: Any) -> Any:
     """Re Σ_rows conj(x)∘y: the column-wise inner products, (..., k)."""
     return np.real(np.sum(x.conj() * y, axis=-2))
 
 
-def _shifted_pcg(apply_M, s2, b, W, w2, target, maxiter=None):
+def _shifted_pcg(apply_M: Any, s2: Any, b: Any, W: Any, w2: Any, target: Any,
+                 maxiter: Any = None) -> Any:
     """Conjugate gradients for (s2_j I − M) x_j = b_j, all columns j of b at once, M
     Hermitian positive semidefinite with ‖M‖ < s2_j (``apply_M`` maps (..., m, c) to
     (..., m, c)). Preconditioner: the exact inverse on span(W) (orthonormal approximate
@@ -350,7 +357,8 @@ def _shifted_pcg(apply_M, s2, b, W, w2, target, maxiter=None):
     r = b - (x * s2c - apply_M(x))
     if maxiter is None:
         maxiter = 2 * b.shape[-2] + 50
-    p = rz = None
+    p: Any = None
+    rz: Any = None
     for _ in range(maxiter):
         done = np.sqrt(dot(r, r)) <= target[..., act]
         if done.ndim > 1:
@@ -382,7 +390,7 @@ def _shifted_pcg(apply_M, s2, b, W, w2, target, maxiter=None):
 
 # ---- rules ---------------------------------------------------------------------------------
 
-def _trunc_vjp(ctx, needs, gs, xs, ys):
+def _trunc_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     gu, sbar, gvt = gs
     u, s, vt = ys
     A = xs[0]
@@ -407,7 +415,7 @@ def _trunc_vjp(ctx, needs, gs, xs, ys):
     return (ga,)
 
 
-def _trunc_jvp(ctx, ts, xs, ys):
+def _trunc_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ta = ts[0]
     derivative_eps, _, extras = ctx
     A = xs[0]

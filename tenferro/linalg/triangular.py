@@ -47,7 +47,7 @@ _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 # ---- helpers for the linalg rules (ndarrays and Tensors alike) ---------------------------
 
 
-def mH(x):
+def mH(x: Any) -> Any:
     """Conjugate transpose of the last two axes, of an ndarray or a Tensor. The method
     spellings (swapaxes, conj) skip NumPy's function wrappers: rules call this a lot."""
     x = x.swapaxes(-1, -2)
@@ -58,7 +58,7 @@ _EPS = {np.dtype(t): float(np.finfo(t).eps)
         for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
-def eps_of(dtype):
+def eps_of(dtype: Any) -> Any:
     """Machine epsilon of ``dtype``'s real type (a dict lookup)."""
     return _EPS[dtype]
 
@@ -69,7 +69,8 @@ _REAL = {np.dtype(t): np.dtype(r) for t, r in (
 
 
 @functools.lru_cache(maxsize=512)
-def _weights(rows, cols, k, lower, diag, scale, dtype):
+def _weights(rows: int, cols: int, k: int, lower: bool, diag: Any, scale: Any,
+             dtype: Any) -> Any:
     """scale · (0/1 mask of tril(·, k) or triu(·, k)), main diagonal scaled by ``diag``.
     Read-only and cached: the rules multiply by it (one ufunc; np.tril builds its mask
     and calls where on every call)."""
@@ -82,11 +83,11 @@ def _weights(rows, cols, k, lower, diag, scale, dtype):
     return w
 
 
-def _masked(x, k, lower, diag=1.0, scale=1.0):
+def _masked(x: Any, k: Any, lower: Any, diag: Any = 1.0, scale: Any = 1.0) -> Any:
     return x * _weights(x.shape[-2], x.shape[-1], k, lower, diag, scale, _REAL[x.dtype])
 
 
-def tri_part(x, k=0, lower=True):
+def tri_part(x: Any, k: Any = 0, lower: Any = True) -> Any:
     """tril(x, k) (``lower``) or triu(x, k) of a rule value: a multiply by a cached mask on
     ndarrays, the recorded tril/triu op (tenferro/_ops/manipulation.py) on Tensors."""
     if isinstance(x, Tensor):
@@ -104,14 +105,14 @@ def triu(x: ArrayLike, k: int = 0) -> Tensor:
     return _triu(x, k=k)
 
 
-def halved(x, lower=True):
+def halved(x: Any, lower: Any = True) -> Any:
     """tril(x) (``lower``) or triu(x) with the diagonal halved: Φ of RULES.md "cholesky",
     and the building block of copyltu in "qr" (Φ(M) + Φ(M)ᴴ). A multiply by a constant
     mask, so it is differentiable on Tensors."""
     return _masked(x, 0, lower, 0.5)
 
 
-def project(x, lower, unit_diagonal=False, scale=1.0):
+def project(x: Any, lower: Any, unit_diagonal: Any = False, scale: Any = 1.0) -> Any:
     """scale · P(x): the triangle a triangular solve reads (strict when ``unit_diagonal``)."""
     k = (-1 if lower else 1) if unit_diagonal else 0
     if isinstance(x, Tensor):
@@ -122,7 +123,7 @@ def project(x, lower, unit_diagonal=False, scale=1.0):
 
 # ---- validation helpers -----------------------------------------------------------------
 
-def check_nonsingular(d, name, what, rtol=0.0):
+def check_nonsingular(d: Any, name: Any, what: Any, rtol: Any = 0.0) -> Any:
     """Raise LinAlgError naming the batch index if a triangular matrix (or stack) ``d`` has
     a diagonal entry with |d_jj| <= rtol·max_j |d_jj| (exactly zero for rtol = 0).
     ``what`` completes "<name>: matrix (i,) of the stack ...".
@@ -158,7 +159,8 @@ def check_nonsingular(d, name, what, rtol=0.0):
 
 # ---- the primal on ndarrays -------------------------------------------------------------
 
-def _primal(a, b, lower, trans, unit, left, check=False):
+def _primal(a: Any, b: Any, lower: Any, trans: Any, unit: Any, left: Any,
+            check: Any = False) -> Any:
     """op(a)⁻¹b (left) or b op(a)⁻¹ for ndarrays; b a matrix (stack), batch dims of a and
     b broadcast, dtypes promote. No validation: callers have done it. One call of the
     recursive batched solve (tenferro/_kernels/triangular.pyx: its flops run in ?gemm,
@@ -170,7 +172,8 @@ def _primal(a, b, lower, trans, unit, left, check=False):
 _solve_op = None  # defined below (the rules refer to trsolve, which refers to the op)
 
 
-def trsolve(a, b, lower=False, trans=0, unit_diagonal=False, left=True):
+def trsolve(a: Any, b: Any, lower: Any = False, trans: Any = 0, unit_diagonal: Any = False,
+            left: Any = True) -> Any:
     """op(a)⁻¹b or b op(a)⁻¹ inside a rule: the compiled solve on ndarrays (normal
     backward), the recorded op on Tensors (create_graph / forward-over-reverse). b is a
     matrix (stack); nothing is validated."""
@@ -182,7 +185,7 @@ def trsolve(a, b, lower=False, trans=0, unit_diagonal=False, left=True):
     return _primal(a, b, lower, trans, unit_diagonal, left)
 
 
-def _adjoint_solve(a, g, lower, trans, unit, left):
+def _adjoint_solve(a: Any, g: Any, lower: Any, trans: Any, unit: Any, left: Any) -> Any:
     """op(A)⁻ᴴ g (left) or g op(A)⁻ᴴ (right)."""
     if trans == 1 and a.dtype.kind == "c":
         # op(A)ᴴ = conj(A) is no BLAS op: conj(A)⁻¹g = conj(A⁻¹ conj(g))
@@ -191,7 +194,8 @@ def _adjoint_solve(a, g, lower, trans, unit, left):
     return trsolve(a, g, lower, 2 if trans == 0 else 0, unit, left)
 
 
-def _solve_triangular_backprop(a, x, gx, lower, trans, unit, left, need_a, need_b):
+def _solve_triangular_backprop(a: Any, x: Any, gx: Any, lower: Any, trans: Any, unit: Any,
+                               left: Any, need_a: Any, need_b: Any) -> Any:
     """(Ā, B̄) of X = op(A)⁻¹B (or B op(A)⁻¹) in matrix form, over the broadcast batch.
 
     On ndarrays (a plain backward) one call of the fused Cython kernel
@@ -212,20 +216,20 @@ def _solve_triangular_backprop(a, x, gx, lower, trans, unit, left, need_a, need_
     return ga, (g if need_b else None)
 
 
-def _as_mat(v, vec, left):
+def _as_mat(v: Any, vec: Any, left: Any) -> Any:
     """A vector right-hand side (or its cotangent/tangent) as a one-column/one-row matrix."""
     if not vec:
         return v
     return np.expand_dims(v, -1 if left else -2)
 
 
-def _from_mat(v, vec, left):
+def _from_mat(v: Any, vec: Any, left: Any) -> Any:
     if not vec:
         return v
     return np.squeeze(v, -1 if left else -2)
 
 
-def _solve_vjp(ctx, needs, gs, xs, ys):
+def _solve_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     lower, trans, unit, left, vec = ctx
     a, b = xs
     ga, gb = _solve_triangular_backprop(a, _as_mat(ys[0], vec, left), _as_mat(gs[0], vec, left),
@@ -237,7 +241,7 @@ def _solve_vjp(ctx, needs, gs, xs, ys):
     return ga, gb
 
 
-def _solve_jvp(ctx, ts, xs, ys):
+def _solve_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     lower, trans, unit, left, vec = ctx
     ta, tb = ts
     rhs = None if tb is None else _as_mat(tb, vec, left)
@@ -277,8 +281,8 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, lower: bool = False, trans: int
         raise ValueError(f"{name}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}"
                          ) from None
     a = matrix_input(a, name, square=True, check_finite=check_finite)
-    b = float_tensor(b)
-    ad, bd = a._data, b._data
+    bt: Tensor = float_tensor(b)
+    ad, bd = a._data, bt._data
     n = ad.shape[-1]
     vec = bd.ndim == 1
     if bd.ndim == 0:
@@ -303,7 +307,8 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, lower: bool = False, trans: int
         raise
     if vec:
         out = out[..., :, 0] if left else out[..., 0, :]
-    return apply1(_solve_op, (a, b), out, ctx=(lower, t, unit, left, vec))
+    x: Tensor = apply1(_solve_op, (a, bt), out, ctx=(lower, t, unit, left, vec))
+    return x
 
 
 solve_triangular_ad = builder(solve_triangular)
