@@ -4,14 +4,24 @@
 with NumPy: they attach a graph node when grad mode is on and an input requires grad,
 and compute output tangents when a forward-AD dual level is active.
 """
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from ._errors import GraphFreedError, InPlaceError
 from ._kernels import load as _load_kernel, tape_twin
 from ._sparse import SparseCotangent
 from ._state import STATE
 
-_tape = _load_kernel("tape")     # compiled, or tape_twin under TENFERRO_PURE_PYTHON=1
+if TYPE_CHECKING:
+    # the checker reads the signatures of tape.pyi (the compiled module and its twin
+    # share them); at run time load() picks one of the two
+    from ._kernels import tape as _tape
+    from ._ops.registry import Op
+    from ._tensor import Tensor
+else:
+    _tape = _load_kernel("tape")     # compiled, or tape_twin under TENFERRO_PURE_PYTHON=1
 (Node, backward_plain, new_version, grad_plain, owned, run_backward, set_inplace_error,
  set_sparse_type) = (_tape.Node, _tape.backward_plain, _tape.new_version, _tape.grad_plain,
                      _tape.owned, _tape.run_backward, _tape.set_inplace_error,
@@ -24,17 +34,18 @@ set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)
 tape_twin.set_sparse_type(SparseCotangent)    # the twin too (tests swap it in per test)
 
-_Tensor = None  # set by _tensor.py (avoids an import cycle)
+# set by _tensor.py (avoids an import cycle) before any op runs
+_Tensor: "type[Tensor]" = None  # type: ignore[assignment]
 
 
-def _bind(tensor_cls):
+def _bind(tensor_cls: "type[Tensor]") -> None:
     global _Tensor
     _Tensor = tensor_cls
     _tape.bind_engine(tensor_cls, STATE, _forward)
     tape_twin.bind_engine(tensor_cls, STATE, _forward)    # (tests swap the twin in)
 
 
-def install_vjp_kernels(ops):
+def install_vjp_kernels(ops: "dict[str, Op]") -> None:
     """Give the ops that have a compiled pullback (tape.pyx's VJP_KERNELS) its code
     (called by tenferro/__init__.py once every op is registered)."""
     for name, code in getattr(_tape, "VJP_KERNELS", {}).items():
@@ -51,7 +62,7 @@ apply = _tape.apply
 graph_rule = _tape.graph_rule
 
 
-def _cast_like(t, ref_dtype):
+def _cast_like(t: Any, ref_dtype: np.dtype[Any]) -> Any:
     """Give a tangent/cotangent the dtype of its primal (real part for a real primal)."""
     if t.dtype != ref_dtype:
         if t.dtype.kind == "c" and ref_dtype.kind != "c":
@@ -60,10 +71,12 @@ def _cast_like(t, ref_dtype):
     return t
 
 
-def _forward(op, ctx, inputs, outs, results, node):
+def _forward(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
+             outs: tuple[NDArray[Any], ...], results: "tuple[Tensor, ...]",
+             node: Any) -> None:
     """Forward mode: output tangents from the input tangents of the active level."""
     level = STATE.fw_level
-    ts = []
+    ts: "list[Tensor | None]" = []
     any_t = False
     graph = False
     for x in inputs:
@@ -93,7 +106,7 @@ def _forward(op, ctx, inputs, outs, results, node):
                             tuple(x._data for x in inputs), outs)
     finally:
         STATE.fw_level = level
-    tangents = []
+    tangents: "list[Tensor | None]" = []
     for i, (r, t) in enumerate(zip(results, out_ts)):
         if t is None or i in op.nondiff:
             tangents.append(None)

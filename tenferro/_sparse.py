@@ -20,10 +20,15 @@ scatter-add is a gather: both are linear, RULES.md "linear maps"), so a second-o
 costs O(uses) small gathers instead of O(uses) dense additions.
 """
 import math
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
 from ._ops.registry import defop
+
+if TYPE_CHECKING:
+    from ._tensor import Tensor
 
 __all__ = ["SparseCotangent", "ScatterKind"]
 
@@ -38,19 +43,20 @@ class ScatterKind:
     """
     __slots__ = ("name", "add_into", "gather")
 
-    def __init__(self, name, add_into, gather):
+    def __init__(self, name: str, add_into: Callable[[NDArray[Any], Any, Any], None],
+                 gather: Callable[[Any, Any], Any]) -> None:
         self.name = name
         self.add_into = add_into
         self.gather = gather
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<ScatterKind {self.name}>"
 
 
 _PLAIN = (np.ndarray, np.generic, int, float, complex)   # values of a plain (ndarray) pass
 
 
-def _cast_np(v, dtype):
+def _cast_np(v: Any, dtype: np.dtype[Any]) -> Any:
     """Values as an ndarray of the target dtype (real part for a real target, DESIGN §2)."""
     if type(v) is not np.ndarray:
         v = np.asarray(v)
@@ -69,12 +75,13 @@ class SparseCotangent:
     """
     __slots__ = ("shape", "dtype", "parts", "dense", "owned", "touched", "graph")
 
-    def __init__(self, shape, dtype, kind, ctx, values):
+    def __init__(self, shape: Sequence[int], dtype: DTypeLike, kind: ScatterKind, ctx: Any,
+                 values: Any) -> None:
         # one per indexing in a backward pass: no conversions on the common types
         self.shape = shape if type(shape) is tuple else tuple(shape)
         self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
-        self.parts = [(kind, ctx, values)]
-        self.dense = None      # the dense part (ndarray or Tensor) or None
+        self.parts: list[tuple[ScatterKind, Any, Any]] = [(kind, ctx, values)]
+        self.dense: Any = None     # the dense part (ndarray or Tensor) or None
         self.owned = False     # dense is a C-contiguous buffer this object may write into
         if type(values) is np.ndarray:
             self.touched = values.size
@@ -83,11 +90,11 @@ class SparseCotangent:
             self.graph = not isinstance(values, _PLAIN)   # values are Tensors (create_graph)
             self.touched = values.size if self.graph else np.size(values)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<SparseCotangent shape={self.shape} {self.dtype} parts={len(self.parts)} "
                 f"dense={'no' if self.dense is None else 'yes'}>")
 
-    def add(self, other):
+    def add(self, other: Any) -> "SparseCotangent":
         """``self + other`` for a SparseCotangent or a dense cotangent; returns self."""
         if type(other) is SparseCotangent:
             self.parts.extend(other.parts)
@@ -106,7 +113,7 @@ class SparseCotangent:
             self.touched = 0
         return self
 
-    def _add_dense(self, d):
+    def _add_dense(self, d: Any) -> None:
         if self.dense is None:
             self.dense = d
             self.owned = False
@@ -118,15 +125,16 @@ class SparseCotangent:
         if not isinstance(d, _PLAIN):
             self.graph = True
 
-    def densify(self):
+    def densify(self) -> Any:
         """The dense cotangent: an ndarray (a fresh buffer) or, with Tensor values, a
         Tensor recorded as one ``sparse_sum`` op."""
         if self.graph:
             return _densify_graph(self)
         return self._densify_np()
 
-    def _densify_np(self):
+    def _densify_np(self) -> NDArray[Any]:
         dtype = self.dtype
+        buf: NDArray[Any]
         if self.owned:
             buf = self.dense
         elif self.dense is not None:
@@ -138,10 +146,10 @@ class SparseCotangent:
         return buf
 
 
-def _densify_graph(s):
+def _densify_graph(s: SparseCotangent) -> "Tensor":
     from ._engine import _Tensor as Tensor, _cast_like, apply1
     inputs = []
-    data = []
+    data: list[Any] = []
     has_dense = s.dense is not None
     if has_dense:
         d = s.dense if isinstance(s.dense, Tensor) else Tensor._wrap(np.asarray(s.dense))
@@ -164,7 +172,7 @@ def _densify_graph(s):
                   ctx=(has_dense, tuple(kinds), s.shape, s.dtype))
 
 
-def _sparse_sum_vjp(ctx, needs, gs, xs, ys):
+def _sparse_sum_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # out = base + Σ_j scatter_j(v_j): base̅ = g, v̅_j = gather_j(g)
     has_dense, kinds, _, _ = ctx
     g = gs[0]
@@ -177,7 +185,7 @@ def _sparse_sum_vjp(ctx, needs, gs, xs, ys):
     return tuple(out)
 
 
-def _sparse_sum_jvp(ctx, ts, xs, ys):
+def _sparse_sum_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # linear: the same sum of the tangents
     has_dense, kinds, shape, dtype = ctx
     off = 1 if has_dense else 0

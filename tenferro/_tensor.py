@@ -692,5 +692,5 @@ def install_methods() -> None:
         setattr(Tensor, name, fn)
 
 
-_engine._bind(Tensor)  # type: ignore[no-untyped-call]  # (_engine is not typed yet)
+_engine._bind(Tensor)
 _autograd: Any = None  # tenferro.autograd, bound by tenferro/__init__.py (import cycle)

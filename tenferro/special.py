@@ -77,9 +77,9 @@ digamma). Other functions raise
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Literal, Sequence, TypeAlias, overload
 
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 import math
 
@@ -90,7 +90,7 @@ from scipy.special import _ufuncs as _u
 from ._engine import apply1
 from ._errors import DTypeError, UnsupportedADError
 from ._tensor import Tensor, _tracked
-from ._ops.registry import FUNCTIONS, defop, register
+from ._ops.registry import FUNCTIONS, Op, defop, register
 from ._ops._util import broadcast_shape, conj, floating, operands, payload, to_tensor, \
     unbroadcast
 from ._ops.elementwise import logaddexp as _logaddexp
@@ -115,10 +115,19 @@ _INV_SQRT2 = 1 / math.sqrt(2)
 _TWO_OVER_SQRT_PI = 2 / _SQRT_PI
 _LOG_PI = math.log(math.pi)
 
+# A rule (vjp or jvp): it runs on ndarrays and on Tensors (create_graph), hence Any.
+_Rule: TypeAlias = Callable[..., Any]
+# derivs(a, b, y, needs) of a two-argument function: (∂y/∂a, ∂y/∂b), None where not needed.
+_Derivs: TypeAlias = Callable[[Any, Any, Any, Any], "tuple[Any, Any]"]
+# The float64 arrays of the shape-parameter series, their index sets and masks.
+_F64: TypeAlias = "NDArray[np.float64]"
+_Idx: TypeAlias = "NDArray[np.intp]"
+_Mask: TypeAlias = "NDArray[np.bool_]"
+
 
 # ---- helpers ---------------------------------------------------------------------------
 
-def _horner(coeffs, v):
+def _horner(coeffs: Sequence[float], v: Any) -> Any:
     """Σ coeffs[k]·vᵏ by Horner's rule (differentiable: plain arithmetic on v)."""
     poly = coeffs[-1]
     for c in reversed(coeffs[:-1]):
@@ -126,11 +135,11 @@ def _horner(coeffs, v):
     return poly
 
 
-def _arr(out):
+def _arr(out: Any) -> NDArray[Any]:
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
-def _ap(f, *args):
+def _ap(f: Any, *args: Any) -> Any:
     """``f`` applied inside a rule: the recorded tenferro op when an argument is a Tensor
     (create_graph: the rule is differentiated again), NumPy/SciPy on ndarrays."""
     for a in args:
@@ -139,25 +148,25 @@ def _ap(f, *args):
     return f._np(*args)
 
 
-def _mask(x):
+def _mask(x: Any) -> NDArray[Any]:
     return payload(x)
 
 
-def _where(cond, a, b):
+def _where(cond: Any, a: Any, b: Any) -> Any:
     """np.where, also when a or b is a Tensor (then tf.where: differentiable branches)."""
     return np.where(cond, a, b)
 
 
-def _quiet(rule):
+def _quiet(rule: _Rule) -> _Rule:
     """Run a rule with NumPy's floating-point warnings off: log 0, 0/0 in a discarded
     branch of a where are expected."""
-    def wrapped(*args):
+    def wrapped(*args: Any) -> Any:
         with np.errstate(all="ignore"):
             return rule(*args)
     return wrapped
 
 
-def _check_complex(name, ok, *tensors):
+def _check_complex(name: str, ok: bool, *tensors: Tensor) -> None:
     if ok:
         return
     for t in tensors:
@@ -168,23 +177,23 @@ def _check_complex(name, ok, *tensors):
                              f"scipy.special, got {t._data.dtype}{hint}")
 
 
-def _no_derivative(name, argname, t, why):
+def _no_derivative(name: str, argname: str, t: object, why: str) -> None:
     if isinstance(t, Tensor) and _tracked(t):
         raise UnsupportedADError(
             f"tf.special.{name}: no derivative in {argname!r} ({why}); pass it without "
             f"requires_grad (e.g. .detach()) to differentiate in the other arguments")
 
 
-def _cast(out, dtype):
-    out = _arr(out)
-    return out if out.dtype == dtype else out.astype(dtype)
+def _cast(out: Any, dtype: DTypeLike) -> NDArray[Any]:
+    arr = _arr(out)
+    return arr if arr.dtype == dtype else arr.astype(dtype)
 
 
-def _result_dtype(*tensors):
+def _result_dtype(*tensors: Tensor) -> np.dtype[Any]:
     return np.result_type(*(t._data.dtype for t in tensors))
 
 
-def _weak_floats(args):
+def _weak_floats(args: Sequence[ArrayLike]) -> list[Tensor]:
     """The arguments as floating Tensors; Python numbers take the arrays' precision
     (NumPy 2's weak scalars: betainc(1.5, 2.5, float32 x) stays float32)."""
     arrays = [floating(to_tensor(v)) for v in args if type(v) not in (bool, int, float)]
@@ -193,21 +202,22 @@ def _weak_floats(args):
             else floating(to_tensor(v)) for v in args]
 
 
-def _bcast(t, shape):
+def _bcast(t: Any, shape: tuple[int, ...]) -> Any:
     return t if t.shape == shape else np.broadcast_to(t, shape)
 
 
-def _unary(name, ufunc, deriv, *, complex_ok=False, primal=None, quiet=False, doc=""
-           ) -> Callable[[ArrayLike], Tensor]:
+def _unary(name: str, ufunc: Callable[..., Any], deriv: Callable[[Any, Any], Any], *,
+           complex_ok: bool = False, primal: Callable[..., Any] | None = None,
+           quiet: bool = False, doc: str = "") -> Callable[[ArrayLike], Tensor]:
     """y = ufunc(x) with f'(x) = deriv(x, y); holomorphic for complex x. ``quiet``: the
     rule runs with NumPy's warnings off (boundary values: 1/0, exp overflow), which costs
     ~2 µs per call, so functions whose rules are warning-free go without."""
     compute = ufunc if primal is None else primal
 
-    def vjp(ctx, needs, gs, xs, ys):
+    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         return (gs[0] * conj(deriv(xs[0], ys[0])),)
 
-    def jvp(ctx, ts, xs, ys):
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         return (ts[0] * deriv(xs[0], ys[0]),)
 
     if quiet:
@@ -215,15 +225,16 @@ def _unary(name, ufunc, deriv, *, complex_ok=False, primal=None, quiet=False, do
 
     op = defop("special." + name, vjp, jvp, complex=complex_ok, doc=doc)
 
-    def f(x, /):
-        x = floating(to_tensor(x))
-        _check_complex(name, complex_ok, x)
-        d = x._data
-        return apply1(op, (x,), _cast(compute(d), d.dtype))
+    def f(x: ArrayLike, /) -> Tensor:
+        t: Tensor = floating(to_tensor(x))
+        _check_complex(name, complex_ok, t)
+        d = t._data
+        return apply1(op, (t,), _cast(compute(d), d.dtype))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"``scipy.special.{name}``, differentiable: {doc}"
-    f._np = lambda x: _arr(compute(x))
+    # the NumPy version _ap calls inside a rule on ndarrays (a function attribute)
+    f._np = lambda x: _arr(compute(x))  # type: ignore[attr-defined]
     ufuncs = [ufunc] if isinstance(ufunc, np.ufunc) else []
     pub = getattr(_sc, name, None)
     if isinstance(pub, np.ufunc) and pub not in ufuncs:
@@ -232,7 +243,7 @@ def _unary(name, ufunc, deriv, *, complex_ok=False, primal=None, quiet=False, do
     return f
 
 
-def _promote(a, b, dt):
+def _promote(a: Any, b: Any, dt: Any) -> tuple[Any, Any]:
     if a.dtype != dt:
         a = a.astype(dt)
     if b.dtype != dt:
@@ -240,14 +251,16 @@ def _promote(a, b, dt):
     return a, b
 
 
-def _binary(name, ufunc, derivs, *, complex_ok=False, nondiff=None, primal=None, doc="",
-            argnames=("x", "y")) -> Callable[[ArrayLike, ArrayLike], Tensor]:
+def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs, *, complex_ok: bool = False,
+            nondiff: dict[int, str] | None = None, primal: Callable[..., Any] | None = None,
+            doc: str = "", argnames: tuple[str, str] = ("x", "y")
+            ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """y = ufunc(a, b) broadcasting; derivs(a, b, y, needs) -> (∂y/∂a, ∂y/∂b) (None where
     not needed). ``nondiff``: {index: reason} of arguments without a derivative."""
     compute = ufunc if primal is None else primal
 
     @_quiet
-    def vjp(ctx, needs, gs, xs, ys):
+    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         g, y = gs[0], ys[0]
         a, b = _promote(xs[0], xs[1], y.dtype)
         da, db = derivs(a, b, y, needs)
@@ -255,7 +268,7 @@ def _binary(name, ufunc, derivs, *, complex_ok=False, nondiff=None, primal=None,
                 unbroadcast(g * conj(db), xs[1].shape) if needs[1] else None)
 
     @_quiet
-    def jvp(ctx, ts, xs, ys):
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         a, b = _promote(xs[0], xs[1], y.dtype)
         need = (ts[0] is not None, ts[1] is not None)
@@ -267,7 +280,9 @@ def _binary(name, ufunc, derivs, *, complex_ok=False, nondiff=None, primal=None,
 
     op = defop("special." + name, vjp, jvp, complex=complex_ok, doc=doc)
 
-    def f(x1, x2, /):
+    def f(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
+        a: Tensor
+        b: Tensor
         a, b = operands(x1, x2)
         a, b = floating(a), floating(b)
         _check_complex(name, complex_ok, a, b)
@@ -279,7 +294,7 @@ def _binary(name, ufunc, derivs, *, complex_ok=False, nondiff=None, primal=None,
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"``scipy.special.{name}({', '.join(argnames)})``, differentiable: {doc}"
-    f._np = lambda a, b: _arr(compute(a, b))
+    f._np = lambda a, b: _arr(compute(a, b))  # type: ignore[attr-defined]  # as _unary's
     ufuncs = [ufunc] if isinstance(ufunc, np.ufunc) else []
     pub = getattr(_sc, name, None)
     if isinstance(pub, np.ufunc) and pub not in ufuncs:
@@ -298,7 +313,7 @@ _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617
 _REFLECT_BELOW = -100.0
 
 
-def _polygamma_complex_n(n, z):
+def _polygamma_complex_n(n: int, z: ArrayLike) -> NDArray[np.complex128]:
     """ψ⁽ⁿ⁾(z) for one integer n >= 1 and complex z. Re z >= −100: the shifted asymptotic
     series below (accurate to rounding). Re z < −100: the reflection ψ⁽ⁿ⁾(z) =
     (−1)ⁿψ⁽ⁿ⁾(1 − z) − π dⁿ/dzⁿ cot(πz) (DLMF 5.15.6), so the cost does not grow with
@@ -316,7 +331,7 @@ def _polygamma_complex_n(n, z):
         return out
 
 
-def _cot_derivative(n, z):
+def _cot_derivative(n: int, z: NDArray[np.complex128]) -> NDArray[np.complex128]:
     """dⁿ/dwⁿ cot(w) at w = πz: Pₙ(cot w) with P₀(c) = c, Pₖ₊₁(c) = −(1 + c²)Pₖ′(c).
     cot w from exp(±2iw) on the side where it does not overflow, after removing the
     nearest integer from z (exact in floating point; cot(πz) has period 1), so that π·z
@@ -329,10 +344,11 @@ def _cot_derivative(n, z):
     p = np.polynomial.Polynomial([0.0, 1.0])
     for _ in range(n):
         p = -np.polynomial.Polynomial([1.0, 0.0, 1.0]) * p.deriv()
-    return p(c)
+    out: NDArray[np.complex128] = p(c)
+    return out
 
 
-def _polygamma_complex_shifted(n, z):
+def _polygamma_complex_shifted(n: int, z: ArrayLike) -> NDArray[np.complex128]:
     """ψ⁽ⁿ⁾(z) for one integer n >= 1 and complex z: shift z up to Re z >= 20 + n with
     ψ⁽ⁿ⁾(z) = ψ⁽ⁿ⁾(z+1) + (−1)ⁿ⁺¹ n!/zⁿ⁺¹, then the asymptotic series
     (−1)ⁿ⁺¹[(n−1)!/zⁿ + n!/(2zⁿ⁺¹) + Σₖ B₂ₖ (2k+n−1)!/((2k)! z²ᵏ⁺ⁿ)] (DLMF 5.15.8)."""
@@ -358,17 +374,18 @@ def _polygamma_complex_shifted(n, z):
         p = p * inv2
         series = series + b * fact(2 * k + n - 1) / fact(2 * k) * p
     sign = -1.0 if n % 2 == 0 else 1.0
-    return sign * (series + fact(n) * acc)
+    out: NDArray[np.complex128] = sign * (series + fact(n) * acc)
+    return out
 
 
-def _polygamma_np(n, x):
-    n = np.asarray(n)
-    x = np.asarray(x)
-    if x.dtype.kind != "c":
+def _polygamma_np(n: ArrayLike, x: ArrayLike) -> NDArray[Any]:
+    na = np.asarray(n)
+    xa = np.asarray(x)
+    if xa.dtype.kind != "c":
         with np.errstate(all="ignore"):
-            out = _arr(_sc.polygamma(n, x))
-        return out.astype(np.result_type(x.dtype, np.float32), copy=False)
-    nb, zb = np.broadcast_arrays(n, x)
+            out = _arr(_sc.polygamma(na, xa))
+        return out.astype(np.result_type(xa.dtype, np.float32), copy=False)
+    nb, zb = np.broadcast_arrays(na, xa)
     out = np.empty(zb.shape, dtype=np.complex128)
     zero = nb == 0
     if zero.any():
@@ -379,14 +396,16 @@ def _polygamma_np(n, x):
             out[m] = np.nan
         else:
             out[m] = _polygamma_complex_n(int(nv), zb[m])
-    return out.astype(x.dtype, copy=False)
+    return out.astype(xa.dtype, copy=False)
 
 
+# declared for the type checker: derivative rules below use them before they are defined
+digamma: Callable[[ArrayLike], Tensor]
 gammaln = _unary("gammaln", _u.gammaln, lambda x, y: _ap(digamma, x),
                  doc="d/dx = digamma(x)")
 
 
-def _loggamma_deriv(x, y):
+def _loggamma_deriv(x: Any, y: Any) -> Any:
     d = _ap(digamma, x)
     if x.dtype.kind != "c":
         bad = np.isnan(_mask(y)) & ~np.isnan(_mask(x))
@@ -418,16 +437,16 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Tensor:
     non-negative integer (array), not differentiated. d/dx = ψ⁽ⁿ⁺¹⁾(x). Complex x is
     supported (SciPy has real x only): recurrence, asymptotic series and reflection
     (DLMF 5.15)."""
-    nt = to_tensor(n)
+    nt: Tensor = to_tensor(n)
     _no_derivative("polygamma", "n", nt, "n is an integer order")
-    x = floating(to_tensor(x))
+    xt: Tensor = floating(to_tensor(x))
     nd = nt._data
-    broadcast_shape("polygamma", nd.shape, x.shape)
-    out = _polygamma_np(nd, x._data)
-    return apply1(_polygamma_op, (Tensor._wrap(nd), x), _cast(out, x._data.dtype))
+    broadcast_shape("polygamma", nd.shape, xt.shape)
+    out = _polygamma_np(nd, xt._data)
+    return apply1(_polygamma_op, (Tensor._wrap(nd), xt), _cast(out, xt._data.dtype))
 
 
-polygamma._np = _polygamma_np
+polygamma._np = _polygamma_np  # type: ignore[attr-defined]  # as _unary's
 
 
 def multigammaln(a: ArrayLike, d: int) -> Tensor:
@@ -435,27 +454,28 @@ def multigammaln(a: ArrayLike, d: int) -> Tensor:
     Γ_d(a) = π^(d(d−1)/4) Πⱼ Γ(a − (j−1)/2) (DLMF 35.3.4), a composition of gammaln, so
     differentiable in ``a`` at every order; ``d`` a positive integer. As SciPy, raises
     ValueError unless a > (d − 1)/2 everywhere."""
-    dd = np.asarray(payload(d) if isinstance(d, Tensor) else d)[()]
-    if not np.isscalar(dd) or np.floor(dd) != dd or dd < 1:
+    dv: Any = np.asarray(payload(d) if isinstance(d, Tensor) else d)[()]
+    scalar = np.isscalar(dv)    # (a bool of its own: np.isscalar's TypeGuard would narrow dv)
+    if not scalar or np.floor(dv) != dv or dv < 1:
         raise ValueError("d should be a positive integer (dimension)")
-    dd = int(dd)
-    a = floating(to_tensor(a))
-    _check_complex("multigammaln", False, a)
-    if np.any(a._data <= 0.5 * (dd - 1)):
-        raise ValueError(f"condition a ({a._data}) > 0.5 * (d-1) ({0.5 * (dd - 1)}) not met")
-    res = gammaln(a)
+    dd = int(dv)
+    at: Tensor = floating(to_tensor(a))
+    _check_complex("multigammaln", False, at)
+    if np.any(at._data <= 0.5 * (dd - 1)):
+        raise ValueError(f"condition a ({at._data}) > 0.5 * (d-1) ({0.5 * (dd - 1)}) not met")
+    res = gammaln(at)
     for j in range(2, dd + 1):
-        res = res + gammaln(a - 0.5 * (j - 1))
+        res = res + gammaln(at - 0.5 * (j - 1))
     return res + dd * (dd - 1) * 0.25 * _LOG_PI
 
 
-def _betaln_derivs(a, b, y, needs):
+def _betaln_derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
     s = _ap(digamma, a + b)
     return (_ap(digamma, a) - s if needs[0] else None,
             _ap(digamma, b) - s if needs[1] else None)
 
 
-def _beta_derivs(a, b, y, needs):
+def _beta_derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
     da, db = _betaln_derivs(a, b, y, needs)
     return (None if da is None else y * da, None if db is None else y * db)
 
@@ -468,7 +488,7 @@ beta = _binary("beta", _u.beta, _beta_derivs, argnames=("a", "b"),
 
 # ---- error function and normal distribution ---------------------------------------------
 
-def _gauss(x):
+def _gauss(x: Any) -> Any:
     return np.exp(-(x * x))
 
 
@@ -482,7 +502,7 @@ _ERFCX_LARGE = 50.0
 _ERFCX_SERIES = tuple((-1) ** n * math.prod(range(1, 2 * n, 2)) for n in range(1, 8))
 
 
-def _erfcx_deriv(x, y):
+def _erfcx_deriv(x: Any, y: Any) -> Any:
     big = np.real(_mask(x)) >= _ERFCX_LARGE
     if x.dtype.kind == "c" or not big.any():
         return 2 * (x * y) - _TWO_OVER_SQRT_PI
@@ -502,7 +522,7 @@ ndtr = _unary("ndtr", _u.ndtr, lambda x, y: np.exp(-0.5 * (x * x)) * (1 / _SQRT_
               complex_ok=True, doc="d/dx = φ(x) = exp(−x²/2)/√(2π)")
 ndtri = _unary("ndtri", _u.ndtri, lambda x, y: _SQRT_2PI * np.exp(0.5 * (y * y)),
                quiet=True, doc="d/dp = 1/φ(ndtri(p)) = √(2π)·exp(y²/2)")
-def _log_ndtr_deriv(x, y):
+def _log_ndtr_deriv(x: Any, y: Any) -> Any:
     """φ(x)/Φ(x). √(2/π)/erfcx(−x/√2) keeps every digit in the left tail (where
     exp(−x²/2 − log Φ(x)) would cancel ~x²/2 against itself); in the right tail erfcx
     overflows (x > 37.5, and its own derivative inf/inf before that), where
@@ -526,6 +546,8 @@ log_ndtr = _unary("log_ndtr", _u.log_ndtr, _log_ndtr_deriv, complex_ok=True,
 
 # ---- logistic ---------------------------------------------------------------------------
 
+# declared for the type checker: expit's own rule calls it
+expit: Callable[[ArrayLike], Tensor]
 expit = _unary("expit", _u.expit, lambda x, y: y * _ap(expit, -x),
                doc="d/dx = expit(x)·expit(−x) (exact in both tails)")
 logit = _unary("logit", _u.logit, lambda x, y: 1 / (x * (1 - x)),
@@ -540,14 +562,14 @@ def softplus(x: ArrayLike, **kwargs: Any) -> Tensor:
     tenferro on tensors.)"""
     if kwargs:
         raise TypeError("tf.special.softplus takes no ufunc keywords (out=, where=, ...)")
-    x = floating(to_tensor(x))
-    _check_complex("softplus", False, x)
-    return _logaddexp(np.zeros((), x._data.dtype), x)
+    t: Tensor = floating(to_tensor(x))
+    _check_complex("softplus", False, t)
+    return _logaddexp(np.zeros((), t._data.dtype), t)
 
 
 # ---- information theory -------------------------------------------------------------------
 
-def _xlogy_derivs(x, y, out, needs):
+def _xlogy_derivs(x: Any, y: Any, out: Any, needs: Any) -> tuple[Any, Any]:
     dx = np.log(y) if needs[0] else None
     dy = None
     if needs[1]:
@@ -558,7 +580,7 @@ def _xlogy_derivs(x, y, out, needs):
     return dx, dy
 
 
-def _xlog1py_derivs(x, y, out, needs):
+def _xlog1py_derivs(x: Any, y: Any, out: Any, needs: Any) -> tuple[Any, Any]:
     dx = np.log1p(y) if needs[0] else None
     dy = None
     if needs[1]:
@@ -573,7 +595,7 @@ xlog1py = _binary("xlog1py", _u.xlog1py, _xlog1py_derivs, complex_ok=True,
                   doc="∂x = log1p y, ∂y = x/(1 + y) (0 where x = 0)")
 
 
-def _entr_deriv(x, y):
+def _entr_deriv(x: Any, y: Any) -> Any:
     xp = _mask(x)
     pos = xp > 0
     if pos.all():
@@ -588,7 +610,7 @@ entr = _unary("entr", _u.entr, _entr_deriv,
               quiet=True, doc="d/dx = −log x − 1 (+inf at 0, 0 for x < 0 where entr = −inf)")
 
 
-def _kl_parts(x, y):
+def _kl_parts(x: Any, y: Any) -> tuple[Any, ...]:
     xp, yp = _mask(x), _mask(y)
     inside = (xp > 0) & (yp > 0)
     xzero = (xp == 0) & (yp >= 0)
@@ -597,8 +619,8 @@ def _kl_parts(x, y):
     return xp, yp, inside, xzero, nan, xs, ys
 
 
-def _rel_entr_like(kl):
-    def derivs(x, y, out, needs):
+def _rel_entr_like(kl: bool) -> _Derivs:
+    def derivs(x: Any, y: Any, out: Any, needs: Any) -> tuple[Any, Any]:
         xp, yp, inside, xzero, nan, xs, ys = _kl_parts(x, y)
         dt = xp.dtype
         dx = dy = None
@@ -623,7 +645,7 @@ kl_div = _binary("kl_div", _u.kl_div, _rel_entr_like(True),
                  doc="∂x = log(x/y), ∂y = 1 − x/y; at x = 0 <= y: −inf and 1")
 
 
-def _huber_derivs(delta, r, out, needs):
+def _huber_derivs(delta: Any, r: Any, out: Any, needs: Any) -> tuple[Any, Any]:
     dp, rp = _mask(delta), _mask(r)
     bad = dp < 0
     inside = np.abs(rp) <= dp
@@ -645,7 +667,7 @@ huber = _binary("huber", _u.huber, _huber_derivs, argnames=("delta", "r"),
                 doc="∂r = clip(r, −δ, δ), ∂δ = |r| − δ for |r| > δ (else 0)")
 
 
-def _pseudo_huber_derivs(delta, r, out, needs):
+def _pseudo_huber_derivs(delta: Any, r: Any, out: Any, needs: Any) -> tuple[Any, Any]:
     dp, rp = _mask(delta), _mask(r)
     ok = (dp >= 0) & ((dp != 0) | (rp != 0))
     nan = np.isnan(dp) | np.isnan(rp)
@@ -678,7 +700,7 @@ pseudo_huber = _binary("pseudo_huber", _u.pseudo_huber, _pseudo_huber_derivs,
 
 # ---- modified Bessel functions ----------------------------------------------------------
 
-def _over_x(x, y):
+def _over_x(x: Any, y: Any) -> Any:
     """y/x with the limit ½ of i1(x)/x (and of i1e(x)/x) at x = 0."""
     zero = _mask(x) == 0
     if not zero.any():
@@ -686,18 +708,21 @@ def _over_x(x, y):
     return _where(zero, 0.5, y / _where(zero, 1, x))
 
 
-def _i1_deriv(x, y):
+def _i1_deriv(x: Any, y: Any) -> Any:
     zero = _mask(x) == 0
     d = _ap(i0, x) - _over_x(x, y)
     return _where(zero, 0.5, d) if zero.any() else d
 
 
-def _i1e_deriv(x, y):
+def _i1e_deriv(x: Any, y: Any) -> Any:
     zero = _mask(x) == 0
     d = _ap(i0e, x) - _over_x(x, y) - np.sign(_mask(x)) * y
     return _where(zero, 0.5, d) if zero.any() else d
 
 
+# declared for the type checker: derivative rules below use them before they are defined
+i1: Callable[[ArrayLike], Tensor]
+i1e: Callable[[ArrayLike], Tensor]
 i0 = _unary("i0", _u.i0, lambda x, y: _ap(i1, x), doc="d/dx = i1(x)")
 i0e = _unary("i0e", _u.i0e, lambda x, y: _ap(i1e, x) - np.sign(_mask(x)) * y,
              doc="d/dx = i1e(x) − sign(x)·i0e(x)")
@@ -715,7 +740,7 @@ _SINC_TAYLOR = tuple((-1) ** k * 2 * k * math.pi ** (2 * k) / math.factorial(2 *
 _SINC_SMALL = 0.1
 
 
-def _sinc_deriv(x, y):
+def _sinc_deriv(x: Any, y: Any) -> Any:
     small = np.abs(_mask(x)) < _SINC_SMALL
     xs = _where(small, 1, x) if small.any() else x
     px = math.pi * xs
@@ -737,7 +762,7 @@ _SPENCE_TERMS = 14
 _SPENCE_SMALL = 0.05
 
 
-def _spence_deriv(z, y):
+def _spence_deriv(z: Any, y: Any) -> Any:
     eps = z - 1
     near = np.abs(_mask(eps)) < _SPENCE_SMALL
     if near.any():
@@ -754,7 +779,7 @@ spence = _unary("spence", _u.spence, _spence_deriv, complex_ok=True,
                 quiet=True, doc="d/dz = log z/(1 − z) (−1 at z = 1)")
 
 
-def _rgamma_deriv(x, y):
+def _rgamma_deriv(x: Any, y: Any) -> Any:
     """d/dx 1/Γ(x) = −ψ(x)/Γ(x) for x >= ½; left of ½ from the reflection formula
     1/Γ(x) = Γ(1−x)·sin(πx)/π (DLMF 5.5.3): Γ(1−x)(cos πx − ψ(1−x)·sin(πx)/π), smooth
     through the poles of Γ (where it is (−1)ⁿn! at x = −n) and differentiable again to
@@ -800,7 +825,7 @@ _EXPREL_TAYLOR = tuple(k / math.factorial(k + 1) for k in range(1, 19))
 _EXPREL_SMALL = 0.5
 
 
-def _exprel_deriv(x, y):
+def _exprel_deriv(x: Any, y: Any) -> Any:
     small = np.abs(_mask(x)) < _EXPREL_SMALL
     xs = _where(small, 1, x) if small.any() else x
     far = (_where(small, 1, y) if small.any() else y) * (1 - 1 / xs) + 1 / xs
@@ -815,6 +840,8 @@ exprel = _unary("exprel", _u.exprel, _exprel_deriv, quiet=True,
                 doc="(eˣ − 1)/x; d/dx = exprel(x)(1 − 1/x) + 1/x (a Taylor polynomial for "
                     "|x| < 0.5; the limit ½ at 0)")
 
+# declared for the type checker: derivative rules below use them before they are defined
+cosdg: Callable[[ArrayLike], Tensor]
 sindg = _unary("sindg", _u.sindg, lambda x, y: _DEG * _ap(cosdg, x),
                doc="sine of x degrees; d/dx = π/180·cosdg(x)")
 cosdg = _unary("cosdg", _u.cosdg, lambda x, y: -_DEG * _ap(sindg, x),
@@ -825,7 +852,7 @@ cotdg = _unary("cotdg", _u.cotdg, lambda x, y: -_DEG * (1 + y * y), quiet=True,
                doc="cotangent of x degrees; d/dx = −π/180·(1 + cotdg(x)²)")
 
 
-def _radian_derivs(d, m, s, needs):
+def _radian_derivs(d: Any, m: Any, s: Any, needs: Any) -> tuple[Any, Any, Any]:
     return (_DEG if needs[0] else None, _DEG / 60 if needs[1] else None,
             _DEG / 3600 if needs[2] else None)
 
@@ -838,7 +865,7 @@ expi = _unary("expi", _u.expi, lambda x, y: np.exp(x) / x, complex_ok=True, quie
               doc="Ei(z); d/dz = e^z/z [6.2.5]")
 
 
-def _expn_dx(n, x):
+def _expn_dx(n: Any, x: Any) -> Any:
     """d/dx Eₙ(x) = −Eₙ₋₁(x) (DLMF 8.19.13); E₋₁(x) = e^(−x)(1/x + 1/x²) (SciPy's expn
     is NaN for n < 0, the closed form is differentiable again)."""
     nm = n - 1
@@ -863,27 +890,33 @@ def expn(n: ArrayLike, x: ArrayLike) -> Tensor:
     Eₙ(x) = ∫₁^∞ e^(−xt)/tⁿ dt for integers n >= 0 (DLMF 8.19.3); d/dx = −Eₙ₋₁(x)
     (8.19.13) with E₋₁(x) = e^(−x)(1/x + 1/x²), so every order in x. n is an integer
     order, not differentiated (UnsupportedADError when it carries a derivative)."""
-    nt = to_tensor(n)
+    nt: Tensor = to_tensor(n)
     _no_derivative("expn", "n", nt, "n is an integer order")
-    x = floating(to_tensor(x))
-    _check_complex("expn", False, x)
+    xt: Tensor = floating(to_tensor(x))
+    _check_complex("expn", False, xt)
     nd = nt._data
-    broadcast_shape("expn", nd.shape, x.shape)
-    return apply1(_expn_op, (Tensor._wrap(nd), x), _cast(_u.expn(nd, x._data), x._data.dtype))
+    broadcast_shape("expn", nd.shape, xt.shape)
+    return apply1(_expn_op, (Tensor._wrap(nd), xt),
+                  _cast(_u.expn(nd, xt._data), xt._data.dtype))
 
 
-expn._np = lambda n, x: _arr(_u.expn(n, x))
+expn._np = lambda n, x: _arr(_u.expn(n, x))  # type: ignore[attr-defined]  # as _unary's
 register(expn, ufuncs=(_u.expn,))
 
 
 # ---- Bessel functions of integer order --------------------------------------------------------
 
-def _j1_deriv(x, y):
+def _j1_deriv(x: Any, y: Any) -> Any:
     zero = _mask(x) == 0
     d = _ap(j0, x) - _over_x(x, y)
     return _where(zero, 0.5, d) if zero.any() else d
 
 
+# declared for the type checker: derivative rules below use them before they are defined
+j1: Callable[[ArrayLike], Tensor]
+y1: Callable[[ArrayLike], Tensor]
+k1: Callable[[ArrayLike], Tensor]
+k1e: Callable[[ArrayLike], Tensor]
 j0 = _unary("j0", _u.j0, lambda x, y: -_ap(j1, x), doc="d/dx = −j1(x) [10.6.3]")
 j1 = _unary("j1", _u.j1, _j1_deriv, doc="d/dx = j0(x) − j1(x)/x (½ at 0) [10.6.2]")
 y0 = _unary("y0", _u.y0, lambda x, y: -_ap(y1, x), doc="d/dx = −y1(x)")
@@ -904,9 +937,9 @@ k1e = _unary("k1e", _u.k1e, lambda x, y: y - _ap(k0e, x) - y / x, quiet=True,
 _BOXCOX_SMALL = 0.5
 
 
-def _boxcox_like(log_fn, shift):
+def _boxcox_like(log_fn: Callable[[Any], Any], shift: int) -> _Derivs:
     """Derivatives of y = (b^λ − 1)/λ (log b at λ = 0), b = x + shift, L = log b."""
-    def derivs(x, lmbda, y, needs):
+    def derivs(x: Any, lmbda: Any, y: Any, needs: Any) -> tuple[Any, Any]:
         L = log_fn(x)
         dx = dl = None
         if needs[0]:
@@ -938,9 +971,9 @@ _INV_BOXCOX_TERMS = tuple((-1) ** k * k / (k + 1) for k in range(1, 41))
 _INV_BOXCOX_SMALL = 0.3
 
 
-def _inv_boxcox_like(offset):
+def _inv_boxcox_like(offset: int) -> _Derivs:
     """Derivatives of x = exp(log1p(λy)/λ) − offset (e^y − offset at λ = 0)."""
-    def derivs(y, lmbda, x, needs):
+    def derivs(y: Any, lmbda: Any, x: Any, needs: Any) -> tuple[Any, Any]:
         xp = x + offset if offset else x        # (1 + λy)^(1/λ)
         v = lmbda * y
         dy = dl = None
@@ -971,7 +1004,7 @@ inv_boxcox1p = _binary("inv_boxcox1p", _u.inv_boxcox1p, _inv_boxcox_like(1),
 
 # ---- Pochhammer symbol ---------------------------------------------------------------------------
 
-def _poch_derivs(z, m, y, needs):
+def _poch_derivs(z: Any, m: Any, y: Any, needs: Any) -> tuple[Any, Any]:
     s = _ap(digamma, z + m)
     return (y * (s - _ap(digamma, z)) if needs[0] else None, y * s if needs[1] else None)
 
@@ -991,7 +1024,7 @@ _zeta_op = defop(
     complex=False, doc="Hurwitz zeta(x, q): ∂q = −x·zeta(x+1, q); no derivative in x")
 
 
-def _zeta_np(x, q=None):
+def _zeta_np(x: ArrayLike, q: ArrayLike | None = None) -> NDArray[Any]:
     if q is None:
         return _arr(_u._riemann_zeta(x))
     return _arr(_u._zeta(x, q))
@@ -1002,31 +1035,33 @@ def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Tensor:
     25.11.1), Riemann's zeta without q. ∂q = −x·zeta(x+1, q) (25.11.17); the derivative in
     x has no closed form: UnsupportedADError when x carries one. Complex x (values only)
     without q, as SciPy."""
+    xt: Tensor
+    qt: Tensor | None = None
     if q is None:
-        x = floating(to_tensor(x))
+        xt = floating(to_tensor(x))
     else:
-        x, q = _weak_floats((x, q))
-    _no_derivative("zeta", "x", x, "the derivative in the exponent has no closed form")
-    if q is None:
-        return Tensor._wrap(_cast(_u._riemann_zeta(x._data), x._data.dtype))
-    _check_complex("zeta", False, x, q)
-    broadcast_shape("zeta", x.shape, q.shape)
-    dt = _result_dtype(x, q)
-    return apply1(_zeta_op, (x, q), _cast(_u._zeta(x._data, q._data), dt))
+        xt, qt = _weak_floats((x, q))
+    _no_derivative("zeta", "x", xt, "the derivative in the exponent has no closed form")
+    if qt is None:
+        return Tensor._wrap(_cast(_u._riemann_zeta(xt._data), xt._data.dtype))
+    _check_complex("zeta", False, xt, qt)
+    broadcast_shape("zeta", xt.shape, qt.shape)
+    dt = _result_dtype(xt, qt)
+    return apply1(_zeta_op, (xt, qt), _cast(_u._zeta(xt._data, qt._data), dt))
 
 
-zeta._np = _zeta_np
+zeta._np = _zeta_np  # type: ignore[attr-defined]  # as _unary's
 register(zeta, ufuncs=(_u._zeta,))
 
 
-def _riemann_ufunc(x, **kwargs):
+def _riemann_ufunc(x: ArrayLike, **kwargs: Any) -> Tensor:
     return zeta(x)
 
 
 register(_riemann_ufunc, ufuncs=(_u._riemann_zeta,))
 
 
-def _gammainc_dx(a, x):
+def _gammainc_dx(a: Any, x: Any) -> Any:
     """e^(−x) x^(a−1)/Γ(a), the gamma density (DLMF 8.8.13), in logs: finite for large a."""
     return np.exp(_ap(xlogy, a - 1, x) - x - _ap(gammaln, a))
 
@@ -1048,7 +1083,7 @@ _EPS = float(np.finfo(np.float64).eps)
 _SHAPE_MAX_TERMS = 20000
 
 
-def _iterate(n, step):
+def _iterate(n: int, step: Callable[[_Idx, int], _Mask]) -> _Idx:
     """Call ``step(idx, k)`` for k = 1, 2, ... on the indices ``idx`` (of 0..n−1) not yet
     converged (step returns the converged mask of idx); the indices left after
     _SHAPE_MAX_TERMS steps."""
@@ -1062,7 +1097,7 @@ def _iterate(n, step):
     return idx
 
 
-def _gamma_series(a, x, order):
+def _gamma_series(a: _F64, x: _F64, order: int) -> list[_F64]:
     """∂ᵏP/∂aᵏ (k <= order) for x < a + 1 (1-D float64 arrays): P = e^L·S with
     L = a log x − x − lgamma(a+1) and S = Σₙ tₙ, tₙ = Πₖ₌₁ⁿ x/(a+k) (DLMF 8.7.1), all terms
     positive; ∂ log tₙ/∂a = −Σₖ 1/(a+k), ∂² log tₙ/∂a² = Σₖ 1/(a+k)²."""
@@ -1070,7 +1105,7 @@ def _gamma_series(a, x, order):
     t, s0 = np.ones(n), np.ones(n)
     s1, s2, g, h = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
 
-    def step(i, k):
+    def step(i: _Idx, k: int) -> Any:
         ai, xi = a[i], x[i]
         r = 1 / (ai + k)
         ti = t[i] * (xi * r)
@@ -1102,7 +1137,7 @@ def _gamma_series(a, x, order):
     return out
 
 
-def _gamma_cf(a, x, order):
+def _gamma_cf(a: _F64, x: _F64, order: int) -> list[_F64]:
     """∂ᵏQ/∂aᵏ (k <= order) for x >= a + 1: Q = e^L·f with L = a log x − x − lgamma(a) and
     f = 1/(b₀ + a₁/(b₁ + a₂/(b₂ + ...))), bₙ = x + 2n + 1 − a, aₙ = −n(n − a) (DLMF 8.9.2,
     its even part); the convergents Aₙ/Bₙ follow Aₙ = bₙAₙ₋₁ + aₙAₙ₋₂ and their derivatives
@@ -1116,7 +1151,7 @@ def _gamma_cf(a, x, order):
     f1 = (st[7] - f * st[5]) / st[1]
     f2 = np.zeros(n)
 
-    def step(i, k):
+    def step(i: _Idx, k: int) -> Any:
         Ap, A, Bp, B, dAp, dA, dBp, dB, ddAp, ddA, ddBp, ddB = (v[i] for v in st)
         ai = a[i]
         bk = x[i] + 2 * k + 1 - ai
@@ -1157,7 +1192,7 @@ def _gamma_cf(a, x, order):
     return out
 
 
-def _gammainc_da_np(a, x, order):
+def _gammainc_da_np(a: ArrayLike, x: ArrayLike, order: int) -> list[_F64]:
     """[∂P/∂a] (order 1) or [∂P/∂a, ∂²P/∂a²] (order 2) as float64 arrays of the broadcast
     shape: the series of P where x < a + 1, the continued fraction of Q = 1 − P elsewhere
     (each sums the small one of P and Q: no cancellation). 0 at x = 0 and x = inf; NaN for
@@ -1183,7 +1218,7 @@ def _gammainc_da_np(a, x, order):
     return [o.reshape(shape) for o in out]
 
 
-def _beta_series(p, q, u, v, order):
+def _beta_series(p: _F64, q: _F64, u: _F64, v: _F64, order: int) -> list[_F64]:
     """Derivatives of J = I_u(p, q) in (p, q), v = 1 − u (1-D float64 arrays): J = e^L·S,
     L = p log u + q log v − lgamma(p+1) − lgamma(q) + lgamma(p+q), S = Σₙ tₙ with
     tₙ = Πₖ₌₀ⁿ⁻¹ u(p+q+k)/(p+1+k) (DLMF 8.17.8 after Euler's transformation of the
@@ -1194,7 +1229,7 @@ def _beta_series(p, q, u, v, order):
     gp, gq, hpp, hqq = (np.zeros(n) for _ in range(4))
     sp, sq, spp, spq, sqq = (np.zeros(n) for _ in range(5))
 
-    def step(i, k):
+    def step(i: _Idx, k: int) -> Any:
         pi, qi, ui = p[i], q[i], u[i]
         c = 1 / (pi + qi + (k - 1))
         d = 1 / (pi + k)
@@ -1232,7 +1267,8 @@ def _beta_series(p, q, u, v, order):
     return _beta_combine(p, q, u, v, (s, sp, sq, spp, spq, sqq), order, bad)
 
 
-def _beta_combine(p, q, u, v, sums, order, bad):
+def _beta_combine(p: _F64, q: _F64, u: _F64, v: _F64, sums: Sequence[_F64 | None],
+                  order: int, bad: _Idx) -> list[_F64]:
     """The derivatives of J = e^L·S in (p, q) from the sum S and its derivatives
     ``sums`` = (S, Sp, Sq, Spp, Spq, Sqq) (of the series or the continued fraction), with
     e^L = u^p v^q/(p B(p, q)); NaN where ``bad`` (not converged)."""
@@ -1272,7 +1308,7 @@ def _beta_combine(p, q, u, v, sums, order, bad):
     return out
 
 
-def _beta_cf(p, q, u, v, order):
+def _beta_cf(p: _F64, q: _F64, u: _F64, v: _F64, order: int) -> list[_F64]:
     """The derivatives of J = I_u(p, q) in (p, q) as _beta_series, from the continued
     fraction J = e^L·f, f = 1/(1 + d₁/(1 + d₂/(1 + ...))) with
     d₂ₘ₊₁ = −(p+m)(p+q+m)u/((p+2m)(p+2m+1)), d₂ₘ = m(q−m)u/((p+2m−1)(p+2m)) (DLMF
@@ -1289,7 +1325,7 @@ def _beta_cf(p, q, u, v, order):
     f = np.ones((m2, n))
     f[1:] = 0
 
-    def step(i, k):
+    def step(i: _Idx, k: int) -> Any:
         pi, qi, ui = p[i], q[i], u[i]
         one, zero = np.ones_like(pi), np.zeros_like(pi)
         if k % 2:
@@ -1349,7 +1385,7 @@ def _beta_cf(p, q, u, v, order):
     return _beta_combine(p, q, u, v, sums, order, bad)
 
 
-def _beta_series_cost(p, q, u):
+def _beta_series_cost(p: _F64, q: _F64, u: _F64) -> _F64:
     """About how many terms the series of I_u(p, q) needs: up to its largest term, then
     until uⁿ is below rounding."""
     peak = np.maximum(0, (u * (p + q) - p - 1) / (1 - u))
@@ -1362,7 +1398,8 @@ _BETA_ORDER = ((1, 0), (0, 1), (2, 0), (1, 1), (0, 2))
 _SERIES_MAX_COST = 2000
 
 
-def _betainc_dab_np(a, b, x, y, order):
+def _betainc_dab_np(a: ArrayLike, b: ArrayLike, x: ArrayLike, y: ArrayLike, order: int
+                    ) -> list[_F64]:
     """The derivatives of I_x(a, b) in (a, b) listed in _BETA_ORDER (the first two for
     order 1), float64 arrays of the broadcast shape; y = 1 − x (given by the caller where
     it is more accurate than 1 − x). Summed for I_x(a, b) or for 1 − I_x(a, b) =
@@ -1403,7 +1440,7 @@ def _betainc_dab_np(a, b, x, y, order):
     return [o.reshape(shape) for o in out]
 
 
-def _log1p_neg_plus(y):
+def _log1p_neg_plus(y: Any) -> Any:
     """log(1 − y) + y for 0 <= y < 1, without the cancellation of the two terms for small
     y: −Σₖ₌₂ yᵏ/k (28 terms, below rounding for y < 0.25). Written with NumPy functions and
     operators: on Tensors it is differentiable."""
@@ -1419,7 +1456,7 @@ def _log1p_neg_plus(y):
     return near if small.all() else _where(small, near, far)
 
 
-def _log1pmx_small(h):
+def _log1pmx_small(h: Any) -> Any:
     """log(1 + h) − h for 0 <= h <= 0.05 (16 terms of its series)."""
     p = -1 / 16
     for k in range(15, 1, -1):
@@ -1427,7 +1464,7 @@ def _log1pmx_small(h):
     return (h * h) * p
 
 
-def _psi_half_gap(a, deriv=False):
+def _psi_half_gap(a: Any, deriv: bool = False) -> Any:
     """ε(a) = ψ(a+½) − ψ(a) − 1/(2a) (deriv: ε′(a) = ψ₁(a+½) − ψ₁(a) + 1/(2a²)), which the
     plain difference gets with ~log₁₀(a) digits lost: ε(a) = Σⱼ₌₀⁹ 1/(4c(c+½)(c+1))
     (c = a + j, from ψ(x+1) = ψ(x) + 1/x) plus ε at b = a + 10 from Stirling's series
@@ -1458,13 +1495,13 @@ def _psi_half_gap(a, deriv=False):
     return tot + asym
 
 
-def _lgamma_half_gap(a):
+def _lgamma_half_gap(a: ArrayLike) -> _F64:
     """lgamma(a + ½) − lgamma(a) for a > 0 (float64 arrays), without the absolute error
     ~1e-16·a·log a of the difference (also in betaln): for a >= 10 Stirling's series,
     ½ log a + a·log1pmx(h) + Σₖ B₂ₖ/(2k(2k−1))·a¹⁻²ᵏ·expm1((1−2k)·log1p h), h = 1/(2a)."""
     a = np.asarray(a, np.float64)
     big = a >= 10
-    out = _u.gammaln(a + 0.5) - _u.gammaln(a)
+    out: _F64 = _u.gammaln(a + 0.5) - _u.gammaln(a)
     if big.any():
         ab = a[big]
         h = 0.5 / ab
@@ -1479,7 +1516,7 @@ def _lgamma_half_gap(a):
     return out
 
 
-def _stdtr_log_density_dnu(nu, t, second):
+def _stdtr_log_density_dnu(nu: Any, t: Any, second: bool) -> tuple[Any, Any]:
     """∂/∂ν of log f(ν, t) for Student's t density f (second: also ∂²/∂ν²), in forms
     without cancellation as ν grows (where both are O(1/ν²), O(1/ν³)): with s = ν + t²,
     y = t²/s, g = ½[ε(ν/2) + y/ν + log(1−y) + y] and g′ = ½[½ε′(ν/2) − y/ν² + y(t²−1)/(νs)]
@@ -1495,7 +1532,7 @@ def _stdtr_log_density_dnu(nu, t, second):
     return g, g1
 
 
-def _stdtr_series(nu, t, order):
+def _stdtr_series(nu: _F64, t: _F64, order: int) -> list[_F64]:
     """∂ᵏF/∂νᵏ (k <= order) of Student's t cdf from J = I_y(½, ν/2), y = t²/(ν+t²)
     (F = ½(1 + sign(t)·J)): J = e^L·S, S = Σₙ tₙ, tₙ = Πₖ₌₀ⁿ⁻¹ y(ν/2+½+k)/(3/2+k), and
     every derivative in ν taken as a whole (a, y, z all move with ν), then rearranged
@@ -1513,9 +1550,9 @@ def _stdtr_series(nu, t, order):
     S1, S2, g, h = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
     # the truncation error is measured against the scale of the result e^L(L′S + S′)
     scale1 = np.abs(L1)
-    scale2 = np.abs(L2 + L1 * L1) if order == 2 else None
+    scale2: Any = np.abs(L2 + L1 * L1) if order == 2 else None
 
-    def step(i, k):
+    def step(i: _Idx, k: int) -> Any:
         c = nu[i] + (2 * k - 1)
         si, yi = s[i], y[i]
         ti = tt[i] * (yi * (a[i] + k - 0.5) / (k + 0.5))
@@ -1548,7 +1585,7 @@ def _stdtr_series(nu, t, order):
     return out
 
 
-def _stdtr_ddf_np(df, t, order):
+def _stdtr_ddf_np(df: ArrayLike, t: ArrayLike, order: int) -> list[_F64]:
     """[∂F/∂ν] or [∂F/∂ν, ∂²F/∂ν²] of Student's t cdf F(ν, t), float64 arrays of the
     broadcast shape. For ν > 2 outside the far tails: _stdtr_series (relative error
     ~1e-16/min(F, 1 − F)). In the far tails (min(F, 1 − F) < 0.001 and
@@ -1598,7 +1635,7 @@ def _stdtr_ddf_np(df, t, order):
     return [o.reshape(shape) for o in out]
 
 
-def _shape_call(op, compute, args):
+def _shape_call(op: Op, compute: Callable[..., Any], args: Sequence[Any]) -> Any:
     """``compute(*arrays)`` (float64) in the arguments' precision: the output of ``op``
     recorded on the arguments when one is a Tensor (inside a create_graph rule), the
     plain array otherwise."""
@@ -1609,21 +1646,24 @@ def _shape_call(op, compute, args):
     return _cast(compute(*args), dt)
 
 
-def _third_order(name, argname):
+def _third_order(name: str, argname: str) -> UnsupportedADError:
     return UnsupportedADError(
         f"tf.special.{name}: no third derivative in {argname!r} (the series gives first "
         f"and second derivatives in the shape parameter; mixed ones with x, and any order "
         f"in x, are supported)")
 
 
-def _binary_shape_ops(name, fname, first_np, second_np, dx_da, shape_arg):
+def _binary_shape_ops(name: str, fname: str, first_np: Callable[[Any, Any], Any],
+                      second_np: Callable[[Any, Any], Any],
+                      dx_da: Callable[[int, Any, Any], Any], shape_arg: str
+                      ) -> Callable[[int, Any, Any], Any]:
     """The ops ∂ᵏf/∂pᵏ(p, x) (k = 1, 2) of a two-argument function f in its shape
     argument p: first_np / second_np compute them (float64); dx_da(k, p, x) is the
     closed form ∂/∂x of the k-th one (tenferro ops: differentiable again)."""
-    ops = {}
+    ops: dict[int, Op] = {}
 
-    def make(k):
-        def vjp(ctx, needs, gs, xs, ys):
+    def make(k: int) -> Op:
+        def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
             p, x = _promote(xs[0], xs[1], ys[0].dtype)
             g = gs[0]
             dp = dx = None
@@ -1635,7 +1675,7 @@ def _binary_shape_ops(name, fname, first_np, second_np, dx_da, shape_arg):
                 dx = unbroadcast(g * dx_da(k, p, x), xs[1].shape)
             return dp, dx
 
-        def jvp(ctx, ts, xs, ys):
+        def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
             p, x = _promote(xs[0], xs[1], ys[0].dtype)
             out = None
             if ts[0] is not None:
@@ -1650,14 +1690,14 @@ def _binary_shape_ops(name, fname, first_np, second_np, dx_da, shape_arg):
         return defop(f"special.{name}_d{shape_arg}{k}", _quiet(vjp), _quiet(jvp),
                      complex=False, doc=f"∂^{k}/∂{shape_arg}^{k} of {fname} (internal)")
 
-    def call(k, p, x):
+    def call(k: int, p: Any, x: Any) -> Any:
         return _shape_call(ops[k], first_np if k == 1 else second_np, (p, x))
 
     ops[1], ops[2] = make(1), make(2)
     return call
 
 
-def _gamma_density_da(k, a, x):
+def _gamma_density_da(k: int, a: Any, x: Any) -> Any:
     """∂ᵏ/∂aᵏ of the gamma density e^(−x)x^(a−1)/Γ(a): the density times
     log x − ψ(a) (k = 1) or (log x − ψ(a))² − ψ₁(a) (k = 2); 0 at x = 0 for a > 1."""
     zero = (_mask(x) == 0) & (_mask(a) > 1)
@@ -1673,8 +1713,8 @@ _gammainc_da = _binary_shape_ops(
     lambda a, x: _gammainc_da_np(a, x, 2)[1], _gamma_density_da, "a")
 
 
-def _gammainc_derivs(sign):
-    def derivs(a, x, y, needs):
+def _gammainc_derivs(sign: int) -> _Derivs:
+    def derivs(a: Any, x: Any, y: Any, needs: Any) -> tuple[Any, Any]:
         return (sign * _gammainc_da(1, a, x) if needs[0] else None,
                 sign * _gammainc_dx(a, x) if needs[1] else None)
     return derivs
@@ -1688,12 +1728,13 @@ gammaincc = _binary("gammaincc", _u.gammaincc, _gammainc_derivs(-1), argnames=("
                         " ∂a = −∂P/∂a")
 
 
-def _ternary(name, ufunc, derivs, argnames, doc
+def _ternary(name: str, ufunc: Callable[..., Any], derivs: Callable[..., tuple[Any, Any, Any]],
+             argnames: tuple[str, str, str], doc: str
              ) -> Callable[[ArrayLike, ArrayLike, ArrayLike], Tensor]:
     """y = ufunc(p1, p2, x) broadcasting; derivs(p1, p2, x, needs) -> the three partial
     derivatives (None where not needed)."""
     @_quiet
-    def vjp(ctx, needs, gs, xs, ys):
+    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         args = [v if v.dtype == y.dtype else v.astype(y.dtype) for v in xs]
         ds = derivs(*args, needs)
@@ -1701,7 +1742,7 @@ def _ternary(name, ufunc, derivs, argnames, doc
                      for i, d in enumerate(ds))
 
     @_quiet
-    def jvp(ctx, ts, xs, ys):
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         args = [v if v.dtype == y.dtype else v.astype(y.dtype) for v in xs]
         ds = derivs(*args, tuple(t is not None for t in ts))
@@ -1713,7 +1754,7 @@ def _ternary(name, ufunc, derivs, argnames, doc
 
     op = defop("special." + name, vjp, jvp, complex=False, doc=doc)
 
-    def f(*args):
+    def f(*args: ArrayLike) -> Tensor:
         if len(args) != len(argnames):
             raise TypeError(f"tf.special.{name} takes {len(argnames)} arguments "
                             f"({', '.join(argnames)}), got {len(args)}")
@@ -1730,11 +1771,11 @@ def _ternary(name, ufunc, derivs, argnames, doc
     return f
 
 
-def _beta_density(a, b, x):
+def _beta_density(a: Any, b: Any, x: Any) -> Any:
     return np.exp(_ap(xlogy, a - 1, x) + _ap(xlog1py, b - 1, -x) - _ap(betaln, a, b))
 
 
-def _beta_density_dab(i, j, a, b, x):
+def _beta_density_dab(i: int, j: int, a: Any, b: Any, x: Any) -> Any:
     """∂^(i+j)/∂aⁱ∂bʲ of the beta density x^(a−1)(1−x)^(b−1)/B(a, b) (i + j = 1, 2): the
     density times a polynomial in La = log x − ψ(a) + ψ(a+b), Lb = log(1−x) − ψ(b) +
     ψ(a+b) and the trigammas; 0 where the density vanishes at x = 0 (a > 1) or 1 (b > 1)."""
@@ -1742,8 +1783,8 @@ def _beta_density_dab(i, j, a, b, x):
     zero = ((xp == 0) & (ap > 1)) | ((xp == 1) & (bp > 1))
     xs = _where(zero, 0.5, x) if zero.any() else x
     sab = _ap(digamma, a + b)
-    La = np.log(xs) - _ap(digamma, a) + sab if i else None
-    Lb = np.log1p(-xs) - _ap(digamma, b) + sab if j else None
+    La: Any = np.log(xs) - _ap(digamma, a) + sab if i else None
+    Lb: Any = np.log1p(-xs) - _ap(digamma, b) + sab if j else None
     if i + j == 1:
         poly = La if i else Lb
     else:
@@ -1758,18 +1799,18 @@ def _beta_density_dab(i, j, a, b, x):
     return _where(zero, 0, d) if zero.any() else d
 
 
-def _betainc_d_np(ij):
+def _betainc_d_np(ij: tuple[int, int]) -> Callable[[Any, Any, Any], _F64]:
     k = _BETA_ORDER.index(ij)
     return lambda a, b, x: _betainc_dab_np(a, b, x, 1 - np.asarray(x, np.float64),
                                            sum(ij))[k]
 
 
-def _make_betainc_d_op(i, j):
-    def vjp(ctx, needs, gs, xs, ys):
+def _make_betainc_d_op(i: int, j: int) -> Op:
+    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         a, b, x = (v if v.dtype == y.dtype else v.astype(y.dtype) for v in xs)
         g = gs[0]
-        out = []
+        out: list[Any] = []
         for n, (di, dj), argname in ((0, (1, 0), "a"), (1, (0, 1), "b")):
             if not needs[n]:
                 out.append(None)
@@ -1782,7 +1823,7 @@ def _make_betainc_d_op(i, j):
                    if needs[2] else None)
         return tuple(out)
 
-    def jvp(ctx, ts, xs, ys):
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         a, b, x = (v if v.dtype == y.dtype else v.astype(y.dtype) for v in xs)
         out = None
@@ -1805,7 +1846,7 @@ def _make_betainc_d_op(i, j):
 _BETAINC_D_OPS = {ij: _make_betainc_d_op(*ij) for ij in _BETA_ORDER}
 
 
-def _betainc_d(ijs, a, b, x):
+def _betainc_d(ijs: Sequence[tuple[int, int]], a: Any, b: Any, x: Any) -> list[Any]:
     """The derivatives ∂^(i+j)I_x(a, b)/∂aⁱ∂bʲ for (i, j) in ``ijs``: ops on Tensors (in a
     create_graph rule), one evaluation of the series for all on arrays."""
     if any(isinstance(v, Tensor) for v in (a, b, x)):
@@ -1816,8 +1857,8 @@ def _betainc_d(ijs, a, b, x):
     return [_cast(r[_BETA_ORDER.index(ij)], dt) for ij in ijs]
 
 
-def _betainc_derivs(sign):
-    def derivs(a, b, x, needs):
+def _betainc_derivs(sign: int) -> Callable[..., tuple[Any, Any, Any]]:
+    def derivs(a: Any, b: Any, x: Any, needs: Any) -> tuple[Any, Any, Any]:
         ijs = [ij for ij, n in zip(((1, 0), (0, 1)), needs[:2]) if n]
         ds = dict(zip(ijs, _betainc_d(ijs, a, b, x))) if ijs else {}
         return (sign * ds[(1, 0)] if needs[0] else None,
@@ -1834,12 +1875,12 @@ betaincc = _ternary("betaincc", _u.betaincc, _betainc_derivs(-1), ("a", "b", "x"
                     "negatives of betainc's")
 
 
-def _stdtr_log_density(nu, t):
+def _stdtr_log_density(nu: Any, t: Any) -> Any:
     return (_ap(gammaln, 0.5 * (nu + 1)) - _ap(gammaln, 0.5 * nu)
             - 0.5 * (np.log(nu) + _LOG_PI) - 0.5 * (nu + 1) * np.log1p(t * t / nu))
 
 
-def _stdtr_density_ddf(k, nu, t):
+def _stdtr_density_ddf(k: int, nu: Any, t: Any) -> Any:
     """∂ᵏ/∂νᵏ (k = 1, 2) of Student's t density f: f·g and f·(g² + g′), g = ∂ log f/∂ν
     (_stdtr_log_density_dnu: no cancellation for large ν); 0 for ν = inf (the limit)."""
     big = np.isinf(_mask(nu))
@@ -1856,7 +1897,7 @@ _stdtr_ddf = _binary_shape_ops(
     lambda nu, t: _stdtr_ddf_np(nu, t, 2)[1], _stdtr_density_ddf, "df")
 
 
-def _stdtr_derivs(df, t, y, needs):
+def _stdtr_derivs(df: Any, t: Any, y: Any, needs: Any) -> tuple[Any, Any]:
     dt = None
     if needs[1]:
         # Student's t density; ν = inf: φ(t)
@@ -1880,24 +1921,40 @@ radian = _ternary("radian", _u.radian, _radian_derivs, ("d", "m", "s"),
 
 # ---- logsumexp, softmax, log_softmax ------------------------------------------------------
 
-def _axes(axis, ndim):
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     return tuple(int(a) % ndim if ndim else int(a) for a in axes)
 
 
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = ...,
+              b: ArrayLike | None = ..., keepdims: bool = ...,
+              return_sign: Literal[False] = ...) -> Tensor: ...
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None, b: ArrayLike | None,
+              keepdims: bool, return_sign: Literal[True]) -> tuple[Tensor, Tensor]: ...
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = ...,
+              b: ArrayLike | None = ..., keepdims: bool = ..., *,
+              return_sign: Literal[True]) -> tuple[Tensor, Tensor]: ...
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = ...,
+              b: ArrayLike | None = ..., keepdims: bool = ...,
+              return_sign: bool = ...) -> Tensor | tuple[Tensor, Tensor]: ...
 def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayLike | None = None,
-              keepdims: bool = False, return_sign: bool = False) -> Any:
+              keepdims: bool = False, return_sign: bool = False
+              ) -> Tensor | tuple[Tensor, Tensor]:
     """``scipy.special.logsumexp``: log Σ b·exp(a) over ``axis`` (all axes for None),
     computed stably. Without ``b`` it is tenferro's logsumexp op (gradient: the softmax
     weights); with ``b`` a composition log|Σ b·e^(a−m)| + m (m = the largest a with
     b != 0, not differentiated: a shift the result does not depend on), differentiable in
     a and b. ``return_sign=True`` returns (log|s|, sign(s)) (for complex input the sign is
     the unit phase); otherwise a negative sum gives NaN, as SciPy."""
-    a = floating(to_tensor(a))
+    at: Tensor = floating(to_tensor(a))
     if b is None:
-        out = _lse(a, axis=axis, keepdims=keepdims)
+        out = _lse(at, axis=axis, keepdims=keepdims)
         if not return_sign:
             return out
         if out.dtype.kind == "c":
@@ -1907,24 +1964,25 @@ def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayL
                                           np.ones_like(out._data)))
     from ._ops.elementwise import abs as _abs, exp, log, real, sign, where
     from ._ops.reductions import sum as _sum
-    b = floating(to_tensor(b))
-    dt = _result_dtype(a, b)      # as SciPy: a float32 a with a float64 b sums in float64
-    a, b = (a if a.dtype == dt else a.astype(dt)), (b if b.dtype == dt else b.astype(dt))
-    shape = broadcast_shape("logsumexp", a.shape, b.shape)
-    if a.shape != shape:
-        a = a + np.zeros(shape, a._data.dtype)
-    if b.shape != shape:
-        b = b + np.zeros(shape, b._data.dtype)
+    bt: Tensor = floating(to_tensor(b))
+    dt = _result_dtype(at, bt)    # as SciPy: a float32 a with a float64 b sums in float64
+    at, bt = ((at if at.dtype == dt else at.astype(dt)),
+              (bt if bt.dtype == dt else bt.astype(dt)))
+    shape: tuple[int, ...] = broadcast_shape("logsumexp", at.shape, bt.shape)
+    if at.shape != shape:
+        at = at + np.zeros(shape, at._data.dtype)
+    if bt.shape != shape:
+        bt = bt + np.zeros(shape, bt._data.dtype)
     axes = _axes(axis, len(shape))
-    bp = b._data
+    bp = bt._data
     keep = bp != 0
-    ap = a._data.real if a._data.dtype.kind == "c" else a._data
+    ap = at._data.real if at._data.dtype.kind == "c" else at._data
     with np.errstate(all="ignore"):
         m = np.max(np.where(keep, ap, -np.inf), axis=axes, keepdims=True, initial=-np.inf)
         m = np.where(np.isfinite(m), m, 0)
-    a_safe = where(keep, a, -np.inf) if not keep.all() else a
+    a_safe = where(keep, at, -np.inf) if not keep.all() else at
     with np.errstate(all="ignore"):
-        s = _sum(b * exp(a_safe - m), axis=axes, keepdims=True)
+        s = _sum(bt * exp(a_safe - m), axis=axes, keepdims=True)
         mag = _abs(s)
         out = log(mag) + m
     if return_sign:
@@ -1950,7 +2008,7 @@ def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayL
     return out
 
 
-def _shifted(x, axis):
+def _shifted(x: Tensor, axis: int | tuple[int, ...] | None) -> tuple[Tensor, tuple[int, ...]]:
     """x − max(x) over ``axis`` (the max is a constant shift, as in SciPy: NumPy's max,
     lexicographic for complex x; 0 where it is not finite)."""
     d = x._data

@@ -7,8 +7,13 @@ _ExpmPade per distinct (m, s) with the indices of its matrices, and the (nb, 2) 
 """
 
 import math
+from typing import Any, Sequence
 
 import numpy as _np
+from numpy.typing import NDArray
+
+# (saved, par): what expm_frechet reuses (expm.pyi)
+ExpmData = tuple[Any, NDArray[_np.int32]]
 
 
 # Padé coefficients b_j of r_m(x) = p_m(x)/p_m(−x), p_m(x) = Σ b_j x^j (Higham 2005)
@@ -28,7 +33,7 @@ _EXPM_THETA = ((3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
 _EXPM_THETA13 = 5.371920351148152
 
 
-def _expm_degree(norm1):
+def _expm_degree(norm1: float) -> tuple[int, int]:
     """(m, s): Padé degree and number of squarings for a matrix of 1-norm ``norm1``
     ((0, 0) when it is not finite).
 
@@ -45,10 +50,10 @@ def _expm_degree(norm1):
     return 13, max(0, math.ceil(math.log2(norm1 / _EXPM_THETA13)))
 
 
-def _expm_combine(coef, mats):
+def _expm_combine(coef: Sequence[Sequence[float]], mats: Sequence[Any]) -> list[Any]:
     """Σ coef[k] mats[k] for each row of coef (a scalar k-th entry of mats is that
     multiple of I)."""
-    out = []
+    out: list[Any] = []
     for row in coef:
         acc = None
         for c, x in zip(row, mats):
@@ -61,7 +66,7 @@ class _ExpmPade:
     """exp(A) for a stack sharing one (m, s), and what L(A, ·) reuses."""
     __slots__ = ("m", "s", "a", "pows", "w", "w1", "z1", "qinv", "r", "xs", "value")
 
-    def __init__(self, a, m, s):
+    def __init__(self, a: NDArray[Any], m: int, s: int) -> None:
         self.m, self.s = m, s
         b = _EXPM_B[m]
         n = a.shape[-1]
@@ -94,7 +99,7 @@ class _ExpmPade:
         self.value = xs.pop()
         self.xs = xs                                    # X_0 = r, X_k = X_{k−1}², k < s
 
-    def frechet(self, e):
+    def frechet(self, e: NDArray[Any]) -> NDArray[Any]:
         """L(A, E) for a stack E of A's shape (Al-Mohy & Higham 2009, Alg. 6.4)."""
         m, a, pows = self.m, self.a, self.pows
         b = _EXPM_B[m]
@@ -113,21 +118,22 @@ class _ExpmPade:
             lw, lv = _expm_combine([b[3::2], b[2::2]], ms)
         lu_ = a @ lw + e @ self.w                       # L_U = L(A W, E)
         # L(r_m) = (V − U)⁻¹(L_U + L_V + (L_U − L_V) r_m)
-        lx = self.qinv @ (lu_ + lv + (lu_ - lv) @ self.r)
+        lx: NDArray[Any] = self.qinv @ (lu_ + lv + (lu_ - lv) @ self.r)
         for x in self.xs:                               # X_(k+1) = X_k²
             lx = x @ lx + lx @ x
         return lx
 
 
-def _expm_wide(x):
+def _expm_wide(x: NDArray[Any]) -> NDArray[Any]:
     return x.astype(_np.complex128 if x.dtype.kind == "c" else _np.float64, copy=False)
 
 
-def expm_pade(a):
+def expm_pade(a: NDArray[Any]) -> tuple[NDArray[_np.inexact[Any]], ExpmData]:
     """Twin of expm.expm_pade: (exp(a), (groups, par)) in float64/complex128."""
     a = _expm_wide(a)
     n = a.shape[-1]
-    flat = a.reshape((int(_np.prod(a.shape[:-2])), n, n))
+    # (annotated: NumPy 2.4's stubs infer a 0-d shape for this reshape)
+    flat: NDArray[Any] = a.reshape((int(_np.prod(a.shape[:-2])), n, n))
     if a.size == 0:                              # ‖·‖₁ of an empty matrix is 0: (3, 0)
         par = _np.tile(_np.array([3, 0], _np.int32), (flat.shape[0], 1))
         return _np.zeros(a.shape, a.dtype), ([], par)
@@ -145,7 +151,8 @@ def expm_pade(a):
     return value.reshape(a.shape), (groups, par)
 
 
-def expm_frechet(data, e, adjoint=False):
+def expm_frechet(data: ExpmData, e: NDArray[Any],
+                 adjoint: bool = False) -> NDArray[_np.inexact[Any]]:
     """Twin of expm.expm_frechet: L(A, E), or L(Aᴴ, E) = L(A, Eᴴ)ᴴ with ``adjoint``."""
     groups, _ = data
     e = _expm_wide(e)

@@ -4,12 +4,16 @@ names, signatures and results).
 ``tests/_kernels/test_inverse.py`` checks that both agree.
 """
 
+from typing import Any
+
 import numpy as _np
+from numpy.typing import ArrayLike, NDArray
 
 from .lapack_twin import _lapack_array, getrf
 
 
-def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
+def lu_inverse(lu: NDArray[Any], piv: NDArray[_np.int32], scale: ArrayLike | None = None,
+               trans: int = 0, overwrite_lu: bool = False) -> NDArray[_np.inexact[Any]]:
     """Twin of inverse.lu_inverse: scale·op(A)⁻¹ (op = identity, ᵀ, ᴴ for trans 0, 1, 2)
     from getrf's (lu, piv), here as U⁻¹L⁻¹ with the interchanges applied to the columns
     in reverse order (overwrite_lu is only a permission: ignored here)."""
@@ -29,7 +33,7 @@ def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
     nb = int(_np.prod(batch, dtype=_np.int64))
     if nb == 0 or n == 0:
         return _np.zeros(batch + (n, n), dt)
-    flat = lu.reshape((nb, n, n))
+    flat: NDArray[Any] = lu.reshape((nb, n, n))  # (NumPy 2.4 stubs: shape ())
     fp = piv.reshape((nb, n))
     out = _np.empty(flat.shape, dt)
     eye = _np.eye(n, dtype=dt)
@@ -54,14 +58,14 @@ def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
     return out.reshape(batch + (n, n))
 
 
-def pivot_parity(piv):
+def pivot_parity(piv: NDArray[_np.int32]) -> int | NDArray[_np.int64]:
     """Twin of inverse.pivot_parity: 1 where an odd number of piv[..., i] != i, else 0."""
     piv = _np.asarray(piv)
     odd = _np.count_nonzero(piv != _np.arange(piv.shape[-1]), axis=-1).astype(_np.int64) & 1
     return int(odd) if piv.ndim == 1 else odd
 
 
-def tiny_pivots(lu, rtol):
+def tiny_pivots(lu: NDArray[Any], rtol: float) -> bool | NDArray[_np.bool_]:
     """Twin of inverse.tiny_pivots: min |u_ii| <= rtol·max |u_ii| per matrix."""
     a = _np.abs(_np.diagonal(_np.asarray(lu), 0, -2, -1))
     if a.shape[-1] == 0:
@@ -71,12 +75,13 @@ def tiny_pivots(lu, rtol):
     return bool(t) if t.ndim == 0 else t
 
 
-def lu_det(a, rtol, log=False, check_finite=False):
+def lu_det(a: NDArray[Any], rtol: float, log: bool = False,
+           check_finite: bool = False) -> tuple[Any, ...] | None:
     """Twin of inverse.lu_det: getrf, then det.py's NumPy formulas for the determinant or
     (sign, log|det|), and tiny_pivots; None for a non-finite entry with check_finite."""
     if check_finite and not _np.isfinite(_np.asarray(a)).all():
         return None
-    lu, piv = getrf(a)
+    lu, piv = getrf(a)  # type: ignore[misc]  # (without return_info: 2 values)
     diag = _np.diagonal(lu, 0, -2, -1)
     odd = _np.asarray(pivot_parity(piv), bool)
     tiny = tiny_pivots(lu, rtol)

@@ -7,14 +7,18 @@ lapack.pyx also calls these for 0-size inputs.
 """
 
 import warnings as _warnings
+from typing import Any, Literal
 
 import numpy as _np
+from numpy.typing import ArrayLike, NDArray
 
 from .._errors import DTypeError, LinAlgError
 from ._batch import batch_index
 
+_Arr = NDArray[Any]
 
-def _lapack_array(a):
+
+def _lapack_array(a: ArrayLike) -> _Arr:
     a = _np.asarray(a)
     if a.dtype.kind in "biu":
         a = a.astype(_np.float64)
@@ -24,19 +28,19 @@ def _lapack_array(a):
     return a
 
 
-def _lapack_where(k, batch):
+def _lapack_where(k: int, batch: tuple[int, ...]) -> str:
     if not batch:
         return "the matrix"
     return f"matrix {batch_index(k, batch)} of the stack"
 
 
-def _lapack_flat(a):
+def _lapack_flat(a: _Arr) -> tuple[_Arr, tuple[int, ...]]:
     batch = a.shape[:-2]
     nb = int(_np.prod(batch, dtype=_np.int64))
     return a.reshape((nb,) + a.shape[-2:]), batch
 
 
-def _lapack_check_finite(a, what, tri=None):
+def _lapack_check_finite(a: _Arr, what: str, tri: str | None = None) -> None:
     """The iterative drivers reject a matrix with a NaN/Inf entry (in its referenced
     triangle for eigh), naming it, like lapack.pyx."""
     if a.size == 0:
@@ -53,39 +57,47 @@ def _lapack_check_finite(a, what, tri=None):
                           "or Inf); LAPACK cannot decompose it")
 
 
-def svd(a, full_matrices=False, compute_uv=True):
+def svd(a: _Arr, full_matrices: bool = False,
+        compute_uv: bool = True) -> tuple[_Arr, _Arr, _Arr] | _Arr:
     """Twin of lapack.svd: numpy.linalg.svd."""
     a = _lapack_array(a)
     _lapack_check_finite(a, "SVD did not converge")
     try:
-        r = _np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+        # (NumPy's overloads want compute_uv as a Literal; r is (u, s, vh) or s)
+        r: Any = _np.linalg.svd(a, full_matrices=full_matrices,  # type: ignore[call-overload]
+                                compute_uv=compute_uv)
     except _np.linalg.LinAlgError as e:
         raise LinAlgError(f"SVD did not converge: {e}") from None
     return tuple(r) if compute_uv else r
 
 
-def eigh(a, lower=True, compute_v=True):
+def eigh(a: _Arr, lower: bool = True,
+         compute_v: bool = True) -> tuple[_Arr, _Arr] | _Arr:
     """Twin of lapack.eigh: numpy.linalg.eigh / eigvalsh."""
     a = _lapack_array(a)
     _lapack_check_finite(a, "eigh did not converge", "lower" if lower else "upper")
-    uplo = "L" if lower else "U"
+    uplo: Literal["L", "U"] = "L" if lower else "U"
     try:
         if compute_v:
-            return tuple(_np.linalg.eigh(a, UPLO=uplo))
-        return _np.linalg.eigvalsh(a, UPLO=uplo)
+            w_, v = _np.linalg.eigh(a, UPLO=uplo)
+            return w_, v
+        w: _Arr = _np.linalg.eigvalsh(a, UPLO=uplo)
+        return w
     except _np.linalg.LinAlgError as e:
         raise LinAlgError(f"eigh did not converge: {e}") from None
 
 
-def qr(a, mode="reduced"):
+def qr(a: _Arr,
+       mode: Literal["reduced", "complete", "r"] = "reduced") -> tuple[_Arr, _Arr] | _Arr:
     """Twin of lapack.qr: numpy.linalg.qr."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    r = _np.linalg.qr(_lapack_array(a), mode=mode)
+    r: Any = _np.linalg.qr(_lapack_array(a), mode=mode)   # (q, r), or r for mode "r"
     return r if mode == "r" else tuple(r)
 
 
-def getrf(a, return_info=False):
+def getrf(a: _Arr, return_info: bool = False) -> tuple[_Arr, NDArray[_np.int32]] | tuple[
+        _Arr, NDArray[_np.int32], NDArray[Any]]:
     """Twin of lapack.getrf: scipy.linalg.lu_factor per matrix."""
     import scipy.linalg as sla
     a = _lapack_array(a)
@@ -109,7 +121,7 @@ def getrf(a, return_info=False):
     return lu, piv
 
 
-def lu(a):
+def lu(a: _Arr) -> tuple[_Arr, _Arr, _Arr]:
     """Twin of lapack.lu: scipy.linalg.lu per matrix (p of a's real dtype)."""
     import scipy.linalg as sla
     a = _lapack_array(a)
@@ -126,7 +138,7 @@ def lu(a):
     return p.reshape(batch + (m, m)), l_.reshape(batch + (m, k)), u.reshape(batch + (k, n))
 
 
-def potrf(a, lower=True):
+def potrf(a: _Arr, lower: bool = True) -> _Arr:
     """Twin of lapack.potrf: scipy.linalg.cholesky per matrix."""
     import scipy.linalg as sla
     a = _lapack_array(a)
@@ -142,7 +154,7 @@ def potrf(a, lower=True):
     return out.reshape(a.shape)
 
 
-def eig(a, compute_v=True):
+def eig(a: _Arr, compute_v: bool = True) -> tuple[_Arr, _Arr] | _Arr:
     """Twin of lapack.eig: numpy.linalg.eig / eigvals, always complex."""
     a = _lapack_array(a)
     _lapack_check_finite(a, "eig did not converge")
@@ -156,7 +168,7 @@ def eig(a, compute_v=True):
         raise LinAlgError(f"eig did not converge: {e}") from None
 
 
-def _lapack_solve_operands(a, b):
+def _lapack_solve_operands(a: _Arr, b: _Arr) -> tuple[_Arr, _Arr, tuple[int, ...]]:
     a = _lapack_array(a)
     b = _lapack_array(b)
     dt = _np.result_type(a.dtype, b.dtype)
@@ -164,7 +176,8 @@ def _lapack_solve_operands(a, b):
     return a.astype(dt, copy=False), b.astype(dt, copy=False), batch
 
 
-def _lapack_solve_stacks(name, a, b, trans):
+def _lapack_solve_stacks(name: str, a: _Arr, b: _Arr,
+                         trans: int) -> tuple[_Arr, _Arr, tuple[int, ...], _Arr]:
     """getrs/trtrs twins' operands: trans checked, a and b of one dtype flattened to
     broadcast (nb, n, n) and (nb, n, nrhs) stacks, with the batch shape and a zero x."""
     if trans not in (0, 1, 2):
@@ -177,7 +190,7 @@ def _lapack_solve_stacks(name, a, b, trans):
     return fa, fb, batch, _np.zeros(fb.shape, b.dtype)
 
 
-def getrs(lu, piv, b, trans=0):
+def getrs(lu: _Arr, piv: NDArray[_np.int32], b: _Arr, trans: int = 0) -> _Arr:
     """Twin of lapack.getrs: scipy.linalg.lu_solve per matrix."""
     import scipy.linalg as sla
     lu, fb, batch, out = _lapack_solve_stacks("getrs", lu, b, trans)
@@ -189,7 +202,8 @@ def getrs(lu, piv, b, trans=0):
     return out.reshape(batch + (n, nrhs))
 
 
-def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
+def trtrs(a: _Arr, b: _Arr, lower: bool = False, trans: int = 0,
+          unit_diagonal: bool = False) -> _Arr:
     """Twin of lapack.trtrs: scipy.linalg.solve_triangular per matrix."""
     import scipy.linalg as sla
     fa, fb, batch, out = _lapack_solve_stacks("trtrs", a, b, trans)
@@ -205,7 +219,8 @@ def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
     return out.reshape(batch + (n, nrhs))
 
 
-def _lapack_lstsq_stacks(name, a, b):
+def _lapack_lstsq_stacks(name: str, a: _Arr,
+                         b: _Arr) -> tuple[_Arr, _Arr, tuple[int, ...]]:
     """gelsd/lstsq_qr twins' operands: a and b of one dtype flattened to broadcast
     (nb, m, n) and (nb, m, k) stacks, with the batch shape."""
     a, b, batch = _lapack_solve_operands(a, b)
@@ -220,7 +235,7 @@ def _lapack_lstsq_stacks(name, a, b):
     return fa, fb, batch
 
 
-def gelsd(a, b, rcond):
+def gelsd(a: _Arr, b: _Arr, rcond: float) -> tuple[_Arr, NDArray[_np.int64], _Arr]:
     """Twin of lapack.gelsd: scipy.linalg.lstsq(cond=rcond, lapack_driver="gelsd") per
     matrix -> (x, rank int64, s); 0-size stacks and k = 0 give correctly shaped results."""
     import scipy.linalg as sla
@@ -245,7 +260,8 @@ def gelsd(a, b, rcond):
     return x.reshape(batch + (n, k)), rank.reshape(batch), s.reshape(batch + (min(m, n),))
 
 
-def lstsq_qr(a, b, rcond):
+def lstsq_qr(a: _Arr, b: _Arr, rcond: float) -> tuple[_Arr, NDArray[_np.int64], _Arr, _Arr,
+                                                      _Arr]:
     """Twin of lapack.lstsq_qr: numpy.linalg.qr (of a, or of aᴴ when wide) and the
     singular values of R per matrix; gelsd's twin for the rank-deficient ones ->
     (x, rank, s, res, r); 0-size stacks and k = 0 give correctly shaped results."""
@@ -286,7 +302,7 @@ def lstsq_qr(a, b, rcond):
             res.reshape(batch + (k,)), r.reshape(batch + (p, p)))
 
 
-def pinv_qr(a, rtol):
+def pinv_qr(a: _Arr, rtol: ArrayLike) -> tuple[_Arr, NDArray[_np.bool_]]:
     """Twin of lapack.pinv_qr: numpy.linalg.qr (of a, or of aᴴ when wide) per matrix whose
     singular values are all > rtol·s_max, x = R⁻¹Qᴴ (or its conjugate transpose); zeros
     and full = False elsewhere."""

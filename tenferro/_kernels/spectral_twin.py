@@ -4,16 +4,23 @@ signatures and results; the formulas are in spectral.pyx's docstring).
 ``tests/_kernels/test_spectral.py`` checks that both agree.
 """
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
+
+_Arr = NDArray[Any]
 
 
-def _spectral_gap_inverse(d, e2):
+def _spectral_gap_inverse(d: _Arr, e2: _Arr) -> _Arr:
     """F = d/(d² + ε²), 0 where the denominator is 0 (d = 0 and ε = 0)."""
     den = d * d + e2
-    return np.divide(d, den, out=np.zeros_like(den), where=den != 0)
+    f: _Arr = np.divide(d, den, out=np.zeros_like(den), where=den != 0)
+    return f
 
 
-def svd_core(X, Y, s, sbar, eps, rel, mode, out, sinv):
+def svd_core(X: _Arr | None, Y: _Arr | None, s: _Arr, sbar: _Arr | None, eps: float,
+             rel: float, mode: int, out: _Arr, sinv: _Arr) -> None:
     """Fill ``out`` (B, k, k) and ``sinv`` (B, k) with the SVD pullback core;
     ε_b = eps + rel·s_max²."""
     smax = s[:, 0].astype(np.float64) if s.shape[1] else np.zeros(s.shape[0])
@@ -51,7 +58,8 @@ def svd_core(X, Y, s, sbar, eps, rel, mode, out, sinv):
     out[...] = core
 
 
-def eigh_core(X, w, wbar, eps, rel, out):
+def eigh_core(X: _Arr, w: _Arr, wbar: _Arr | None, eps: float, rel: float,
+              out: _Arr) -> None:
     """Fill ``out`` (B, k, k) with the eigh pullback core; ε_b = eps + rel·max|λ|."""
     k = w.shape[1]
     scale = (np.maximum(np.abs(w[:, 0]), np.abs(w[:, -1])).astype(np.float64) if k
@@ -63,16 +71,20 @@ def eigh_core(X, w, wbar, eps, rel, out):
     out[...] = core
 
 
-def phase_check(X, Y, GU, GV):
+def phase_check(X: _Arr | None, Y: _Arr | None, GU: _Arr | None,
+                GV: _Arr | None) -> tuple[float, int]:
     """(worst, flat): the largest |Im(X_ii + Y_ii)| / (‖GU[b, :, i]‖ + ‖GV[b, i, :]‖)."""
-    num = 0
-    den = 0
+    num: Any = 0      # 0 or an array
+    den: Any = 0
     if X is not None:
         num = np.diagonal(X, 0, 1, 2).imag.astype(np.float64)
-        den = np.sqrt(np.sum(np.abs(GU.astype(np.complex128)) ** 2, axis=1))
+        # (GU is given whenever X is, GV whenever Y is)
+        den = np.sqrt(np.sum(
+            np.abs(GU.astype(np.complex128)) ** 2, axis=1))  # type: ignore[union-attr]
     if Y is not None:
         num = num + np.diagonal(Y, 0, 1, 2).imag
-        den = den + np.sqrt(np.sum(np.abs(GV.astype(np.complex128)) ** 2, axis=2))
+        den = den + np.sqrt(np.sum(
+            np.abs(GV.astype(np.complex128)) ** 2, axis=2))  # type: ignore[union-attr]
     num = np.abs(num)
     if num.size == 0:
         return 0.0, 0

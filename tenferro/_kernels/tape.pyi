@@ -1,8 +1,12 @@
 # Type stub of tape.pyx (the reverse-mode graph: nodes and the backward pass).
 # Keep in step with the .pyx: every Python-visible def there has its signature here.
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+import numpy as np
 from numpy.typing import NDArray
+
+from tenferro._ops.registry import Op
+from tenferro._tensor import Tensor
 
 class Node:
     """One recorded op application, or a leaf (``op is None``)."""
@@ -28,16 +32,19 @@ def run_backward(roots: list[tuple[Node, int]], seeds: list[Any],
                  retain_graph: bool, graph_rule: Callable[..., Any] | None,
                  freed_error: type[BaseException]) -> list[Any]: ...
 def owned(g: Any) -> NDArray[Any]: ...
-def grad_plain(outputs: Any, inputs: Any, grad_outputs: Any, tensor_type: type,
+def grad_plain(outputs: Any, inputs: Any, grad_outputs: Any,
+               tensor_type: type[Tensor],
                state: Any, ones: dict[Any, Any],
                freed_error: type[BaseException]) -> list[Any] | None: ...
-def backward_plain(outputs: Any, grad_outputs: Any, tensor_type: type, state: Any,
+def backward_plain(outputs: Any, grad_outputs: Any, tensor_type: type[Tensor], state: Any,
                    ones: dict[Any, Any], freed_error: type[BaseException]) -> bool: ...
-def bind_engine(tensor_type: type, state: Any,
+def bind_engine(tensor_type: type[Tensor], state: Any,
                 forward: Callable[..., None]) -> None: ...
-def apply1(op: Any, inputs: tuple[Any, ...], out: Any, ctx: Any = ...) -> Any: ...
-def apply(op: Any, inputs: tuple[Any, ...], outs: Any,
-          ctx: Any = ...) -> tuple[Any, ...]: ...
+# out(s): what NumPy computed (0-d results may be NumPy scalars; apply wraps them)
+def apply1(op: Op, inputs: Sequence[Tensor], out: NDArray[Any] | np.generic,
+           ctx: Any = ...) -> Tensor: ...
+def apply(op: Op, inputs: Sequence[Tensor], outs: Sequence[NDArray[Any] | np.generic],
+          ctx: Any = ...) -> tuple[Tensor, ...]: ...
 def set_node_type(cls: type | Callable[..., Any] | None) -> None: ...
 def graph_rule(node: Any, gs: tuple[Any, ...], needs: tuple[bool, ...]) -> tuple[Any, ...]: ...
 def vjp_kernel(kernel: int, ctx: Any, needs: tuple[bool, ...], g: Any,

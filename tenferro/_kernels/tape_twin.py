@@ -7,31 +7,38 @@ checks that both give the same results.
 """
 
 from sys import getrefcount
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from numpy import asarray, generic, ndarray
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from .._ops.registry import Op
+    from .._tensor import Tensor
 
 
 # creation numbers and in-place versions share one counter (see tape.pyx)
 _counter = [0, 0]          # [counter, number of the last in-place change]
-_inplace_error = [RuntimeError]
-_sparse_type = [None]      # tenferro._sparse.SparseCotangent (set by _engine)
+_inplace_error: list[type[BaseException]] = [RuntimeError]
+# tenferro._sparse.SparseCotangent (set by _engine)
+_sparse_type: list[type | None] = [None]
 
 
-def new_version():
+def new_version() -> int:
     _counter[0] += 1
     _counter[1] = _counter[0]
     return _counter[0]
 
 
-def set_inplace_error(cls):
+def set_inplace_error(cls: type[BaseException]) -> None:
     _inplace_error[0] = cls
 
 
-def set_sparse_type(cls):
+def set_sparse_type(cls: type | None) -> None:
     _sparse_type[0] = cls
 
 
-def _check_versions(node):
+def _check_versions(node: "Node") -> None:
     for i, x in enumerate(node.inputs):
         if x._version > node.seq:
             raise _inplace_error[0](
@@ -48,32 +55,33 @@ class Node:
     __slots__ = ("op", "ctx", "inputs", "out_data", "out_tangents", "leaf", "n_out",
                  "freed", "seq", "pending", "mark", "needed")
 
-    def __init__(self, op, ctx, inputs, out_data, leaf=None):
+    def __init__(self, op: Any, ctx: Any, inputs: tuple[Any, ...],
+                 out_data: tuple[Any, ...] | None, leaf: Any = None) -> None:
         self.op = op
         self.ctx = ctx
         self.inputs = inputs
         self.out_data = out_data
-        self.out_tangents = None
+        self.out_tangents: Any = None
         self.leaf = leaf
         self.n_out = len(out_data) if out_data is not None else 1
         self.freed = False
         _counter[0] += 1
         self.seq = _counter[0]
-        self.pending = None
+        self.pending: list[Any] | None = None
         self.mark = 0
         self.needed = False
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         return self.op is None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.op is None:
             return "<Node leaf>"
         return f"<Node {self.op.name}{' (freed)' if self.freed else ''}>"
 
 
-def _add(a, b):
+def _add(a: Any, b: Any) -> Any:
     if a is None:
         return b
     if type(a) is _sparse_type[0]:
@@ -83,7 +91,7 @@ def _add(a, b):
     return a + b
 
 
-def _check_cast(c, x, node, i):
+def _check_cast(c: Any, x: Any, node: Node, i: int) -> Any:
     """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
     if type(c) is _sparse_type[0]:   # carries x's dtype; cast when densified
         if c.shape != x.shape:
@@ -105,9 +113,10 @@ def _check_cast(c, x, node, i):
     return c
 
 
-def _discover(roots, targets, all_leaves, freed_error):
+def _discover(roots: list[Node], targets: dict[Node, Any], all_leaves: bool,
+              freed_error: type[BaseException]) -> list[Node]:
     """Post-order DFS from the roots; marks which nodes lead to a target."""
-    order = []
+    order: list[Node] = []
     for root in roots:
         if root.mark != 0:
             continue
@@ -149,15 +158,18 @@ def _discover(roots, targets, all_leaves, freed_error):
     return order
 
 
-def run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule, freed_error):
+def run_backward(roots: list[tuple[Node, int]], seeds: list[Any],
+                 targets: list[tuple[Node, int]] | None, create_graph: bool,
+                 retain_graph: bool, graph_rule: Callable[..., Any] | None,
+                 freed_error: type[BaseException]) -> list[Any]:
     """Propagate ``seeds`` from ``roots`` back through the graph (see tape.pyx)."""
     all_leaves = targets is None
-    target_map = {}
-    results = None
-    leaf_results = []
-    order = []
-    processed = []
-    if not all_leaves:
+    target_map: dict[Node, list[tuple[int, int]]] = {}
+    results: list[Any] = []
+    leaf_results: list[Any] = []
+    order: list[Node] = []
+    processed: list[Node] = []
+    if targets is not None:    # (not all_leaves)
         results = [None] * len(targets)
         for k, (node, i) in enumerate(targets):
             target_map.setdefault(node, []).append((i, k))
@@ -190,7 +202,8 @@ def run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule, 
             if all(g is None for g in gs):
                 continue
             if create_graph:
-                cots = graph_rule(node, tuple(gs), tuple(needs))
+                # create_graph passes a graph_rule
+                cots = graph_rule(node, tuple(gs), tuple(needs))  # type: ignore[misc]
             else:
                 cots = node.op.vjp(node.ctx, tuple(needs), tuple(gs),
                                    tuple(x._data for x in inputs), node.out_data)
@@ -223,7 +236,7 @@ def run_backward(roots, seeds, targets, create_graph, retain_graph, graph_rule, 
     return leaf_results if all_leaves else results
 
 
-def _tensor_list(x, tensor_type):
+def _tensor_list(x: Any, tensor_type: "type[Tensor]") -> list[Any] | None:
     if type(x) is tensor_type:
         return [x]
     if type(x) is list or type(x) is tuple:
@@ -231,8 +244,9 @@ def _tensor_list(x, tensor_type):
     return None
 
 
-def _plain_seeds(outs, grad_outputs, ones, tensor_type):
-    gos = None
+def _plain_seeds(outs: list[Any], grad_outputs: Any, ones: dict[Any, Any],
+                 tensor_type: "type[Tensor]") -> tuple[list[tuple[Node, int]], list[Any]] | None:
+    gos: list[Any] | None = None
     if grad_outputs is not None:
         if type(grad_outputs) is list or type(grad_outputs) is tuple:
             gos = list(grad_outputs)
@@ -240,7 +254,8 @@ def _plain_seeds(outs, grad_outputs, ones, tensor_type):
             gos = [grad_outputs]
         if len(gos) != len(outs):
             return None
-    roots, seeds = [], []
+    roots: list[tuple[Node, int]] = []
+    seeds: list[Any] = []
     for k, o in enumerate(outs):
         if o._node is None:
             return None
@@ -266,20 +281,26 @@ def _plain_seeds(outs, grad_outputs, ones, tensor_type):
     return roots, seeds
 
 
-def owned(g):
-    g = asarray(g)
-    if not g.flags.writeable:
-        return g.copy()
-    base = g.base
+def owned(g: Any) -> NDArray[Any]:
+    a: NDArray[Any] = asarray(g)
+    c: NDArray[Any]
+    if not a.flags.writeable:
+        c = a.copy()
+        return c
+    base = a.base
     if base is None:
-        return g
-    # references to base: g's, this local and getrefcount's argument (tape.pyx: two)
+        return a
+    # references to base: a's, this local and getrefcount's argument (tape.pyx: two)
     if type(base) is ndarray and getrefcount(base) == 3 and base.base is None:
-        return g
-    return g.copy()
+        return a
+    c = a.copy()
+    return c
 
 
-def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_error):
+def grad_plain(outputs: Any, inputs: Any, grad_outputs: Any,
+               tensor_type: "type[Tensor]",
+               state: Any, ones: dict[Any, Any],
+               freed_error: type[BaseException]) -> list[Any] | None:
     """tf.grad's common call, or None when the general path must handle it (tape.pyx)."""
     outs = _tensor_list(outputs, tensor_type)
     ins = _tensor_list(inputs, tensor_type)
@@ -295,14 +316,16 @@ def grad_plain(outputs, inputs, grad_outputs, tensor_type, state, ones, freed_er
         res = run_backward(rs[0], rs[1], targets, False, False, None, freed_error)
     finally:
         state.grad_enabled = saved
-    out, it = [], iter(res)
+    out: list[Any] = []
+    it = iter(res)
     for x in ins:
         g = None if x._node is None else next(it)
         out.append(None if g is None else tensor_type._wrap(owned(g)))
     return out
 
 
-def backward_plain(outputs, grad_outputs, tensor_type, state, ones, freed_error):
+def backward_plain(outputs: Any, grad_outputs: Any, tensor_type: "type[Tensor]",
+                   state: Any, ones: dict[Any, Any], freed_error: type[BaseException]) -> bool:
     """tf.backward's common call (True), or False for the general path (tape.pyx)."""
     outs = _tensor_list(outputs, tensor_type)
     if outs is None:
@@ -326,22 +349,25 @@ def backward_plain(outputs, grad_outputs, tensor_type, state, ones, freed_error)
 
 
 # Recording an op application: twins of tape.pyx's bind_engine/apply1/apply.
-_node_type = [None]     # None: this module's Node; else the class to record with
+# None: this module's Node; else the class to record with
+_node_type: list[Any] = [None]
 
 
-def set_node_type(cls):
+def set_node_type(cls: type | Callable[..., Any] | None) -> None:
     _node_type[0] = None if cls is Node else cls
 
 
-_engine = [None, None, None]   # [Tensor class, autograd STATE, _engine._forward]
+_engine: list[Any] = [None, None, None]   # [Tensor class, autograd STATE, _engine._forward]
 
 
-def bind_engine(tensor_type, state, forward):
+def bind_engine(tensor_type: "type[Tensor]", state: Any,
+                forward: Callable[..., None]) -> None:
     """Tell apply1/apply the Tensor class, the autograd state and the forward-mode step."""
     _engine[0], _engine[1], _engine[2] = tensor_type, state, forward
 
 
-def apply1(op, inputs, out, ctx=None):
+def apply1(op: "Op", inputs: "Sequence[Tensor]", out: NDArray[Any] | generic,
+           ctx: Any = None) -> "Tensor":
     """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
     tensor_type, state, forward = _engine
     if type(inputs) is not tuple:
@@ -354,13 +380,14 @@ def apply1(op, inputs, out, ctx=None):
             if x._node is not None:
                 node = (_node_type[0] or Node)(op, ctx, inputs, (out,))
                 break
-    t = tensor_type._wrap(out, node, 0)
+    t: Tensor = tensor_type._wrap(out, node, 0)
     if state.fw_level:
         forward(op, ctx, inputs, (out,), (t,), node)
     return t
 
 
-def apply(op, inputs, outs, ctx=None):
+def apply(op: "Op", inputs: "Sequence[Tensor]", outs: Sequence[NDArray[Any] | generic],
+          ctx: Any = None) -> "tuple[Tensor, ...]":
     """Wrap the output arrays ``outs`` (a tuple) of ``op(*inputs)`` as Tensors."""
     tensor_type, state, forward = _engine
     if type(inputs) is not tuple:
@@ -386,13 +413,14 @@ def apply(op, inputs, outs, ctx=None):
     return results
 
 
-def _cast_like(t, dtype):
+def _cast_like(t: Any, dtype: Any) -> Any:
     if t.dtype.kind == "c" and dtype.kind != "c":
         t = t.real
     return t.astype(dtype)
 
 
-def graph_rule(node, gs, needs):
+def graph_rule(node: Any, gs: tuple[Any, ...],
+               needs: tuple[bool, ...]) -> tuple[Any, ...]:
     """Run a pullback on Tensors so that its own ops are recorded (create_graph=True)."""
     # plain loops and one-output fast paths: this runs once per node of every
     # create_graph pass, and generator expressions cost ~1 µs each here
@@ -403,24 +431,25 @@ def graph_rule(node, gs, needs):
     tangents = node.out_tangents
     nondiff = op.nondiff
     out_data = node.out_data
+    ys: tuple[Any, ...]
     if len(out_data) == 1 and tangents is None:
         ys = (wrap(out_data[0], None if 0 in nondiff else node, 0),)
     else:
-        ys = []
+        ys_list = []
         i = 0
         for d in out_data:
             y = wrap(d, None if i in nondiff else node, i)
             if tangents is not None and tangents[i] is not None:
                 y._fw = (_engine[1].fw_level, tangents[i])
-            ys.append(y)
+            ys_list.append(y)
             i += 1
-        ys = tuple(ys)
+        ys = tuple(ys_list)
     for g in gs:
         if g is not None and not isinstance(g, T):
             gs = tuple([g if (g is None or isinstance(g, T)) else wrap(g) for g in gs])
             break
     cots = op.vjp(node.ctx, needs, gs, xs, ys)
-    out = []
+    out: list[Any] = []
     i = 0
     for c in cots:
         if c is None or not needs[i]:
@@ -456,12 +485,13 @@ def graph_rule(node, gs, needs):
 # rules themselves (tests/_kernels/test_vjp_kernels.py compares the kernels with them),
 # and always sums cotangents out of place (the same values).
 
-VJP_KERNELS = {}
+VJP_KERNELS: dict[str, int] = {}
 
 
-def vjp_kernel(kernel, ctx, needs, g, xs, ys):
+def vjp_kernel(kernel: int, ctx: Any, needs: tuple[bool, ...], g: Any, xs: tuple[Any, ...],
+               ys: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return None
 
 
-def in_place_adds():
+def in_place_adds() -> int:
     return 0

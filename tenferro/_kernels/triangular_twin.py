@@ -4,26 +4,35 @@ Cholesky pullbacks; same names, signatures and results).
 ``tests/_kernels/test_triangular.py`` checks that both agree.
 """
 
+from typing import Any
+
 import numpy as _np
+from numpy.typing import NDArray
 
 from .._errors import LinAlgError
 from .lapack_twin import _lapack_solve_operands, _lapack_where, trtrs
 
+_Arr = NDArray[Any]
 
-def _tri_adjoint_solve(a, g, lower, trans, unit_diagonal, left):
+
+def _tri_adjoint_solve(a: _Arr, g: _Arr, lower: bool, trans: int, unit_diagonal: bool,
+                       left: bool) -> _Arr:
     """op(a)⁻ᴴ g (left) or g op(a)⁻ᴴ (right), with the trtrs twin above."""
     cplx = a.dtype.kind == "c"
     if not left:   # g M⁻ᴴ = (M⁻¹ gᴴ)ᴴ
         gh = g.swapaxes(-1, -2).conj()
-        return trtrs(a, gh, lower, trans, unit_diagonal).swapaxes(-1, -2).conj()
+        out: _Arr = trtrs(a, gh, lower, trans, unit_diagonal).swapaxes(-1, -2).conj()
+        return out
     if trans == 1 and cplx:   # M⁻ᴴ = conj(a)⁻¹: conj(a⁻¹ conj(g))
-        return trtrs(a, g.conj(), lower, 0, unit_diagonal).conj()
+        out = trtrs(a, g.conj(), lower, 0, unit_diagonal).conj()
+        return out
     # M⁻ᴴ is a⁻ᴴ for trans 0, a⁻¹ for trans 2 (and for real trans 1)
     return trtrs(a, g, lower, 2 if trans == 0 else 0, unit_diagonal)
 
 
-def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_a=True,
-                              need_b=True):
+def solve_triangular_backprop(a: _Arr, x: _Arr, gx: _Arr, lower: bool, trans: int,
+                              unit_diagonal: bool, left: bool, need_a: bool = True,
+                              need_b: bool = True) -> tuple[_Arr | None, _Arr | None]:
     """Twin of triangular.solve_triangular_backprop (RULES.md "solve_triangular"):
     G = M⁻ᴴX̄ (left) or X̄M⁻ᴴ (right), M = op(a); Ā = P(op⁻¹(−GXᴴ)) or P(op⁻¹(−XᴴG)),
     P keeping the triangle the solve reads (strict for unit_diagonal)."""
@@ -51,7 +60,8 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     return ga, (g if need_b else None)
 
 
-def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False):
+def trsm(a: _Arr, b: _Arr, lower: bool = False, trans: int = 0, unit_diagonal: bool = False,
+         left: bool = True, check: bool = False) -> _Arr:
     """Twin of triangular.trsm: the triangle and op(a) made explicit, then
     numpy.linalg.solve (x op(a) = b solved as op(a)ᵀxᵀ = bᵀ)."""
     a, b, batch = _lapack_solve_operands(a, b)
@@ -77,10 +87,12 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
     if left:
         return _np.linalg.solve(t, _np.broadcast_to(b, shape))
     bt = _np.broadcast_to(b, shape).swapaxes(-1, -2)
-    return _np.linalg.solve(t.swapaxes(-1, -2), bt).swapaxes(-1, -2)
+    x: _Arr = _np.linalg.solve(t.swapaxes(-1, -2), bt).swapaxes(-1, -2)
+    return x
 
 
-def qr_backprop(q, r, gq, gr, rtol=0.0):
+def qr_backprop(q: _Arr, r: _Arr, gq: _Arr | None, gr: _Arr | None,
+                rtol: float = 0.0) -> _Arr:
     """Twin of triangular.qr_backprop (RULES.md "qr", m >= n): M = R R̄ᴴ − Q̄ᴴQ,
     Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ, copyltu(M) = tril(M) + tril₋(M)ᴴ with real diagonal."""
     mag = _np.abs(_np.diagonal(r, 0, -2, -1))
@@ -92,7 +104,7 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
                               "precision")
     if gq is None and gr is None:
         return _np.zeros(q.shape, q.dtype)
-    mm = 0
+    mm: Any = 0      # 0 or an array
     if gr is not None:
         mm = r @ gr.swapaxes(-1, -2).conj()
     if gq is not None:
@@ -101,14 +113,14 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     c = low + low.swapaxes(-1, -2).conj()
     n = q.shape[-1]
     c[..., _np.arange(n), _np.arange(n)] = _np.diagonal(mm, 0, -2, -1).real
-    b = q @ c if gq is None else gq + q @ c
+    b: _Arr = q @ c if gq is None else gq + q @ c
     if b.size == 0:
         return b
     # B R⁻ᴴ = (R⁻¹ Bᴴ)ᴴ
     return trsm(r, b, False, 2, False, False)
 
 
-def cholesky_backprop(l, gl):
+def cholesky_backprop(l: _Arr, gl: _Arr) -> _Arr:
     """Twin of triangular.cholesky_backprop (RULES.md "cholesky"): Ā = ½(S + Sᴴ),
     S = L⁻ᴴ Φ(LᴴL̄) L⁻¹, Φ = tril with the diagonal halved."""
     if l.size == 0:
@@ -118,4 +130,5 @@ def cholesky_backprop(l, gl):
     p[..., _np.arange(n), _np.arange(n)] *= 0.5
     s = trsm(l, p, True, 2, False, True)
     s = trsm(l, s, True, 0, False, False)
-    return 0.5 * (s + s.swapaxes(-1, -2).conj())
+    ga: _Arr = 0.5 * (s + s.swapaxes(-1, -2).conj())
+    return ga

@@ -1,24 +1,27 @@
 """Small helpers shared by the op modules; each works on ndarrays and on Tensors."""
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._errors import DTypeError, ShapeError
 from .._tensor import Tensor, as_tensor
 
 _PY_SCALARS = (bool, int, float, complex)
-_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+_COMPLEX_OF: dict[np.dtype[Any], np.dtype[Any]] = {np.dtype(np.float32): np.dtype(np.complex64),
                np.dtype(np.float64): np.dtype(np.complex128)}
 
 
-def to_tensor(x):
+def to_tensor(x: Tensor | ArrayLike) -> Tensor:
     """``x`` as a Tensor (no copy for an ndarray of a supported dtype)."""
     return x if isinstance(x, Tensor) else as_tensor(x)
 
 
-def _weak_scalar(s, like):
+def _weak_scalar(s: Any, like: Tensor) -> Tensor:
     """A Python scalar as a constant that keeps ``like``'s precision (NumPy 2 weak scalars:
     ``float32 tensor * 2.0`` stays float32, ``int8 tensor + 1`` int8, ``int tensor * 0.5``
     becomes float64)."""
-    dt = like._data.dtype
+    dt: np.dtype[Any] = like._data.dtype
     kind = dt.kind
     if kind == "f" or kind == "c":
         if type(s) is complex and kind != "c":
@@ -33,7 +36,7 @@ def _weak_scalar(s, like):
                          f"t.astype(tf.int64)") from None
 
 
-def floating(x):
+def floating(x: Tensor) -> Tensor:
     """``x`` (a Tensor) with integer and bool payloads converted to float64: the input of
     functions with a floating-point result (exp, sqrt, atan2, linalg...). NumPy's ufuncs
     would give float16 for small integer types, which tenferro does not have."""
@@ -42,18 +45,18 @@ def floating(x):
     return x
 
 
-def float_tensor(x):
+def float_tensor(x: Tensor | ArrayLike) -> Tensor:
     """``x`` as a Tensor with integer/bool payloads converted to float64 (linalg inputs)."""
     return floating(x if isinstance(x, Tensor) else as_tensor(x))
 
 
-def payload(x):
+def payload(x: Tensor | ArrayLike) -> NDArray[Any]:
     """The ndarray under ``x``: a Tensor's payload (for masks and weights of a rule, which
     are not differentiated), or ``numpy.asarray(x)``."""
     return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
-def operands(a, b):
+def operands(a: Tensor | ArrayLike, b: Tensor | ArrayLike) -> tuple[Tensor, Tensor]:
     """Both operands of a binary op as Tensors."""
     if isinstance(a, Tensor):
         if isinstance(b, Tensor):
@@ -64,7 +67,7 @@ def operands(a, b):
     return as_tensor(a), as_tensor(b)
 
 
-def broadcast_shape(name, *shapes):
+def broadcast_shape(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
@@ -74,7 +77,7 @@ def broadcast_shape(name, *shapes):
             "agree") from None
 
 
-def conj(a):
+def conj(a: Any) -> Any:
     """Complex conjugate; the identity (no copy) on real values."""
     if a.dtype.kind != "c":
         return a
@@ -83,7 +86,7 @@ def conj(a):
     return np.asarray(c) if isinstance(c, np.generic) else c
 
 
-def broadcast_to_shape(g, shape):
+def broadcast_to_shape(g: Any, shape: tuple[int, ...]) -> Any:
     """``np.broadcast_to(g, shape)``; on ndarrays a fresh array, ~10x cheaper than the view
     (the reduction pullbacks are on the engine-overhead benchmark's path)."""
     if type(g) is np.ndarray:
@@ -93,7 +96,7 @@ def broadcast_to_shape(g, shape):
     return np.broadcast_to(g, shape)
 
 
-def unbroadcast(g, shape):
+def unbroadcast(g: Any, shape: tuple[int, ...]) -> Any:
     """Sum a broadcast cotangent back to ``shape`` (NumPy broadcasting reversed)."""
     if g.shape == shape:
         return g
@@ -105,7 +108,7 @@ def unbroadcast(g, shape):
     return g.reshape(shape)
 
 
-def require_real(name, *tensors):
+def require_real(name: str, *tensors: Tensor | NDArray[Any]) -> None:
     for t in tensors:
         if t.dtype.kind == "c":
             raise DTypeError(f"{name} is defined for real tensors only, got {t.dtype}; "

@@ -13,9 +13,9 @@ into a new tensor.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from numpy.typing import ArrayLike, DTypeLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 import builtins
 import operator
@@ -33,24 +33,24 @@ __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "fu
            "full_like", "linspace", "ones", "ones_like", "zeros", "zeros_like"]
 
 
-def _dtype(dtype):
+def _dtype(dtype: DTypeLike | None) -> np.dtype[Any] | None:
     return None if dtype is None else _dtypes.as_dtype(dtype)
 
 
-def _shape(shape, name):
+def _shape(shape: Any, name: str) -> tuple[int, ...]:
     """``shape`` (an int or a sequence of ints) as a tuple of non-negative ints."""
     try:
-        shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else \
+        dims = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else \
             tuple(operator.index(n) for n in shape)
     except TypeError:
         raise ShapeError(f"{name}: shape must be an int or a sequence of ints, got "
                          f"{shape!r}") from None
-    if any(n < 0 for n in shape):
-        raise ShapeError(f"{name}: negative dimensions are not allowed, got {shape}")
-    return shape
+    if any(n < 0 for n in dims):
+        raise ShapeError(f"{name}: negative dimensions are not allowed, got {dims}")
+    return dims
 
 
-def _new(arr):
+def _new(arr: Any) -> Tensor:
     return Tensor._wrap(arr if type(arr) is np.ndarray else np.asarray(arr))
 
 
@@ -59,7 +59,7 @@ _copy_op = defop("copy", lambda ctx, needs, gs, xs, ys: (gs[0],),
                  lambda ctx, ts, xs, ys: (ts[0],))
 
 
-def _copy(x):
+def _copy(x: Tensor) -> Tensor:
     return apply1(_copy_op, (x,), x._data.copy())
 
 
@@ -90,21 +90,22 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
         from .structure import stack
         out = stack([asarray(o) for o in obj])
         return out if dt is None else asarray(out, dtype=dt)
-    obj = _payloads(obj, "asarray")
+    data: Any = _payloads(obj, "asarray")
     if copy is False:
-        if not isinstance(obj, np.ndarray) and not hasattr(obj, "__array__") \
-                and not hasattr(obj, "__buffer__"):
+        if not isinstance(data, np.ndarray) and not hasattr(data, "__array__") \
+                and not hasattr(data, "__buffer__"):
             try:
-                memoryview(obj)
+                memoryview(data)
             except TypeError:
-                raise ValueError(f"asarray: a {type(obj).__name__} cannot be turned into a "
-                                 "tensor without a copy, but copy=False was passed") from None
-        arr = np.asarray(obj, dtype=dt)
-        if dt is not None and isinstance(obj, np.ndarray) and obj.dtype != dt:
-            raise ValueError(f"asarray: casting {obj.dtype} to {dt} needs a copy, but "
+                raise ValueError(f"asarray: a {type(data).__name__} cannot be turned into "
+                                 "a tensor without a copy, but copy=False was "
+                                 "passed") from None
+        arr = np.asarray(data, dtype=dt)
+        if dt is not None and isinstance(data, np.ndarray) and data.dtype != dt:
+            raise ValueError(f"asarray: casting {data.dtype} to {dt} needs a copy, but "
                              "copy=False was passed")
         return Tensor._wrap(_to_array(arr, copy=False))
-    return Tensor._wrap(_to_array(obj, dt, copy=builtins.bool(copy)))
+    return Tensor._wrap(_to_array(data, dt, copy=builtins.bool(copy)))
 
 
 def arange(start: float, /, stop: float | None = None, step: float = 1, *,
@@ -145,7 +146,8 @@ def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
     return _new(np.ones(_shape(shape, "ones"), dtype=_dtype(dtype) or _dtypes.float64))
 
 
-def _like(x, dtype, shape, name):
+def _like(x: ArrayLike, dtype: DTypeLike | None, shape: Any, name: str
+          ) -> tuple[tuple[int, ...], np.dtype[Any]]:
     x = to_tensor(x)
     return (x.shape if shape is None else _shape(shape, name),
             x._data.dtype if dtype is None else _dtypes.as_dtype(dtype))
@@ -172,7 +174,7 @@ def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
     return _new(np.ones(*_like(x, dtype, shape, "ones_like")))
 
 
-def _fill_dtype(fill_value):
+def _fill_dtype(fill_value: object) -> np.dtype[Any]:
     """The default dtype of ``full``: bool, int64, float64 or complex128 by value kind."""
     if isinstance(fill_value, (builtins.bool, np.bool_)):
         return _dtypes.bool
@@ -183,7 +185,8 @@ def _fill_dtype(fill_value):
     return _dtypes.float64
 
 
-def _full_from_tensor(shape, value, dt):
+def _full_from_tensor(shape: tuple[int, ...], value: Tensor, dt: np.dtype[Any] | None
+                      ) -> Tensor:
     """``full`` with a tensor fill value: a differentiable broadcast of it."""
     from .structure import broadcast_to
     if value.ndim != 0:
@@ -262,23 +265,27 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     _check_device(device)
     if isinstance(x, Tensor):
         return asarray(x, copy=copy)
-    kw = {} if copy is None else {"copy": copy}
+    # dict[str, Any]: NumPy's stub types each keyword of from_dlpack (copy: bool, device:
+    # Literal["cpu"]), which a dict[str, bool] does not match
+    kw: dict[str, Any] = {} if copy is None else {"copy": copy}
     return Tensor._wrap(_to_array(np.from_dlpack(x, **kw), copy=False))
 
 
 # ---- NumPy's spellings on tensors ---------------------------------------------------------
 # np.zeros_like(t) etc. give constant tensors (what the rules building masks rely on).
 
-def _np_like(fill):
-    def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+def _np_like(fill: Callable[[Any, np.dtype[Any]], NDArray[Any]]) -> Callable[..., Tensor]:
+    def like(a: ArrayLike, dtype: DTypeLike | None = None, order: str = "K",
+             subok: bool = True, shape: Any = None, *, device: Any = None) -> Tensor:
         x = to_tensor(a)
         return _new(fill(x.shape if shape is None else shape,
                          x.dtype if dtype is None else _dtypes.as_dtype(dtype)))
     return like
 
 
-def _np_full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *,
-                  device=None):
+def _np_full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
+                  order: str = "K", subok: bool = True, shape: Any = None, *,
+                  device: Any = None) -> Tensor:
     return full_like(a, fill_value, dtype=dtype, shape=shape)
 
 

@@ -30,15 +30,15 @@ Size-1 dimensions broadcast against any size for every label, as in ``numpy.eins
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Sequence, TypeAlias, cast
 
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 import functools
 import math
 
 import numpy as np
-import opt_einsum
+import opt_einsum  # type: ignore[import-untyped]  # (no stubs, no py.typed marker)
 
 from .._engine import apply1
 from .._errors import ShapeError
@@ -58,13 +58,13 @@ _ELL = 256
 _FRESH = 1024
 
 
-def _err(subscripts, msg):
+def _err(subscripts: Any, msg: str) -> ShapeError:
     return ShapeError(f"einsum({subscripts!r}): {msg}")
 
 
 # ---- parsing ----------------------------------------------------------------------------
 
-def _term(subscripts, term, where):
+def _term(subscripts: Any, term: str, where: str) -> tuple[str, str | None]:
     """Letters of one subscript term, split at its ellipsis: (before, after) or (all, None)."""
     bad = set(term) - _LETTER_SET - {"."}
     if bad:
@@ -80,7 +80,8 @@ def _term(subscripts, term, where):
     return before, after
 
 
-def _parse(subscripts, shapes):
+def _parse(subscripts: str, shapes: tuple[tuple[int, ...], ...]
+           ) -> tuple[list[tuple[int, ...]], tuple[int, ...], dict[int, int]]:
     """Validate ``subscripts`` against the operand shapes.
 
     Returns (labels per operand, output labels, size per label) with internal int labels;
@@ -95,7 +96,10 @@ def _parse(subscripts, shapes):
     if len(terms) != len(shapes):
         raise _err(subscripts, f"the subscripts name {len(terms)} operand(s) but "
                    f"{len(shapes)} were given; pass one operand per comma-separated term")
-    labels, sizes, origin, ell_rank = [], {}, {}, 0
+    labels: list[list[int]] = []
+    sizes: dict[int, int] = {}
+    origin: dict[int, int] = {}
+    ell_rank = 0
     for k, (term, shape) in enumerate(zip(terms, shapes)):
         before, after = _term(subscripts, term, f"operand {k}")
         n_named = len(before) + (len(after) if after is not None else 0)
@@ -114,7 +118,7 @@ def _parse(subscripts, shapes):
             ell_rank = max(ell_rank, e)
             labs = ([ord(c) for c in before] + [_ELL + r for r in range(e - 1, -1, -1)]
                     + [ord(c) for c in after])
-        seen = {}
+        seen: dict[int, int] = {}
         for lab, n in zip(labs, shape):
             if seen.setdefault(lab, n) != n:
                 raise _err(subscripts, f"label {_name(lab)} is repeated in operand {k} over "
@@ -165,7 +169,7 @@ def _parse(subscripts, shapes):
     return [tuple(labs) for labs in labels], tuple(out), sizes
 
 
-def _name(lab):
+def _name(lab: int) -> str:
     return repr(chr(lab)) if lab < _ELL else "'...'"
 
 
@@ -176,7 +180,8 @@ class _ReduceSpec:
     __slots__ = ("inp", "out", "shape", "sub_in", "sub_out", "sub_uniq", "uniq_shape",
                  "repeats", "axes", "squeeze", "perm", "embed_perm", "embed_shape")
 
-    def __init__(self, inp, out, shape):
+    def __init__(self, inp: tuple[int, ...], out: tuple[int, ...],
+                 shape: tuple[int, ...]) -> None:
         self.inp, self.out, self.shape = inp, out, shape
         uniq = tuple(dict.fromkeys(inp))
         self.repeats = len(uniq) != len(inp)
@@ -198,7 +203,7 @@ class _ReduceSpec:
                                  for i, n in enumerate(self.uniq_shape))
 
 
-def _reduce_kernel(x, s):
+def _reduce_kernel(x: Any, s: _ReduceSpec) -> Any:
     if s.repeats:
         return np.asarray(np.einsum(x, s.sub_in, s.sub_out))
     if s.axes:
@@ -209,7 +214,7 @@ def _reduce_kernel(x, s):
     return x if s.perm is None else x.transpose(s.perm)
 
 
-def _embed_kernel(g, s):
+def _embed_kernel(g: Any, s: _ReduceSpec) -> Any:
     if s.embed_perm is not None:
         g = g.transpose(s.embed_perm)
     g = g.reshape(s.embed_shape)
@@ -225,8 +230,11 @@ class _PairSpec:
     """y[lo] = Σ a[la] b[lb]; every label summed (in la ∪ lb, not in lo) is in both."""
     __slots__ = ("la", "lb", "lo", "sizes", "perm_a", "perm_b", "shape_a", "shape_b",
                  "shape_y", "perm_y", "matmul", "_vjp_a", "_vjp_b")
+    _vjp_a: _PairSpec | None
+    _vjp_b: _PairSpec | None
 
-    def __init__(self, la, lb, lo, sizes):
+    def __init__(self, la: tuple[int, ...], lb: tuple[int, ...], lo: tuple[int, ...],
+                 sizes: dict[int, int]) -> None:
         self.la, self.lb, self.lo, self.sizes = la, lb, lo, sizes
         sa, sb, so = set(la), set(lb), set(lo)
         batch = [lab for lab in la if lab in sb and lab in so]
@@ -242,6 +250,9 @@ class _PairSpec:
         nb = [size(lab) for lab in batch]
         na = [size(lab) for lab in afree]
         nn = [size(lab) for lab in bfree]
+        shape_a: tuple[int, ...]
+        shape_b: tuple[int, ...]
+        shape_r: tuple[int, ...]
         if self.matmul:
             k = math.prod(size(lab) for lab in con)
             lead = (math.prod(nb),) if batch else ()
@@ -264,20 +275,20 @@ class _PairSpec:
         self.perm_y = _perm(batch + afree + bfree, list(lo))
         self._vjp_a = self._vjp_b = None
 
-    def vjp_a(self):
+    def vjp_a(self) -> _PairSpec:
         """ā[la] = Σ ȳ[lo] conj(b)[lb]"""
         if self._vjp_a is None:
             self._vjp_a = _PairSpec(self.lo, self.lb, self.la, self.sizes)
         return self._vjp_a
 
-    def vjp_b(self):
+    def vjp_b(self) -> _PairSpec:
         """b̄[lb] = Σ conj(a)[la] ȳ[lo]"""
         if self._vjp_b is None:
             self._vjp_b = _PairSpec(self.la, self.lo, self.lb, self.sizes)
         return self._vjp_b
 
 
-def _perm(labels, order):
+def _perm(labels: Sequence[int], order: Sequence[int]) -> tuple[int, ...] | None:
     p = tuple(labels.index(lab) for lab in order)
     return None if p == tuple(range(len(p))) else p
 
@@ -294,7 +305,7 @@ def _perm(labels, order):
 #   ijk,jl->ikl  n=64, j=8      200                         10  (transpose + reshape copy)
 #   ij,ij->ij    n=256           37                         27  (multiply)
 # so summed labels go through matmul (BLAS) and label-free products through broadcasting.
-def _pair_kernel(a, b, s):
+def _pair_kernel(a: Any, b: Any, s: _PairSpec) -> Any:
     if s.perm_a is not None:
         a = a.transpose(s.perm_a)
     if s.perm_b is not None:
@@ -311,19 +322,19 @@ def _pair_kernel(a, b, s):
 
 # ---- the three ops and their rules -------------------------------------------------------
 
-def _reduce(x, s):
+def _reduce(x: Any, s: _ReduceSpec) -> Any:
     if isinstance(x, Tensor):
         return apply1(_reduce_op, (x,), _reduce_kernel(x._data, s), s)
     return _reduce_kernel(x, s)
 
 
-def _embed(g, s):
+def _embed(g: Any, s: _ReduceSpec) -> Any:
     if isinstance(g, Tensor):
         return apply1(_embed_op, (g,), _embed_kernel(g._data, s), s)
     return _embed_kernel(g, s)
 
 
-def _pair(a, b, s):
+def _pair(a: Any, b: Any, s: _PairSpec) -> Any:
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         a, b = to_tensor(a), to_tensor(b)
         return apply1(_pair_op, (a, b), _pair_kernel(a._data, b._data, s), s)
@@ -342,14 +353,14 @@ _embed_op = defop("einsum_embed",
                   doc="adjoint of einsum_reduce: broadcast summed labels, fill diagonals")
 
 
-def _pair_vjp(s, needs, gs, xs, ys):
+def _pair_vjp(s: _PairSpec, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     g, (a, b) = gs[0], xs
     ga = _pair(g, conj(b), s.vjp_a()) if needs[0] else None
     gb = _pair(conj(a), g, s.vjp_b()) if needs[1] else None
     return ga, gb
 
 
-def _pair_jvp(s, ts, xs, ys):
+def _pair_jvp(s: _PairSpec, ts: Any, xs: Any, ys: Any) -> Any:
     (ta, tb), (a, b) = ts, xs
     out = None if ta is None else _pair(ta, b, s)
     if tb is not None:
@@ -364,10 +375,16 @@ _pair_op = defop("einsum_pair", _pair_vjp, _pair_jvp,
 
 # ---- planning ---------------------------------------------------------------------------
 
+# one contraction step of a plan: (ia, ib, spec), or (ia, None, None) for a move
+_Step: TypeAlias = tuple[int, Any, "_PairSpec | None"]
+
+
 class _Plan:
     __slots__ = ("preps", "steps", "path", "labels", "out", "shapes")
 
-    def __init__(self, preps, steps, path, labels, out, shapes):
+    def __init__(self, preps: tuple[_ReduceSpec | None, ...], steps: tuple[_Step, ...],
+                 path: tuple[tuple[int, ...], ...], labels: tuple[tuple[int, ...], ...],
+                 out: tuple[int, ...], shapes: tuple[tuple[int, ...], ...]) -> None:
         self.preps = preps    # per operand: a _ReduceSpec or None (used as is)
         # (ia, ib, spec): operands ia and ib (positions in the current list) leave the list
         # and pair(a, b, spec) joins its end; spec None moves operand ia to the end
@@ -377,37 +394,38 @@ class _Plan:
         self.path, self.labels, self.out, self.shapes = path, labels, out, shapes
 
 
-def _symbol(lab):
+def _symbol(lab: int) -> str:
     """opt_einsum's name of an internal label: letters stay letters; '...' dims and fresh
     broadcast labels get opt_einsum symbols past the 52 letters (unicode), so the path
     search has no 52-label limit."""
     return chr(lab) if lab < _ELL else opt_einsum.get_symbol(52 + lab - _ELL)
 
 
-def _equation(labels, out):
+def _equation(labels: Iterable[Iterable[int]], out: Iterable[int]) -> str:
     return ",".join("".join(map(_symbol, labs)) for labs in labels) + "->" + \
         "".join(map(_symbol, out))
 
 
-def _dummies(shapes):
+def _dummies(shapes: Iterable[tuple[int, ...]]) -> list[NDArray[Any]]:
     # opt_einsum reads only .shape: zero-stride views of one scalar allocate nothing
     return [np.broadcast_to(np.empty(()), shape) for shape in shapes]
 
 
-def _search_path(equation, shapes, optimize):
+def _search_path(equation: str, shapes: Iterable[tuple[int, ...]],
+                 optimize: Any) -> list[tuple[int, ...]]:
     """opt_einsum's path search (one call per plan: ``_plan`` is cached)."""
     return [tuple(int(i) for i in step) for step in
             opt_einsum.contract_path(equation, *_dummies(shapes), optimize=optimize,
                                      memory_limit=None)[0]]
 
 
-def _int_steps(subscripts, path):
+def _int_steps(subscripts: Any, path: Any) -> tuple[tuple[int, ...], ...]:
     """An explicit path's steps as tuples of Python ints, or ShapeError.
 
     Runs before the plan cache: 1.0 == 1 and True == 1 hash alike, so a float or bool
     step must not reach the cache key where it would hit a valid int path's entry.
     """
-    steps = []
+    steps: list[tuple[int, ...]] = []
     for k, step in enumerate(path):
         if not isinstance(step, tuple) or not step or not all(
                 isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
@@ -418,7 +436,7 @@ def _int_steps(subscripts, path):
     return tuple(steps)
 
 
-def _check_path(subscripts, path, n):
+def _check_path(subscripts: Any, path: Sequence[tuple[int, ...]], n: int) -> None:
     """Validate an explicit path (int steps) for ``n`` operands; ShapeError names the
     problem."""
     left = n
@@ -438,7 +456,8 @@ def _check_path(subscripts, path, n):
                    "(e.g. [(0, 1)] * (n - 1) contracts left to right)")
 
 
-def _path(subscripts, labels, out, shapes, optimize):
+def _path(subscripts: Any, labels: Sequence[tuple[int, ...]], out: tuple[int, ...],
+          shapes: Sequence[tuple[int, ...]], optimize: Any) -> list[tuple[int, ...]]:
     """The contraction path for the (reduced) operands, in opt_einsum's format.
 
     ``optimize`` is already normalised by ``_normalize_optimize``: False (left to right),
@@ -469,15 +488,17 @@ def _path(subscripts, labels, out, shapes, optimize):
 
 
 @functools.lru_cache(maxsize=1024)
-def _plan(subscripts, shapes, optimize):
+def _plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -> _Plan:
     labels, out, sizes = _parse(subscripts, shapes)
     n = len(labels)
     out_set = set(out)
-    carriers = {}
+    carriers: dict[int, int] = {}
     for labs in labels:
         for lab in set(labs):
             carriers[lab] = carriers.get(lab, 0) + 1
-    preps, cur, cur_shapes = [], [], []
+    preps: list[_ReduceSpec | None] = []
+    cur: list[tuple[int, ...]] = []
+    cur_shapes: list[tuple[int, ...]] = []
     for labs, shape in zip(labels, shapes):
         if n == 1:
             keep = out
@@ -489,10 +510,10 @@ def _plan(subscripts, shapes, optimize):
         cur_shapes.append(tuple(sizes[lab] for lab in keep))
     path = _path(subscripts, cur, out, cur_shapes, optimize)
     reduced = (tuple(cur), tuple(cur_shapes))
-    steps = []
+    steps: list[_Step] = []
     if n > 1:
-        for inds in path:
-            inds = sorted(inds)
+        for step in path:
+            inds = sorted(step)
             if len(inds) == 1:      # a path may move an operand to the end
                 cur.append(cur.pop(inds[0]))
                 steps.append((inds[0], None, None))
@@ -526,7 +547,7 @@ def _plan(subscripts, shapes, optimize):
     return _Plan(tuple(preps), tuple(steps), tuple(path), reduced[0], out, reduced[1])
 
 
-def _normalize_optimize(optimize):
+def _normalize_optimize(optimize: Any) -> Any:
     """The cache key of ``optimize``: True -> 'auto', None -> False, an explicit path (a
     list or tuple of steps, optionally headed by NumPy's 'einsum_path') -> a tuple of
     tuples; strategy names and opt_einsum PathOptimizer objects pass through."""
@@ -544,9 +565,9 @@ def _normalize_optimize(optimize):
     return optimize
 
 
-def _from_sublists(args):
+def _from_sublists(args: tuple[Any, ...]) -> tuple[str, list[Any]]:
     """NumPy's interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as a string."""
-    def term(sub):
+    def term(sub: Any) -> str:
         try:
             return "".join("..." if i is Ellipsis else _LETTERS[i] for i in sub)
         except (TypeError, IndexError):
@@ -598,9 +619,9 @@ def einsum(subscripts: str, *operands: ArrayLike, optimize: Any = "auto") -> Ten
     {optimize}
     """
     plan, ops = _prepare(subscripts, operands, optimize)
-    for k, s in enumerate(plan.preps):
-        if s is not None:
-            ops[k] = _reduce(ops[k], s)
+    for k, prep in enumerate(plan.preps):
+        if prep is not None:
+            ops[k] = _reduce(ops[k], prep)
     for ia, ib, s in plan.steps:
         a = ops[ia]
         if s is None:
@@ -616,19 +637,19 @@ def einsum(subscripts: str, *operands: ArrayLike, optimize: Any = "auto") -> Ten
     return ops[0]
 
 
-einsum.__doc__ = einsum.__doc__.format(optimize=_OPTIMIZE_DOC.strip())
+einsum.__doc__ = cast(str, einsum.__doc__).format(optimize=_OPTIMIZE_DOC.strip())
 
 
-def _prepare(subscripts, operands, optimize):
+def _prepare(subscripts: Any, operands: Any, optimize: Any) -> tuple[_Plan, list[Tensor]]:
     """(plan, operand tensors) for one call; the plan comes from the LRU cache."""
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts,) + operands)
-    ops = [o if isinstance(o, Tensor) else as_tensor(o) for o in operands]
+    ops: list[Tensor] = [o if isinstance(o, Tensor) else as_tensor(o) for o in operands]
     shapes = tuple([x._data.shape for x in ops])
     return _cached_plan(subscripts, shapes, optimize), ops
 
 
-def _cached_plan(subscripts, shapes, optimize):
+def _cached_plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -> _Plan:
     optimize = _normalize_optimize(optimize)
     if isinstance(optimize, tuple):
         optimize = _int_steps(subscripts, optimize)
@@ -639,7 +660,8 @@ def _cached_plan(subscripts, shapes, optimize):
     return _plan(subscripts.replace(" ", ""), shapes, optimize)
 
 
-def einsum_path(subscripts, *operands, optimize="auto"):
+def einsum_path(subscripts: str, *operands: ArrayLike,
+                optimize: Any = "auto") -> tuple[list[tuple[int, ...]], Any]:
     """The contraction path ``tf.einsum`` takes, and opt_einsum's report on it.
 
     Returns ``(path, info)`` like ``opt_einsum.contract_path``: ``path`` is a list of
@@ -664,7 +686,8 @@ def einsum_path(subscripts, *operands, optimize="auto"):
     return list(plan.path), info
 
 
-einsum_path.__doc__ = einsum_path.__doc__.format(optimize=_OPTIMIZE_DOC.strip())
+einsum_path.__doc__ = cast(str, einsum_path.__doc__).format(optimize=_OPTIMIZE_DOC.strip())
+
 
 einsum_ad = builder(einsum)
 

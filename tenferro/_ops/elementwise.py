@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 import math
 
@@ -32,9 +32,9 @@ import numpy as np
 from .._engine import apply1
 from .._errors import DTypeError
 from .._tensor import Tensor
-from .registry import defop, register, register_nondiff
-from ._util import (broadcast_shape, conj, floating, operands, payload, require_real,
-                    to_tensor, unbroadcast)
+from .registry import Op, defop, register, register_nondiff
+from ._util import (broadcast_shape, conj as _conj, floating, operands, payload,
+                    require_real, to_tensor, unbroadcast)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "negative", "positive", "abs", "conj",
@@ -51,38 +51,40 @@ __all__ = [
     "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
-_conj = conj
+# A rule's value: an ndarray in a plain backward, a Tensor under create_graph=True.
+_Rule = Callable[..., Any]
 
 
-def _bcast(t, shape):
+def _bcast(t: Any, shape: tuple[int, ...]) -> Any:
     return t if t.shape == shape else np.broadcast_to(t, shape)
 
 
-def _arr(out):
+def _arr(out: Any) -> NDArray[Any]:
     """A ufunc result as an ndarray: on 0-d inputs NumPy returns a scalar instead."""
     return out if type(out) is np.ndarray else np.asarray(out)
 
 
 # ---- unary holomorphic functions -------------------------------------------------------
 
-def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False, primal=None
-           ) -> Callable[[ArrayLike], Tensor]:
+def _unary(name: str, ufunc: np.ufunc, deriv: Callable[[Any, Any], Any],
+           aliases: tuple[str, ...] = (), real_only: bool = False, keeps_int: bool = False,
+           primal: Callable[[Any], Any] | None = None) -> Callable[[ArrayLike], Tensor]:
     """Register y = ufunc(x) with f'(x) = deriv(x, y). Integer and bool inputs become
     float64 first, unless ``keeps_int`` (square: NumPy keeps the integer dtype).
     ``primal``: computes y on the payload instead of ``ufunc`` (special cases)."""
-    compute = ufunc if primal is None else primal
+    compute: Callable[[Any], Any] = ufunc if primal is None else primal
 
-    def vjp(ctx, needs, gs, xs, ys):
+    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         return (gs[0] * _conj(deriv(xs[0], ys[0])),)
 
-    def jvp(ctx, ts, xs, ys):
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         return (ts[0] * deriv(xs[0], ys[0]),)
 
     op = defop(name, vjp, jvp, complex=not real_only)
 
     fast_kinds = "f" if real_only else "fc"
 
-    def f(x, /):
+    def f(x: ArrayLike, /) -> Tensor:
         if type(x) is Tensor and x._data.dtype.kind in fast_kinds:   # the common case
             return apply1(op, (x,), compute(x._data))
         x = to_tensor(x) if keeps_int else floating(to_tensor(x))
@@ -98,7 +100,7 @@ def _unary(name, ufunc, deriv, aliases=(), real_only=False, keeps_int=False, pri
 
 
 
-def _expm1(d):
+def _expm1(d: Any) -> Any:
     """numpy.expm1, except for complex infinities and NaNs, where NumPy gives NaN + NaN j,
     and complex zeros, where it keeps the sign of a −0 real part: there exp(z) − 1 has the
     values the array API asks for (−1 + 0j at −inf, 0 + 0j at ±0 + 0j)."""
@@ -121,7 +123,7 @@ cos = _unary("cos", np.cos, lambda x, y: -np.sin(x))
 tan = _unary("tan", np.tan, lambda x, y: 1 + y * y)
 
 
-def _tanh(d):
+def _tanh(d: Any) -> Any:
     """numpy.tanh, except that tanh(±inf + bj) for finite b is ±1 + 0j with the sign of b
     on the zero, as the array API asks (C99 and NumPy give the sign of sin(2b))."""
     out = _arr(np.tanh(d))
@@ -165,7 +167,7 @@ def negative(x: ArrayLike, /) -> Tensor:
     return apply1(_neg_op, (x,), _arr(np.negative(x._data)))
 
 
-def _abs_sgn(x, y):
+def _abs_sgn(x: Any, y: Any) -> Any:
     """x/|x|, 0 at x = 0 (the subgradient PyTorch picks)."""
     if x.dtype.kind != "c":
         # sign(x) is piecewise constant and not differentiated: the second derivative of
@@ -252,8 +254,9 @@ register(abs, methods=("abs", "__abs__"), ufuncs=(np.absolute,))
 register(conj, methods=("conj", "conjugate"), ufuncs=(np.conjugate,))
 register(real, ufuncs=(), functions=(np.real,))
 register(imag, functions=(np.imag,))
-Tensor.real = property(real, doc="Real part (differentiable).")
-Tensor.imag = property(imag, doc="Imaginary part (differentiable).")
+# setattr: Tensor declares these properties for type checkers only (_tensor.py)
+setattr(Tensor, "real", property(real, doc="Real part (differentiable)."))
+setattr(Tensor, "imag", property(imag, doc="Imaginary part (differentiable)."))
 
 # ---- piecewise-constant functions: derivative exactly zero -------------------------------
 # round/floor/ceil/trunc (and sign of a real tensor, floor_divide below) are constant
@@ -264,27 +267,27 @@ Tensor.imag = property(imag, doc="Imaginary part (differentiable).")
 # integer-valued already: the function is the identity and returns an integer tensor.
 
 
-def _zeros(x):
+def _zeros(x: Any) -> Any:
     """A zero (co)tangent of x's shape and dtype: a constant ndarray also when x is a
     Tensor (create_graph), whose own derivative is zero again."""
     return np.zeros(x.shape, x.dtype)
 
 
-def _zero_derivative_op(name, complex=False):
-    def vjp(ctx, needs, gs, xs, ys):
+def _zero_derivative_op(name: str, complex: bool = False) -> Op:
+    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         return tuple(_zeros(x) if need else None for x, need in zip(xs, needs))
 
-    def jvp(ctx, ts, xs, ys):
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         return (_zeros(ys[0]),)
 
     return defop(name, vjp, jvp, complex=complex,
                  doc="piecewise constant: derivative 0 (also at the jumps)")
 
 
-def _rounding(name, ufunc, doc) -> Callable[[ArrayLike], Tensor]:
+def _rounding(name: str, ufunc: np.ufunc, doc: str) -> Callable[[ArrayLike], Tensor]:
     op = _zero_derivative_op(name)
 
-    def f(x, /):
+    def f(x: ArrayLike, /) -> Tensor:
         t = to_tensor(x)
         if t._data.dtype.kind in "biu":   # integer-valued already: the identity
             return Tensor._wrap(t._data if t is x else t._data.copy())
@@ -329,7 +332,7 @@ register(lambda self, decimals=0: round(self, decimals=decimals), methods=("roun
 register_nondiff(np.rint, np.round, np.around, np.fix)
 
 
-def _sgn_deriv(x, y, v):
+def _sgn_deriv(x: Any, y: Any, v: Any) -> Any:
     """d(z/|z|) along v, (v − y·Re(conj(y)·v))/|z| with y = z/|z|, and 0 at z = 0. The map
     v ↦ v − y·Re(conj(y)·v) is the orthogonal projection (of ℝ²) off y, symmetric, so the
     same formula is also the VJP (PyTorch's sgn backward)."""
@@ -368,7 +371,7 @@ register(sign, methods=("sign",), ufuncs=(np.sign,))
 # ---- binary arithmetic ------------------------------------------------------------------
 
 
-def _promote(a, b, y):
+def _promote(a: Any, b: Any, y: Any) -> tuple[Any, Any]:
     """Both inputs in the output's dtype, as the primal computed them. Otherwise a rule
     mixing float32 and float64 loses precision (log(a) of a float32 base in power), and a
     real input of a complex op leaves the complex branch (log of a negative real base of
@@ -391,22 +394,24 @@ _SCALAR_TYPES = (float, int)
 _SCALAR_INT_LIMIT = 2 ** 53
 
 
-def _scalar_operand(s, x):
+def _scalar_operand(s: object, x: object) -> bool:
     """Whether ``x ∘ s`` (or ``s ∘ x``) can take the scalar fast path."""
     return (type(x) is Tensor and x._data.dtype.kind in "fc"
             and (type(s) is float or (type(s) is int and -_SCALAR_INT_LIMIT <= s
                                       <= _SCALAR_INT_LIMIT)))
 
 
-def _scalar_op(name, vjp, jvp):
+def _scalar_op(name: str, vjp: _Rule, jvp: _Rule) -> Op:
     """The op of ``y = f(x, s)`` for a tensor x and a real Python scalar s (ctx):
     vjp(g, s, x, y) -> x̄, jvp(t, s, x, y) -> ẏ. The scalar is real, so no conjugate."""
     return defop(name, lambda ctx, needs, gs, xs, ys: (vjp(gs[0], ctx, xs[0], ys[0]),),
                  lambda ctx, ts, xs, ys: (jvp(ts[0], ctx, xs[0], ys[0]),))
 
 
-def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod=None,
-            floats=False, vjp_both=None, scalar_right=None, scalar_left=None
+def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None,
+            jvp: _Rule, real_only: bool = False, methods: tuple[str, ...] = (),
+            rmethod: str | None = None, floats: bool = False, vjp_both: _Rule | None = None,
+            scalar_right: Op | None = None, scalar_left: Op | None = None
             ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """Register y = ufunc(a, b) with broadcasting.
 
@@ -419,37 +424,44 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
     """
 
     if vjp_both is None:
-        def vjp(ctx, needs, gs, xs, ys):
+        # vjp_a and vjp_b are given when vjp_both is not (the ignores: mypy cannot tie them)
+        def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
             g, y = gs[0], ys[0]
             a, b = _promote(xs[0], xs[1], y)
-            ga = unbroadcast(vjp_a(g, a, b, y), xs[0].shape) if needs[0] else None
-            gb = unbroadcast(vjp_b(g, a, b, y), xs[1].shape) if needs[1] else None
+            ga = (unbroadcast(vjp_a(g, a, b, y), xs[0].shape)  # type: ignore[misc]
+                  if needs[0] else None)
+            gb = (unbroadcast(vjp_b(g, a, b, y), xs[1].shape)  # type: ignore[misc]
+                  if needs[1] else None)
             return ga, gb
     else:
-        def vjp(ctx, needs, gs, xs, ys):
+        def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
             y = ys[0]
             a, b = _promote(xs[0], xs[1], y)
             ga, gb = vjp_both(gs[0], a, b, y)
             return (unbroadcast(ga, xs[0].shape) if needs[0] else None,
                     unbroadcast(gb, xs[1].shape) if needs[1] else None)
 
-    def jvp_rule(ctx, ts, xs, ys):
+    def jvp_rule(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         a, b = _promote(xs[0], xs[1], y)
         return (_bcast(jvp(ts[0], ts[1], a, b, y), y.shape),)
 
     op = defop(name, vjp, jvp_rule, complex=not real_only)
 
-    def f(x1, x2, /):
+    def f(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
         if scalar_right is not None:   # (_scalar_operand inlined for the common x * 2.0)
             t2 = type(x2)
             if t2 is float and type(x1) is Tensor and x1._data.dtype.kind in "fc":
                 return apply1(scalar_right, (x1,), ufunc(x1._data, x2), x2)
+            # the ignores: _scalar_operand(s, x) checked that x is a Tensor, and scalar_left
+            # is given with scalar_right (mypy sees neither)
             if t2 is not Tensor:
                 if _scalar_operand(x2, x1):
-                    return apply1(scalar_right, (x1,), ufunc(x1._data, x2), x2)
+                    return apply1(scalar_right, (x1,),  # type: ignore[arg-type]
+                                  ufunc(x1._data, x2), x2)  # type: ignore[union-attr]
             elif _scalar_operand(x1, x2):
-                return apply1(scalar_left, (x2,), ufunc(x1, x2._data), x1)
+                return apply1(scalar_left, (x2,),  # type: ignore[arg-type]
+                              ufunc(x1, x2._data), x1)  # type: ignore[union-attr]
         if type(x1) is Tensor and type(x2) is Tensor and not (floats or real_only):
             a, b = x1, x2          # the common case: what operands() would return
         else:
@@ -465,7 +477,7 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
             raise
         return apply1(op, (a, b), _arr(out))
 
-    def rf(b, a):
+    def rf(b: ArrayLike, a: ArrayLike) -> Tensor:
         return f(a, b)
 
     f.__name__ = f.__qualname__ = name
@@ -476,9 +488,9 @@ def _binary(name, ufunc, vjp_a, vjp_b, jvp, real_only=False, methods=(), rmethod
     return f
 
 
-def _lin(ca, cb):
+def _lin(ca: int, cb: int) -> _Rule:
     """JVP of ca·a + cb·b for constant coefficients ±1."""
-    def jvp(ta, tb, a, b, y):
+    def jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
         if ta is None:
             return tb if cb == 1 else -tb
         if tb is None:
@@ -487,11 +499,11 @@ def _lin(ca, cb):
     return jvp
 
 
-def _same(g, s, x, y):
+def _same(g: Any, s: Any, x: Any, y: Any) -> Any:
     return g
 
 
-def _negated(g, s, x, y):
+def _negated(g: Any, s: Any, x: Any, y: Any) -> Any:
     return -g
 
 
@@ -505,7 +517,7 @@ subtract = _binary("subtract", np.subtract, lambda g, a, b, y: g, lambda g, a, b
                    scalar_left=_scalar_op("scalar_subtract", _negated, _negated))
 
 
-def _mul_jvp(ta, tb, a, b, y):
+def _mul_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     if ta is None:
         return a * tb
     if tb is None:
@@ -513,7 +525,7 @@ def _mul_jvp(ta, tb, a, b, y):
     return ta * b + a * tb
 
 
-def _times_scalar(g, s, x, y):
+def _times_scalar(g: Any, s: Any, x: Any, y: Any) -> Any:
     return g * s
 
 
@@ -524,7 +536,7 @@ multiply = _binary("multiply", np.multiply,
                    scalar_right=_multiply_scalar, scalar_left=_multiply_scalar)
 
 
-def _div_jvp(ta, tb, a, b, y):
+def _div_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     # ẏ = (ȧ − y·ḃ)/b
     if tb is None:
         return ta / b
@@ -533,16 +545,16 @@ def _div_jvp(ta, tb, a, b, y):
     return (ta - y * tb) / b
 
 
-def _over_scalar(g, s, x, y):
+def _over_scalar(g: Any, s: Any, x: Any, y: Any) -> Any:
     return g / s
 
 
-def _scalar_over_vjp(g, s, x, y):
+def _scalar_over_vjp(g: Any, s: Any, x: Any, y: Any) -> Any:
     # y = s/x: x̄ = −ȳ·conj(y/x)
     return -g * _conj(y / x)
 
 
-def _scalar_over_jvp(t, s, x, y):
+def _scalar_over_jvp(t: Any, s: Any, x: Any, y: Any) -> Any:
     return -(t * y) / x
 
 
@@ -554,12 +566,12 @@ divide = _binary("divide", np.divide,
                  scalar_left=_scalar_op("scalar_divide", _scalar_over_vjp, _scalar_over_jvp))
 
 
-def _pow_da(a, b, y):
+def _pow_da(a: Any, b: Any, y: Any) -> Any:
     # ∂y/∂a = b·a^(b−1), 0 where b = 0 (so 0**0 has a finite derivative)
     return np.where(b == 0, 0, b * a ** np.where(b == 0, 1, b - 1))
 
 
-def _pow_db(a, b, y):
+def _pow_db(a: Any, b: Any, y: Any) -> Any:
     # ∂y/∂b = y·log a, 0 where a = 0 and b is real and >= 0: 0**b is 0 for b > 0 (y = 0)
     # and also 0**0 = 1 gets a finite derivative (PyTorch's convention) instead of -inf.
     if b.dtype.kind == "c":
@@ -569,7 +581,7 @@ def _pow_db(a, b, y):
     return np.where(zero, 0, y * np.log(np.where(zero, 1, a)))
 
 
-def _pow_jvp(ta, tb, a, b, y):
+def _pow_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     out = None if ta is None else ta * _pow_da(a, b, y)
     if tb is not None:
         d = tb * _pow_db(a, b, y)
@@ -584,15 +596,15 @@ power = _binary("power", np.power,
 pow = power
 
 
-def _atan2_vjp(which):
-    def rule(g, a, b, y):
+def _atan2_vjp(which: int) -> _Rule:
+    def rule(g: Any, a: Any, b: Any, y: Any) -> Any:
         r = a * a + b * b
         r = np.where(r == 0, 1, r)
         return g * (b / r if which == 0 else -a / r)
     return rule
 
 
-def _atan2_jvp(ta, tb, a, b, y):
+def _atan2_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     r = a * a + b * b
     r = np.where(r == 0, 1, r)
     out = None if ta is None else ta * (b / r)
@@ -607,12 +619,12 @@ atan2 = _binary("atan2", np.arctan2, _atan2_vjp(0), _atan2_vjp(1), _atan2_jvp,
 arctan2 = atan2
 
 
-def _hypot_coef(x, h):
+def _hypot_coef(x: Any, h: Any) -> Any:
     # ∂h/∂x = x/h, 0 at h = 0
     return x / np.where(h == 0, 1, h)
 
 
-def _hypot_jvp(ta, tb, a, b, y):
+def _hypot_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     out = None if ta is None else ta * _hypot_coef(a, y)
     if tb is not None:
         d = tb * _hypot_coef(b, y)
@@ -628,7 +640,7 @@ hypot = _binary("hypot", np.hypot, lambda g, a, b, y: g * _hypot_coef(a, y),
 _all = np.logical_and.reduce   # ndarray.all() without its Python wrapper (~1 µs less)
 
 
-def _logaddexp_weights(a, b, y):
+def _logaddexp_weights(a: Any, b: Any, y: Any) -> tuple[Any, Any]:
     """(∂y/∂a, ∂y/∂b) of y = log(eᵃ + eᵇ): the softmax weights σ(a − b), σ(b − a).
 
     With d = a − b and e = exp(−|d|) ≤ 1 they are (1, e)/(1 + e) for d ≥ 0 and (e, 1)/(1 + e)
@@ -636,7 +648,7 @@ def _logaddexp_weights(a, b, y):
     ~|y|·eps), and twice differentiable (on Tensors −|d| is written as a where on the sign
     of d, so its derivative at d = 0 is not abs's subgradient 0). Where a = b = ±inf (d is
     NaN) the weights are the limit ½, ½; NaN inputs give NaN."""
-    tie = None
+    tie: Any = None
     if _all(np.isfinite(payload(y)), axis=None):   # no ±inf/NaN anywhere in y
         d = a - b
     else:   # y = ±inf or NaN somewhere: a = b = ±inf (d = inf − inf) or a NaN input
@@ -669,12 +681,12 @@ def _logaddexp_weights(a, b, y):
     return wa, wb
 
 
-def _logaddexp_vjp(g, a, b, y):
+def _logaddexp_vjp(g: Any, a: Any, b: Any, y: Any) -> tuple[Any, Any]:
     wa, wb = _logaddexp_weights(a, b, y)
     return g * wa, g * wb
 
 
-def _logaddexp_jvp(ta, tb, a, b, y):
+def _logaddexp_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     wa, wb = _logaddexp_weights(a, b, y)
     if ta is None:
         return tb * wb
@@ -689,14 +701,14 @@ Derivatives are the softmax weights σ(x1 − x2), σ(x2 − x1), evaluated stab
 they are the limits (1 for the larger argument, ½ each when both are the same infinity)."""
 
 
-def _copysign_da(a, b):
+def _copysign_da(a: Any, b: Any) -> Any:
     """∂y/∂a of y = copysign(a, b) = |a|·s(b): sign(a)·s(b), +1 where the signs agree and −1
     where they differ, and 0 at a = 0 (the subgradient |a| gets there, as in abs and
     PyTorch). s(b) = ±1 by the sign bit of b (so −0 counts as negative)."""
     return np.sign(payload(a)) * np.copysign(1, payload(b))
 
 
-def _copysign_jvp(ta, tb, a, b, y):
+def _copysign_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     return _zeros(y) if ta is None else ta * _copysign_da(a, b)
 
 
@@ -709,12 +721,12 @@ copysign.__doc__ = """|x1| with the sign bit of x2 (``numpy.copysign``), element
 the same subgradient as abs). ∂/∂x2 = 0: the result only jumps with the sign of x2."""
 
 
-def _floor_quotient(a, b):
+def _floor_quotient(a: Any, b: Any) -> Any:
     """floor(a/b) as NumPy's divmod pairs it with remainder, a constant (no derivative)."""
     return np.floor_divide(payload(a), payload(b))
 
 
-def _remainder_jvp(ta, tb, a, b, y):
+def _remainder_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
     # y = a − b·floor(a/b): ẏ = ȧ − floor(a/b)·ḃ
     if tb is None:
         return ta
@@ -765,17 +777,18 @@ register(lambda self, other: floor_divide(other, self), methods=("__rfloordiv__"
 register_nondiff(np.floor_divide)
 
 
-def _select_weight(a, b, pick_a):
+def _select_weight(a: Any, b: Any, pick_a: bool) -> Any:
     """1 where a wins, 0 where b wins, ½ on ties (the cotangent splits evenly)."""
     wins = (a > b) if pick_a else (a < b)
     return np.where(a == b, 0.5, np.where(wins, 1.0, 0.0)).astype(np.result_type(a, b))
 
 
-def _extremum(name, ufunc, pick_a) -> Callable[[ArrayLike, ArrayLike], Tensor]:
-    def weights(a, b):
+def _extremum(name: str, ufunc: np.ufunc, pick_a: bool
+              ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
+    def weights(a: Any, b: Any) -> Any:
         return _select_weight(payload(a), payload(b), pick_a)
 
-    def jvp(ta, tb, a, b, y):
+    def jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
         w = weights(a, b)
         out = None if ta is None else ta * w
         if tb is not None:
@@ -794,7 +807,7 @@ minimum = _extremum("minimum", np.minimum, False)
 # ---- selections -------------------------------------------------------------------------
 
 
-def _where_vjp(ctx, needs, gs, xs, ys):
+def _where_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     cond, g = ctx, gs[0]
     zero = np.zeros((), dtype=g.dtype)
     ga = unbroadcast(np.where(cond, g, zero), xs[0].shape) if needs[0] else None
@@ -802,7 +815,7 @@ def _where_vjp(ctx, needs, gs, xs, ys):
     return ga, gb
 
 
-def _where_jvp(ctx, ts, xs, ys):
+def _where_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ta, tb = ts
     zero = np.zeros((), dtype=ys[0].dtype)
     t = np.where(ctx, zero if ta is None else ta, zero if tb is None else tb)
@@ -825,7 +838,7 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:
 register(where, functions=(np.where,))
 
 
-def _clip_masks(ctx, xs):
+def _clip_masks(ctx: Any, xs: Any) -> list[Any]:
     """Which input each output entry comes from, as boolean masks (one per input).
 
     y = min(max(x, lo), hi) (NumPy's clip). x where lo <= x <= hi (the bounds included:
@@ -833,9 +846,9 @@ def _clip_masks(ctx, xs):
     everywhere lo > hi (then y = hi). NaN anywhere gives NaN and zero derivatives."""
     has_lo, has_hi = ctx
     x = payload(xs[0])
-    lo = payload(xs[1]) if has_lo else None
-    hi = payload(xs[1 + has_lo]) if has_hi else None
-    masks = []
+    lo: Any = payload(xs[1]) if has_lo else None
+    hi: Any = payload(xs[1 + has_lo]) if has_hi else None
+    masks: list[Any] = []
     if has_lo and has_hi:
         crossed = lo > hi
         masks.append((x >= lo) & (x <= hi))
@@ -850,15 +863,15 @@ def _clip_masks(ctx, xs):
     return masks
 
 
-def _clip_vjp(ctx, needs, gs, xs, ys):
+def _clip_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     g = gs[0]
     masks = _clip_masks(ctx, xs)
     return tuple(unbroadcast(np.where(m, g, 0), x.shape) if need else None
                  for m, x, need in zip(masks, xs, needs))
 
 
-def _clip_jvp(ctx, ts, xs, ys):
-    out = None
+def _clip_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+    out: Any = None
     for m, t in zip(_clip_masks(ctx, xs), ts):
         if t is not None:
             d = np.where(m, t, 0)
@@ -869,7 +882,7 @@ def _clip_jvp(ctx, ts, xs, ys):
 _clip_op = defop("clip", _clip_vjp, _clip_jvp, complex=False)
 
 
-def _clip_bound(x, bound):
+def _clip_bound(x: Tensor, bound: Any) -> Tensor | None:
     """A bound of clip as a Tensor: Python scalars in x's dtype (an integer bound outside
     an integer dtype's range is clamped to it, which clips identically)."""
     if bound is None or isinstance(bound, Tensor):
@@ -913,7 +926,8 @@ def clip(x: ArrayLike, /, min: ArrayLike | None = None,
     return apply1(_clip_op, tuple(inputs), out, ctx=(lo is not None, hi is not None))
 
 
-def _np_clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
+def _np_clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, *,
+             min: Any = None, max: Any = None, **kwargs: Any) -> Tensor:
     """``numpy.clip``'s signature on tensors (out= is not supported)."""
     if out is not None or kwargs:
         raise TypeError("numpy.clip on tenferro tensors takes no out= or other keywords; "
@@ -934,18 +948,20 @@ _KIND_NAMES = {"biu": "integer or bool", "iu": "integer", "biuf": "real (not com
                "f": "floating-point", "fc": "floating-point"}
 
 
-def _check_kinds(name, kinds, *tensors):
+def _check_kinds(name: str, kinds: str, *tensors: Tensor) -> None:
     for t in tensors:
         if t._data.dtype.kind not in kinds:
             raise DTypeError(f"{name} needs {_KIND_NAMES[kinds]} tensors, got {t._data.dtype}; "
                              "convert with t.astype(...) first if that is what you mean")
 
 
-def _nondiff_binary(name, ufunc, method=None, rmethod=None, kinds=None, prepare=None
+def _nondiff_binary(name: str, ufunc: np.ufunc, method: str | None = None,
+                    rmethod: str | None = None, kinds: str | None = None,
+                    prepare: Callable[[Tensor], Tensor] | None = None
                     ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """Register a non-differentiable elementwise x1 ∘ x2 (broadcasting, NumPy promotion).
     ``kinds``: the dtype kinds both operands must have (DTypeError otherwise)."""
-    def f(x1, x2, /):
+    def f(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
         a, b = operands(x1, x2)
         if kinds is not None:
             _check_kinds(name, kinds, a, b)
@@ -961,12 +977,13 @@ def _nondiff_binary(name, ufunc, method=None, rmethod=None, kinds=None, prepare=
                              "convert one operand with astype(...)") from None
         return Tensor._wrap(_arr(out))
 
-    def dunder(self, other):
+    # -> Any: the result is a Tensor or NotImplemented (which mypy types as Any)
+    def dunder(self: Tensor, other: Any) -> Any:
         if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
         return f(self, other)
 
-    def rdunder(self, other):
+    def rdunder(self: Tensor, other: Any) -> Any:
         if not isinstance(other, _OPERAND_TYPES):
             return NotImplemented
         return f(other, self)
@@ -982,9 +999,10 @@ def _nondiff_binary(name, ufunc, method=None, rmethod=None, kinds=None, prepare=
     return f
 
 
-def _nondiff_unary(name, ufunc, method=None, kinds=None) -> Callable[[ArrayLike], Tensor]:
+def _nondiff_unary(name: str, ufunc: np.ufunc, method: str | None = None,
+                   kinds: str | None = None) -> Callable[[ArrayLike], Tensor]:
     """Register a non-differentiable elementwise function of one tensor."""
-    def f(x, /):
+    def f(x: ArrayLike, /) -> Tensor:
         x = to_tensor(x)
         if kinds is not None:
             _check_kinds(name, kinds, x)

@@ -25,6 +25,12 @@ A leaf that requires grad cannot be changed in place while grad mode is on (unde
 is never written in place: another tensor sliced from ``t`` (or that ``t`` was sliced
 from) keeps its values, unlike PyTorch's views.
 """
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from numpy.typing import ArrayLike, NDArray
+
 import operator
 
 import numpy as np
@@ -39,16 +45,16 @@ from ._util import to_tensor, unbroadcast
 from .structure import (_gather, _index_key, _scatter, astype, broadcast_to, getitem,
                         reshape)
 
-__all__ = []
+__all__: list[str] = []
 
 
-def _payload(v):
+def _payload(v: Any) -> Any:
     return v._data if isinstance(v, Tensor) else v
 
 
 # ---- the primitive -----------------------------------------------------------------------
 
-def _index_set(x, key, v):
+def _index_set(x: Any, key: Any, v: Any) -> Any:
     """``x`` with ``x[key] = v`` (key unique, v of x[key]'s shape and x's dtype), on
     ndarrays (a new array) or Tensors (the recorded op)."""
     if isinstance(x, Tensor) or isinstance(v, Tensor):
@@ -57,20 +63,20 @@ def _index_set(x, key, v):
     return _index_set_np(x, key, v)
 
 
-def _index_set_np(x, key, v):
+def _index_set_np(x: Any, key: Any, v: Any) -> Any:
     y = x.copy()
     y[key] = v
     return y
 
 
-def _index_set_vjp(key, needs, gs, xs, ys):
+def _index_set_vjp(key: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     g = gs[0]
     gx = _index_set(g, key, np.zeros((), dtype=g.dtype)) if needs[0] else None
     gv = unbroadcast(_gather(g, key), xs[1].shape) if needs[1] else None
     return gx, gv
 
 
-def _index_set_jvp(key, ts, xs, ys):
+def _index_set_jvp(key: Any, ts: Any, xs: Any, ys: Any) -> Any:
     tx, tv = ts
     if tx is None:
         tx = np.zeros(xs[0].shape, dtype=ys[0].dtype)
@@ -84,7 +90,7 @@ _index_set_op = defop("index_set", _index_set_vjp, _index_set_jvp)
 
 # ---- keys --------------------------------------------------------------------------------
 
-def _key(x, idx):
+def _key(x: Tensor, idx: Any) -> tuple[tuple[Any, ...], bool, tuple[int, ...]]:
     """(normalized key, whether it hits every position at most once, x[key].shape)."""
     key, unique = _index_key(idx)
     try:
@@ -94,7 +100,7 @@ def _key(x, idx):
     return key, unique, shape
 
 
-def _flat_positions(shape, key):
+def _flat_positions(shape: tuple[int, ...], key: tuple[Any, ...]) -> Any:
     """The flat position in ``shape`` of every entry of ``x[key]`` (key already checked)."""
     if len(shape) == 1 and len(key) == 2 and isinstance(key[0], np.ndarray) \
             and key[0].dtype.kind in "iu":
@@ -102,14 +108,15 @@ def _flat_positions(shape, key):
     return np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)[key].ravel()
 
 
-def _hits_once(pos, size):
+def _hits_once(pos: NDArray[np.intp], size: int) -> bool:
     """Whether the flat positions ``pos`` (in range(size)) are distinct."""
     seen = np.zeros(size, dtype=np.bool_)
     seen[pos] = True
-    return np.count_nonzero(seen) == pos.size
+    hit: bool = np.count_nonzero(seen) == pos.size
+    return hit
 
 
-def _starts(s):
+def _starts(s: NDArray[Any]) -> NDArray[np.bool_]:
     """Where a new value starts in the sorted integer array ``s`` (a bool mask)."""
     first = np.empty(s.size, dtype=np.bool_)
     first[:1] = True
@@ -117,14 +124,14 @@ def _starts(s):
     return first
 
 
-def _unique_sorted(pos):
+def _unique_sorted(pos: NDArray[np.intp]) -> NDArray[np.intp]:
     """The distinct values of the integer array ``pos``, sorted (np.unique's hash-based
     path costs ~5x a sort here)."""
     s = np.sort(pos)
     return s[_starts(s)]
 
 
-def _value(v, x, where):
+def _value(v: ArrayLike, x: Tensor, where: str) -> Tensor:
     """``v`` as a tensor of x's dtype (complex into a real tensor raises)."""
     v = to_tensor(v)
     dt = x._data.dtype
@@ -134,7 +141,7 @@ def _value(v, x, where):
     return v if v._data.dtype == dt else astype(v, dt)
 
 
-def _broadcast_value(v, shape, where):
+def _broadcast_value(v: Tensor, shape: tuple[int, ...], where: str) -> Tensor:
     try:
         return broadcast_to(v, shape)
     except ShapeError:
@@ -144,17 +151,20 @@ def _broadcast_value(v, shape, where):
 
 # ---- functional updates ------------------------------------------------------------------
 
-def index_set(x, idx, v):
+def index_set(x: ArrayLike, idx: Any, v: ArrayLike) -> Tensor:
     """``x`` with ``x[idx] = v`` as a new tensor (the value NumPy's assignment keeps at a
     repeated index: the last)."""
     x = to_tensor(x)
     key, unique, shape = _key(x, idx)
     v = _broadcast_value(_value(v, x, "set"), shape, "set")
+    out: Tensor
     if unique:
-        return _index_set(x, key, v)
+        out = _index_set(x, key, v)
+        return out
     pos = _flat_positions(x.shape, key)
     if _hits_once(pos, x.size):
-        return _index_set(x, key, v)
+        out = _index_set(x, key, v)
+        return out
     upos = _unique_sorted(pos)
     # the winner at each position: the entry NumPy's own assignment keeps there
     owner = np.empty(x.size, dtype=np.intp)
@@ -163,22 +173,25 @@ def index_set(x, idx, v):
     return reshape(flat, x.shape)
 
 
-def index_add(x, idx, v):
+def index_add(x: ArrayLike, idx: Any, v: ArrayLike) -> Tensor:
     """``x`` with ``v`` added at ``idx`` as a new tensor (repeated indices accumulate)."""
     x = to_tensor(x)
     key, unique, shape = _key(x, idx)
     v = _broadcast_value(_value(v, x, "add"), shape, "add")
-    return x + _scatter(v, key, x.shape, unique)
+    out: Tensor = x + _scatter(v, key, x.shape, unique)
+    return out
 
 
-def index_multiply(x, idx, v):
+def index_multiply(x: ArrayLike, idx: Any, v: ArrayLike) -> Tensor:
     """``x`` with the entries at ``idx`` multiplied by ``v`` as a new tensor (repeated
     indices multiply every factor in; the derivative is exact also at zero factors)."""
     x = to_tensor(x)
     key, unique, shape = _key(x, idx)
     v = _broadcast_value(_value(v, x, "multiply"), shape, "multiply")
+    out: Tensor
     if unique:
-        return _index_set(x, key, _gather(x, key) * v)
+        out = _index_set(x, key, _gather(x, key) * v)
+        return out
     pos = _flat_positions(x.shape, key)
     # group the entries by position: group[k] = which distinct position entry k hits,
     # rank[k] = how many entries before k (in index order) hit the same position
@@ -190,11 +203,12 @@ def index_multiply(x, idx, v):
     group[order] = np.cumsum(first) - 1
     rank[order] = np.arange(pos.size) - np.flatnonzero(first)[group[order]]
     if upos.size == pos.size:
-        return _index_set(x, key, _gather(x, key) * v)
+        out = _index_set(x, key, _gather(x, key) * v)
+        return out
     # the product of the factors at each distinct position: one unique-key index_set of
     # ones per occurrence rank, multiplied (no division, so exact at zero factors)
     vflat, xflat = reshape(v, -1), reshape(x, -1)
-    factor = None
+    factor: Any = None
     for r in range(int(rank.max()) + 1):
         sel = np.flatnonzero(rank == r)
         f = _index_set(np.ones(upos.size, dtype=x.dtype), group[sel], getitem(vflat, sel))
@@ -206,10 +220,10 @@ class _At:
     """``t.at``: ``t.at[idx]`` names the entries an update acts on."""
     __slots__ = ("_x",)
 
-    def __init__(self, x):
+    def __init__(self, x: Tensor) -> None:
         self._x = x
 
-    def __getitem__(self, idx):
+    def __getitem__(self, idx: Any) -> _AtIndex:
         return _AtIndex(self._x, idx)
 
 
@@ -217,37 +231,39 @@ class _AtIndex:
     """``t.at[idx]``: functional updates of ``t`` at ``idx`` (new tensors, like JAX)."""
     __slots__ = ("_x", "_idx")
 
-    def __init__(self, x, idx):
+    def __init__(self, x: Tensor, idx: Any) -> None:
         self._x, self._idx = x, idx
 
-    def get(self):
+    def get(self) -> Tensor:
         """``t[idx]``."""
         return self._x[self._idx]
 
-    def set(self, v, *, copy=None):
+    def set(self, v: ArrayLike, *, copy: bool | None = None) -> Tensor:
         """``t`` with ``t[idx] = v``."""
         return index_set(self._x, self._idx, v)
 
-    def add(self, v, *, copy=None):
+    def add(self, v: ArrayLike, *, copy: bool | None = None) -> Tensor:
         """``t`` with ``v`` added at ``idx`` (repeats accumulate)."""
         return index_add(self._x, self._idx, v)
 
-    def multiply(self, v, *, copy=None):
+    def multiply(self, v: ArrayLike, *, copy: bool | None = None) -> Tensor:
         """``t`` with the entries at ``idx`` multiplied by ``v`` (repeats accumulate)."""
         return index_multiply(self._x, self._idx, v)
 
-    def divide(self, v, *, copy=None):
+    def divide(self, v: ArrayLike, *, copy: bool | None = None) -> Tensor:
         """``t`` with the entries at ``idx`` divided by ``v``."""
         return index_multiply(self._x, self._idx, 1 / to_tensor(v))
 
 
-Tensor.at = property(_At, doc="Functional index updates: ``t.at[idx].set(v)``, "
-                              "``.add(v)``, ``.multiply(v)``, ``.divide(v)``, ``.get()``.")
+# setattr: Tensor declares this property for type checkers only (_tensor.py)
+setattr(Tensor, "at", property(_At, doc="Functional index updates: ``t.at[idx].set(v)``, "
+                                        "``.add(v)``, ``.multiply(v)``, ``.divide(v)``, "
+                                        "``.get()``."))
 
 
 # ---- in place ----------------------------------------------------------------------------
 
-def _check_not_leaf(t, what):
+def _check_not_leaf(t: Tensor, what: str) -> None:
     if t._node is not None and t._node.op is None and STATE.grad_enabled:
         raise InPlaceError(
             f"{what} would change a leaf tensor that requires grad in place, which would "
@@ -256,7 +272,7 @@ def _check_not_leaf(t, what):
             "optimizer step)")
 
 
-def _snapshot(t):
+def _snapshot(t: Tensor) -> Tensor:
     """A new Tensor object for t's current value and graph place (what a node keeps)."""
     s = Tensor._wrap(t._data, t._node, t._index)
     s._fw = t._fw
@@ -266,7 +282,7 @@ def _snapshot(t):
 _REDIRECT_BUDGET = 10_000   # nodes one in-place change looks at (beyond: the check raises)
 
 
-def _redirect(t, snap, v):
+def _redirect(t: Tensor, snap: Tensor, v: Any) -> None:
     """Point the nodes that computed ``v`` from ``t`` at ``snap`` (t's value before the
     change), so that ``t[m] = f(t[m])`` and ``t += g(t)`` differentiate through the old t.
 
@@ -278,6 +294,7 @@ def _redirect(t, snap, v):
     if node is None:
         return
     bound = max(t._version, t._node.seq if t._node is not None else 0)
+    seen: set[int]
     stack, seen, budget = [node], set(), _REDIRECT_BUDGET
     while stack and budget:
         n = stack.pop()
@@ -293,7 +310,7 @@ def _redirect(t, snap, v):
         stack.extend(x._node for x in ins if x._node is not None)
 
 
-def _rebind(t, new, snap, v):
+def _rebind(t: Tensor, new: Tensor, snap: Tensor, v: Any) -> Tensor:
     """Make the Tensor object ``t`` hold ``new`` (its value, graph place and tangent) and
     give it a new version. Under no_grad, t keeps its place in the graph (a leaf stays a
     leaf that requires grad)."""
@@ -306,15 +323,16 @@ def _rebind(t, new, snap, v):
     return t
 
 
-def _setitem(self, idx, v):
+def _setitem(self: Tensor, idx: Any, v: ArrayLike) -> None:
     _check_not_leaf(self, "t[...] = v")
     snap = _snapshot(self)
     _rebind(self, index_set(snap, idx, v), snap, v)
 
 
-def _inplace(spelling, fn):
+def _inplace(spelling: str, fn: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Any]:
     """``t op= u``: t rebound to ``fn(t, u)`` with t's shape and (same-kind cast) dtype."""
-    def method(self, other):
+    # -> Any: the result is t or NotImplemented (which mypy types as Any)
+    def method(self: Tensor, other: Any) -> Any:
         _check_not_leaf(self, f"t {spelling} u")
         snap = _snapshot(self)
         new = fn(snap, other)

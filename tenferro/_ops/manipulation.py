@@ -22,9 +22,9 @@ x's shape), and both before anything is recorded.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 import functools
 import math
@@ -44,7 +44,7 @@ __all__ = ["flip", "roll", "repeat", "tile", "unstack", "broadcast_arrays", "per
            "take", "take_along_axis", "tril", "triu", "meshgrid"]
 
 
-def _int(v, name):
+def _int(v: Any, name: str) -> int:
     """A Python int from an int-like (DTypeError otherwise)."""
     try:
         return operator.index(v)
@@ -52,9 +52,10 @@ def _int(v, name):
         raise DTypeError(f"{name} must be an integer, got {v!r}") from None
 
 
-def _int_array(v, fname, what="indices", error=IndexingError):
+def _int_array(v: Any, fname: str, what: str = "indices",
+               error: type[Exception] = IndexingError) -> NDArray[Any]:
     """``v`` (Tensor, ndarray, list, int) as an ndarray of integers (else ``error``)."""
-    a = v._data if isinstance(v, Tensor) else np.asarray(v)
+    a: NDArray[Any] = v._data if isinstance(v, Tensor) else np.asarray(v)
     if a.dtype.kind == "f" and a.size == 0 and not isinstance(v, (Tensor, np.ndarray)):
         a = a.astype(np.intp)   # [] selects nothing, as in NumPy
     if a.dtype.kind not in "iu":
@@ -73,25 +74,25 @@ _flip_op = defop("flip", lambda ctx, needs, gs, xs, ys: (np.flip(gs[0], ctx),),
 
 def flip(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` reversed along ``axis`` (an int, a tuple, or None for every axis)."""
-    x = to_tensor(x)
-    axes = _axes(axis, x.ndim)
+    t: Tensor = to_tensor(x)
+    axes = _axes(axis, t.ndim)
     if not axes:
-        return x
-    return apply1(_flip_op, (x,), np.flip(x._data, axes), ctx=axes)
+        return t
+    return apply1(_flip_op, (t,), np.flip(t._data, axes), ctx=axes)
 
 
-def _np_flip(m, axis=None):
+def _np_flip(m: Any, axis: Any = None) -> Tensor:
     return flip(m, axis=axis)
 
 
-def _np_fliplr(m):
+def _np_fliplr(m: Any) -> Tensor:
     m = to_tensor(m)
     if m.ndim < 2:
         raise ShapeError(f"fliplr needs a tensor of dimension >= 2, got shape {m.shape}")
     return flip(m, axis=1)
 
 
-def _np_flipud(m):
+def _np_flipud(m: Any) -> Tensor:
     m = to_tensor(m)
     if m.ndim < 1:
         raise ShapeError("flipud needs a tensor of dimension >= 1, got a 0-d tensor")
@@ -102,7 +103,7 @@ def _np_flipud(m):
 # ctx = (flat, ((axis, s), ...)) with 0 < s < n: entries move s places along each axis
 # (of the flattened tensor when flat). The adjoint moves them back: roll by n - s.
 
-def _roll_np(a, ctx):
+def _roll_np(a: Any, ctx: Any) -> Any:
     flat, pairs = ctx
     shape = a.shape
     if flat:
@@ -115,14 +116,14 @@ def _roll_np(a, ctx):
     return a.reshape(shape) if flat else a
 
 
-def _roll(a, ctx):
+def _roll(a: Any, ctx: Any) -> Any:
     """``a`` rolled as ``ctx`` says, on an ndarray or a Tensor (recorded)."""
     if isinstance(a, Tensor):
         return apply1(_roll_op, (a,), _roll_np(a._data, ctx), ctx=ctx)
     return _roll_np(a, ctx)
 
 
-def _roll_back(ctx, shape):
+def _roll_back(ctx: Any, shape: tuple[int, ...]) -> Any:
     flat, pairs = ctx
     sizes = (math.prod(shape),) if flat else shape
     return flat, tuple((ax, sizes[ax] - s) for ax, s in pairs)
@@ -139,18 +140,22 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
     ``numpy.roll``. ``axis=None`` rolls the flattened tensor; a tuple ``shift`` needs a
     tuple ``axis`` of the same length; an int ``shift`` applies to every axis given
     (NumPy's broadcasting of the two; shifts of a repeated axis add up)."""
-    x = to_tensor(x)
-    shape = x.shape
+    t: Tensor = to_tensor(x)
+    shape = t.shape
+    flat: bool
+    axes: tuple[int, ...]
+    shifts: tuple[int, ...]
+    sizes: tuple[int, ...]
     if axis is None:
         if isinstance(shift, (tuple, list)):
             raise ShapeError(f"roll: a tuple shift {tuple(shift)!r} needs axis= (a tuple "
                              "of the same length); axis=None rolls the flattened tensor by "
                              "an int")
-        flat, axes, shifts, sizes = True, (0,), (_int(shift, "roll: shift"),), (x.size,)
+        flat, axes, shifts, sizes = True, (0,), (_int(shift, "roll: shift"),), (t.size,)
     else:
         flat, sizes = False, shape
         axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-        axes = tuple(_axis(a, x.ndim) for a in axes)
+        axes = tuple(_axis(a, t.ndim) for a in axes)
         shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
         shifts = tuple(_int(s, "roll: shift") for s in shifts)
         if len(shifts) == 1:
@@ -160,18 +165,18 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
         if len(shifts) != len(axes):
             raise ShapeError(f"roll: shift {shift!r} and axis {axis!r} must have the same "
                              "length")
-    total = {}
+    total: dict[int, int] = {}
     for ax, s in zip(axes, shifts):
         total[ax] = total.get(ax, 0) + s
     pairs = tuple((ax, s % sizes[ax]) for ax, s in sorted(total.items())
                   if sizes[ax] and s % sizes[ax])
     if not pairs:
-        return x
+        return t
     ctx = (flat, pairs)
-    return apply1(_roll_op, (x,), _roll_np(x._data, ctx), ctx=ctx)
+    return apply1(_roll_op, (t,), _roll_np(t._data, ctx), ctx=ctx)
 
 
-def _np_roll(a, shift, axis=None):
+def _np_roll(a: Any, shift: Any, axis: Any = None) -> Tensor:
     return roll(a, shift, axis=axis)
 
 
@@ -180,17 +185,17 @@ def _np_roll(a, shift, axis=None):
 # numpy.where with a cached mask (not a multiply: inf·0 would be NaN) is ~2x np.tril.
 
 @functools.lru_cache(maxsize=256)
-def _tri_mask(m, n, k, lower):
+def _tri_mask(m: int, n: int, k: int, lower: bool) -> NDArray[np.bool_]:
     mask = np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
     mask.flags.writeable = False
     return mask
 
 
-def _tri_np(a, k, lower):
+def _tri_np(a: Any, k: int, lower: bool) -> Any:
     return np.where(_tri_mask(*a.shape[-2:], k, lower), a, np.zeros((), a.dtype))
 
 
-def _tri(a, k, lower):
+def _tri(a: Any, k: int, lower: bool) -> Any:
     """The triangle of ``a`` (ndarray or Tensor, recorded)."""
     if isinstance(a, Tensor):
         return apply1(_TRI_OPS[lower], (a,), _tri_np(a._data, k, lower), ctx=k)
@@ -203,7 +208,7 @@ _TRI_OPS = {lower: defop(name, lambda ctx, needs, gs, xs, ys, lower=lower:
             for lower, name in ((True, "tril"), (False, "triu"))}
 
 
-def _triangle(x, k, lower, name):
+def _triangle(x: Any, k: Any, lower: bool, name: str) -> Tensor:
     x = to_tensor(x)
     if x.ndim < 2:
         raise ShapeError(f"{name} needs a matrix or a stack of matrices (ndim >= 2, shape "
@@ -224,30 +229,30 @@ def triu(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     return _triangle(x, k, False, "triu")
 
 
-def _np_triangle(m, k, lower, name):
+def _np_triangle(m: Any, k: Any, lower: bool, name: str) -> Tensor:
     m = to_tensor(m)
     if m.ndim == 1:   # NumPy: a vector is the row of an n x n matrix
         m = broadcast_to(m, m.shape * 2)
     return _triangle(m, k, lower, name)
 
 
-def _np_tril(m, k=0):
+def _np_tril(m: Any, k: Any = 0) -> Tensor:
     return _np_triangle(m, k, True, "tril")
 
 
-def _np_triu(m, k=0):
+def _np_triu(m: Any, k: Any = 0) -> Tensor:
     return _np_triangle(m, k, False, "triu")
 
 
 # ---- unstack <-> stack ------------------------------------------------------------------
 
-def _unstack_vjp(ctx, needs, gs, xs, ys):
+def _unstack_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # x̄ = stack(ȳ_0, ..., ȳ_{n-1}) along the axis, zeros for structural zeros
     parts = [np.zeros(y.shape, y.dtype) if g is None else g for g, y in zip(gs, ys)]
     return (np.stack(parts, ctx),)
 
 
-def _unstack_parts(a, axis):
+def _unstack_parts(a: Any, axis: int) -> Any:
     if isinstance(a, Tensor):
         return unstack(a, axis=axis)
     return tuple(np.moveaxis(a, axis, 0))
@@ -259,14 +264,14 @@ _unstack_op = defop("unstack", _unstack_vjp,
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     """The slices of ``x`` along ``axis``, as a tuple of tensors (stack's inverse)."""
-    x = to_tensor(x)
-    if x.ndim == 0:
+    t: Tensor = to_tensor(x)
+    if t.ndim == 0:
         raise ShapeError("unstack needs a tensor of dimension >= 1, got a 0-d tensor")
-    axis = _axis(axis, x.ndim)
-    outs = tuple(np.moveaxis(x._data, axis, 0))
+    axis = _axis(axis, t.ndim)
+    outs = tuple(np.moveaxis(t._data, axis, 0))
     if not outs:
         return ()
-    return apply(_unstack_op, (x,), outs, ctx=axis)
+    return apply(_unstack_op, (t,), outs, ctx=axis)
 
 
 # ---- take / take_along_axis (gather) <-> take_add (scatter-add) --------------------------
@@ -276,12 +281,12 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
 # Either reads y = x.flat[L] for linear indices L of y's shape; the adjoint adds ȳ at L
 # into zeros of x's shape (numpy.bincount: repeats accumulate, ~5x faster than add.at).
 
-def _gather_np(a, ctx):
+def _gather_np(a: Any, ctx: Any) -> Any:
     idx, axis, _, along = ctx
     return np.take_along_axis(a, idx, axis) if along else a.take(idx, axis)
 
 
-def _linear(ctx):
+def _linear(ctx: Any) -> Any:
     """The linear indices L (into x.ravel()) of every entry of the gather, flat."""
     idx, axis, shape, along = ctx
     if not along:
@@ -304,7 +309,7 @@ def _linear(ctx):
     return L.reshape(-1)
 
 
-def _scatter_np(g, ctx):
+def _scatter_np(g: Any, ctx: Any) -> Any:
     shape = ctx[2]
     size = math.prod(shape)
     L = _linear(ctx)
@@ -317,30 +322,32 @@ def _scatter_np(g, ctx):
     return z if len(shape) == 1 else z.reshape(shape)
 
 
-def _gather(a, ctx):
+def _gather(a: Any, ctx: Any) -> Any:
     if isinstance(a, Tensor):
         return apply1(_take_op, (a,), _gather_np(a._data, ctx), ctx=ctx)
     return _gather_np(a, ctx)
 
 
-def _scatter(g, ctx):
+def _scatter(g: Any, ctx: Any) -> Any:
     if isinstance(g, Tensor):
         return apply1(_take_add_op, (g,), _scatter_np(g._data, ctx), ctx=ctx)
     return _scatter_np(g, ctx)
 
 
-def _add_taken(buf, v, ctx):
+def _add_taken(buf: NDArray[Any], v: Any, ctx: Any) -> None:
     """buf.flat[L] += v in place (repeats accumulate); buf is C-contiguous."""
     np.add.at(buf.reshape(-1), _linear(ctx), v.reshape(-1))
 
 
 # the sparse form of take's pullback (the tape adds many into one buffer, _sparse.py)
-_TAKE_SCATTER = ScatterKind("take", _add_taken, lambda g, ctx: _gather(g, ctx))
+_TAKE_SCATTER = ScatterKind("take", _add_taken,
+                            lambda g, ctx: _gather(g, ctx))
 
 
-def _take_vjp(ctx, needs, gs, xs, ys):
+def _take_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     x = xs[0]
-    return (SparseCotangent(x.shape, x.dtype, _TAKE_SCATTER, ctx, gs[0]),)
+    return (SparseCotangent(x.shape, x.dtype, _TAKE_SCATTER, ctx,
+                            gs[0]),)
 
 
 _take_op = defop("take", _take_vjp,
@@ -350,7 +357,7 @@ _take_add_op = defop("take_add", lambda ctx, needs, gs, xs, ys: (_gather(gs[0], 
                      lambda ctx, ts, xs, ys: (_scatter(ts[0], ctx),))
 
 
-def _take_checked(fname, x, indices, axis, along):
+def _take_checked(fname: str, x: Tensor, indices: Any, axis: int, along: bool) -> Tensor:
     """The recorded gather of ``x`` at ``indices`` (checked by NumPy's gather itself: an
     index out of range raises IndexingError naming x's shape, before anything is recorded)."""
     idx = np.array(_int_array(indices, fname), dtype=np.intp)   # a copy the rules keep
@@ -372,18 +379,20 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Ten
     may be omitted for a 1-D ``x`` only. Indices are constants; the gradient adds up at
     repeated indices. N-D indices work as in ``numpy.take`` (their shape replaces the
     axis)."""
-    x = to_tensor(x)
+    t: Tensor = to_tensor(x)
+    ax: int
     if axis is None:
-        if x.ndim > 1:
-            raise ShapeError(f"take: x has shape {x.shape}; give axis= (or flatten x "
+        if t.ndim > 1:
+            raise ShapeError(f"take: x has shape {t.shape}; give axis= (or flatten x "
                              "first with tf.reshape(x, (-1,)))")
-        x, axis = ravel(x), 0
+        t, ax = ravel(t), 0
     else:
-        axis = _axis(axis, x.ndim)
-    return _take_checked("take", x, indices, axis, False)
+        ax = _axis(axis, t.ndim)
+    return _take_checked("take", t, indices, ax, False)
 
 
-def _np_take(a, indices, axis=None, out=None, mode="raise"):
+def _np_take(a: Any, indices: Any, axis: Any = None, out: Any = None,
+             mode: str = "raise") -> Tensor:
     if out is not None:
         raise TypeError("numpy.take on tensors: out= is not supported; use the returned "
                         "value")
@@ -406,20 +415,20 @@ def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> T
     """``x`` gathered along ``axis`` at ``indices`` of the same rank (other axes broadcast),
     like ``numpy.take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``.
     Indices are constants; the gradient adds up at repeated indices."""
-    x = to_tensor(x)
-    axis = _axis(axis, x.ndim)
+    xt: Tensor = to_tensor(x)
+    axis = _axis(axis, xt.ndim)
     idx = _int_array(indices, "take_along_axis")
-    if idx.ndim != x.ndim:
+    if idx.ndim != xt.ndim:
         raise ShapeError(f"take_along_axis: indices of shape {idx.shape} need the rank of x "
-                         f"(shape {x.shape}); add length-1 axes to indices")
-    for d, (s, t) in enumerate(zip(x.shape, idx.shape)):
+                         f"(shape {xt.shape}); add length-1 axes to indices")
+    for d, (s, t) in enumerate(zip(xt.shape, idx.shape)):
         if d != axis and s != t and s != 1 and t != 1:
             raise ShapeError(f"take_along_axis: indices of shape {idx.shape} do not "
-                             f"broadcast with x of shape {x.shape} on axis {d}")
-    return _take_checked("take_along_axis", x, idx, axis, True)
+                             f"broadcast with x of shape {xt.shape} on axis {d}")
+    return _take_checked("take_along_axis", xt, idx, axis, True)
 
 
-def _np_take_along_axis(arr, indices, axis=-1):
+def _np_take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tensor:
     if axis is None:
         return take_along_axis(ravel(arr), indices, axis=0)
     return take_along_axis(arr, indices, axis=axis)
@@ -427,7 +436,7 @@ def _np_take_along_axis(arr, indices, axis=-1):
 
 # ---- tile and repeat: copies of x ---------------------------------------------------------
 
-def _repetitions(reps, name):
+def _repetitions(reps: Any, name: str) -> tuple[int, ...]:
     out = tuple(_int(r, f"{name}: repetitions") for r in
                 (reps if isinstance(reps, (tuple, list)) else (reps,)))
     if any(r < 0 for r in out):
@@ -439,14 +448,14 @@ def _repetitions(reps, name):
 # with ishape = x's shape with length-1 axes interleaved, bshape the copies along them.
 # x̄ = ȳ.reshape(bshape) summed over the copies (unbroadcast), ẏ = the same copy of ẋ.
 
-def _copies_np(a, ctx):
+def _copies_np(a: Any, ctx: Any) -> Any:
     ishape, bshape, oshape = ctx
     out = np.empty(bshape, a.dtype)   # assigning through a broadcast: cheaper than the view
     out[...] = a.reshape(ishape)
     return out.reshape(oshape)
 
 
-def _copies(a, ctx):
+def _copies(a: Any, ctx: Any) -> Any:
     if isinstance(a, Tensor):
         return apply1(_tile_op, (a,), _copies_np(a._data, ctx), ctx=ctx)
     return _copies_np(a, ctx)
@@ -463,19 +472,19 @@ def tile(x: ArrayLike, repetitions: Sequence[int], /) -> Tensor:
     """``x`` repeated ``repetitions[i]`` times along axis i, like ``numpy.tile`` (ones are
     prepended to the shorter of ``x.shape`` and ``repetitions``). The gradient sums the
     copies."""
-    x = to_tensor(x)
+    t: Tensor = to_tensor(x)
     reps = _repetitions(repetitions, "tile")
-    d = max(x.ndim, len(reps))
+    d = max(t.ndim, len(reps))
     reps = (1,) * (d - len(reps)) + reps
-    shape = (1,) * (d - x.ndim) + x.shape
+    shape = (1,) * (d - t.ndim) + t.shape
     if all(r == 1 for r in reps):
-        return reshape(x, shape)
+        return reshape(t, shape)
     ctx = (sum(((1, s) for s in shape), ()), sum(zip(reps, shape), ()),
            tuple(r * s for r, s in zip(reps, shape)))
-    return apply1(_tile_op, (x,), _copies_np(x._data, ctx), ctx=ctx)
+    return apply1(_tile_op, (t,), _copies_np(t._data, ctx), ctx=ctx)
 
 
-def _np_tile(A, reps):
+def _np_tile(A: Any, reps: Any) -> Tensor:
     return tile(A, reps)
 
 
@@ -483,38 +492,41 @@ def repeat(x: ArrayLike, repeats: ArrayLike, /, *, axis: int | None = None) -> T
     """Each entry of ``x`` repeated ``repeats`` times along ``axis`` (the flattened tensor
     when None), like ``numpy.repeat``. ``repeats``: an int, or 1-D integer counts of shape
     (1,) or (len along axis,). The gradient sums each entry's copies."""
-    x = to_tensor(x)
+    t: Tensor = to_tensor(x)
+    ax: int
     if axis is None:
-        x, axis = ravel(x), 0
+        t, ax = ravel(t), 0
     else:
-        axis = _axis(axis, x.ndim)
-    shape = x.shape
-    n = shape[axis]
+        ax = _axis(axis, t.ndim)
+    shape = t.shape
+    n = shape[ax]
+    r: int
     if isinstance(repeats, (Tensor, np.ndarray, list, tuple)):
-        r = _int_array(repeats, "repeat", "repeats", DTypeError)
-        if r.ndim > 1 or (r.ndim == 1 and r.shape[0] not in (1, n)):
-            raise ShapeError(f"repeat: repeats of shape {r.shape} do not match axis {axis} "
-                             f"of length {n}; give an int, or counts of shape (1,) or ({n},)")
-        if r.size and r.min() < 0:
-            raise ShapeError(f"repeat: repeats must be >= 0, got {r.min()}")
-        if r.ndim == 1 and r.shape[0] == n and n != 1:
-            idx = np.repeat(np.arange(n, dtype=np.intp), r)
-            return apply1(_take_op, (x,), x._data.take(idx, axis),
-                          ctx=(idx, axis, shape, False))
-        r = int(r.reshape(-1)[0]) if r.size else 0
+        counts = _int_array(repeats, "repeat", "repeats", DTypeError)
+        if counts.ndim > 1 or (counts.ndim == 1 and counts.shape[0] not in (1, n)):
+            raise ShapeError(f"repeat: repeats of shape {counts.shape} do not match axis "
+                             f"{ax} of length {n}; give an int, or counts of shape (1,) or "
+                             f"({n},)")
+        if counts.size and counts.min() < 0:
+            raise ShapeError(f"repeat: repeats must be >= 0, got {counts.min()}")
+        if counts.ndim == 1 and counts.shape[0] == n and n != 1:
+            idx = np.repeat(np.arange(n, dtype=np.intp), counts)
+            return apply1(_take_op, (t,), t._data.take(idx, ax),
+                          ctx=(idx, ax, shape, False))
+        r = int(counts.reshape(-1)[0]) if counts.size else 0
     else:
         r = _int(repeats, "repeat: repeats")
         if r < 0:
             raise ShapeError(f"repeat: repeats must be >= 0, got {r}")
     if r == 1:
-        return x
+        return t
     # (..., n, ...) -> (..., n, 1, ...) -> copies (..., n, r, ...) -> (..., n·r, ...)
-    ctx = (shape[:axis + 1] + (1,) + shape[axis + 1:], shape[:axis + 1] + (r,) +
-           shape[axis + 1:], shape[:axis] + (n * r,) + shape[axis + 1:])
-    return apply1(_tile_op, (x,), _copies_np(x._data, ctx), ctx=ctx)
+    ctx = (shape[:ax + 1] + (1,) + shape[ax + 1:], shape[:ax + 1] + (r,) +
+           shape[ax + 1:], shape[:ax] + (n * r,) + shape[ax + 1:])
+    return apply1(_tile_op, (t,), _copies_np(t._data, ctx), ctx=ctx)
 
 
-def _np_repeat(a, repeats, axis=None):
+def _np_repeat(a: Any, repeats: Any, axis: Any = None) -> Tensor:
     return repeat(a, repeats, axis=axis)
 
 
@@ -527,7 +539,7 @@ def broadcast_arrays(*arrays: ArrayLike) -> list[Tensor]:
     return [broadcast_to(t, shape) for t in ts]
 
 
-def _np_broadcast_arrays(*args, subok=False):
+def _np_broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tensor, ...]:
     return tuple(broadcast_arrays(*args))
 
 
@@ -536,7 +548,7 @@ def permute_dims(x: ArrayLike, /, axes: Sequence[int]) -> Tensor:
     return transpose(x, axes)
 
 
-def meshgrid(*arrays: ArrayLike, indexing: str = "xy") -> list[Tensor]:
+def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> list[Tensor]:
     """Coordinate grids from 1-D tensors (a list; N inputs give N tensors of rank N).
     ``indexing="ij"``: shape (n1, n2, ...); ``"xy"``: the first two lengths swapped.
     Each output broadcasts one input, so its gradient sums over the other axes. Inputs
@@ -546,7 +558,7 @@ def meshgrid(*arrays: ArrayLike, indexing: str = "xy") -> list[Tensor]:
     return _grids(arrays, indexing, sparse=False)
 
 
-def _grids(arrays, indexing, sparse):
+def _grids(arrays: Sequence[Any], indexing: str, sparse: bool) -> list[Tensor]:
     ts = [ravel(to_tensor(a)) for a in arrays]
     n = len(ts)
     pos = list(range(n))
@@ -555,14 +567,16 @@ def _grids(arrays, indexing, sparse):
     shape = [0] * n
     for p, t in zip(pos, ts):
         shape[p] = t.shape[0]
-    out = []
+    out: list[Tensor] = []
     for p, t in zip(pos, ts):
         y = reshape(t, tuple(-1 if i == p else 1 for i in range(n)))
         out.append(y if sparse else broadcast_to(y, tuple(shape)))
     return out
 
 
-def _np_meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+def _np_meshgrid(*xi: Any, copy: bool = True, sparse: bool = False,
+                 indexing: str = "xy") -> tuple[Tensor, ...]:
+
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     return tuple(_grids(xi, indexing, sparse))

@@ -36,7 +36,7 @@ are themselves differentiable ops whose rules are again recurrences (``_excl``,
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from numpy.typing import ArrayLike, DTypeLike
 
@@ -57,17 +57,26 @@ __all__ = ["sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "l
            "cumulative_sum", "cumulative_prod", "diff", "all", "any"]
 
 
-def normalize_axis(axis, ndim, name="axis"):
+class _Reduction(Protocol):
+    """The signature of the reductions made by a factory (max/min, all/any)."""
+    __name__: str
+
+    def __call__(self, x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
+                 keepdims: bool = False) -> Tensor: ...
+
+
+def normalize_axis(axis: object, ndim: int, name: str = "axis") -> tuple[int, ...]:
     """``axis`` as a sorted tuple of non-negative ints (None -> all axes)."""
     if axis is None:
         return tuple(range(ndim))
+    axes: Sequence[Any]
     if isinstance(axis, (int, np.integer)):
         axes = (axis,)
     elif isinstance(axis, (tuple, list)):
         axes = axis
     else:
         raise ShapeError(f"{name} must be None, an int or a tuple of ints, got {axis!r}")
-    out = []
+    out: list[int] = []
     for a in axes:
         if not isinstance(a, (int, np.integer)):
             raise ShapeError(f"{name} must be None, an int or a tuple of ints, got {axis!r}")
@@ -79,19 +88,19 @@ def normalize_axis(axis, ndim, name="axis"):
     return tuple(sorted(out))
 
 
-def _keep(y, axes, keepdims, shape):
+def _keep(y: Any, axes: tuple[int, ...], keepdims: bool, shape: tuple[int, ...]) -> Any:
     """A reduced value with its reduced axes back as length-1 axes (keepdims form)."""
     if keepdims or not axes or y.ndim == 0:   # a 0-d value broadcasts as it is
         return y
     return y.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
 
 
-def expand(g, axes, keepdims, shape):
+def expand(g: Any, axes: tuple[int, ...], keepdims: bool, shape: tuple[int, ...]) -> Any:
     """A reduced cotangent broadcast back to the input ``shape``."""
     return broadcast_to_shape(_keep(g, axes, keepdims, shape), shape)
 
 
-def _count(shape, axes):
+def _count(shape: tuple[int, ...], axes: Iterable[int]) -> int:
     """Number of elements reduced into each output entry."""
     n = 1
     for a in axes:
@@ -99,17 +108,17 @@ def _count(shape, axes):
     return n
 
 
-def _raw(v):
+def _raw(v: Any) -> Any:
     """The ndarray under a rule value: for masks and weights, which are not differentiated."""
     return v._data if isinstance(v, Tensor) else v
 
 
-def _sl(axis, s):
+def _sl(axis: int, s: slice) -> tuple[slice, ...]:
     """Index applying slice ``s`` along ``axis`` (leading axes whole)."""
     return (slice(None),) * axis + (s,)
 
 
-def _cast(name, x, dtype):
+def _cast(name: str, x: Tensor, dtype: DTypeLike | None) -> Tensor:
     """``x`` cast to ``dtype`` (None: unchanged) before accumulating: a differentiable
     cast for float/complex results; complex to real raises."""
     if dtype is None:
@@ -121,7 +130,8 @@ def _cast(name, x, dtype):
     return astype(x, dt, copy=False)
 
 
-def _numpy_extras(name, out=None, initial=None, where=None):
+def _numpy_extras(name: str, out: object = None, initial: object = None,
+                  where: object = None) -> None:
     """NumPy keywords that tensors do not take: ``out=``, ``initial=``, ``where=``."""
     if out is not None:
         raise TypeError(f"numpy.{name} on tensors: out= is not supported (tensors are not "
@@ -138,14 +148,14 @@ def _numpy_extras(name, out=None, initial=None, where=None):
 
 # ctx is (axes, keepdims), or None for the common full reduction (sum of every entry).
 
-def _sum_vjp(ctx, needs, gs, xs, ys):
+def _sum_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     if ctx is None:
         return (broadcast_to_shape(gs[0], xs[0].shape),)
     axes, keepdims = ctx
     return (expand(gs[0], axes, keepdims, xs[0].shape),)
 
 
-def _sum_jvp(ctx, ts, xs, ys):
+def _sum_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     if ctx is None:
         return (ts[0].sum(),)
     axes, keepdims = ctx
@@ -160,25 +170,30 @@ def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
         keepdims: bool = False) -> Tensor:
     """Sum over ``axis`` (all axes by default); 0 over zero elements. ``dtype`` casts the
     input first; by default small integers accumulate in int64 (uint64), bool in int64."""
-    x = to_tensor(x)
+    t: Tensor = to_tensor(x)
     if dtype is not None:
-        x = _cast("sum", x, dtype)
-        dtype = x._data.dtype           # NumPy would widen small integers again
-    d = x._data
+        t = _cast("sum", t, dtype)
+        dtype = t._data.dtype           # NumPy would widen small integers again
+    d = t._data
+    y: Tensor
     if axis is None and not keepdims:        # the common case, kept lean
-        return apply1(_sum_op, (x,), d.sum(dtype=dtype), ctx=None)
+        y = apply1(_sum_op, (t,), d.sum(dtype=dtype), ctx=None)
+        return y
     axes = normalize_axis(axis, d.ndim)
-    return apply1(_sum_op, (x,), d.sum(axis=axes, dtype=dtype, keepdims=keepdims),
-                  ctx=(axes, keepdims))
+    y = apply1(_sum_op, (t,), d.sum(axis=axes, dtype=dtype, keepdims=keepdims),
+               ctx=(axes, keepdims))
+    return y
 
 
-def _np_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+def _np_sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+            keepdims: bool = False, initial: Any = None, where: Any = None) -> Tensor:
     """``numpy.sum`` / ``t.sum`` on tensors."""
     if (axis is None and dtype is None and out is None and not keepdims and initial is None
             and where is None and type(a) is Tensor and a._data.dtype.kind in "fc"):
         # t.sum() of a float tensor, the loss of most programs: add.reduce skips
         # ndarray.sum's Python wrapper, this skips sum()'s argument handling
-        return apply1(_sum_op, (a,), np.add.reduce(a._data, None), None)
+        y: Tensor = apply1(_sum_op, (a,), np.add.reduce(a._data, None), None)
+        return y
     _numpy_extras("sum", out, initial, where)
     return sum(a, axis, dtype=dtype, keepdims=keepdims)
 
@@ -186,16 +201,16 @@ def _np_sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 # ---- mean -------------------------------------------------------------------------------
 # x̄ = ȳ/N broadcast; ẏ = mean(ẋ). An empty reduction (N = 0) gives NaN like NumPy.
 
-def _inv(n):
+def _inv(n: int) -> float:
     return 1.0 / n if n else np.nan
 
 
-def _mean_vjp(ctx, needs, gs, xs, ys):
+def _mean_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims, n = ctx
     return (expand(gs[0] * _inv(n), axes, keepdims, xs[0].shape),)
 
 
-def _mean_jvp(ctx, ts, xs, ys):
+def _mean_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims, n = ctx
     return (ts[0].sum(axis=axes, keepdims=keepdims) * _inv(n),)
 
@@ -207,9 +222,9 @@ def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
          keepdims: bool = False) -> Tensor:
     """Arithmetic mean over ``axis`` (all axes by default); NaN over zero elements
     (NaN + NaN·j for complex). Integer and bool tensors give float64."""
-    x = floating(to_tensor(x))
-    axes = normalize_axis(axis, x.ndim)
-    d = x._data
+    t: Tensor = floating(to_tensor(x))
+    axes = normalize_axis(axis, t.ndim)
+    d = t._data
     n = _count(d.shape, axes)
     # sum / N is what numpy.mean computes for float dtypes, without its Python overhead
     out = d.sum(axis=axes, keepdims=keepdims)
@@ -217,10 +232,12 @@ def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
         out = out / n
     else:  # numpy warns "Mean of empty slice" and gives NaN
         out = np.full_like(out, complex(np.nan, np.nan) if d.dtype.kind == "c" else np.nan)
-    return apply1(_mean_op, (x,), np.asarray(out), ctx=(axes, keepdims, n))
+    y: Tensor = apply1(_mean_op, (t,), np.asarray(out), ctx=(axes, keepdims, n))
+    return y
 
 
-def _np_mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+def _np_mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+             keepdims: bool = False, *, where: Any = None) -> Tensor:
     """``numpy.mean`` / ``t.mean`` on tensors (``dtype`` casts the input first)."""
     _numpy_extras("mean", out, None, where)
     return mean(_cast("mean", floating(to_tensor(a)), dtype), axis, keepdims=keepdims)
@@ -234,17 +251,18 @@ def _np_mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 # the exact derivatives as functions of x (which second order needs), not only at a point.
 
 
-def _centered(x, axes):
+def _centered(x: Any, axes: Any) -> Any:
     return x - x.mean(axis=axes, keepdims=True)
 
 
-def _re_inner(c, t, axes, keepdims):
+def _re_inner(c: Any, t: Any, axes: Any, keepdims: bool) -> Any:
     """Re Σ conj(c)·t over ``axes``."""
     s = (conj(c) * t).sum(axis=axes, keepdims=keepdims)
     return s.real if s.dtype.kind == "c" else s
 
 
-def _dof(name, shape, axes, correction, ddof):
+def _dof(name: str, shape: tuple[int, ...], axes: tuple[int, ...], correction: float,
+         ddof: float | None) -> float:
     """N − correction, the divisor of var/std. The standard's ``correction``: NaN (a NaN
     result and gradient) when it is <= 0. NumPy's spelling ``ddof``: ShapeError then."""
     n = _count(shape, axes)
@@ -267,7 +285,7 @@ def _dof(name, shape, axes, correction, ddof):
     return dof
 
 
-def _var_value(d, axes, keepdims, dof):
+def _var_value(d: Any, axes: tuple[int, ...], keepdims: bool, dof: float) -> Any:
     """Σ|x − mean|²/dof; NaN, without NumPy's warning, over zero elements."""
     if _count(d.shape, axes) == 0:
         shape = d.sum(axis=axes, keepdims=keepdims).shape
@@ -275,7 +293,7 @@ def _var_value(d, axes, keepdims, dof):
     return _var_np(d, axes, keepdims, dof)
 
 
-def _var_np(d, axes, keepdims, dof):
+def _var_np(d: Any, axes: tuple[int, ...], keepdims: bool, dof: float) -> Any:
     """numpy.var's algorithm (two passes: mean, then Σ|c|²) without its Python overhead."""
     c = d - d.sum(axis=axes, keepdims=True) / _count(d.shape, axes)
     if c.dtype.kind == "c":
@@ -289,13 +307,13 @@ def _var_np(d, axes, keepdims, dof):
     return out
 
 
-def _var_vjp(ctx, needs, gs, xs, ys):
+def _var_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims, dof = ctx
     x = xs[0]
     return (expand(gs[0] * (2.0 / dof), axes, keepdims, x.shape) * _centered(x, axes),)
 
 
-def _var_jvp(ctx, ts, xs, ys):
+def _var_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims, dof = ctx
     return (_re_inner(_centered(xs[0], axes), ts[0], axes, keepdims) * (2.0 / dof),)
 
@@ -312,15 +330,16 @@ def var(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correctio
     ``N − correction <= 0`` gives NaN (the standard). ``ddof`` is NumPy's name for the
     correction, but with it ``ddof >= N`` raises ShapeError (NumPy returns inf/nan).
     """
-    x = floating(to_tensor(x))
-    axes = normalize_axis(axis, x.ndim)
-    d = x._data
+    t: Tensor = floating(to_tensor(x))
+    axes = normalize_axis(axis, t.ndim)
+    d = t._data
     dof = _dof("var", d.shape, axes, correction, ddof)
     out = _var_value(d, axes, keepdims, dof)
-    return apply1(_var_op, (x,), np.asarray(out), ctx=(axes, keepdims, dof))
+    y: Tensor = apply1(_var_op, (t,), np.asarray(out), ctx=(axes, keepdims, dof))
+    return y
 
 
-def _std_scale(g, y, dof):
+def _std_scale(g: Any, y: Any, dof: float) -> Any:
     """g/((N−d)·y), and 0 where y = 0: std is not differentiable at constant input and
     the zero subgradient keeps the rule, and its own derivative, free of NaN."""
     zero = _raw(y) == 0
@@ -329,14 +348,14 @@ def _std_scale(g, y, dof):
     return g / (dof * y)
 
 
-def _std_vjp(ctx, needs, gs, xs, ys):
+def _std_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims, dof = ctx
     x = xs[0]
     scale = _std_scale(gs[0], ys[0], dof)
     return (expand(scale, axes, keepdims, x.shape) * _centered(x, axes),)
 
 
-def _std_jvp(ctx, ts, xs, ys):
+def _std_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims, dof = ctx
     s = _re_inner(_centered(xs[0], axes), ts[0], axes, keepdims)
     return (_std_scale(s, ys[0], dof),)
@@ -353,19 +372,21 @@ def std(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correctio
     The gradient at a constant slice (std = 0) is 0, not NaN. ``N − correction <= 0``
     gives NaN; with NumPy's spelling ``ddof``, ``ddof >= N`` raises ShapeError.
     """
-    x = floating(to_tensor(x))
-    axes = normalize_axis(axis, x.ndim)
-    d = x._data
+    t: Tensor = floating(to_tensor(x))
+    axes = normalize_axis(axis, t.ndim)
+    d = t._data
     dof = _dof("std", d.shape, axes, correction, ddof)
     out = np.sqrt(_var_value(d, axes, keepdims, dof))
-    return apply1(_std_op, (x,), np.asarray(out), ctx=(axes, keepdims, dof))
+    y: Tensor = apply1(_std_op, (t,), np.asarray(out), ctx=(axes, keepdims, dof))
+    return y
 
 
-def _np_var_std(name):
+def _np_var_std(name: str) -> Callable[..., Tensor]:
     f = var if name == "var" else std
 
-    def wrapper(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-                mean=None, correction=None):
+    def wrapper(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+                ddof: float = 0, keepdims: bool = False, *, where: Any = None,
+                mean: Any = None, correction: float | None = None) -> Tensor:
         _numpy_extras(name, out, None, where)
         if mean is not None:
             raise TypeError(f"numpy.{name} on tensors: mean= is not supported; the mean "
@@ -392,7 +413,7 @@ def _np_var_std(name):
 # In a plain backward only np.cumprod runs; the recurrences appear from second order on.
 
 
-def _shift_np(x, axis, reverse):
+def _shift_np(x: Any, axis: int, reverse: bool) -> Any:
     """y_i = x_{i−1} (y_0 = 0); with ``reverse``, y_i = x_{i+1} (y_{n−1} = 0)."""
     out = np.zeros_like(x)
     n = x.shape[axis]
@@ -411,13 +432,13 @@ _shift_op = defop(
     lambda ctx, ts, xs, ys: (_shift(ts[0], *ctx),))
 
 
-def _shift(x, axis, reverse):
+def _shift(x: Any, axis: int, reverse: bool) -> Any:
     if isinstance(x, Tensor):
         return apply1(_shift_op, (x,), _shift_np(x._data, axis, reverse), ctx=(axis, reverse))
     return _shift_np(x, axis, reverse)
 
 
-def _linscan_np(a, b, axis, reverse):
+def _linscan_np(a: Any, b: Any, axis: int, reverse: bool) -> Any:
     """h_i = a_i·h_{i−1} + b_i with h_{−1} = 0 (``reverse``: h_i = a_i·h_{i+1} + b_i).
 
     Two exact (division-free) strategies: a loop over the axis (n steps of two ufunc
@@ -433,7 +454,7 @@ def _linscan_np(a, b, axis, reverse):
     return _linscan_hs_np(a, b, axis, reverse)
 
 
-def _linscan_loop_np(a, b, axis, reverse):
+def _linscan_loop_np(a: Any, b: Any, axis: int, reverse: bool) -> Any:
     """The recurrence as a loop over ``axis``, vectorised over the other axes (on a copy
     with ``axis`` first, so each step reads contiguous memory)."""
     dt = np.result_type(a, b)
@@ -449,7 +470,7 @@ def _linscan_loop_np(a, b, axis, reverse):
     return np.ascontiguousarray(np.moveaxis(H, 0, axis))
 
 
-def _linscan_hs_np(a, b, axis, reverse):
+def _linscan_hs_np(a: Any, b: Any, axis: int, reverse: bool) -> Any:
     """The recurrence as a Hillis–Steele scan over the pairs (a, b) composed as affine
     maps: log2(n) vectorised steps, O(n log n) work."""
     dt = np.result_type(a, b)
@@ -469,7 +490,7 @@ def _linscan_hs_np(a, b, axis, reverse):
     return np.ascontiguousarray(np.flip(B, axis)) if reverse else B
 
 
-def _linscan_vjp(ctx, needs, gs, xs, ys):
+def _linscan_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axis, reverse = ctx
     a, h = xs[0], ys[0]
     # adjoint recurrence, run the other way: λ_i = h̄_i + conj(a_{i+1})·λ_{i+1} (forward
@@ -479,7 +500,7 @@ def _linscan_vjp(ctx, needs, gs, xs, ys):
     return ga, (lam if needs[1] else None)
 
 
-def _linscan_jvp(ctx, ts, xs, ys):
+def _linscan_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axis, reverse = ctx
     ta, tb = ts
     # ḣ_i = a_i·ḣ_{i−1} + (ȧ_i·h_{i−1} + ḃ_i)
@@ -494,7 +515,7 @@ def _linscan_jvp(ctx, ts, xs, ys):
 _linscan_op = defop("linscan", _linscan_vjp, _linscan_jvp)
 
 
-def _linscan(a, b, axis, reverse):
+def _linscan(a: Any, b: Any, axis: int, reverse: bool) -> Any:
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         a, b = to_tensor(a), to_tensor(b)
         return apply1(_linscan_op, (a, b), _linscan_np(a._data, b._data, axis, reverse),
@@ -502,7 +523,7 @@ def _linscan(a, b, axis, reverse):
     return _linscan_np(a, b, axis, reverse)
 
 
-def _excl_np(x, axis, reverse):
+def _excl_np(x: Any, axis: int, reverse: bool) -> Any:
     """E_i = Π_{j<i} x_j (``reverse``: Π_{j>i} x_j) along ``axis``; 1 at the boundary."""
     out = np.empty(x.shape, dtype=x.dtype)
     n = x.shape[axis]
@@ -518,7 +539,7 @@ def _excl_np(x, axis, reverse):
     return out
 
 
-def _excl_vjp(ctx, needs, gs, xs, ys):
+def _excl_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axis, reverse = ctx
     # x̄_k = Σ_{i>k} Ē_i·conj(Π_{j<i, j≠k} x_j) = conj(E_k)·μ_k, where
     # μ_k = Ē_{k+1} + conj(x_{k+1})·μ_{k+1} is a recurrence run the other way.
@@ -527,7 +548,7 @@ def _excl_vjp(ctx, needs, gs, xs, ys):
     return (conj(ys[0]) * mu,)
 
 
-def _excl_jvp(ctx, ts, xs, ys):
+def _excl_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axis, reverse = ctx
     # E_i = x_{i−1}·E_{i−1}  =>  Ė_i = x_{i−1}·Ė_{i−1} + ẋ_{i−1}·E_{i−1}
     return (_linscan(_shift(xs[0], axis, reverse), _shift(ts[0] * ys[0], axis, reverse),
@@ -537,7 +558,7 @@ def _excl_jvp(ctx, ts, xs, ys):
 _excl_op = defop("exclusive_cumprod", _excl_vjp, _excl_jvp)
 
 
-def _excl(x, axis, reverse):
+def _excl(x: Any, axis: int, reverse: bool) -> Any:
     if isinstance(x, Tensor):
         return apply1(_excl_op, (x,), _excl_np(x._data, axis, reverse), ctx=(axis, reverse))
     return _excl_np(x, axis, reverse)
@@ -545,9 +566,11 @@ def _excl(x, axis, reverse):
 
 # ---- prod -------------------------------------------------------------------------------
 
-def _merge_axes(shape, axes):
+def _merge_axes(shape: tuple[int, ...],
+                axes: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Merge each run of adjacent reduced axes into one axis (a reshape, no transpose)."""
-    new_shape, new_axes = [], []
+    new_shape: list[int] = []
+    new_axes: list[int] = []
     for i, n in enumerate(shape):
         if i in axes and i - 1 in axes:
             new_shape[-1] *= n
@@ -558,7 +581,8 @@ def _merge_axes(shape, axes):
     return tuple(new_shape), tuple(new_axes)
 
 
-def _prod_partials(x, axes):
+def _prod_partials(x: Any,
+                   axes: tuple[int, ...]) -> tuple[Any, tuple[int, ...], tuple[int, ...]]:
     """∂y/∂x for y = prod(x, axes), on ``x`` reshaped so that reduced runs are one axis.
 
     Over several separate axes the product is taken one axis at a time,
@@ -568,7 +592,7 @@ def _prod_partials(x, axes):
     """
     shape2, axes2 = _merge_axes(x.shape, axes)
     p = x.reshape(shape2) if shape2 != x.shape else x
-    d = None
+    d: Any = None
     for k, a in enumerate(axes2):
         loo = _excl(p, a, False) * _excl(p, a, True)
         d = loo if d is None else d * loo
@@ -577,7 +601,7 @@ def _prod_partials(x, axes):
     return d, shape2, axes2
 
 
-def _prod_vjp(ctx, needs, gs, xs, ys):
+def _prod_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims = ctx
     x = xs[0]
     if not axes:
@@ -588,7 +612,7 @@ def _prod_vjp(ctx, needs, gs, xs, ys):
     return ((g * conj(d)).reshape(x.shape),)
 
 
-def _prod_jvp(ctx, ts, xs, ys):
+def _prod_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims = ctx
     if not axes:
         return (ts[0],)
@@ -608,18 +632,20 @@ def prod(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
     The derivative uses exclusive cumulative products (no division), so it is exact when
     entries are zero, at every order.
     """
-    x = to_tensor(x)
+    t: Tensor = to_tensor(x)
     if dtype is not None:
-        x = _cast("prod", x, dtype)
-        dtype = x._data.dtype           # NumPy would widen small integers again
-    axes = normalize_axis(axis, x.ndim)
-    d = x._data
-    return apply1(_prod_op, (x,), np.asarray(d.prod(axis=axes, dtype=dtype,
-                                                    keepdims=keepdims)),
-                  ctx=(axes, keepdims))
+        t = _cast("prod", t, dtype)
+        dtype = t._data.dtype           # NumPy would widen small integers again
+    axes = normalize_axis(axis, t.ndim)
+    d = t._data
+    y: Tensor = apply1(_prod_op, (t,), np.asarray(d.prod(axis=axes, dtype=dtype,
+                                                         keepdims=keepdims)),
+                       ctx=(axes, keepdims))
+    return y
 
 
-def _np_prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+def _np_prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+             keepdims: bool = False, initial: Any = None, where: Any = None) -> Tensor:
     """``numpy.prod`` / ``t.prod`` on tensors."""
     _numpy_extras("prod", out, initial, where)
     return prod(a, axis, dtype=dtype, keepdims=keepdims)
@@ -631,7 +657,7 @@ def _np_prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, w
 # computed on the raw arrays and the rules are linear in ȳ/ẋ: second order is exact.
 
 
-def _tie_weights(x, y, axes, keepdims):
+def _tie_weights(x: Any, y: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     xd = _raw(x)
     yd = _keep(_raw(y), axes, keepdims, xd.shape)
     mask = xd == yd
@@ -642,13 +668,13 @@ def _tie_weights(x, y, axes, keepdims):
     return w
 
 
-def _extremum(name, method) -> Callable[..., Tensor]:
-    def vjp(ctx, needs, gs, xs, ys):
+def _extremum(name: str, method: Callable[..., Any]) -> _Reduction:
+    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         axes, keepdims = ctx
         x = xs[0]
         return (expand(gs[0], axes, keepdims, x.shape) * _tie_weights(x, ys[0], axes, keepdims),)
 
-    def jvp(ctx, ts, xs, ys):
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         axes, keepdims = ctx
         w = _tie_weights(xs[0], ys[0], axes, keepdims)
         return ((ts[0] * w).sum(axis=axes, keepdims=keepdims),)
@@ -656,11 +682,12 @@ def _extremum(name, method) -> Callable[..., Tensor]:
     op = defop(name, vjp, jvp, complex=False)
     word = "maximum" if name == "max" else "minimum"
 
-    def f(x, /, axis=None, *, keepdims=False):
-        x = to_tensor(x)
-        require_real(name, x)
-        axes = normalize_axis(axis, x.ndim)
-        d = x._data
+    def f(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
+          keepdims: bool = False) -> Tensor:
+        t: Tensor = to_tensor(x)
+        require_real(name, t)
+        axes = normalize_axis(axis, t.ndim)
+        d = t._data
         try:
             out = method(d, axis=axes, keepdims=keepdims)
         except ValueError:
@@ -668,7 +695,8 @@ def _extremum(name, method) -> Callable[..., Tensor]:
                 f"{name} over a zero-length axis of a tensor of shape {d.shape} (axis="
                 f"{axis!r}): an empty reduction has no {word}; reduce over non-empty "
                 "axes only") from None
-        return apply1(op, (x,), np.asarray(out), ctx=(axes, keepdims))
+        y: Tensor = apply1(op, (t,), np.asarray(out), ctx=(axes, keepdims))
+        return y
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"The {word} over ``axis`` (all axes by default); real tensors only.\n\n"
@@ -681,8 +709,9 @@ min = _extremum("min", np.ndarray.min)
 amax, amin = max, min
 
 
-def _np_extremum(f):
-    def wrapper(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+def _np_extremum(f: _Reduction) -> Callable[..., Tensor]:
+    def wrapper(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+                initial: Any = None, where: Any = None) -> Tensor:
         _numpy_extras(f.__name__, out, initial, where)
         return f(a, axis, keepdims=keepdims)
 
@@ -697,7 +726,7 @@ def _np_extremum(f):
 # too (log Σ exp is holomorphic; exp(y) = Σ exp(x) on every branch of the log).
 
 
-def _softmax(x, y, axes, keepdims):
+def _softmax(x: Any, y: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     yk = _keep(y, axes, keepdims, x.shape)
     yr = _raw(yk)
     yr = yr.real if yr.dtype.kind == "c" else yr
@@ -708,13 +737,13 @@ def _softmax(x, y, axes, keepdims):
     return np.exp(x - yk)
 
 
-def _lse_vjp(ctx, needs, gs, xs, ys):
+def _lse_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims = ctx
     x = xs[0]
     return (expand(gs[0], axes, keepdims, x.shape) * conj(_softmax(x, ys[0], axes, keepdims)),)
 
 
-def _lse_jvp(ctx, ts, xs, ys):
+def _lse_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axes, keepdims = ctx
     p = _softmax(xs[0], ys[0], axes, keepdims)
     return ((p * ts[0]).sum(axis=axes, keepdims=keepdims),)
@@ -730,9 +759,9 @@ def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None,
     Complex input is supported (principal branch of the log). Over zero elements the
     result is -inf.
     """
-    x = to_tensor(x)
-    axes = normalize_axis(axis, x.ndim)
-    d = x._data
+    t: Tensor = to_tensor(x)
+    axes = normalize_axis(axis, t.ndim)
+    d = t._data
     re = d.real if d.dtype.kind == "c" else d
     if d.size:
         m = re.max(axis=axes, keepdims=True)
@@ -750,7 +779,8 @@ def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None,
             out = np.log(s) + m
     if not keepdims and axes:
         out = out.reshape(tuple(n for i, n in enumerate(d.shape) if i not in axes))
-    return apply1(_lse_op, (x,), np.asarray(out), ctx=(axes, keepdims))
+    y: Tensor = apply1(_lse_op, (t,), np.asarray(out), ctx=(axes, keepdims))
+    return y
 
 
 # ---- cumulative_sum / cumulative_prod ---------------------------------------------------
@@ -760,7 +790,7 @@ def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None,
 # include_initial prepends the identity (0 or 1), a constant slice joined by concatenate.
 
 
-def _cumsum_np(a, axis, reverse):
+def _cumsum_np(a: Any, axis: int, reverse: bool) -> Any:
     if not reverse:
         return np.cumsum(a, axis=axis)
     if a.dtype.kind not in "fc":
@@ -777,7 +807,7 @@ _cumsum_op = defop(
     lambda ctx, ts, xs, ys: (_cumsum(ts[0], *ctx),))
 
 
-def _cumsum(x, axis, reverse):
+def _cumsum(x: Any, axis: int, reverse: bool) -> Any:
     if isinstance(x, Tensor):
         return apply1(_cumsum_op, (x,), _cumsum_np(x._data, axis, reverse), ctx=(axis, reverse))
     return _cumsum_np(x, axis, reverse)
@@ -793,7 +823,7 @@ def _cumsum(x, axis, reverse):
 # _linscan and _shift are differentiable ops (and y is the output of this op), so these
 # rules are differentiable again: second and higher orders stay division-free.
 
-def _prev(y, axis):
+def _prev(y: Any, axis: int) -> Any:
     """E_i = y_{i−1} along ``axis`` with E_0 = 1 (on an ndarray or a Tensor)."""
     if isinstance(y, Tensor):
         shape = [1] * y.ndim
@@ -806,13 +836,13 @@ def _prev(y, axis):
     return e
 
 
-def _cumprod_vjp(ctx, needs, gs, xs, ys):
+def _cumprod_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axis = ctx
     mu = _linscan(_shift(conj(xs[0]), axis, True), gs[0], axis, True)
     return (conj(_prev(ys[0], axis)) * mu,)
 
 
-def _cumprod_jvp(ctx, ts, xs, ys):
+def _cumprod_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     axis = ctx
     return (_linscan(xs[0], ts[0] * _prev(ys[0], axis), axis, False),)
 
@@ -820,7 +850,7 @@ def _cumprod_jvp(ctx, ts, xs, ys):
 _cumprod_op = defop("cumprod", _cumprod_vjp, _cumprod_jvp)
 
 
-def _scan_axis(name, x, axis):
+def _scan_axis(name: str, x: Tensor, axis: int | None) -> int:
     if x.ndim == 0:
         raise ShapeError(f"{name} of a 0-d tensor is not defined (the standard leaves it "
                          "unspecified); reshape it to 1-D first, e.g. tf.reshape(x, (1,))")
@@ -833,7 +863,7 @@ def _scan_axis(name, x, axis):
     return _axis(axis, x.ndim)
 
 
-def _with_initial(y, axis, value):
+def _with_initial(y: Tensor, axis: int, value: int) -> Tensor:
     """``y`` with a slice of ``value`` (the scan's identity) prepended along ``axis``."""
     shape = list(y.shape)
     shape[axis] = 1
@@ -848,12 +878,12 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike
     casts the input first; by default small integers accumulate in int64 (uint64), bool in
     int64 (the standard's and NumPy's rule). The VJP is a reversed cumulative sum.
     """
-    x = to_tensor(x)
-    axis = _scan_axis("cumulative_sum", x, axis)
-    x = _cast("cumulative_sum", x, dtype)
-    d = x._data
+    t: Tensor = to_tensor(x)
+    axis = _scan_axis("cumulative_sum", t, axis)
+    t = _cast("cumulative_sum", t, dtype)
+    d = t._data
     out = np.cumsum(d, axis=axis, dtype=None if dtype is None else d.dtype)
-    y = apply1(_cumsum_op, (x,), out, ctx=(axis, False))
+    y: Tensor = apply1(_cumsum_op, (t,), out, ctx=(axis, False))
     return _with_initial(y, axis, 0) if include_initial else y
 
 
@@ -864,17 +894,17 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLik
 
     ``include_initial`` prepends 1. ``dtype`` as in :func:`cumulative_sum`.
     """
-    x = to_tensor(x)
-    axis = _scan_axis("cumulative_prod", x, axis)
-    x = _cast("cumulative_prod", x, dtype)
-    d = x._data
+    t: Tensor = to_tensor(x)
+    axis = _scan_axis("cumulative_prod", t, axis)
+    t = _cast("cumulative_prod", t, dtype)
+    d = t._data
     out = np.cumprod(d, axis=axis, dtype=None if dtype is None else d.dtype)
-    y = apply1(_cumprod_op, (x,), out, ctx=axis)
+    y: Tensor = apply1(_cumprod_op, (t,), out, ctx=axis)
     return _with_initial(y, axis, 1) if include_initial else y
 
 
-def _np_scan(f, name):
-    def wrapper(a, axis=None, dtype=None, out=None):
+def _np_scan(f: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    def wrapper(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
         _numpy_extras(name, out)
         a = to_tensor(a)
         if axis is None:        # NumPy scans the flattened array
@@ -887,8 +917,9 @@ def _np_scan(f, name):
     return wrapper
 
 
-def _np_cumulative(f):
-    def wrapper(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+def _np_cumulative(f: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    def wrapper(x: Any, /, *, axis: Any = None, dtype: Any = None, out: Any = None,
+                include_initial: bool = False) -> Tensor:
         _numpy_extras(f.__name__, out)
         return f(x, axis=axis, dtype=dtype, include_initial=include_initial)
 
@@ -904,14 +935,14 @@ def _np_cumulative(f):
 # zeros and np.diff on a tensor is this op again: every order is exact.
 # prepend/append are joined to x first (concatenate), so they are differentiable too.
 
-def _pad0(g, axis, n):
+def _pad0(g: Any, axis: int, n: int) -> Any:
     shape = list(g.shape)
     shape[axis] = n
     z = np.zeros(shape, dtype=g.dtype)
     return np.concatenate([z, g, z], axis=axis)
 
 
-def _diff_vjp(ctx, needs, gs, xs, ys):
+def _diff_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     axis, n = ctx
     r = np.diff(_pad0(gs[0], axis, n), n=n, axis=axis)
     return (-r if n % 2 else r,)
@@ -930,11 +961,11 @@ def diff(x: ArrayLike, /, *, axis: int = -1, n: int = 1, prepend: ArrayLike | No
     ``axis``; a 0-d value is repeated across the other axes; dtypes promote). The result
     is n shorter along ``axis`` (empty when n is at least its length).
     """
-    x = to_tensor(x)
-    if x.ndim == 0:
+    t: Tensor = to_tensor(x)
+    if t.ndim == 0:
         raise ShapeError("diff needs a tensor of dimension >= 1, got a 0-d tensor; "
                          "reshape it first")
-    axis = _axis(axis, x.ndim)
+    axis = _axis(axis, t.ndim)
     try:
         n = operator.index(n)
     except TypeError:
@@ -942,29 +973,31 @@ def diff(x: ArrayLike, /, *, axis: int = -1, n: int = 1, prepend: ArrayLike | No
     if n < 0:
         raise ShapeError(f"diff: the order n must be >= 0, got {n}")
     if prepend is not None or append is not None:
-        parts = []
-        for p in (prepend, x, append):
+        parts: list[Tensor] = []
+        for p in (prepend, t, append):
             if p is None:
                 continue
-            p = to_tensor(p)
-            if p.ndim == 0:
-                shape = list(x.shape)
+            part: Tensor = to_tensor(p)
+            if part.ndim == 0:
+                shape = list(t.shape)
                 shape[axis] = 1
-                p = broadcast_to(p, tuple(shape))
-            parts.append(p)
+                part = broadcast_to(part, tuple(shape))
+            parts.append(part)
         try:
-            x = concatenate(parts, axis=axis)
+            t = concatenate(parts, axis=axis)
         except ShapeError:
             raise ShapeError(
-                f"diff: prepend/append must have x's shape {x.shape} except along axis "
+                f"diff: prepend/append must have x's shape {t.shape} except along axis "
                 f"{axis}, got shapes {', '.join(str(p.shape) for p in parts)}") from None
     if n == 0:
-        return x
-    n = builtins.min(n, x.shape[axis])   # n >= length: empty, the zero map
-    return apply1(_diff_op, (x,), np.diff(x._data, n=n, axis=axis), ctx=(axis, n))
+        return t
+    n = builtins.min(n, t.shape[axis])   # n >= length: empty, the zero map
+    y: Tensor = apply1(_diff_op, (t,), np.diff(t._data, n=n, axis=axis), ctx=(axis, n))
+    return y
 
 
-def _np_diff(a, n=1, axis=-1, prepend=None, append=None):
+def _np_diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None,
+             append: Any = None) -> Tensor:
     """``numpy.diff`` on tensors (NumPy's argument order: n before axis)."""
     return diff(a, axis=axis, n=n, prepend=prepend, append=append)
 
@@ -973,11 +1006,12 @@ def _np_diff(a, n=1, axis=-1, prepend=None, append=None):
 # Logical reductions: bool tensors without a gradient. NaN and ±inf count as True, a
 # complex entry when either part is non-zero; all() of nothing is True, any() False.
 
-def _logical(name, np_fn) -> Callable[..., Tensor]:
-    def f(x, /, axis=None, *, keepdims=False):
-        x = to_tensor(x)
-        axes = normalize_axis(axis, x.ndim)
-        return Tensor._wrap(np.asarray(np_fn(x._data, axis=axes, keepdims=keepdims)))
+def _logical(name: str, np_fn: Callable[..., Any]) -> _Reduction:
+    def f(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
+          keepdims: bool = False) -> Tensor:
+        t: Tensor = to_tensor(x)
+        axes = normalize_axis(axis, t.ndim)
+        return Tensor._wrap(np.asarray(np_fn(t._data, axis=axes, keepdims=keepdims)))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"Whether {name} entries are non-zero (true) over ``axis`` (all axes by "
@@ -989,8 +1023,9 @@ all = _logical("all", np.all)   # noqa: A001  (the standard's names shadow the b
 any = _logical("any", np.any)   # noqa: A001
 
 
-def _logical_method(f):
-    def method(self, axis=None, out=None, keepdims=False, *, where=None):
+def _logical_method(f: _Reduction) -> Callable[..., Tensor]:
+    def method(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *,
+               where: Any = None) -> Tensor:
         _numpy_extras(f.__name__, out, None, where)
         return f(self, axis, keepdims=keepdims)
 

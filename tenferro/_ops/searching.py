@@ -13,7 +13,7 @@ DTypeError in the functions that compare (argmax, argmin, searchsorted), as in `
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Literal, Protocol
 
 from numpy.typing import ArrayLike
 
@@ -29,23 +29,31 @@ from .structure import _axis
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted"]
 
 
-def _int64(a):
+class _ArgReduction(Protocol):
+    """The signature of argmax/argmin (made by a factory)."""
+    __name__: str
+
+    def __call__(self, x: ArrayLike, /, *, axis: int | None = None,
+                 keepdims: bool = False) -> Tensor: ...
+
+
+def _int64(a: Any) -> Tensor:
     return Tensor._wrap(np.asarray(a).astype(np.int64, copy=False))
 
 
-def _real(name, x):
+def _real(name: str, x: Tensor) -> None:
     if x._data.dtype.kind == "c":
         raise DTypeError(f"{name}: complex numbers are not ordered, got a tensor of dtype "
                          f"{x.dtype}; apply it to a real key such as tf.real(x) or tf.abs(x)")
 
 
-def _arg_extremum(name, method) -> Callable[..., Tensor]:
+def _arg_extremum(name: str, method: Callable[..., Any]) -> _ArgReduction:
     word = "maximum" if name == "argmax" else "minimum"
 
-    def f(x, /, *, axis=None, keepdims=False):
-        x = to_tensor(x)
-        _real(name, x)
-        d = x._data
+    def f(x: ArrayLike, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        t: Tensor = to_tensor(x)
+        _real(name, t)
+        d = t._data
         if axis is not None:
             axis = _axis(axis, d.ndim)
         if (d.size == 0 if axis is None else d.shape[axis] == 0):
@@ -65,8 +73,9 @@ argmax = _arg_extremum("argmax", np.argmax)
 argmin = _arg_extremum("argmin", np.argmin)
 
 
-def _arg_method(f):
-    def method(self, axis=None, out=None, *, keepdims=False):
+def _arg_method(f: _ArgReduction) -> Callable[..., Tensor]:
+    def method(self: Any, axis: Any = None, out: Any = None, *,
+               keepdims: bool = False) -> Tensor:
         if out is not None:
             raise TypeError(f"t.{f.__name__}: out= is not supported on tensors; use the "
                             f"returned value")
@@ -81,8 +90,8 @@ def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
                   keepdims: bool = False) -> Tensor:
     """The number of non-zero entries over ``axis`` (an int, a tuple, or None for all), as
     an int64 tensor. A complex entry counts when either part is non-zero; NaN counts."""
-    x = to_tensor(x)
-    d = x._data
+    t: Tensor = to_tensor(x)
+    d = t._data
     axes = normalize_axis(axis, d.ndim)
     return _int64(np.count_nonzero(d, axis=axes, keepdims=keepdims))
 
@@ -90,19 +99,19 @@ def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
 def nonzero(x: ArrayLike, /) -> tuple[Tensor, ...]:
     """The indices of the non-zero entries, one int64 tensor per axis (row-major order),
     like ``numpy.nonzero``. A 0-d tensor raises ShapeError."""
-    x = to_tensor(x)
-    d = x._data
+    t: Tensor = to_tensor(x)
+    d = t._data
     if d.ndim == 0:
         raise ShapeError("nonzero of a 0-d tensor is not defined (it has no axes to index); "
                          "use tf.reshape(x, (1,)) or test the value with bool(x)")
     return tuple(_int64(i) for i in np.nonzero(d))
 
 
-def _nonzero_method(self):
+def _nonzero_method(self: Any) -> tuple[Tensor, ...]:
     return nonzero(self)
 
 
-def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: str = "left",
+def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: Literal["left", "right"] = "left",
                  sorter: ArrayLike | None = None) -> Tensor:
     """Indices where the entries of ``x2`` would be inserted into the sorted 1-D ``x1`` to
     keep it sorted (int64, the shape of ``x2``), like ``numpy.searchsorted``.
@@ -111,15 +120,15 @@ def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: str = "left",
     (integer indices that sort x1) is used when x1 is not sorted itself. NaN sorts last,
     as in ``sort``. ``x2`` may be a Python scalar (0-d result). Complex inputs raise.
     """
-    x1 = to_tensor(x1)
+    t1: Tensor = to_tensor(x1)
     x2 = x2._data if isinstance(x2, Tensor) else np.asarray(x2)
-    _real("searchsorted", x1)
+    _real("searchsorted", t1)
     if x2.dtype.kind == "c":
         raise DTypeError(f"searchsorted: complex search values (dtype {x2.dtype}) are not "
                          "ordered; search with a real key")
     if x2.dtype.kind not in "biuf":
         raise DTypeError(f"searchsorted: search values must be numbers, got dtype {x2.dtype}")
-    d = x1._data
+    d = t1._data
     if d.ndim != 1:
         raise ShapeError(f"searchsorted: x1 must be 1-D (a sorted sequence), got shape "
                          f"{d.shape}; search each row separately or flatten it with "
@@ -141,7 +150,8 @@ def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: str = "left",
     return _int64(np.searchsorted(d, x2, side=side, sorter=sorter))
 
 
-def _np_method_searchsorted(self, v, side="left", sorter=None):
+def _np_method_searchsorted(self: Any, v: Any, side: Any = "left",
+                            sorter: Any = None) -> Tensor:
     return searchsorted(self, v, side=side, sorter=sorter)
 
 

@@ -17,6 +17,8 @@ The index and count outputs are int64 tensors without a gradient.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from numpy.typing import ArrayLike
 
 from collections import namedtuple
@@ -37,28 +39,30 @@ UniqueCountsResult = namedtuple("UniqueCountsResult", "values counts")
 UniqueInverseResult = namedtuple("UniqueInverseResult", "values inverse_indices")
 
 
-def _take_distinct(x, idx, axis):
+def _take_distinct(x: Tensor, idx: Any, axis: int) -> Tensor:
     """``x[..., idx, ...]`` (``idx`` at ``axis``), differentiable, for distinct indices:
     structure.py's getitem op with its "each position hit once" flag, so the pullback
     assigns instead of accumulating."""
     key = (slice(None),) * axis + (idx, Ellipsis)
-    return apply1(_getitem_op, (x,), x._data[key], ctx=(key, True))
+    y: Tensor = apply1(_getitem_op, (x,), x._data[key], ctx=(key, True))
+    return y
 
 
-def _int64(a):
+def _int64(a: Any) -> Tensor:
     return Tensor._wrap(np.asarray(a).astype(np.int64, copy=False))
 
 
-def _unique(x, inverse, counts):
-    x = to_tensor(x)
-    flat = ravel(x)
-    res = np.unique(flat._data, return_index=True, return_inverse=inverse,
-                    return_counts=counts, equal_nan=False)
+def _unique(x: ArrayLike, inverse: bool, counts: bool) -> list[Tensor]:
+    t: Tensor = to_tensor(x)
+    flat = ravel(t)
+    # numpy's stubs overload unique only on Literal flags (no plain-bool variant)
+    res = np.unique(flat._data, return_index=True,  # type: ignore[call-overload]
+                    return_inverse=inverse, return_counts=counts, equal_nan=False)
     values = _take_distinct(flat, res[1], 0)
     out = [values, _int64(res[1])]
     k = 2
     if inverse:
-        out.append(_int64(res[k].reshape(x.shape)))
+        out.append(_int64(res[k].reshape(t.shape)))
         k += 1
     if counts:
         out.append(_int64(res[k]))
@@ -93,8 +97,9 @@ def unique_values(x: ArrayLike, /) -> Tensor:
     return _unique(x, False, False)[0]
 
 
-def _np_unique(ar, return_index=False, return_inverse=False, return_counts=False,
-               axis=None, *, equal_nan=True, sorted=True):   # noqa: A002  (NumPy's name)
+def _np_unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
+               return_counts: bool = False, axis: Any = None, *, equal_nan: bool = True,
+               sorted: bool = True) -> Tensor | tuple[Tensor, ...]:   # noqa: A002  (NumPy's name)
     """``numpy.unique`` on tensors, NumPy's semantics (NaNs merged unless
     ``equal_nan=False``; ``axis`` gives unique slices). The values are differentiable
     (a gather at the first occurrences); the other outputs are int64 tensors."""
@@ -104,8 +109,10 @@ def _np_unique(ar, return_index=False, return_inverse=False, return_counts=False
         x, ax = ravel(x), 0
     else:
         ax = _axis(axis, x.ndim)
-    res = list(np.unique(x._data, return_index=True, return_inverse=return_inverse,
-                         return_counts=return_counts, axis=axis, equal_nan=equal_nan))
+    # numpy's stubs overload unique only on Literal flags (no plain-bool variant)
+    res = list(np.unique(x._data, return_index=True,  # type: ignore[call-overload]
+                         return_inverse=return_inverse, return_counts=return_counts,
+                         axis=axis, equal_nan=equal_nan))
     values = _take_distinct(x, res[1], ax)
     if return_inverse and axis is None:
         res[2] = res[2].reshape(shape)   # NumPy 2: the inverse has the input's shape
@@ -115,19 +122,19 @@ def _np_unique(ar, return_index=False, return_inverse=False, return_counts=False
     return (values, *extra)
 
 
-def _np_unique_all(x):
+def _np_unique_all(x: Any) -> UniqueAllResult:
     return unique_all(x)
 
 
-def _np_unique_counts(x):
+def _np_unique_counts(x: Any) -> UniqueCountsResult:
     return unique_counts(x)
 
 
-def _np_unique_inverse(x):
+def _np_unique_inverse(x: Any) -> UniqueInverseResult:
     return unique_inverse(x)
 
 
-def _np_unique_values(x):
+def _np_unique_values(x: Any) -> Tensor:
     return unique_values(x)
 
 

@@ -22,7 +22,9 @@ Integer and bool tensors sort too (no gradient).
 """
 from __future__ import annotations
 
-from numpy.typing import ArrayLike
+from typing import Any
+
+from numpy.typing import ArrayLike, NDArray
 
 import numpy as np
 
@@ -36,7 +38,7 @@ from .structure import _axis, ravel
 __all__ = ["sort", "argsort"]
 
 
-def _check_sortable(name, x):
+def _check_sortable(name: str, x: Tensor) -> None:
     if x._data.dtype.kind == "c":
         raise DTypeError(
             f"{name}: complex numbers are not ordered, so a complex tensor of dtype "
@@ -45,7 +47,7 @@ def _check_sortable(name, x):
             f"(or tf.abs(x) as the key)")
 
 
-def _argsort_np(d, axis, descending):
+def _argsort_np(d: NDArray[Any], axis: int, descending: bool) -> NDArray[Any]:
     """The stable sorting permutation of ``d`` along ``axis`` (int64)."""
     if not descending:
         return np.argsort(d, axis=axis, kind="stable")
@@ -60,23 +62,23 @@ def _argsort_np(d, axis, descending):
 # ctx = (p, axis): gather y = take_along_axis(x, p); scatter z with z[p_j] = g_j, i.e.
 # put_along_axis(empty, p, g). p is a permutation, so every entry of z is written once.
 
-def _gather_np(a, ctx):
+def _gather_np(a: Any, ctx: Any) -> Any:
     return np.take_along_axis(a, ctx[0], ctx[1])
 
 
-def _scatter_np(g, ctx):
+def _scatter_np(g: Any, ctx: Any) -> Any:
     out = np.empty(g.shape, dtype=g.dtype)
     np.put_along_axis(out, ctx[0], g, ctx[1])
     return out
 
 
-def _gather(a, ctx):
+def _gather(a: Any, ctx: Any) -> Any:
     if isinstance(a, Tensor):
         return apply1(_gather_op, (a,), _gather_np(a._data, ctx), ctx=ctx)
     return _gather_np(a, ctx)
 
 
-def _scatter(g, ctx):
+def _scatter(g: Any, ctx: Any) -> Any:
     if isinstance(g, Tensor):
         return apply1(_scatter_op, (g,), _scatter_np(g._data, ctx), ctx=ctx)
     return _scatter_np(g, ctx)
@@ -98,17 +100,18 @@ def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
     ``descending``). The sort is always stable (``stable=False`` is allowed and gives the
     same result). Complex tensors raise DTypeError.
     """
-    x = to_tensor(x)
-    _check_sortable("sort", x)
-    d = x._data
+    t: Tensor = to_tensor(x)
+    _check_sortable("sort", t)
+    d = t._data
     axis = _axis(axis, d.ndim)
-    if x._node is None and x._fw is None:
+    if t._node is None and t._fw is None:
         # nothing to differentiate: no permutation needed for an ascending sort
         if not descending:
             return Tensor._wrap(np.sort(d, axis=axis, kind="stable"))
         return Tensor._wrap(_gather_np(d, (_argsort_np(d, axis, True), axis)))
     ctx = (_argsort_np(d, axis, descending), axis)
-    return apply1(_gather_op, (x,), _gather_np(d, ctx), ctx=ctx)
+    y: Tensor = apply1(_gather_op, (t,), _gather_np(d, ctx), ctx=ctx)
+    return y
 
 
 def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
@@ -116,14 +119,15 @@ def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
     """The indices that sort ``x`` along ``axis`` (int64, no gradient), stable: equal
     entries keep their order, also with ``descending=True``. NaN sorts last (first when
     descending). Complex tensors raise DTypeError."""
-    x = to_tensor(x)
-    _check_sortable("argsort", x)
-    d = x._data
+    t: Tensor = to_tensor(x)
+    _check_sortable("argsort", t)
+    d = t._data
     axis = _axis(axis, d.ndim)
     return Tensor._wrap(_argsort_np(d, axis, descending).astype(np.int64, copy=False))
 
 
-def _np_sort(a, axis=-1, kind=None, order=None, *, stable=None):
+def _np_sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
+             stable: Any = None) -> Tensor:
     """``numpy.sort`` on tensors: tf.sort (stable for every ``kind``); axis=None sorts
     the flattened tensor."""
     if order is not None:
@@ -135,7 +139,8 @@ def _np_sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return sort(a, axis=axis)
 
 
-def _argsort_method(self, axis=-1, kind=None, order=None, *, descending=False, stable=None):
+def _argsort_method(self: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
+                    descending: bool = False, stable: Any = None) -> Tensor:
     """``t.argsort(axis)`` (NumPy's method; also takes ``descending=``): int64 tensor."""
     if axis is None:
         return argsort(ravel(self), axis=0, descending=descending)

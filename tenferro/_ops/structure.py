@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from numpy.typing import ArrayLike, DTypeLike
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 import operator
 
@@ -40,18 +40,18 @@ __all__ = [
 ]
 
 
-def _axis(a, ndim, name="axis"):
+def _axis(a: Any, ndim: int, name: str = "axis") -> int:
     """One axis as a non-negative int (AxisError when out of range)."""
     try:
-        a = operator.index(a)
+        i = operator.index(a)
     except TypeError:
         raise AxisError(f"{name} must be an int, got {a!r}") from None
-    if not -ndim <= a < ndim:
-        raise AxisError(f"{name} {a} is out of bounds for a tensor of dimension {ndim}")
-    return a % ndim
+    if not -ndim <= i < ndim:
+        raise AxisError(f"{name} {i} is out of bounds for a tensor of dimension {ndim}")
+    return i % ndim
 
 
-def _axes(axes, ndim, name="axis"):
+def _axes(axes: Any, ndim: int, name: str = "axis") -> tuple[int, ...]:
     """An int or a sequence of ints (or None: all axes) as a tuple of distinct
     non-negative axes, in the order given."""
     if axes is None:
@@ -71,46 +71,51 @@ _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[
                     lambda ctx, ts, xs, ys: (ts[0].reshape(ys[0].shape),))
 
 
-def reshape(x: ArrayLike, /, shape: int | tuple[int, ...], *more: int,
+def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
             copy: bool | None = None) -> Tensor:
     """``x`` with a new shape (one entry may be -1), like ``numpy.reshape``; also
     ``reshape(x, 4, 3)``. ``copy=True`` gives a payload of its own, ``copy=False`` raises
     ValueError where NumPy would have to copy."""
+    # the shape as given (an int, a tuple, or the ints of reshape(x, 4, 3)); NumPy checks it
+    dims: Any = shape
     if more:
-        shape = (shape,) + more
+        dims = (shape,) + more
     elif isinstance(shape, list):
-        shape = tuple(shape)
-    x = to_tensor(x)
+        dims = tuple(shape)
+    t: Tensor = to_tensor(x)
     try:
-        out = np.reshape(x._data, shape, copy=copy) if copy is not None else \
-            x._data.reshape(shape)
+        out = np.reshape(t._data, dims, copy=copy) if copy is not None else \
+            t._data.reshape(dims)
     except ValueError as e:
         if copy is False and "copy" in str(e):
-            raise ValueError(f"reshape: {x.shape} -> {shape} needs a copy, but copy=False "
+            raise ValueError(f"reshape: {t.shape} -> {dims} needs a copy, but copy=False "
                              "was passed") from None
-        raise ShapeError(f"cannot reshape a tensor of shape {x.shape} to {shape}: {e}") \
+        raise ShapeError(f"cannot reshape a tensor of shape {t.shape} to {dims}: {e}") \
             from None
     except TypeError as e:
-        raise ShapeError(f"cannot reshape a tensor of shape {x.shape} to {shape}: {e}") \
+        raise ShapeError(f"cannot reshape a tensor of shape {t.shape} to {dims}: {e}") \
             from None
-    return apply1(_reshape_op, (x,), out)
+    y: Tensor = apply1(_reshape_op, (t,), out)
+    return y
 
 
-def _reshape_method(self, *shape, copy=None):
+def _reshape_method(self: Tensor, *shape: Any, copy: bool | None = None) -> Tensor:
     # ndarray.reshape's spellings: t.reshape(4, 3), t.reshape((4, 3))
     if len(shape) == 1:
         return reshape(self, shape[0], copy=copy)
     return reshape(self, shape, copy=copy)
 
 
-def _reshape_to(x, shape):
+def _reshape_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``x`` (a Tensor) with the already-validated ``shape`` (x itself when unchanged)."""
     if x._data.shape == shape:
         return x
-    return apply1(_reshape_op, (x,), x._data.reshape(shape))
+    y: Tensor = apply1(_reshape_op, (x,), x._data.reshape(shape))
+    return y
 
 
-def _np_reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+def _np_reshape(a: ArrayLike, shape: Any = None, order: str = "C", *, newshape: Any = None,
+                copy: bool | None = None) -> Tensor:
     """``numpy.reshape`` on Tensors (C order only)."""
     if order != "C":
         raise ShapeError(f"reshape supports order='C' only, got order={order!r}")
@@ -121,33 +126,33 @@ def ravel(x: ArrayLike, order: str = "C") -> Tensor:
     """``x`` as a 1-D tensor (C order), like ``numpy.ravel``."""
     if order != "C":
         raise ShapeError(f"ravel supports order='C' only, got order={order!r}")
-    x = to_tensor(x)
-    return _reshape_to(x, (x._data.size,))
+    t: Tensor = to_tensor(x)
+    return _reshape_to(t, (t._data.size,))
 
 
 def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge axes ``start_dim..end_dim`` (all by default) into one, like ``torch.flatten``."""
-    x = to_tensor(x)
-    shape = x._data.shape
+    t: Tensor = to_tensor(x)
+    shape = t._data.shape
     if not shape:
-        return _reshape_to(x, (1,))
+        return _reshape_to(t, (1,))
     s = _axis(start_dim, len(shape), "start_dim")
     e = _axis(end_dim, len(shape), "end_dim")
     if s > e:
         raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
                          f"for a tensor of dimension {len(shape)}")
-    return _reshape_to(x, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
+    return _reshape_to(t, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
 
 
 def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...] = 0) -> Tensor:
     """``x`` with length-1 axes inserted at ``axis`` (an int or a tuple of positions in
     the result); an axis out of range raises AxisError (also an IndexError)."""
-    x = to_tensor(x)
-    shape = x._data.shape
+    t: Tensor = to_tensor(x)
+    shape = t._data.shape
     ndim = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
     axes = _axes(axis, ndim)
     it = iter(shape)
-    return _reshape_to(x, tuple(1 if i in axes else next(it) for i in range(ndim)))
+    return _reshape_to(t, tuple(1 if i in axes else next(it) for i in range(ndim)))
 
 
 def unsqueeze(x: ArrayLike, dim: int) -> Tensor:
@@ -157,16 +162,16 @@ def unsqueeze(x: ArrayLike, dim: int) -> Tensor:
 
 def squeeze(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` without its length-1 axes (only those in ``axis`` when given)."""
-    x = to_tensor(x)
-    shape = x._data.shape
+    t: Tensor = to_tensor(x)
+    shape = t._data.shape
     if axis is None:
-        return _reshape_to(x, tuple(n for n in shape if n != 1))
+        return _reshape_to(t, tuple(n for n in shape if n != 1))
     axes = _axes(axis, len(shape))
     for a in axes:
         if shape[a] != 1:
             raise ShapeError(f"cannot squeeze axis {a} of a tensor of shape {shape}: "
                              f"it has length {shape[a]}, not 1")
-    return _reshape_to(x, tuple(n for i, n in enumerate(shape) if i not in axes))
+    return _reshape_to(t, tuple(n for i, n in enumerate(shape) if i not in axes))
 
 
 # Below this many elements broadcast_to copies: np.empty + assignment costs ~0.5 µs where
@@ -175,7 +180,7 @@ def squeeze(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
 _BROADCAST_COPY_MAX = 4096
 
 
-def _broadcast_payload(d, shape):
+def _broadcast_payload(d: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
     """``numpy.broadcast_to(d, shape)`` as a read-only array: a copy when small, NumPy's
     view otherwise. Raises ValueError when ``d`` does not broadcast to ``shape``."""
     size = 1
@@ -194,23 +199,24 @@ _broadcast_op = defop("broadcast_to",
                       lambda ctx, ts, xs, ys: (np.broadcast_to(ts[0], ys[0].shape),))
 
 
-def broadcast_to(x: ArrayLike, shape: int | tuple[int, ...]) -> Tensor:
+def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Tensor:
     """``x`` broadcast to ``shape``, like ``numpy.broadcast_to`` (read-only; a view of ``x``
     when the result has more than 4096 elements, a copy otherwise)."""
-    x = to_tensor(x)
+    t: Tensor = to_tensor(x)
     shape = tuple(shape)
-    if x.shape == shape:
-        return x
+    if t.shape == shape:
+        return t
     try:
-        out = _broadcast_payload(x._data, shape)
+        out = _broadcast_payload(t._data, shape)
     except ValueError:
-        raise ShapeError(f"cannot broadcast a tensor of shape {x.shape} to {shape}") from None
-    return apply1(_broadcast_op, (x,), out)
+        raise ShapeError(f"cannot broadcast a tensor of shape {t.shape} to {shape}") from None
+    y: Tensor = apply1(_broadcast_op, (t,), out)
+    return y
 
 
 # ---- axis permutations ------------------------------------------------------------------
 
-def _inverse(perm):
+def _inverse(perm: Sequence[int]) -> tuple[int, ...]:
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
@@ -224,58 +230,61 @@ _transpose_op = defop(
     lambda ctx, ts, xs, ys: (np.transpose(ts[0], ctx),))
 
 
-def _permuted(x, perm):
+def _permuted(x: Tensor, perm: tuple[int, ...]) -> Tensor:
     """Apply the validated permutation ``perm`` (x itself for the identity)."""
     if perm == tuple(range(len(perm))):
         return x
-    return apply1(_transpose_op, (x,), x._data.transpose(perm), ctx=perm)
+    y: Tensor = apply1(_transpose_op, (x,), x._data.transpose(perm), ctx=perm)
+    return y
 
 
 def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
     """Permute the axes (reverse them by default), like ``numpy.transpose``."""
-    x = to_tensor(x)
-    ndim = x._data.ndim
+    t: Tensor = to_tensor(x)
+    ndim = t._data.ndim
     if axes is None:
-        return _permuted(x, tuple(range(ndim - 1, -1, -1)))
+        return _permuted(t, tuple(range(ndim - 1, -1, -1)))
     perm = _axes(axes, ndim, "axes")
     if len(perm) != ndim:
         raise ShapeError(f"axes {tuple(axes)!r} do not match a tensor of dimension {ndim}: "
                          f"give a permutation of all {ndim} axes")
-    return _permuted(x, perm)
+    return _permuted(t, perm)
 
 
-def permute(x: ArrayLike, *axes: int | tuple[int, ...]) -> Tensor:
+def permute(x: ArrayLike, *axes: int | Sequence[int]) -> Tensor:
     """Permute the axes (PyTorch spelling): ``permute(x, 2, 0, 1)`` or
     ``permute(x, (2, 0, 1))``."""
+    perm: Sequence[Any] = axes
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-        axes = tuple(axes[0])
-    return transpose(x, axes)
+        perm = tuple(axes[0])
+    return transpose(x, perm)
 
 
-def _transpose_method(self, *axes):
+def _transpose_method(self: Tensor, *axes: Any) -> Tensor:
     # NumPy's ndarray.transpose: t.transpose(), t.transpose(1, 0), t.transpose((1, 0))
     if not axes or (len(axes) == 1 and axes[0] is None):
         return transpose(self)
+    perm: Sequence[Any] = axes
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-        axes = axes[0]
-    return transpose(self, axes)
+        perm = axes[0]
+    return transpose(self, perm)
 
 
 def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Tensor:
     """Exchange two axes, like ``numpy.swapaxes``."""
-    x = to_tensor(x)
-    ndim = x._data.ndim
+    t: Tensor = to_tensor(x)
+    ndim = t._data.ndim
     a, b = _axis(axis1, ndim, "axis1"), _axis(axis2, ndim, "axis2")
     perm = list(range(ndim))
     perm[a], perm[b] = b, a
-    return _permuted(x, tuple(perm))
+    return _permuted(t, tuple(perm))
 
 
 def moveaxis(x: ArrayLike, source: int | tuple[int, ...], destination: int | tuple[int,
              ...]) -> Tensor:
     """Move axes to new positions (the others keep their order), like ``numpy.moveaxis``."""
-    x = to_tensor(x)
-    ndim = x._data.ndim
+    t: Tensor = to_tensor(x)
+    ndim = t._data.ndim
     src = _axes(source, ndim, "source")
     dst = _axes(destination, ndim, "destination")
     if len(src) != len(dst):
@@ -284,26 +293,29 @@ def moveaxis(x: ArrayLike, source: int | tuple[int, ...], destination: int | tup
     perm = [a for a in range(ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return _permuted(x, tuple(perm))
+    return _permuted(t, tuple(perm))
 
 
 def matrix_transpose(x: ArrayLike) -> Tensor:
     """Swap the last two axes (``t.mT``)."""
-    x = to_tensor(x)
-    if x._data.ndim < 2:
+    t: Tensor = to_tensor(x)
+    if t._data.ndim < 2:
         raise ShapeError(f"matrix transpose needs a tensor of dimension >= 2, got shape "
-                         f"{x.shape}; use .T for vectors or reshape first")
-    return swapaxes(x, -1, -2)
+                         f"{t.shape}; use .T for vectors or reshape first")
+    return swapaxes(t, -1, -2)
 
 
-def _mH(x):
-    # conjugate transpose through the elementwise conj op (np.conj dispatches to it)
-    return np.conj(matrix_transpose(x))
+def _mH(x: Tensor) -> Tensor:
+    # conjugate transpose through the elementwise conj op (np.conj dispatches to it;
+    # NumPy's stubs type np.conj of an array-like as an ndarray)
+    return np.conj(matrix_transpose(x))  # type: ignore[return-value]
 
 
-Tensor.T = property(transpose, doc="The tensor with its axes reversed (like ndarray.T).")
-Tensor.mT = property(matrix_transpose, doc="Transpose of the last two axes.")
-Tensor.mH = property(_mH, doc="Conjugate transpose of the last two axes.")
+# setattr: Tensor declares these properties for type checkers only (_tensor.py)
+setattr(Tensor, "T",
+        property(transpose, doc="The tensor with its axes reversed (like ndarray.T)."))
+setattr(Tensor, "mT", property(matrix_transpose, doc="Transpose of the last two axes."))
+setattr(Tensor, "mH", property(_mH, doc="Conjugate transpose of the last two axes."))
 
 # ---- indexing ---------------------------------------------------------------------------
 # y = x[key] gathers; its adjoint scatters ȳ into zeros of x's shape, adding at repeated
@@ -314,7 +326,7 @@ Tensor.mH = property(_mH, doc="Conjugate transpose of the last two axes.")
 _BASIC = (int, np.integer, slice, type(None), type(Ellipsis))
 
 
-def _index_array(k):
+def _index_array(k: Any) -> Any:
     """An index entry given as Tensor/list/ndarray, as an ndarray of ints or bools."""
     if isinstance(k, Tensor):
         k = k._data
@@ -330,14 +342,14 @@ def _index_array(k):
     return k
 
 
-def _index_key(key):
+def _index_key(key: Any) -> tuple[tuple[Any, ...], bool]:
     """``key`` as a tuple ending in Ellipsis (so results are arrays, never scalars) and
     whether each position is hit at most once."""
     if type(key) is not tuple:
         key = (key,)
     unique = True
     has_ellipsis = False
-    out = None
+    out: list[Any] | None = None
     for i, k in enumerate(key):
         if isinstance(k, _BASIC) and k is not True and k is not False:
             if k is Ellipsis:
@@ -358,12 +370,12 @@ def _index_key(key):
     return key, unique
 
 
-def _gather(a, key):
+def _gather(a: Any, key: Any) -> Any:
     """``a[key]`` on an ndarray or a Tensor (key already normalized)."""
     return a[key]
 
 
-def _scatter(g, key, shape, unique):
+def _scatter(g: Any, key: Any, shape: tuple[int, ...], unique: bool) -> Any:
     """Zeros of ``shape`` with ``g`` added at ``key``, on an ndarray or a Tensor."""
     if isinstance(g, Tensor):
         return apply1(_index_add_op, (g,), _scatter_np(g._data, key, shape, unique),
@@ -371,7 +383,7 @@ def _scatter(g, key, shape, unique):
     return _scatter_np(g, key, shape, unique)
 
 
-def _scatter_np(g, key, shape, unique):
+def _scatter_np(g: Any, key: Any, shape: tuple[int, ...], unique: bool) -> NDArray[Any]:
     z = np.zeros(shape, dtype=g.dtype)
     if unique:
         z[key] = g
@@ -380,7 +392,7 @@ def _scatter_np(g, key, shape, unique):
     return z
 
 
-def _add_at_key(buf, v, ctx):
+def _add_at_key(buf: NDArray[Any], v: Any, ctx: Any) -> None:
     """buf[key] += v in place (np.add.at where an integer array may repeat positions)."""
     key, unique = ctx
     if unique:
@@ -393,7 +405,7 @@ def _add_at_key(buf, v, ctx):
 _GETITEM_SCATTER = ScatterKind("getitem", _add_at_key, lambda g, ctx: _gather(g, ctx[0]))
 
 
-def _getitem_vjp(ctx, needs, gs, xs, ys):
+def _getitem_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     x = xs[0]
     return (SparseCotangent(x.shape, x.dtype, _GETITEM_SCATTER, ctx, gs[0]),)
 
@@ -409,7 +421,7 @@ _index_add_op = defop(
     lambda ctx, ts, xs, ys: (_scatter(ts[0], *ctx),))
 
 
-def getitem(x, key):
+def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``: NumPy basic and advanced (integer-array, boolean-mask) indexing.
 
     Index arrays are constants; a Tensor used as an index must hold integer values.
@@ -421,17 +433,18 @@ def getitem(x, key):
         out = d[key]
     except IndexError as e:
         raise IndexingError(f"{e} (indexing a tensor of shape {d.shape})") from None
-    return apply1(_getitem_op, (x,), out, ctx=(key, unique))
+    y: Tensor = apply1(_getitem_op, (x,), out, ctx=(key, unique))
+    return y
 
 
 # ---- joins ------------------------------------------------------------------------------
 
-def _zeros_for(ts, xs, dtype):
+def _zeros_for(ts: Any, xs: Any, dtype: Any) -> list[Any]:
     """Tangents with structural zeros (None) replaced by zeros of the input's shape."""
     return [np.zeros(x.shape, dtype) if t is None else t for t, x in zip(ts, xs)]
 
 
-def _stack_vjp(ctx, needs, gs, xs, ys):
+def _stack_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     g, lead = gs[0], (slice(None),) * ctx
     return tuple(g[lead + (i, Ellipsis)] if needs[i] else None for i in range(len(xs)))
 
@@ -440,7 +453,7 @@ _stack_op = defop("stack", _stack_vjp,
                   lambda ctx, ts, xs, ys: (np.stack(_zeros_for(ts, xs, ys[0].dtype), ctx),))
 
 
-def _tensors(tensors, name):
+def _tensors(tensors: Any, name: str) -> tuple[Tensor, ...]:
     if isinstance(tensors, (Tensor, np.ndarray)):
         raise ShapeError(f"{name} takes a sequence of tensors, not a single tensor")
     ts = tuple(to_tensor(t) for t in tensors)
@@ -458,10 +471,11 @@ def stack(tensors: Sequence[ArrayLike], axis: int = 0) -> Tensor:
             raise ShapeError(f"stack needs tensors of one shape, got shapes "
                              f"{', '.join(str(u.shape) for u in ts)}")
     axis = _axis(axis, len(shape) + 1)
-    return apply1(_stack_op, ts, np.stack([t._data for t in ts], axis), ctx=axis)
+    y: Tensor = apply1(_stack_op, ts, np.stack([t._data for t in ts], axis), ctx=axis)
+    return y
 
 
-def _concat_vjp(ctx, needs, gs, xs, ys):
+def _concat_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     g, lead = gs[0], (slice(None),) * ctx
     out, start = [], 0
     for x, need in zip(xs, needs):
@@ -493,7 +507,8 @@ def concatenate(tensors: Sequence[ArrayLike], axis: int | None = 0) -> Tensor:
         raise ShapeError(
             f"concatenate along axis {axis} needs tensors whose shapes agree except on that "
             f"axis, got shapes {', '.join(str(t.shape) for t in ts)}") from None
-    return apply1(_concat_op, ts, out, ctx=axis)
+    y: Tensor = apply1(_concat_op, ts, out, ctx=axis)
+    return y
 
 
 concat = concatenate
@@ -502,7 +517,8 @@ concat = concatenate
 # diagonal (a copy) and diag_embed (a diagonal written into zeros) are adjoint.
 
 
-def _diag_axes(shape, offset, axis1, axis2):
+def _diag_axes(shape: tuple[int, ...], offset: Any, axis1: Any,
+               axis2: Any) -> tuple[int, int, int]:
     ndim = len(shape)
     if ndim < 2:
         raise ShapeError(f"diagonal needs a tensor of dimension >= 2, got shape {shape}")
@@ -512,26 +528,26 @@ def _diag_axes(shape, offset, axis1, axis2):
     return (operator.index(offset), a1, a2)
 
 
-def _diag_len(shape, offset, a1, a2):
+def _diag_len(shape: tuple[int, ...], offset: int, a1: int, a2: int) -> int:
     n1, n2 = shape[a1], shape[a2]
     return max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
 
 
-def _diagonal(a, diag):
+def _diagonal(a: Any, diag: tuple[int, int, int]) -> Any:
     """The diagonal ``diag = (offset, axis1, axis2)`` of an ndarray (a copy) or a Tensor."""
     if isinstance(a, Tensor):
         return apply1(_diagonal_op, (a,), np.diagonal(a._data, *diag).copy(), ctx=diag)
     return np.diagonal(a, *diag).copy()
 
 
-def _embed(g, shape, diag):
+def _embed(g: Any, shape: tuple[int, ...], diag: tuple[int, int, int]) -> Any:
     """Zeros of ``shape`` with the diagonal ``diag`` set to ``g``, on ndarrays or Tensors."""
     if isinstance(g, Tensor):
         return apply1(_embed_op, (g,), _embed_np(g._data, shape, diag), ctx=(shape, diag))
     return _embed_np(g, shape, diag)
 
 
-def _embed_np(g, shape, diag):
+def _embed_np(g: Any, shape: tuple[int, ...], diag: tuple[int, int, int]) -> NDArray[Any]:
     offset, a1, a2 = diag
     z = np.zeros(shape, dtype=g.dtype)
     n = g.shape[-1]
@@ -542,7 +558,7 @@ def _embed_np(g, shape, diag):
     return z
 
 
-def _add_diagonal(buf, v, diag):
+def _add_diagonal(buf: NDArray[Any], v: Any, diag: tuple[int, int, int]) -> None:
     """The diagonal ``diag`` of buf += v in place (distinct positions)."""
     offset, a1, a2 = diag
     n = v.shape[-1]
@@ -554,7 +570,7 @@ def _add_diagonal(buf, v, diag):
 _DIAGONAL_SCATTER = ScatterKind("diagonal", _add_diagonal, lambda g, diag: _diagonal(g, diag))
 
 
-def _diagonal_vjp(ctx, needs, gs, xs, ys):
+def _diagonal_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     x = xs[0]
     return (SparseCotangent(x.shape, x.dtype, _DIAGONAL_SCATTER, ctx, gs[0]),)
 
@@ -569,25 +585,27 @@ _embed_op = defop("diag_embed",
 
 def diagonal(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     """The diagonal(s) as a new tensor, like ``numpy.diagonal`` (the diagonal axis last)."""
-    x = to_tensor(x)
-    return _diagonal(x, _diag_axes(x.shape, offset, axis1, axis2))
+    t: Tensor = to_tensor(x)
+    y: Tensor = _diagonal(t, _diag_axes(t.shape, offset, axis1, axis2))
+    return y
 
 
 def diag(v: ArrayLike, k: int = 0) -> Tensor:
     """``numpy.diag``: a 1-D tensor becomes a matrix with it on diagonal ``k``; a matrix
     gives its ``k``-th diagonal."""
-    v = to_tensor(v)
-    if v.ndim == 1:
+    t: Tensor = to_tensor(v)
+    if t.ndim == 1:
         k = operator.index(k)
-        n = v.shape[0] + abs(k)
-        return _embed(v, (n, n), (k, 0, 1))
-    if v.ndim == 2:
-        return diagonal(v, k)
-    raise ShapeError(f"diag takes a 1-D or 2-D tensor, got shape {v.shape}; use diagonal "
+        n = t.shape[0] + abs(k)
+        y: Tensor = _embed(t, (n, n), (k, 0, 1))
+        return y
+    if t.ndim == 2:
+        return diagonal(t, k)
+    raise ShapeError(f"diag takes a 1-D or 2-D tensor, got shape {t.shape}; use diagonal "
                      "for stacks of matrices")
 
 
-def _trace_vjp(ctx, needs, gs, xs, ys):
+def _trace_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # x̄ = ȳ placed on every entry of the diagonal
     diag, n = ctx
     g = gs[0]
@@ -602,15 +620,16 @@ _trace_op = defop("trace", _trace_vjp,
 
 def trace(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     """Sum along a diagonal, like ``numpy.trace``."""
-    x = to_tensor(x)
-    diag = _diag_axes(x.shape, offset, axis1, axis2)
-    out = np.asarray(np.trace(x._data, *diag))
-    return apply1(_trace_op, (x,), out, ctx=(diag, _diag_len(x.shape, *diag)))
+    t: Tensor = to_tensor(x)
+    diag = _diag_axes(t.shape, offset, axis1, axis2)
+    out = np.asarray(np.trace(t._data, *diag))
+    y: Tensor = apply1(_trace_op, (t,), out, ctx=(diag, _diag_len(t.shape, *diag)))
+    return y
 
 
 # ---- products ---------------------------------------------------------------------------
 
-def _matmul_vjp(ctx, needs, gs, xs, ys):
+def _matmul_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # C = A B (batched, A: ...×m×k, B: ...×k×n):  Ā = C̄ Bᴴ,  B̄ = Aᴴ C̄, each summed over
     # the batch dims its operand was broadcast along. A 1-D operand is a 1×k row (a) or
     # k×1 column (b) whose added axis is missing from C̄; restore it first.
@@ -634,7 +653,7 @@ def _matmul_vjp(ctx, needs, gs, xs, ys):
     return ga, gb
 
 
-def _matmul_jvp(ctx, ts, xs, ys):
+def _matmul_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ċ = Ȧ B + A Ḃ
     (ta, tb), (a, b) = ts, xs
     out = None if ta is None else np.matmul(ta, b)
@@ -647,7 +666,7 @@ def _matmul_jvp(ctx, ts, xs, ys):
 _matmul_op = defop("matmul", _matmul_vjp, _matmul_jvp)
 
 
-def _matmul_error(sa, sb):
+def _matmul_error(sa: tuple[int, ...], sb: tuple[int, ...]) -> ShapeError:
     if not sa or not sb:
         return ShapeError(f"matmul does not take 0-d operands (shapes {sa} and {sb}); "
                           "use * to multiply by a scalar")
@@ -663,22 +682,26 @@ def _matmul_error(sa, sb):
 
 def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
     """Matrix product with NumPy semantics (1-D operands, broadcast batch dimensions)."""
-    a, b = operands(a, b)
-    ad, bd = a._data, b._data
+    ta: Tensor
+    tb: Tensor
+    ta, tb = operands(a, b)
+    ad, bd = ta._data, tb._data
     try:
         out = np.matmul(ad, bd)
     except ValueError:
         raise _matmul_error(ad.shape, bd.shape) from None
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    return apply1(_matmul_op, (a, b), out)
+    y: Tensor = apply1(_matmul_op, (ta, tb), out)
+    return y
 
 
-def _rmatmul(b, a):
+def _rmatmul(b: Tensor, a: ArrayLike) -> Tensor:
     return matmul(a, b)
 
 
-def _tensordot_axes(axes, sa, sb):
+def _tensordot_axes(axes: Any, sa: tuple[int, ...],
+                    sb: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """NumPy's ``axes`` as two tuples of non-negative axes, with the sizes checked."""
     na, nb = len(sa), len(sb)
     if isinstance(axes, (int, np.integer)):
@@ -704,11 +727,11 @@ def _tensordot_axes(axes, sa, sb):
     return ax_a, ax_b
 
 
-def _argsort(seq):
+def _argsort(seq: Sequence[Any]) -> tuple[int, ...]:
     return tuple(sorted(range(len(seq)), key=seq.__getitem__))
 
 
-def _tensordot_vjp(ctx, needs, gs, xs, ys):
+def _tensordot_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # C[fa, fb] = Σ_c A[fa, c] B[c, fb]  (fa/fb the free axes, c the contracted pairs):
     # Ā[fa, c] = Σ_fb C̄[fa, fb] conj(B)[c, fb],  B̄[c, fb] = Σ_fa conj(A)[fa, c] C̄[fa, fb].
     # tensordot leaves the contracted axes in the other operand's order; transpose back.
@@ -729,7 +752,7 @@ def _tensordot_vjp(ctx, needs, gs, xs, ys):
     return ga, gb
 
 
-def _tensordot_jvp(ctx, ts, xs, ys):
+def _tensordot_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     (ta, tb), (a, b) = ts, xs
     out = None if ta is None else np.tensordot(ta, b, ctx)
     if tb is not None:
@@ -741,16 +764,19 @@ def _tensordot_jvp(ctx, ts, xs, ys):
 _tensordot_op = defop("tensordot", _tensordot_vjp, _tensordot_jvp, batched=False)
 
 
-def tensordot(a: ArrayLike, b: ArrayLike, axes: Any = 2) -> Tensor:
+def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int | Sequence[int]] = 2) -> Tensor:
     """Sum of products over the axes ``axes``, like ``numpy.tensordot``: an int ``n``
     contracts the last n axes of ``a`` with the first n of ``b``; a pair of axis lists
     contracts them pairwise. The result has a's free axes, then b's."""
-    a, b = operands(a, b)
-    ctx = _tensordot_axes(axes, a._data.shape, b._data.shape)
-    out = np.tensordot(a._data, b._data, ctx)
+    ta: Tensor
+    tb: Tensor
+    ta, tb = operands(a, b)
+    ctx = _tensordot_axes(axes, ta._data.shape, tb._data.shape)
+    out = np.tensordot(ta._data, tb._data, ctx)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    return apply1(_tensordot_op, (a, b), out, ctx=ctx)
+    y: Tensor = apply1(_tensordot_op, (ta, tb), out, ctx=ctx)
+    return y
 
 
 # ---- dtype ------------------------------------------------------------------------------
@@ -770,33 +796,36 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
     ``real``/``abs`` explicitly. ``copy=False`` returns ``x`` itself when the dtype is
     already ``dtype``; with ``copy=True`` (the default) the result is a new tensor.
     """
-    x = to_tensor(x)
+    t: Tensor = to_tensor(x)
     dt = _dtypes.as_dtype(dtype)
     if device is not None and device != "cpu":
         raise ValueError(f"astype: tenferro tensors live on the CPU, got device={device!r}")
-    src = x._data.dtype
+    src = t._data.dtype
     if dt == src:
-        return _fresh(x) if copy else x
+        return _fresh(t) if copy else t
     if src.kind == "c" and dt.kind != "c":
         raise DTypeError(f"astype: casting complex ({src}) to real ({dt}) would drop the "
                          "imaginary part; take .real (or abs()) first if that is what you mean")
     if dt not in _dtypes.DIFFERENTIABLE:
-        return Tensor._wrap(x._data.astype(dt))
-    return apply1(_astype_op, (x,), x._data.astype(dt))
+        return Tensor._wrap(t._data.astype(dt))
+    y: Tensor = apply1(_astype_op, (t,), t._data.astype(dt))
+    return y
 
 
-def _np_astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+def _np_astype(self: Tensor, dtype: DTypeLike, order: str = "K", casting: str = "unsafe",
+               subok: bool = True, copy: bool = True) -> Tensor:
     """``ndarray.astype``'s spelling as a Tensor method."""
     return astype(self, dtype, copy=copy)
 
 
-def _fresh(x):
+def _fresh(x: Tensor) -> Tensor:
     """A new tensor object with x's value and place in the graph (a differentiable copy of
     a tensor that requires grad, an alias of the payload otherwise: tensors are never
     written in place, so the alias cannot be changed through x). A forward-mode tangent
     travels too (a dual tensor has no node)."""
     if x._node is not None or x._fw is not None:
-        return apply1(_astype_op, (x,), x._data.copy())
+        y: Tensor = apply1(_astype_op, (x,), x._data.copy())
+        return y
     return Tensor._wrap(x._data)
 
 

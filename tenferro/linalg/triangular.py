@@ -33,7 +33,7 @@ from .._errors import LinAlgError, ShapeError
 from .._tensor import Tensor
 from .._ops._util import broadcast_shape, float_tensor, unbroadcast
 from .._ops.manipulation import tril as _tril, triu as _triu
-from .._ops.registry import defop, register
+from .._ops.registry import Op, defop, register
 from ..builders import builder
 from ._common import check_finite_or_raise, matrix_input
 
@@ -169,7 +169,7 @@ def _primal(a: Any, b: Any, lower: Any, trans: Any, unit: Any, left: Any,
     return _trsm(a, b, lower, trans, unit, left, check)
 
 
-_solve_op = None  # defined below (the rules refer to trsolve, which refers to the op)
+_solve_op: Op = None  # type: ignore[assignment]  # defined below (the rules refer to trsolve, which refers to the op)
 
 
 def trsolve(a: Any, b: Any, lower: Any = False, trans: Any = 0, unit_diagonal: Any = False,
