@@ -104,8 +104,11 @@ import inspect
 import math
 import operator
 import warnings
+from typing import Any, Callable, Literal, NoReturn, Sequence, SupportsIndex, TypeAlias, \
+    TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 import tenferro as tf   # the package, partly initialised now; used at call time only
@@ -116,27 +119,31 @@ from ._ops.registry import register, register_nondiff
 from ._ops._util import floating, payload
 from ._tensor import Tensor, _find_tracked, _on_payloads, _payloads, as_tensor
 
-__all__ = []
+__all__: list[str] = []
 
-CLAIMED = []       # NumPy functions whose tenferro version is defined here
-ELSEWHERE = []     # ... that another module had registered already (theirs is kept)
-INPLACE = []       # NumPy functions that write into their first argument
+CLAIMED: list[Any] = []     # NumPy functions whose tenferro version is defined here
+ELSEWHERE: list[Any] = []   # ... that another module had registered already (theirs is kept)
+INPLACE: list[Any] = []     # NumPy functions that write into their first argument
 _R = np.linalg._linalg   # NumPy's result types: SVDResult(U, S, Vh), EighResult, ...
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_NpFn: TypeAlias = Callable[..., Any]          # a NumPy function or ufunc
+_Axis: TypeAlias = "int | tuple[int, ...] | None"
 
 
 # ---- plumbing ------------------------------------------------------------------------------
 
-def _qualname(f):
+def _qualname(f: Any) -> str:
     mod = getattr(f, "__module__", None) or "numpy"
     return f"{mod}.{f.__name__}".replace("numpy._core.", "numpy.").replace(
         "numpy.linalg._linalg", "numpy.linalg")
 
 
-def _taken(f):
+def _taken(f: object) -> bool:
     return f in registry.UFUNCS or f in registry.FUNCTIONS or f in registry.NONDIFF
 
 
-def _claim(np_fn, fn):
+def _claim(np_fn: _NpFn, fn: Callable[..., Any]) -> None:
     """Register ``fn`` as ``np_fn``'s tenferro version unless another module did."""
     if _taken(np_fn):
         ELSEWHERE.append(np_fn)
@@ -148,7 +155,7 @@ def _claim(np_fn, fn):
     CLAIMED.append(np_fn)
 
 
-def _tensors(r):
+def _tensors(r: Any) -> Any:
     """NumPy's result with every ndarray/NumPy scalar made a (constant) Tensor."""
     if isinstance(r, (np.ndarray, np.generic)):
         return as_tensor(r)
@@ -160,7 +167,7 @@ def _tensors(r):
     return r
 
 
-def _numpy_version(np_fn, *, plain=True):
+def _numpy_version(np_fn: _NpFn, *, plain: bool = True) -> Callable[[_F], _F]:
     """Decorator: the function is ``np_fn``'s tenferro version, registered for it.
 
     ``plain=True``: when no input carries a derivative, NumPy's own result on the payloads
@@ -169,28 +176,30 @@ def _numpy_version(np_fn, *, plain=True):
     and without grad; functions calling the user's code on tensors)."""
     name = _qualname(np_fn)
 
-    def deco(fn):
-        if plain:
-            @functools.wraps(fn)
-            def dispatch(*args, **kwargs):
-                if _find_tracked((args, kwargs)) is None:
-                    return _tensors(np_fn(*_payloads(args, name), **_payloads(kwargs, name)))
-                return fn(*args, **kwargs)
-        else:
-            dispatch = fn
+    def deco(fn: _F) -> _F:
+        if not plain:
+            _claim(np_fn, fn)
+            return fn
+
+        @functools.wraps(fn)
+        def dispatch(*args: Any, **kwargs: Any) -> Any:
+            if _find_tracked((args, kwargs)) is None:
+                return _tensors(np_fn(*_payloads(args, name), **_payloads(kwargs, name)))
+            return fn(*args, **kwargs)
+
         _claim(np_fn, dispatch)
-        return dispatch
+        return cast(_F, dispatch)    # at import only; functools.wraps keeps fn's signature
 
     return deco
 
 
-def _fallback(np_fn, args, kwargs):
+def _fallback(np_fn: _NpFn, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Group 3 for an option without a composition: NumPy's result for plain values,
     UnsupportedADError naming the function when an input carries a derivative."""
     return _on_payloads(np_fn, _qualname(np_fn), False, args, kwargs)
 
 
-def _numpy_check(np_fn, what, *args, **kwargs):
+def _numpy_check(np_fn: _NpFn, what: str, *args: Any, **kwargs: Any) -> NoReturn:
     """For arguments a composition does not handle: NumPy's own error if NumPy rejects
     them (run on the payloads), else UnsupportedADError (a tracked input is present)."""
     name = _qualname(np_fn)
@@ -200,51 +209,52 @@ def _numpy_check(np_fn, what, *args, **kwargs):
     _unsupported(np_fn, what)
 
 
-def _unsupported(np_fn, what):
+def _unsupported(np_fn: _NpFn, what: str) -> NoReturn:
     raise UnsupportedADError(
         f"{_qualname(np_fn)} with {what} has no differentiable tenferro version, and an "
         f"input requires grad, so its gradient would be lost: pass t.detach() to say that "
         f"no gradient should flow, or write it with tf.* ops")
 
 
-def _no_out(np_fn, out):
+def _no_out(np_fn: _NpFn, out: object) -> None:
     if out is not None:
         raise TypeError(f"{_qualname(np_fn)} on tensors: out= is not supported (tensors are "
                         "not written in place); use the returned value")
 
 
-def _arr(x):
+def _arr(x: ArrayLike) -> Tensor:
     """``x`` as a Tensor; sequences holding tracked tensors are stacked differentiably."""
     return x if isinstance(x, Tensor) else tf.asarray(x)
 
 
-def _farr(x):
+def _farr(x: ArrayLike) -> Tensor:
     """``_arr(x)`` with integer/bool payloads as float64."""
-    return floating(_arr(x))
+    r: Tensor = floating(_arr(x))
+    return r
 
 
-def _codes(shape):
+def _codes(shape: tuple[int, ...]) -> NDArray[np.intp]:
     """The positions 0..n-1 of a tensor of ``shape``, laid out in that shape."""
     return np.arange(math.prod(shape), dtype=np.intp).reshape(shape)
 
 
-def _gather(x, codes):
+def _gather(x: Tensor, codes: ArrayLike) -> Tensor:
     """The entries of ``x`` at flat positions ``codes`` (an int ndarray of any shape)."""
     return tf.ravel(x)[np.asarray(codes, dtype=np.intp)]
 
 
-def _rearranged(np_fn, x, *args, **kwargs):
+def _rearranged(np_fn: _NpFn, x: ArrayLike, *args: Any, **kwargs: Any) -> Tensor:
     """``np_fn(x, ...)`` for a function that only moves entries around: NumPy applied to
     the positions of ``x``, then a gather (exact semantics, a gather's derivative)."""
     x = _arr(x)
     return _gather(x, np_fn(_codes(x.shape), *args, **kwargs))
 
 
-def _cast(x, dtype):
+def _cast(x: Tensor, dtype: DTypeLike | None) -> Tensor:
     return x if dtype is None or x.dtype == np.dtype(dtype) else tf.astype(x, np.dtype(dtype))
 
 
-def _payload_of(x):
+def _payload_of(x: Any) -> NDArray[Any]:
     """The ndarray of ``x`` (tensors, nested sequences of tensors, array-likes)."""
     return np.asarray(_payloads(x, "")) if not isinstance(x, Tensor) else x._data
 
@@ -252,7 +262,7 @@ def _payload_of(x):
 # ---- products ------------------------------------------------------------------------------
 
 @_numpy_version(np.dot)
-def _dot(a, b, out=None):
+def _dot(a: ArrayLike, b: ArrayLike, out: object = None) -> Tensor:
     _no_out(np.dot, out)
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
@@ -261,7 +271,7 @@ def _dot(a, b, out=None):
 
 
 @_numpy_version(np.vdot)
-def _vdot(a, b, /):
+def _vdot(a: ArrayLike, b: ArrayLike, /) -> Tensor:
     a, b = tf.ravel(_arr(a)), tf.ravel(_arr(b))
     if a.shape != b.shape:
         raise ShapeError(f"numpy.vdot: the inputs have {a.shape[0]} and {b.shape[0]} entries; "
@@ -270,7 +280,7 @@ def _vdot(a, b, /):
 
 
 @_numpy_version(np.inner)
-def _inner(a, b, /):
+def _inner(a: ArrayLike, b: ArrayLike, /) -> Tensor:
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
@@ -278,13 +288,13 @@ def _inner(a, b, /):
 
 
 @_numpy_version(np.outer)
-def _outer(a, b, out=None):
+def _outer(a: ArrayLike, b: ArrayLike, out: object = None) -> Tensor:
     _no_out(np.outer, out)
     return tf.linalg.outer(tf.ravel(_arr(a)), tf.ravel(_arr(b)))
 
 
 @_numpy_version(np.kron)
-def _kron(a, b):
+def _kron(a: ArrayLike, b: ArrayLike) -> Tensor:
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
@@ -298,7 +308,8 @@ def _kron(a, b):
 
 
 @_numpy_version(np.cross)
-def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+def _cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+           axis: int | None = None) -> Tensor:
     if axis is not None:
         axisa = axisb = axisc = axis
     a = tf.moveaxis(_arr(a), axisa, -1)
@@ -318,27 +329,27 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return tf.moveaxis(c, -1, normalize_axis_index(axisc, c.ndim))
 
 
-def _pad3(v):
+def _pad3(v: Tensor) -> Tensor:
     if v.shape[-1] == 3:
         return v
     return tf.concatenate([v, tf.zeros(v.shape[:-1] + (1,), dtype=v.dtype)], axis=-1)
 
 
 @_numpy_version(np.matvec)
-def _matvec(x1, x2, /, **kwargs):
+def _matvec(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.matvec, kwargs)
     x1, x2 = _arr(x1), _arr(x2)
     return tf.matmul(x1, x2[..., None])[..., 0]
 
 
 @_numpy_version(np.vecmat)
-def _vecmat(x1, x2, /, **kwargs):
+def _vecmat(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.vecmat, kwargs)
     x1, x2 = _arr(x1), _arr(x2)
     return tf.matmul(tf.conj(x1)[..., None, :], x2)[..., 0, :]
 
 
-def _ufunc_kwargs(ufunc, kwargs):
+def _ufunc_kwargs(ufunc: np.ufunc, kwargs: dict[str, Any]) -> None:
     """The ufunc keywords a composition does not take (``dtype=``, ``where=``, ...)."""
     extra = {k: v for k, v in kwargs.items()
              if not (k in ("casting", "order") or (k == "where" and v is True)
@@ -350,7 +361,7 @@ def _ufunc_kwargs(ufunc, kwargs):
 
 
 @_numpy_version(np.linalg.multi_dot)
-def _multi_dot(arrays, *, out=None):
+def _multi_dot(arrays: Any, *, out: object = None) -> Tensor:
     _no_out(np.linalg.multi_dot, out)
     arrays = [_arr(a) for a in arrays]
     if len(arrays) < 2:
@@ -374,11 +385,11 @@ def _multi_dot(arrays, *, out=None):
     return r
 
 
-def _chain_order(shapes):
+def _chain_order(shapes: Sequence[tuple[int, ...]]) -> list[list[int]]:
     """The cheapest parenthesisation of a matrix chain (Cormen et al., 15.2): split[i][j]."""
     n = len(shapes)
     p = [s[0] for s in shapes] + [shapes[-1][1]]
-    cost = [[0] * n for _ in range(n)]
+    cost: list[list[float]] = [[0] * n for _ in range(n)]
     split = [[0] * n for _ in range(n)]
     for length in range(1, n):
         for i in range(n - length):
@@ -391,7 +402,7 @@ def _chain_order(shapes):
     return split
 
 
-def _chain(arrays, split, i, j):
+def _chain(arrays: Sequence[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
     if i == j:
         return arrays[i]
     k = split[i][j]
@@ -404,7 +415,8 @@ def _chain(arrays, split, i, j):
 # run tenferro's LAPACK path (plain=False), so plain and tracked calls agree exactly.
 
 @_numpy_version(np.linalg.svd, plain=False)
-def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+def _svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+         hermitian: bool = False) -> Any:
     if hermitian:
         return _svd_hermitian(_arr(a), compute_uv)
     if not compute_uv:
@@ -412,7 +424,7 @@ def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return _R.SVDResult(*tf.linalg.svd(a, full_matrices=full_matrices))
 
 
-def _svd_hermitian(a, compute_uv):
+def _svd_hermitian(a: Tensor, compute_uv: bool) -> Any:
     """NumPy's svd(hermitian=True): eigh, then |λ| sorted descending; U's columns are the
     eigenvectors and Vh = (U·sign(λ))ᴴ (NumPy's choice; sign(0) = 0 included)."""
     if not compute_uv:
@@ -423,25 +435,26 @@ def _svd_hermitian(a, compute_uv):
     s = tf.take_along_axis(tf.abs(w), order, axis=-1)
     u = tf.take_along_axis(v, order[..., None, :], axis=-1)
     sgn = np.take_along_axis(sgn, order, axis=-1)
-    return _R.SVDResult(u, s, tf.conj(tf.matrix_transpose(u * sgn[..., None, :])))
+    vh = tf.conj(tf.matrix_transpose(u * sgn[..., None, :]))
+    return _R.SVDResult(u, s, vh)  # type: ignore[arg-type]  # tensors in NumPy's result type
 
 
 @_numpy_version(np.linalg.svdvals, plain=False)
-def _svdvals(x, /):
+def _svdvals(x: ArrayLike, /) -> Tensor:
     return tf.linalg.svdvals(x)
 
 
 @_numpy_version(np.linalg.eigh, plain=False)
-def _eigh(a, UPLO="L"):
+def _eigh(a: ArrayLike, UPLO: Literal["L", "U", "l", "u"] = "L") -> Any:
     return _R.EighResult(*tf.linalg.eigh(a, UPLO))
 
 
 @_numpy_version(np.linalg.eigvalsh, plain=False)
-def _eigvalsh(a, UPLO="L"):
+def _eigvalsh(a: ArrayLike, UPLO: Literal["L", "U", "l", "u"] = "L") -> Tensor:
     return tf.linalg.eigvalsh(a, UPLO)
 
 
-def _real_if_real(a, w, *more):
+def _real_if_real(a: Tensor, w: Tensor, *more: Tensor) -> tuple[Tensor, ...]:
     """NumPy's eig/eigvals return real arrays for a real matrix whose eigenvalues are all
     real; tenferro's are complex: take the real parts then (differentiably)."""
     if a.dtype.kind != "c" and np.all(w._data.imag == 0):
@@ -450,20 +463,20 @@ def _real_if_real(a, w, *more):
 
 
 @_numpy_version(np.linalg.eig, plain=False)
-def _eig(a):
+def _eig(a: ArrayLike) -> Any:
     a = _farr(a)
-    return _R.EigResult(*_real_if_real(a, *tf.linalg.eig(a)))
+    return _R.EigResult(*_real_if_real(a, *tf.linalg.eig(a)))  # type: ignore[arg-type]  # tensors
 
 
 @_numpy_version(np.linalg.eigvals, plain=False)
-def _eigvals(a):
+def _eigvals(a: ArrayLike) -> Tensor:
     a = _farr(a)
     return _real_if_real(a, tf.linalg.eigvals(a))[0]
 
 
 @_numpy_version(np.linalg.qr, plain=False)
-def _qr(a, mode="reduced"):
-    if mode in ("reduced", "complete"):
+def _qr(a: ArrayLike, mode: Literal["reduced", "complete", "r", "raw"] = "reduced") -> Any:
+    if mode == "reduced" or mode == "complete":      # (narrows mode for the checker)
         return _R.QRResult(*tf.linalg.qr(a, mode=mode))
     if mode == "r":
         return tf.linalg.qr(a, mode="r")
@@ -471,12 +484,12 @@ def _qr(a, mode="reduced"):
 
 
 @_numpy_version(np.linalg.cholesky, plain=False)
-def _cholesky(a, /, *, upper=False):
+def _cholesky(a: ArrayLike, /, *, upper: bool = False) -> Tensor:
     return tf.linalg.cholesky(a, upper=upper)
 
 
 @_numpy_version(np.linalg.cond, plain=False)
-def _cond(x, p=None):
+def _cond(x: ArrayLike, p: float | Literal["fro", "nuc"] | None = None) -> Tensor:
     """NumPy's cond: s_max/s_min (p None/2), s_min/s_max (p = -2), else
     norm(x, p)·norm(inv(x), p); a singular matrix raises LinAlgError from inv for those p."""
     x = _farr(x)
@@ -491,7 +504,7 @@ def _cond(x, p=None):
 
 
 @_numpy_version(np.linalg.tensorinv, plain=False)
-def _tensorinv(a, ind=2):
+def _tensorinv(a: ArrayLike, ind: int = 2) -> Tensor:
     a = _arr(a)
     if ind <= 0:
         raise ValueError("Invalid ind argument.")
@@ -501,7 +514,7 @@ def _tensorinv(a, ind=2):
 
 
 @_numpy_version(np.linalg.tensorsolve, plain=False)
-def _tensorsolve(a, b, axes=None):
+def _tensorsolve(a: ArrayLike, b: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
     a, b = _arr(a), _arr(b)
     if axes is not None:
         rest = [k for k in range(a.ndim) if k not in [normalize_axis_index(x, a.ndim)
@@ -518,7 +531,8 @@ def _tensorsolve(a, b, axes=None):
 # ---- statistics ---------------------------------------------------------------------------------
 
 @_numpy_version(np.average)
-def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+def _average(a: ArrayLike, axis: _Axis = None, weights: ArrayLike | None = None,
+             returned: bool = False, *, keepdims: bool = False) -> Any:
     a = _arr(a)
     axes = None if axis is None else normalize_axis_tuple(axis, a.ndim)
     if weights is None:
@@ -547,8 +561,9 @@ def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
 
 @_numpy_version(np.cov)
-def _cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
-         dtype=None):
+def _cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
+         ddof: int | None = None, fweights: ArrayLike | None = None,
+         aweights: ArrayLike | None = None, *, dtype: DTypeLike | None = None) -> Tensor:
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
     m = _arr(m)
@@ -574,6 +589,7 @@ def _cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=
     if ddof is None:
         ddof = 0 if bias else 1
     w = None
+    fact: Tensor | float
     if fweights is not None:
         fw = _payload_of(fweights)
         if not np.all(fw == np.around(fw)):
@@ -608,7 +624,8 @@ def _cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=
 
 
 @_numpy_version(np.corrcoef)
-def _corrcoef(x, y=None, rowvar=True, *, dtype=None):
+def _corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, *,
+              dtype: DTypeLike | None = None) -> Tensor:
     c = _cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c      # NumPy: nan for 0, 1 otherwise
@@ -622,14 +639,16 @@ def _corrcoef(x, y=None, rowvar=True, *, dtype=None):
 
 
 @_numpy_version(np.ptp)
-def _ptp(a, axis=None, out=None, keepdims=False):
+def _ptp(a: ArrayLike, axis: _Axis = None, out: object = None, keepdims: bool = False
+         ) -> Tensor:
     _no_out(np.ptp, out)
     a = _arr(a)
     return tf.max(a, axis, keepdims=keepdims) - tf.min(a, axis, keepdims=keepdims)
 
 
 @_numpy_version(np.trapezoid)
-def _trapezoid(y, x=None, dx=1.0, axis=-1):
+def _trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: Any = 1.0, axis: int = -1
+               ) -> Tensor:
     y = _arr(y)
     axis = normalize_axis_index(axis, y.ndim)
     if x is None:
@@ -652,15 +671,16 @@ def _trapezoid(y, x=None, dx=1.0, axis=-1):
 # The entries outside ``mask`` are replaced by the reduction's neutral value with tf.where,
 # so they get a zero gradient; counts are constants.
 
-def _masked(kind, a, mask, axis=None, dtype=None, keepdims=False, initial=None, ddof=0,
-            strict=True):
+def _masked(kind: str, a: ArrayLike, mask: ArrayLike, axis: _Axis = None,
+            dtype: DTypeLike | None = None, keepdims: bool = False, initial: Any = None,
+            ddof: float = 0, strict: bool = True) -> Tensor:
     """The reduction ``kind`` of ``a`` over the entries where ``mask`` holds. ``strict``:
     max/min without ``initial`` need every entry (NumPy's where= rule)."""
     a = _arr(a)
     mask = np.broadcast_to(mask, a.shape)
     axes = None if axis is None else normalize_axis_tuple(axis, a.ndim)
     if kind in ("sum", "prod"):
-        r = getattr(tf, kind)(tf.where(mask, a, 0 if kind == "sum" else 1), axes,
+        r: Tensor = getattr(tf, kind)(tf.where(mask, a, 0 if kind == "sum" else 1), axes,
                               dtype=dtype, keepdims=keepdims)
         if initial is not None:
             r = r + initial if kind == "sum" else r * initial
@@ -693,21 +713,21 @@ def _masked(kind, a, mask, axis=None, dtype=None, keepdims=False, initial=None, 
     return r if keepdims else _drop(r, axes)
 
 
-def _drop(r, axes):
+def _drop(r: Tensor, axes: tuple[int, ...] | None) -> Tensor:
     return tf.squeeze(r, axes) if axes is not None else tf.reshape(r, ())
 
 
-def _given(np_fn, args, kwargs):
+def _given(np_fn: _NpFn, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     """The arguments of a call by parameter name, under NumPy's signature of ``np_fn``."""
     return dict(_signature(np_fn).bind(*args, **kwargs).arguments)
 
 
 @functools.cache
-def _signature(np_fn):
+def _signature(np_fn: _NpFn) -> inspect.Signature:
     return inspect.signature(np_fn)
 
 
-def _extend_reduction(np_fn, kind):
+def _extend_reduction(np_fn: _NpFn, kind: str) -> None:
     """``where=``/``initial=`` for a NumPy reduction whose tenferro version lacks them:
     NumPy's result for plain values, a masked reduction for tracked ones."""
     base = registry.FUNCTIONS.get(np_fn)
@@ -715,7 +735,7 @@ def _extend_reduction(np_fn, kind):
         return
     name = _qualname(np_fn)
 
-    def f(*args, **kwargs):
+    def f(*args: Any, **kwargs: Any) -> Any:
         kw = _given(np_fn, args, kwargs)
         where, initial = kw.pop("where", True), kw.pop("initial", None)
         if where is True and initial is None:
@@ -733,21 +753,22 @@ def _extend_reduction(np_fn, kind):
     register(f, functions=(np_fn,))
 
 
+_fn: _NpFn
 for _fn, _kind in ((np.sum, "sum"), (np.prod, "prod"), (np.mean, "mean"), (np.var, "var"),
                    (np.std, "std"), (np.max, "max"), (np.amax, "max"), (np.min, "min"),
                    (np.amin, "min")):
     _extend_reduction(_fn, _kind)
 
 
-def _notnan(a):
+def _notnan(a: ArrayLike) -> NDArray[np.bool_] | bool:
     return ~np.isnan(payload(a)) if payload(a).dtype.kind in "fc" else True
 
 
-def _nan_reduction(np_fn, kind):
+def _nan_reduction(np_fn: _NpFn, kind: str) -> None:
     """np.nansum, ...: the reduction over the entries that are not NaN (NumPy's results:
     nanmax/nanmin of an all-NaN slice are NaN, nanmean/nanvar of one NaN, with NumPy's
     RuntimeWarning; those entries get a zero gradient)."""
-    def f(*args, **kwargs):
+    def f(*args: Any, **kwargs: Any) -> Any:
         kw = _given(np_fn, args, kwargs)
         _no_out(np_fn, kw.pop("out", None))
         a, where = _arr(kw.pop("a")), kw.pop("where", True)
@@ -781,17 +802,23 @@ for _fn, _kind in ((np.nansum, "sum"), (np.nanprod, "prod"), (np.nanmean, "mean"
 
 
 @_numpy_version(np.nancumsum)
-def _nancumsum(a, axis=None, dtype=None, out=None):
+def _nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+               out: object = None) -> Tensor:
     _no_out(np.nancumsum, out)
     a = _arr(a)
-    return np.cumsum(tf.where(_notnan(a), a, 0), axis=axis, dtype=dtype)
+    # np.cumsum of a tensor dispatches to tenferro's (a Tensor; the stubs say ndarray)
+    return np.cumsum(  # type: ignore[return-value]
+        tf.where(_notnan(a), a, 0), axis=axis, dtype=dtype)
 
 
 @_numpy_version(np.nancumprod)
-def _nancumprod(a, axis=None, dtype=None, out=None):
+def _nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+                out: object = None) -> Tensor:
     _no_out(np.nancumprod, out)
     a = _arr(a)
-    return np.cumprod(tf.where(_notnan(a), a, 1), axis=axis, dtype=dtype)
+    # np.cumprod of a tensor dispatches to tenferro's (a Tensor; the stubs say ndarray)
+    return np.cumprod(  # type: ignore[return-value]
+        tf.where(_notnan(a), a, 1), axis=axis, dtype=dtype)
 
 
 # -- order statistics: median, quantile, percentile (and their nan-versions) ----------------------
@@ -800,13 +827,15 @@ def _nancumprod(a, axis=None, dtype=None, out=None):
 # picks the neighbours s[⌊h⌋], s[⌊h⌋+1] and the weight γ = h − ⌊h⌋ of NumPy's two-sided
 # lerp. ⌊h⌋ is piecewise constant; γ is differentiable in q (so are the results).
 
-_ALPHA_BETA = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5), "weibull": (0, 0),
+_ALPHA_BETA: dict[str, tuple[float, float]] = {
+               "interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5), "weibull": (0, 0),
                "median_unbiased": (1 / 3.0, 1 / 3.0), "normal_unbiased": (3 / 8.0, 3 / 8.0)}
-_INDEX_METHODS = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}
+_INDEX_METHODS: dict[str, Callable[..., Any]] = {"lower": np.floor, "higher": np.ceil,
+                                                  "nearest": np.around}
 _LERP_METHODS = ("linear", "midpoint", "averaged_inverted_cdf") + tuple(_ALPHA_BETA)
 
 
-def _virtual_index(method, n, q):
+def _virtual_index(method: str, n: Any, q: Any) -> Any:
     """NumPy's virtual index of quantile q among n sorted values (arrays or tensors)."""
     if method == "linear":
         return (n - 1) * q
@@ -819,7 +848,7 @@ def _virtual_index(method, n, q):
     return n * q + (alpha + q * (1 - alpha - beta)) - 1
 
 
-def _reduce_last(a, axis):
+def _reduce_last(a: Tensor, axis: _Axis) -> tuple[Tensor, tuple[int, ...]]:
     """``a`` with the axes of ``axis`` moved last and merged: (kept..., n)."""
     axes = tuple(range(a.ndim)) if axis is None else normalize_axis_tuple(axis, a.ndim)
     keep = [i for i in range(a.ndim) if i not in axes]
@@ -828,14 +857,16 @@ def _reduce_last(a, axis):
     return tf.reshape(x, kept + (math.prod(a.shape[i] for i in axes),)), axes
 
 
-def _restore(r, a, axes, keepdims, lead=()):
+def _restore(r: Tensor, a: Tensor, axes: tuple[int, ...], keepdims: bool,
+             lead: tuple[int, ...] = ()) -> Tensor:
     """(lead..., kept...) results with the reduced axes back as 1s if ``keepdims``."""
     if not keepdims:
         return r
     return tf.reshape(r, lead + tuple(1 if i in axes else n for i, n in enumerate(a.shape)))
 
 
-def _order_stats(a, axis, ignore_nan):
+def _order_stats(a: ArrayLike, axis: _Axis, ignore_nan: bool
+                 ) -> tuple[Tensor, Tensor, tuple[int, ...], NDArray[Any], NDArray[np.bool_]]:
     """Sorted slices (kept..., n), the reduced axes, and per slice the number of values
     used (n, or the non-NaN count) and whether the slice has a NaN."""
     a = _farr(a)
@@ -849,7 +880,8 @@ def _order_stats(a, axis, ignore_nan):
     return a, s, axes, cnt, nan.any(-1, keepdims=True)
 
 
-def _nan_slices(r, s_has_nan, cnt, ignore_nan, what="All-NaN slice encountered"):
+def _nan_slices(r: Tensor, s_has_nan: NDArray[np.bool_], cnt: NDArray[Any], ignore_nan: bool,
+                what: str = "All-NaN slice encountered") -> Tensor:
     if ignore_nan:
         empty = cnt == 0
         if empty.any():
@@ -859,7 +891,8 @@ def _nan_slices(r, s_has_nan, cnt, ignore_nan, what="All-NaN slice encountered")
     return tf.where(s_has_nan, np.nan, r) if s_has_nan.any() else r
 
 
-def _quantile(np_fn, a, q, axis, method, keepdims, ignore_nan, weak):
+def _quantile(np_fn: _NpFn, a: ArrayLike, q: ArrayLike, axis: _Axis, method: str,
+              keepdims: bool, ignore_nan: bool, weak: bool) -> Tensor:
     if method not in _LERP_METHODS and method not in _INDEX_METHODS:
         if method in ("inverted_cdf", "closest_observation"):
             _unsupported(np_fn, f"method={method!r}")
@@ -903,16 +936,17 @@ def _quantile(np_fn, a, q, axis, method, keepdims, ignore_nan, weak):
     return _cast(_restore(r, a, axes, keepdims, qp.shape), dt)
 
 
-def _lerp(lo, hi, t):
+def _lerp(lo: Tensor, hi: Tensor, t: Any) -> Tensor:
     """NumPy's lerp: lo + (hi − lo)·t, or hi − (hi − lo)·(1 − t) where t ≥ 0.5 (exact at
     t = 1); ``t`` an array or a tensor."""
     d = hi - lo
     return tf.where(payload(t) >= 0.5, hi - d * (1 - t), lo + d * t)
 
 
-def _quantile_version(np_fn, percent, ignore_nan):
-    def f(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
-          *, weights=None, interpolation=None):
+def _quantile_version(np_fn: _NpFn, percent: bool, ignore_nan: bool) -> Callable[..., Any]:
+    def f(a: ArrayLike, q: ArrayLike, axis: _Axis = None, out: object = None,
+          overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+          *, weights: ArrayLike | None = None, interpolation: str | None = None) -> Any:
         _no_out(np_fn, out)
         if weights is not None or interpolation is not None:
             return _fallback(np_fn, (a, q), dict(axis=axis, method=method, weights=weights,
@@ -931,8 +965,9 @@ for _fn, _pct, _nan in ((np.quantile, False, False), (np.percentile, True, False
     _quantile_version(_fn, _pct, _nan)
 
 
-def _median_version(np_fn, ignore_nan):
-    def f(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def _median_version(np_fn: _NpFn, ignore_nan: bool) -> Callable[..., Any]:
+    def f(a: ArrayLike, axis: _Axis = None, out: object = None, overwrite_input: bool = False,
+          keepdims: bool = False) -> Tensor:
         """The mean of the middle one or two sorted values (as NumPy computes it)."""
         _no_out(np_fn, out)
         a, s, axes, cnt, has_nan = _order_stats(a, axis, ignore_nan)
@@ -956,7 +991,7 @@ _median_version(np.nanmedian, True)
 
 # ---- rearrangements: joins, splits, pads, index-driven selections -------------------------------
 
-def _atleast(x, n):
+def _atleast(x: ArrayLike, n: int) -> Tensor:
     """NumPy's atleast_{1,2,3}d of one tensor."""
     x = _arr(x)
     if x.ndim >= n:
@@ -968,8 +1003,8 @@ def _atleast(x, n):
     return tf.reshape(x, (1,) * (n - x.ndim) + x.shape)
 
 
-def _atleast_version(np_fn, n):
-    def f(*arys):
+def _atleast_version(np_fn: _NpFn, n: int) -> Callable[..., Any]:
+    def f(*arys: ArrayLike) -> Tensor | tuple[Tensor, ...]:
         res = tuple(_atleast(a, n) for a in arys)
         return res[0] if len(res) == 1 else res
 
@@ -981,45 +1016,47 @@ for _n, _fn in enumerate((np.atleast_1d, np.atleast_2d, np.atleast_3d), 1):
     _atleast_version(_fn, _n)
 
 
-def _joined(parts, axis, dtype=None):
+def _joined(parts: Sequence[Tensor], axis: int, dtype: DTypeLike | None = None) -> Tensor:
     if not parts:
         raise ValueError("need at least one array to concatenate")
     return _cast(tf.concatenate(parts, axis=axis), dtype)
 
 
 @_numpy_version(np.hstack)
-def _hstack(tup, *, dtype=None, casting="same_kind"):
+def _hstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike | None = None, casting: str = "same_kind"
+            ) -> Tensor:
     parts = [_atleast(a, 1) for a in tup]
     return _joined(parts, 0 if parts and parts[0].ndim == 1 else 1, dtype)
 
 
 @_numpy_version(np.vstack)
-def _vstack(tup, *, dtype=None, casting="same_kind"):
+def _vstack(tup: Sequence[ArrayLike], *, dtype: DTypeLike | None = None, casting: str = "same_kind"
+            ) -> Tensor:
     return _joined([_atleast(a, 2) for a in tup], 0, dtype)
 
 
 @_numpy_version(np.dstack)
-def _dstack(tup):
+def _dstack(tup: Sequence[ArrayLike]) -> Tensor:
     return _joined([_atleast(a, 3) for a in tup], 2)
 
 
 @_numpy_version(np.column_stack)
-def _column_stack(tup):
-    parts = []
+def _column_stack(tup: Sequence[ArrayLike]) -> Tensor:
+    parts: list[Tensor] = []
     for a in tup:
         a = _arr(a)
         parts.append(tf.reshape(a, (-1, 1)) if a.ndim < 2 else a)
     return _joined(parts, 1)
 
 
-def _via_codes(np_fn, struct, *args, **kwargs):
+def _via_codes(np_fn: _NpFn, struct: Any, *args: Any, **kwargs: Any) -> Tensor | list[Tensor]:
     """``np_fn(struct, ...)`` for a function that only rearranges the entries of the arrays
     in ``struct`` (one array, or nested lists of them): NumPy applied to their positions
     in the concatenation of all of them, then gathers. Returns the same structure of
     tensors (a tensor, or a list of them)."""
-    leaves = []
+    leaves: list[Tensor] = []
 
-    def codes(s):
+    def codes(s: Any) -> Any:
         if isinstance(s, list):
             return [codes(e) for e in s]
         t = _arr(s)
@@ -1037,15 +1074,16 @@ def _via_codes(np_fn, struct, *args, **kwargs):
 
 
 @_numpy_version(np.block)
-def _block(arrays):
+def _block(arrays: Any) -> Tensor | list[Tensor]:
     if isinstance(arrays, tuple):
         raise TypeError("arrays is a tuple. Only lists can be used to arrange blocks, and "
                         "np.block does not allow implicit conversion from tuple to ndarray.")
     return _via_codes(np.block, arrays)
 
 
-def _split_version(np_fn):
-    def f(ary, indices_or_sections, *args, **kwargs):
+def _split_version(np_fn: _NpFn) -> Callable[..., Any]:
+    def f(ary: ArrayLike, indices_or_sections: Any, *args: Any, **kwargs: Any
+          ) -> Tensor | list[Tensor]:
         ios = payload(indices_or_sections) if isinstance(indices_or_sections, Tensor) \
             else indices_or_sections
         return _via_codes(np_fn, ary, ios, *args, **kwargs)
@@ -1059,7 +1097,7 @@ for _fn in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit):
 
 
 @_numpy_version(np.append)
-def _append(arr, values, axis=None):
+def _append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Tensor:
     arr, values = _arr(arr), _arr(values)
     if axis is None:
         return tf.concatenate([tf.ravel(arr), tf.ravel(values)])
@@ -1067,7 +1105,7 @@ def _append(arr, values, axis=None):
 
 
 @_numpy_version(np.insert)
-def _insert(arr, obj, values, axis=None):
+def _insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Tensor:
     """NumPy's insert on positions: arr's entries are 0..n−1, values' n..n+m−1 (cast to
     arr's dtype first, as NumPy does); NumPy places them, a gather reads them."""
     arr = _arr(arr)
@@ -1078,7 +1116,7 @@ def _insert(arr, obj, values, axis=None):
 
 
 @_numpy_version(np.delete)
-def _delete(arr, obj, axis=None):
+def _delete(arr: ArrayLike, obj: Any, axis: int | None = None) -> Tensor:
     obj = payload(obj) if isinstance(obj, Tensor) else obj
     return _rearranged(np.delete, arr, obj, axis=axis)
 
@@ -1087,14 +1125,17 @@ _PAD_GATHER = ("edge", "reflect", "symmetric", "wrap")
 
 
 @_numpy_version(np.pad)
-def _pad(array, pad_width, mode="constant", **kwargs):
+def _pad(array: ArrayLike, pad_width: Any, mode: str | Callable[..., Any] = "constant",
+         **kwargs: Any) -> Any:
     """Modes that copy entries (edge, reflect, symmetric, wrap; reflect_type="even") are
     NumPy's pad of positions, then a gather; "constant" pads positions with −1 and fills
     those with the constants (which are not differentiated: a tracked constant raises)."""
     x = _arr(array)
     pw = payload(pad_width) if isinstance(pad_width, Tensor) else pad_width
     if mode in _PAD_GATHER and kwargs.get("reflect_type", "even") == "even":
-        return _gather(x, np.pad(_codes(x.shape), pw, mode=mode, **kwargs))
+        # mode is one of _PAD_GATHER here (the stubs want a Literal)
+        return _gather(x, np.pad(  # type: ignore[call-overload]
+            _codes(x.shape), pw, mode=mode, **kwargs))
     if mode == "constant" and _find_tracked(kwargs) is None:
         c = np.pad(_codes(x.shape), pw, mode="constant", constant_values=-1)
         fill = np.pad(np.zeros(x.shape, x.dtype), pw, mode="constant",
@@ -1104,7 +1145,7 @@ def _pad(array, pad_width, mode="constant", **kwargs):
 
 
 @_numpy_version(np.resize)
-def _resize(a, new_shape):
+def _resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Tensor:
     a = _arr(a)
     if a.size == 0:
         return tf.zeros(np.resize(np.zeros(0), new_shape).shape, dtype=a.dtype)
@@ -1112,12 +1153,12 @@ def _resize(a, new_shape):
 
 
 @_numpy_version(np.rot90)
-def _rot90(m, k=1, axes=(0, 1)):
+def _rot90(m: ArrayLike, k: int = 1, axes: Sequence[int] = (0, 1)) -> Tensor:
     return _rearranged(np.rot90, m, k, axes)
 
 
 @_numpy_version(np.rollaxis)
-def _rollaxis(a, axis, start=0):
+def _rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Tensor:
     a = _arr(a)
     n = a.ndim
     axis = normalize_axis_index(axis, n)
@@ -1134,25 +1175,27 @@ def _rollaxis(a, axis, start=0):
 
 
 @_numpy_version(np.diagflat)
-def _diagflat(v, k=0):
+def _diagflat(v: ArrayLike, k: int = 0) -> Tensor:
     return tf.diag(tf.ravel(_arr(v)), k)
 
 
 @_numpy_version(np.compress)
-def _compress(condition, a, axis=None, out=None):
+def _compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, out: object = None
+              ) -> Tensor:
     _no_out(np.compress, out)
     a = _arr(a)
     return _gather(a, np.compress(_payload_of(condition), _codes(a.shape), axis=axis))
 
 
 @_numpy_version(np.extract)
-def _extract(condition, arr):
+def _extract(condition: ArrayLike, arr: ArrayLike) -> Tensor:
     arr = _arr(arr)
     return _gather(arr, np.extract(_payload_of(condition), _codes(arr.shape)))
 
 
 @_numpy_version(np.choose)
-def _choose(a, choices, out=None, mode="raise"):
+def _choose(a: ArrayLike, choices: Any, out: object = None,
+            mode: Literal["raise", "wrap", "clip"] = "raise") -> Tensor:
     """Positions: choice k's entries (broadcast) are k·size + 0..size−1; NumPy chooses."""
     _no_out(np.choose, out)
     idx = _payload_of(a)
@@ -1166,7 +1209,8 @@ def _choose(a, choices, out=None, mode="raise"):
 
 
 @_numpy_version(np.select)
-def _select(condlist, choicelist, default=0):
+def _select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
+            default: ArrayLike = 0) -> Tensor:
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if len(condlist) == 0:
@@ -1187,7 +1231,8 @@ def _select(condlist, choicelist, default=0):
 
 
 @_numpy_version(np.partition)
-def _partition(a, kth, axis=-1, kind="introselect", order=None):
+def _partition(a: ArrayLike, kth: Any, axis: int | None = -1,
+               kind: Literal["introselect"] = "introselect", order: Any = None) -> Any:
     """A gather by NumPy's argpartition of the payload (the same selection algorithm)."""
     a = _arr(a)
     if order is not None:
@@ -1200,14 +1245,14 @@ def _partition(a, kth, axis=-1, kind="introselect", order=None):
 
 
 @_numpy_version(np.sort_complex)
-def _sort_complex(a):
+def _sort_complex(a: ArrayLike) -> Tensor:
     a = _arr(a)
     s = tf.take_along_axis(a, np.argsort(a._data, axis=-1, kind="stable"), axis=-1)
     return s if s.dtype.kind == "c" else tf.astype(s, np.complex128)
 
 
 @_numpy_version(np.trim_zeros)
-def _trim_zeros(filt, trim="fb", axis=None):
+def _trim_zeros(filt: ArrayLike, trim: str = "fb", axis: _Axis = None) -> Tensor:
     filt = _arr(filt)
     trim = trim.lower()
     if trim not in ("fb", "bf", "f", "b"):
@@ -1226,19 +1271,21 @@ def _trim_zeros(filt, trim="fb", axis=None):
 
 
 @_numpy_version(np.copy)
-def _copy(a, order="K", subok=False):
+def _copy(a: ArrayLike, order: str = "K", subok: bool = False) -> Tensor:
     return tf.asarray(_arr(a), copy=True)
 
 
 @_numpy_version(np.astype)
-def _astype(x, dtype, /, *, copy=True, device=None):
+def _astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
+            device: str | None = None) -> Tensor:
     return tf.astype(_arr(x), dtype, copy=copy, device=device)
 
 
 # ---- calculus and signals -------------------------------------------------------------------
 
 @_numpy_version(np.gradient)
-def _gradient(f, *varargs, axis=None, edge_order=1):
+def _gradient(f: ArrayLike, *varargs: ArrayLike, axis: _Axis = None, edge_order: int = 1
+              ) -> Tensor | tuple[Tensor, ...]:
     """NumPy's finite differences (second order inside; first or second order at the
     edges; uniform or per-axis coordinates), written with slices of tensors. Coordinates
     that require grad always take the non-uniform formula (equal in value on a uniform
@@ -1247,7 +1294,7 @@ def _gradient(f, *varargs, axis=None, edge_order=1):
     n = f.ndim
     axes = tuple(range(n)) if axis is None else normalize_axis_tuple(axis, n)
     if not varargs:
-        dx = [1.0] * len(axes)
+        dx: list[Any] = [1.0] * len(axes)
     elif len(varargs) == 1 and np.ndim(payload(varargs[0])) == 0:
         dx = list(varargs) * len(axes)
     elif len(varargs) == len(axes):
@@ -1273,14 +1320,14 @@ def _gradient(f, *varargs, axis=None, edge_order=1):
     return out[0] if len(axes) == 1 else tuple(out)
 
 
-def _gradient_axis(f, axis, dx, edge_order):
+def _gradient_axis(f: Tensor, axis: int, dx: Any, edge_order: int) -> Tensor:
     if f.shape[axis] < edge_order + 1:
         raise ValueError("Shape of array too small to calculate a numerical gradient, at "
                          "least (edge_order + 1) elements are required.")
-    def at(s):
+    def at(s: slice) -> Tensor:
         return f[(slice(None),) * axis + (s,)]
 
-    def along(v):      # a 1-d coefficient vector broadcast along ``axis``
+    def along(v: Any) -> Any:      # a 1-d coefficient vector broadcast along ``axis``
         return tf.reshape(v, (-1,) + (1,) * (f.ndim - axis - 1)) if isinstance(v, Tensor) \
             and v.ndim == 1 else v
 
@@ -1318,7 +1365,8 @@ def _gradient_axis(f, axis, dx, edge_order):
 
 
 @_numpy_version(np.interp)
-def _interp(x, xp, fp, left=None, right=None, period=None):
+def _interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = None,
+            right: ArrayLike | None = None, period: float | None = None) -> Tensor:
     """Piecewise-linear interpolation y = fp[j] + (x − xp[j])·(fp[j+1] − fp[j])/(xp[j+1] −
     xp[j]) on the segment xp[j] ≤ x < xp[j+1] (j piecewise constant); exactly fp[j] at a
     knot (NumPy's rule), so the derivative in x there is the slope of the segment to the
@@ -1369,7 +1417,7 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
     return tf.where(nan, np.nan, y) if nan.any() else y
 
 
-def _full_convolution(a, v):
+def _full_convolution(a: Tensor, v: Tensor) -> Tensor:
     """c[k] = Σ_i a[i]·v[k−i] (1-d), as a matrix-vector product with the Toeplitz matrix
     of ``v`` gathered from v padded with one zero (so its derivative is a gather's)."""
     if a.shape[0] < v.shape[0]:
@@ -1381,7 +1429,7 @@ def _full_convolution(a, v):
     return tf.matmul(az[idx], v)
 
 
-def _conv_crop(full, n, m, mode, swapped_end=False):
+def _conv_crop(full: Tensor, n: int, m: int, mode: str, swapped_end: bool = False) -> Tensor:
     lo, hi = min(n, m), max(n, m)
     if mode == "full":
         return full
@@ -1395,7 +1443,7 @@ def _conv_crop(full, n, m, mode, swapped_end=False):
     raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
 
 
-def _conv_inputs(np_fn, a, v):
+def _conv_inputs(np_fn: _NpFn, a: ArrayLike, v: ArrayLike) -> tuple[Tensor, Tensor]:
     a, v = _arr(a), _arr(v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("object too deep for desired array")
@@ -1408,13 +1456,13 @@ def _conv_inputs(np_fn, a, v):
 
 
 @_numpy_version(np.convolve)
-def _convolve(a, v, mode="full"):
+def _convolve(a: ArrayLike, v: ArrayLike, mode: str = "full") -> Tensor:
     a, v = _conv_inputs(np.convolve, a, v)
     return _conv_crop(_full_convolution(a, v), a.shape[0], v.shape[0], mode)
 
 
 @_numpy_version(np.correlate)
-def _correlate(a, v, mode="valid"):
+def _correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid") -> Tensor:
     """c[k] = Σ_n a[n+k]·conj(v[n]) = (a ∗ conj(v reversed))[k]; NumPy centres "same"
     differently when v is the longer input."""
     a, v = _conv_inputs(np.correlate, a, v)
@@ -1424,10 +1472,11 @@ def _correlate(a, v, mode="valid"):
 
 
 @_numpy_version(np.ediff1d)
-def _ediff1d(ary, to_end=None, to_begin=None):
+def _ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
+             to_begin: ArrayLike | None = None) -> Tensor:
     ary = tf.ravel(_arr(ary))
 
-    def extra(e):
+    def extra(e: ArrayLike) -> list[Tensor]:
         e = _arr(e)
         if not np.can_cast(e.dtype, ary.dtype, casting="same_kind"):
             raise TypeError("dtype of `to_begin` or `to_end` must be compatible with input "
@@ -1440,7 +1489,8 @@ def _ediff1d(ary, to_end=None, to_begin=None):
 
 
 @_numpy_version(np.unwrap)
-def _unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+def _unwrap(p: ArrayLike, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.pi
+            ) -> Any:
     """p plus the multiples of the period NumPy adds (piecewise constant)."""
     p = _farr(p)
     if isinstance(period, Tensor) or isinstance(discont, Tensor):
@@ -1450,7 +1500,7 @@ def _unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
 
 
 @_numpy_version(np.angle)
-def _angle(z, deg=False):
+def _angle(z: ArrayLike, deg: bool = False) -> Tensor:
     z = _farr(z)
     a = tf.atan2(tf.imag(z), tf.real(z)) if z.dtype.kind == "c" \
         else tf.atan2(tf.zeros_like(z), z)
@@ -1458,7 +1508,7 @@ def _angle(z, deg=False):
 
 
 @_numpy_version(np.real_if_close)
-def _real_if_close(a, tol=100):
+def _real_if_close(a: ArrayLike, tol: float = 100) -> Tensor:
     a = _arr(a)
     if a.dtype.kind != "c":
         return a
@@ -1468,14 +1518,17 @@ def _real_if_close(a, tol=100):
 
 
 @_numpy_version(np.nan_to_num)
-def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+def _nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0,
+                posinf: ArrayLike | None = None, neginf: ArrayLike | None = None) -> Tensor:
     """The entries that are finite stay (derivative 1); NaN/±inf become NumPy's constants."""
     x = _arr(x)
     if x.dtype.kind not in "fc":
         return x
-    fixed = np.nan_to_num(x._data, nan=payload(nan), posinf=payload(posinf) if posinf
-                          is not None else None, neginf=payload(neginf) if neginf is not None
-                          else None)
+    # NumPy takes these fill values as arrays at run time; its stubs want floats
+    nan_fill: Any = payload(nan)
+    posinf_fill: Any = payload(posinf) if posinf is not None else None
+    neginf_fill: Any = payload(neginf) if neginf is not None else None
+    fixed = np.nan_to_num(x._data, nan=nan_fill, posinf=posinf_fill, neginf=neginf_fill)
     if x.dtype.kind == "c":
         re = tf.where(np.isfinite(x._data.real), tf.real(x), fixed.real)
         im = tf.where(np.isfinite(x._data.imag), tf.imag(x), fixed.imag)
@@ -1484,7 +1537,7 @@ def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 @_numpy_version(np.sinc)
-def _sinc(x):
+def _sinc(x: ArrayLike) -> Tensor:
     """sin(πx)/(πx); for |πx| < 0.01 its Taylor polynomial 1 − u²/6 + u⁴/120 − u⁶/5040
     (u = πx, truncation < 1e-21): the quotient's autodiff derivatives cancel badly near 0
     (error ~ eps/u²), the polynomial's are accurate, and exact at 0 itself."""
@@ -1498,7 +1551,7 @@ def _sinc(x):
 
 
 @_numpy_version(np.vander)
-def _vander(x, N=None, increasing=False):
+def _vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Tensor:
     """Columns 1, x, x·x, ... as a cumulative product (as NumPy computes them)."""
     x = _arr(x)
     if x.ndim != 1:
@@ -1514,8 +1567,9 @@ def _vander(x, N=None, increasing=False):
 
 
 @_numpy_version(np.linspace)
-def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-              device=None):
+def _linspace(start: ArrayLike, stop: ArrayLike, num: SupportsIndex = 50, endpoint: bool = True,
+              retstep: bool = False, dtype: DTypeLike | None = None, axis: int = 0, *,
+              device: str | None = None) -> Any:
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -1523,12 +1577,15 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     dt = np.result_type(start.dtype, stop.dtype, 1.0)       # inexact, weak like NumPy
     if dtype is not None and np.dtype(dtype).kind in "iub":
         # an integer sequence is piecewise constant in start/stop: NumPy's, constant
-        return _tensors(np.linspace(start._data, stop._data, num, endpoint=endpoint,
-                                    retstep=retstep, dtype=dtype, axis=axis))
+        # retstep is a bool here, not a Literal (the stubs' overloads want one)
+        return _tensors(np.linspace(  # type: ignore[call-overload]
+            start._data, stop._data, num, endpoint=endpoint, retstep=retstep, dtype=dtype,
+            axis=axis))
     start, stop = _cast(start, dt), _cast(stop, dt)
     div = num - 1 if endpoint else num
     delta = stop - start
     steps = Tensor._wrap(np.arange(num, dtype=dt).reshape((-1,) + (1,) * delta.ndim))
+    step: Tensor | float
     if div > 0:
         step = delta / div
         y = steps / div * delta if np.any(step._data == 0) else steps * step
@@ -1545,7 +1602,8 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 
 
 @_numpy_version(np.logspace)
-def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+def _logspace(start: ArrayLike, stop: ArrayLike, num: SupportsIndex = 50, endpoint: bool = True,
+              base: ArrayLike = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Tensor:
     start, stop = _farr(start), _farr(stop)
     if not isinstance(base, (float, int)) and np.ndim(payload(base)):
         base = _farr(base)
@@ -1558,7 +1616,8 @@ def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0)
 
 
 @_numpy_version(np.geomspace)
-def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+def _geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+               dtype: DTypeLike | None = None, axis: int = 0) -> Any:
     start, stop = _farr(start), _farr(stop)
     if np.any(start._data == 0) or np.any(stop._data == 0):
         raise ValueError("Geometric sequence cannot include zero")
@@ -1585,13 +1644,13 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 # ---- polynomials (coefficient arrays, highest power first) 
 
-def _poly_coeffs(p):
+def _poly_coeffs(p: ArrayLike) -> Tensor:
     p = _arr(p)
     return tf.reshape(p, (1,)) if p.ndim == 0 else p
 
 
 @_numpy_version(np.polyval)
-def _polyval(p, x):
+def _polyval(p: ArrayLike, x: ArrayLike) -> Tensor:
     """Horner's rule y = (...(p0·x + p1)·x + ...) + pN, as NumPy evaluates it."""
     p, x = _arr(p), _arr(x)
     y = tf.zeros_like(x)
@@ -1600,7 +1659,7 @@ def _polyval(p, x):
     return y
 
 
-def _poly_sum(a1, a2, sign):
+def _poly_sum(a1: ArrayLike, a2: ArrayLike, sign: int) -> Tensor:
     a1, a2 = _poly_coeffs(a1), _poly_coeffs(a2)
     d = a2.shape[0] - a1.shape[0]
     if d > 0:
@@ -1611,22 +1670,22 @@ def _poly_sum(a1, a2, sign):
 
 
 @_numpy_version(np.polyadd)
-def _polyadd(a1, a2):
+def _polyadd(a1: ArrayLike, a2: ArrayLike) -> Tensor:
     return _poly_sum(a1, a2, 1)
 
 
 @_numpy_version(np.polysub)
-def _polysub(a1, a2):
+def _polysub(a1: ArrayLike, a2: ArrayLike) -> Tensor:
     return _poly_sum(a1, a2, -1)
 
 
 @_numpy_version(np.polymul)
-def _polymul(a1, a2):
+def _polymul(a1: ArrayLike, a2: ArrayLike) -> Tensor:
     return _convolve(_poly_coeffs(a1), _poly_coeffs(a2))
 
 
 @_numpy_version(np.polyder)
-def _polyder(p, m=1):
+def _polyder(p: ArrayLike, m: int = 1) -> Tensor:
     m = int(m)
     if m < 0:
         raise ValueError("Order of derivative must be positive (see polyint)")
@@ -1638,7 +1697,7 @@ def _polyder(p, m=1):
 
 
 @_numpy_version(np.polyint)
-def _polyint(p, m=1, k=None):
+def _polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Tensor:
     m = int(m)
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
@@ -1654,27 +1713,28 @@ def _polyint(p, m=1, k=None):
 
 
 @_numpy_version(np.polydiv)
-def _polydiv(u, v):
+def _polydiv(u: ArrayLike, v: ArrayLike) -> tuple[Tensor, Tensor]:
     """Long division (NumPy's loop): u = q·v + r."""
     u, v = _farr(_poly_coeffs(u)), _farr(_poly_coeffs(v))
     m, n = u.shape[0] - 1, v.shape[0] - 1
     scale = 1.0 / v[0]
-    r = list(u)
-    q = []
+    rs = list(u)
+    qs = []
     for k in range(max(m - n + 1, 0)):
-        d = scale * r[k]
-        q.append(d)
+        d = scale * rs[k]
+        qs.append(d)
         for i in range(n + 1):
-            r[k + i] = r[k + i] - d * v[i]
-    q = tf.stack(q) if q else tf.zeros((1,), dtype=np.result_type(u.dtype, v.dtype))
-    r = tf.stack(r)
+            rs[k + i] = rs[k + i] - d * v[i]
+    q = tf.stack(qs) if qs else tf.zeros((1,), dtype=np.result_type(u.dtype, v.dtype))
+    r = tf.stack(rs)
     while np.allclose(r._data[0], 0, rtol=1e-14) and r.shape[0] > 1:
         r = r[1:]
     return q, r
 
 
 @_numpy_version(np.polyfit)
-def _polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+def _polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
+             full: bool = False, w: ArrayLike | None = None, cov: bool | str = False) -> Any:
     """Least squares on the column-scaled Vandermonde matrix (NumPy's algorithm), through
     tf.linalg.lstsq: differentiable in x, y and w while the rank is constant."""
     order = int(deg) + 1
@@ -1716,7 +1776,7 @@ def _polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 
 @_numpy_version(np.roots)
-def _roots(p):
+def _roots(p: ArrayLike) -> Tensor:
     """The eigenvalues of the companion matrix (NumPy's algorithm), through
     tf.linalg.eigvals: differentiable where the roots are simple."""
     p = _atleast(p, 1)
@@ -1740,7 +1800,7 @@ def _roots(p):
 
 
 @_numpy_version(np.poly)
-def _poly(seq_of_zeros):
+def _poly(seq_of_zeros: ArrayLike) -> Tensor | float:
     """The monic polynomial with these roots (or of this square matrix's eigenvalues): a
     product of linear factors by convolution; real if the roots are conjugate pairs."""
     z = _atleast(seq_of_zeros, 1)
@@ -1765,7 +1825,8 @@ def _poly(seq_of_zeros):
 # ---- functions calling the user's function (always composed: the function sees tensors) 
 
 @_numpy_version(np.apply_along_axis, plain=False)
-def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
+def _apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *args: Any,
+                      **kwargs: Any) -> Tensor:
     arr = _arr(arr)
     axis = normalize_axis_index(axis, arr.ndim)
     moved = tf.moveaxis(arr, axis, -1)
@@ -1781,7 +1842,8 @@ def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 
 @_numpy_version(np.apply_over_axes, plain=False)
-def _apply_over_axes(func, a, axes):
+def _apply_over_axes(func: Callable[..., Any], a: ArrayLike, axes: int | Sequence[int]
+                     ) -> Tensor:
     val = _arr(a)
     n = val.ndim
     for axis in np.atleast_1d(axes):
@@ -1796,7 +1858,8 @@ def _apply_over_axes(func, a, axes):
 
 
 @_numpy_version(np.piecewise, plain=False)
-def _piecewise(x, condlist, funclist, *args, **kw):
+def _piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
+               **kw: Any) -> Tensor:
     """y = 0, then on each condition's entries y = f(x[cond]) (later conditions win), as
     functional index updates: differentiable in x through each f."""
     x = _arr(x)
@@ -1828,16 +1891,17 @@ def _piecewise(x, condlist, funclist, *args, **kw):
 # NumPy bins), and data-dependent edges are recomputed with tf.min/tf.max.
 
 @_numpy_version(np.bincount)
-def _bincount(x, /, weights=None, minlength=0):
+def _bincount(x: ArrayLike, /, weights: ArrayLike | None = None, minlength: int = 0) -> Tensor:
     xp = _payload_of(x)
     counts = np.bincount(xp, minlength=minlength)
     if weights is None:
         return as_tensor(counts)
     w = _cast(_farr(weights), np.float64)
-    return tf.zeros(counts.shape).at[xp].add(w)
+    r: Tensor = tf.zeros(counts.shape).at[xp].add(w)
+    return r
 
 
-def _hist_edges(col, np_edges, spec, rng):
+def _hist_edges(col: Tensor, np_edges: NDArray[Any], spec: Any, rng: Any) -> Tensor:
     """One dimension's edges: tracked explicit edges, linspace(min, max) of tracked data
     when the bins are a count or a rule and no range is given, else NumPy's constants."""
     if isinstance(spec, Tensor) and spec.ndim == 1:
@@ -1851,7 +1915,7 @@ def _hist_edges(col, np_edges, spec, rng):
     return Tensor._wrap(np_edges)
 
 
-def _bin_index(xp, edges):
+def _bin_index(xp: NDArray[Any], edges: NDArray[Any]) -> NDArray[np.intp]:
     """NumPy's bin of each value (−1 outside, the last edge in the last bin)."""
     n = edges.shape[0] - 1
     idx = np.searchsorted(edges, xp, side="right") - 1
@@ -1860,7 +1924,9 @@ def _bin_index(xp, edges):
     return idx
 
 
-def _histogram_nd(cols, hist_np, edges_np, specs, ranges, density, weights):
+def _histogram_nd(cols: Sequence[Tensor], hist_np: NDArray[Any], edges_np: Sequence[NDArray[Any]],
+                  specs: Sequence[Any], ranges: Sequence[Any], density: bool | None,
+                  weights: ArrayLike | None) -> tuple[Tensor, list[Tensor]]:
     edges = [_hist_edges(c, e, s, r) for c, e, s, r in zip(cols, edges_np, specs, ranges)]
     if weights is not None and _find_tracked(weights) is not None:
         idx = [_bin_index(c._data, e) for c, e in zip(cols, edges_np)]
@@ -1881,7 +1947,8 @@ def _histogram_nd(cols, hist_np, edges_np, specs, ranges, density, weights):
 
 
 @_numpy_version(np.histogram)
-def _histogram(a, bins=10, range=None, density=None, weights=None):
+def _histogram(a: ArrayLike, bins: Any = 10, range: Any = None, density: bool | None = None,
+               weights: ArrayLike | None = None) -> tuple[Tensor, Tensor]:
     a = tf.ravel(_farr(a))
     bp = _payload_of(bins) if not isinstance(bins, str) else bins
     wp = None if weights is None else _payload_of(weights)
@@ -1892,7 +1959,8 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):
 
 
 @_numpy_version(np.histogram_bin_edges)
-def _histogram_bin_edges(a, bins=10, range=None, weights=None):
+def _histogram_bin_edges(a: ArrayLike, bins: Any = 10, range: Any = None,
+                         weights: ArrayLike | None = None) -> Tensor:
     a = tf.ravel(_farr(a))
     bp = _payload_of(bins) if not isinstance(bins, str) else bins
     wp = None if weights is None else _payload_of(weights)
@@ -1900,14 +1968,16 @@ def _histogram_bin_edges(a, bins=10, range=None, weights=None):
 
 
 @_numpy_version(np.histogramdd)
-def _histogramdd(sample, bins=10, range=None, density=None, weights=None):
+def _histogramdd(sample: Any, bins: Any = 10, range: Any = None,
+                 density: bool | None = None, weights: ArrayLike | None = None
+                 ) -> tuple[Tensor, list[Tensor]]:
     s = _farr(sample)
     if not (isinstance(sample, (Tensor, np.ndarray)) and s.ndim == 2):
         s = _atleast(s, 2).T                      # NumPy: a sequence of 1-d arrays
     d = s.shape[1]
     cols = [s[:, i] for i in builtins.range(d)]
     specs = list(bins) if isinstance(bins, (list, tuple, np.ndarray, Tensor)) else [bins] * d
-    bp = [b if isinstance(b, str) else _payload_of(b) for b in specs] \
+    bp: Any = [b if isinstance(b, str) else _payload_of(b) for b in specs] \
         if len(specs) == d else _payload_of(bins)
     wp = None if weights is None else _payload_of(weights)
     hist_np, edges_np = np.histogramdd(s._data, bp, range, weights=wp)
@@ -1916,7 +1986,9 @@ def _histogramdd(sample, bins=10, range=None, density=None, weights=None):
 
 
 @_numpy_version(np.histogram2d)
-def _histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+def _histogram2d(x: ArrayLike, y: ArrayLike, bins: Any = 10, range: Any = None,
+                 density: bool | None = None, weights: ArrayLike | None = None
+                 ) -> tuple[Tensor, Tensor, Tensor]:
     n = 1 if np.ndim(payload(bins)) == 0 else len(bins)
     if n != 1 and n != 2:
         bins = [bins, bins]
@@ -1925,7 +1997,7 @@ def _histogram2d(x, y, bins=10, range=None, density=None, weights=None):
 
 
 @_numpy_version(np.heaviside)
-def _heaviside(x1, x2, /, **kwargs):
+def _heaviside(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
     """0 for x1 < 0, 1 for x1 > 0, x2 where x1 = 0 (differentiable in x2 there), NaN for NaN."""
     _ufunc_kwargs(np.heaviside, kwargs)
     x1, x2 = _real_ufunc_input(np.heaviside, x1, x2)
@@ -1939,7 +2011,7 @@ def _heaviside(x1, x2, /, **kwargs):
 # ---- NumPy's ufuncs outside the array API 
 # (tf.* has the standard's elementwise functions; these are NumPy's extra ones.)
 
-def _linearized(value, *terms):
+def _linearized(value: ArrayLike, *terms: tuple[Any, Tensor]) -> Tensor:
     """NumPy's exact ``value`` carrying the derivative Σ cᵢ·dxᵢ: value + Σ cᵢ·(xᵢ − xᵢ₀),
     where xᵢ₀ is xᵢ's value as a constant, so each term is exactly zero. Exact to every
     order for the piecewise-linear functions below (cᵢ is piecewise constant)."""
@@ -1949,22 +2021,22 @@ def _linearized(value, *terms):
     return y
 
 
-def _real_ufunc_input(ufunc, *xs):
-    xs = tuple(_farr(x) for x in xs)
-    for x in xs:
-        if x.dtype.kind == "c":
+def _real_ufunc_input(ufunc: np.ufunc, *xs: ArrayLike) -> tuple[Tensor, ...]:
+    ts = tuple(_farr(x) for x in xs)
+    for t in ts:
+        if t.dtype.kind == "c":
             raise TypeError(f"ufunc '{ufunc.__name__}' not supported for complex input")
-    return xs
+    return ts
 
 
 @_numpy_version(np.deg2rad)
-def _deg2rad(x, /, **kwargs):
+def _deg2rad(x: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.deg2rad, kwargs)
     return _real_ufunc_input(np.deg2rad, x)[0] * (np.pi / 180.0)
 
 
 @_numpy_version(np.rad2deg)
-def _rad2deg(x, /, **kwargs):
+def _rad2deg(x: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.rad2deg, kwargs)
     return _real_ufunc_input(np.rad2deg, x)[0] * (180.0 / np.pi)
 
@@ -1974,28 +2046,28 @@ _numpy_version(np.degrees)(_rad2deg)
 
 
 @_numpy_version(np.fabs)
-def _fabs(x, /, **kwargs):
+def _fabs(x: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.fabs, kwargs)
     return tf.abs(_real_ufunc_input(np.fabs, x)[0])
 
 
 @_numpy_version(np.exp2)
-def _exp2(x, /, **kwargs):
+def _exp2(x: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.exp2, kwargs)
     return tf.exp(_farr(x) * math.log(2.0))
 
 
 @_numpy_version(np.cbrt)
-def _cbrt(x, /, **kwargs):
+def _cbrt(x: ArrayLike, /, **kwargs: Any) -> Tensor:
     """sign(x)·|x|^(1/3) (sign piecewise constant); the derivative is infinite at 0."""
     _ufunc_kwargs(np.cbrt, kwargs)
     x, = _real_ufunc_input(np.cbrt, x)
-    sgn = np.sign(x._data)
+    sgn: NDArray[Any] = np.sign(x._data)
     return tf.pow(x * sgn, 1.0 / 3.0) * sgn
 
 
 @_numpy_version(np.logaddexp2)
-def _logaddexp2(x1, x2, /, **kwargs):
+def _logaddexp2(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.logaddexp2, kwargs)
     x1, x2 = _real_ufunc_input(np.logaddexp2, x1, x2)
     ln2 = math.log(2.0)
@@ -2003,19 +2075,19 @@ def _logaddexp2(x1, x2, /, **kwargs):
 
 
 @_numpy_version(np.float_power)
-def _float_power(x1, x2, /, **kwargs):
+def _float_power(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
     _ufunc_kwargs(np.float_power, kwargs)
     x1, x2 = _arr(x1), _arr(x2)
     dt = np.result_type(x1.dtype, x2.dtype, np.float64)
     return tf.pow(_cast(x1, dt), _cast(x2, dt))
 
 
-def _fmax_fmin(ufunc, pick):
-    def f(x1, x2, /, **kwargs):
+def _fmax_fmin(ufunc: np.ufunc, pick: str) -> None:
+    def f(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
         """maximum/minimum that ignores a NaN in either input (the other value wins)."""
         _ufunc_kwargs(ufunc, kwargs)
         x1, x2 = _arr(x1), _arr(x2)
-        r = getattr(tf, pick)(x1, x2)
+        r: Tensor = getattr(tf, pick)(x1, x2)
         n1, n2 = np.isnan(x1._data), np.isnan(x2._data)
         if n1.any() or n2.any():
             r = tf.where(n2 & ~n1, x1, tf.where(n1, x2, r))
@@ -2030,7 +2102,7 @@ _fmax_fmin(np.fmin, "minimum")
 
 
 @_numpy_version(np.fmod)
-def _fmod(x1, x2, /, **kwargs):
+def _fmod(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
     """x1 − trunc(x1/x2)·x2 (C's fmod, exact): derivative 1 in x1, −trunc(x1/x2) in x2."""
     _ufunc_kwargs(np.fmod, kwargs)
     x1, x2 = _real_ufunc_input(np.fmod, x1, x2)
@@ -2041,7 +2113,7 @@ def _fmod(x1, x2, /, **kwargs):
 
 
 @_numpy_version(np.divmod)
-def _divmod(x1, x2, /, **kwargs):
+def _divmod(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> tuple[Tensor, Tensor]:
     """(floor(x1/x2), x1 − floor(x1/x2)·x2): the quotient is piecewise constant."""
     _ufunc_kwargs(np.divmod, kwargs)
     x1, x2 = _real_ufunc_input(np.divmod, x1, x2)
@@ -2050,7 +2122,7 @@ def _divmod(x1, x2, /, **kwargs):
 
 
 @_numpy_version(np.modf)
-def _modf(x, /, **kwargs):
+def _modf(x: ArrayLike, /, **kwargs: Any) -> tuple[Tensor, Tensor]:
     """(x − trunc(x), trunc(x)): the integral part is piecewise constant."""
     _ufunc_kwargs(np.modf, kwargs)
     x, = _real_ufunc_input(np.modf, x)
@@ -2059,7 +2131,7 @@ def _modf(x, /, **kwargs):
 
 
 @_numpy_version(np.frexp)
-def _frexp(x, /, **kwargs):
+def _frexp(x: ArrayLike, /, **kwargs: Any) -> tuple[Tensor, Tensor]:
     """(m, e) with x = m·2^e: m = x·2^(−e) (e piecewise constant, an int32 tensor)."""
     _ufunc_kwargs(np.frexp, kwargs)
     x, = _real_ufunc_input(np.frexp, x)
@@ -2068,7 +2140,7 @@ def _frexp(x, /, **kwargs):
 
 
 @_numpy_version(np.ldexp)
-def _ldexp(x1, x2, /, **kwargs):
+def _ldexp(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> Tensor:
     """x1·2^x2 for integer x2: linear in x1."""
     _ufunc_kwargs(np.ldexp, kwargs)
     x1, = _real_ufunc_input(np.ldexp, x1)
@@ -2083,21 +2155,25 @@ def _ldexp(x1, x2, /, **kwargs):
 # change that separates them removes them — there is no derivative to give.
 
 @_numpy_version(np.union1d)
-def _union1d(ar1, ar2):
-    return np.unique(tf.concatenate([tf.ravel(_arr(ar1)), tf.ravel(_arr(ar2))]))
+def _union1d(ar1: ArrayLike, ar2: ArrayLike) -> Tensor:
+    # np.unique of a tensor dispatches to tenferro's (a Tensor; the stubs say ndarray)
+    return np.unique(  # type: ignore[return-value]
+        tf.concatenate([tf.ravel(_arr(ar1)), tf.ravel(_arr(ar2))]))
 
 
 @_numpy_version(np.setdiff1d)
-def _setdiff1d(ar1, ar2, assume_unique=False):
-    ar1 = tf.ravel(_arr(ar1)) if assume_unique else np.unique(_arr(ar1))
-    return ar1[~np.isin(ar1._data, _payload_of(ar2))]
+def _setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False) -> Tensor:
+    # np.unique of a tensor dispatches to tenferro's (a Tensor; the stubs say ndarray)
+    u: Tensor = (tf.ravel(_arr(ar1)) if assume_unique  # type: ignore[assignment]
+                 else np.unique(_arr(ar1)))
+    return u[~np.isin(u._data, _payload_of(ar2))]
 
 
 @_numpy_version(np.setxor1d)
-def _setxor1d(ar1, ar2, assume_unique=False):
+def _setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False) -> Tensor:
     a, b = _arr(ar1), _arr(ar2)
     if not assume_unique:
-        a, b = np.unique(a), np.unique(b)
+        a, b = np.unique(a), np.unique(b)  # type: ignore[assignment]  # tensors (dispatch)
     aux = tf.concatenate([tf.ravel(a), tf.ravel(b)])
     aux = tf.take(aux, np.argsort(aux._data, kind="stable"))
     if aux.size == 0:
@@ -2108,10 +2184,10 @@ def _setxor1d(ar1, ar2, assume_unique=False):
 
 # ---- functions that write into their first argument 
 
-def _writes_into(np_fn, hint):
+def _writes_into(np_fn: _NpFn, hint: str) -> None:
     name = _qualname(np_fn)
 
-    def f(dst, *args, **kwargs):
+    def f(dst: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(dst, Tensor):
             raise TypeError(f"{name} writes into its first argument, and tensors are not "
                             f"written in place (their values may be saved for a backward "
@@ -2134,10 +2210,10 @@ _writes_into(np.put_along_axis, "use t.at[...].set(v) with the index arrays")
 
 # ---- creation functions called with like=tensor (NEP 35) 
 
-def _like(np_fn):
+def _like(np_fn: _NpFn) -> None:
     name = _qualname(np_fn)
 
-    def f(*args, **kwargs):
+    def f(*args: Any, **kwargs: Any) -> Any:
         return _tensors(_on_payloads(np_fn, name, False, args, kwargs))
 
     f.__name__ = f.__qualname__ = f"_{np_fn.__name__}_like"
@@ -2146,12 +2222,12 @@ def _like(np_fn):
         LIKE.append(np_fn)
 
 
-LIKE = []
-for _n in ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "require",
-           "arange", "empty", "zeros", "ones", "full", "eye", "identity", "tri",
-           "fromfunction", "fromiter", "frombuffer", "fromstring", "fromfile", "loadtxt",
-           "genfromtxt"):
-    _like(getattr(np, _n))
+LIKE: list[Any] = []
+for _name in ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
+              "require", "arange", "empty", "zeros", "ones", "full", "eye", "identity", "tri",
+              "fromfunction", "fromiter", "frombuffer", "fromstring", "fromfile", "loadtxt",
+              "genfromtxt"):
+    _like(getattr(np, _name))
 
 
 # ---- payload functions (group 2 of the module docstring) 

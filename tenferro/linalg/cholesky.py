@@ -38,7 +38,7 @@ __all__ = ["cholesky", "cholesky_ad"]
 _NAME = "tf.linalg.cholesky"
 
 
-def _not_pd(d, upper):
+def _not_pd(d: Any, upper: Any) -> Any:
     """The error for a stack with a matrix that is not positive definite, naming the first
     such matrix (found again one by one: this is the failure path only)."""
     batch = d.shape[:-2]
@@ -57,7 +57,7 @@ def _not_pd(d, upper):
         "is only semi-definite)")
 
 
-def _cholesky_backprop(l, gl):
+def _cholesky_backprop(l: Any, gl: Any) -> Any:
     """Hermitian Ā from L and L̄ (L lower; only the lower triangle of L̄ matters).
 
     On Tensors (create_graph / forward-over-reverse) the closed formula, written in
@@ -74,14 +74,14 @@ def _cholesky_backprop(l, gl):
     return _backprop_kernel(l, gl)
 
 
-def _backprop_formula(l, gl):
+def _backprop_formula(l: Any, gl: Any) -> Any:
     """½(S + Sᴴ), S = L⁻ᴴ Φ(LᴴL̄) L⁻¹ (RULES.md "cholesky")."""
     s = trsolve(l, halved(mH(l) @ gl), lower=True, trans=2)     # L⁻ᴴ Φ(LᴴL̄)
     s = trsolve(l, s, lower=True, left=False)                   # ... L⁻¹
     return 0.5 * (s + mH(s))
 
 
-def _cholesky_vjp(ctx, needs, gs, xs, ys):
+def _cholesky_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     upper = ctx
     l, gl = ys[0], gs[0]
     if upper:   # U = Lᴴ: L̄ = Ūᴴ
@@ -89,7 +89,7 @@ def _cholesky_vjp(ctx, needs, gs, xs, ys):
     return (_cholesky_backprop(l, gl),)
 
 
-def _cholesky_jvp(ctx, ts, xs, ys):
+def _cholesky_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     upper = ctx
     ta = ts[0]
     l = mH(ys[0]) if upper else ys[0]

@@ -79,7 +79,7 @@ _wrap = Tensor._wrap
 
 # ---- helpers on ndarrays ---------------------------------------------------------------
 
-def _det_np(d):
+def _det_np(d: Any) -> Any:
     """Determinant of each matrix of the ndarray stack ``d`` (n >= 1)."""
     return _lu_det(d, 0.0)[2]
 
@@ -87,20 +87,20 @@ def _det_np(d):
 _EPS = {np.dtype(t): eps_of(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
-def _rtol(d):
+def _rtol(d: Any) -> Any:
     """The pivot ratio below which det's backward takes the SVD form of the adjugate:
     smallest |u_ii| <= n·eps·largest (all-zero matrices included)."""
     return d.shape[-1] * _EPS.get(d.dtype, 0.0)
 
 
-def _col(c):
+def _col(c: Any) -> Any:
     """A batch of scalars as (*batch, 1, 1), for scaling a stack of matrices."""
     return c.reshape(c.shape + (1, 1))
 
 
 # ---- the adjugate ------------------------------------------------------------------------
 
-def _adj_h_svd(a):
+def _adj_h_svd(a: Any) -> Any:
     """adj(A)ᴴ = conj(det(U)·det(Vᴴ))·U diag(πᵢ) Vᴴ, πᵢ = Π_{j≠i} sⱼ, for an ndarray stack."""
     u, s, vt = _lapack.svd(a, full_matrices=False)
     c = _det_np(u) * _det_np(vt)
@@ -111,7 +111,7 @@ def _adj_h_svd(a):
     return _col(c) * ((u * np.expand_dims(pi, -2)) @ vt)
 
 
-def _faddeev(k):
+def _faddeev(k: Any) -> Any:
     """(det K, adj K) of a small r×r Tensor by Faddeev–LeVerrier: polynomials in K
     (matmuls and traces only), so smooth at singular K.
 
@@ -120,6 +120,7 @@ def _faddeev(k):
     """
     r = k.shape[-1]
     eye = np.eye(r, dtype=k.dtype)
+    m: Any   # None, then K's matrix polynomial (an ndarray or a Tensor)
     m, c = None, 1.0
     for j in range(1, r + 1):
         m = eye * c if m is None else k @ m + c * eye
@@ -128,7 +129,7 @@ def _faddeev(k):
     return c * sgn, m * -sgn
 
 
-def _adj_h_graph_one(a, d, r):
+def _adj_h_graph_one(a: Any, d: Any, r: Any) -> Any:
     """adj(A)ᴴ of one matrix on Tensors, treating its r smallest singular values as null.
 
     With B = A + W Zᵀ nonsingular and K = I − Zᵀ B⁻¹ W (r×r), the matrix determinant
@@ -154,7 +155,7 @@ def _adj_h_graph_one(a, d, r):
     return mH(det(b, check_finite=False) * (det_k * binv + binv_w @ adj_k @ zt_binv))
 
 
-def _adj_h_graph(a, d):
+def _adj_h_graph(a: Any, d: Any) -> Any:
     """adj(A)ᴴ of a Tensor stack, differentiable to every order (create_graph).
 
     A matrix with all singular values above sqrt(eps)·s₁ takes (d·A⁻¹)ᴴ from the
@@ -179,7 +180,7 @@ def _adj_h_graph(a, d):
     return np.stack(outs).reshape(a.shape)
 
 
-def _adj_h(ctx, a, d, scale):
+def _adj_h(ctx: Any, a: Any, d: Any, scale: Any) -> Any:
     """scale·adj(A)ᴴ for each matrix of the stack ``a``; ``scale`` has the batch shape.
 
     ndarrays: scale·conj(d)·A⁻ᴴ from the forward LU factors (_lu_inverse, 4n³/3 flops
@@ -211,7 +212,7 @@ def _adj_h(ctx, a, d, scale):
 
 # ---- det ---------------------------------------------------------------------------------
 
-def _det_vjp(ctx, needs, gs, xs, ys):
+def _det_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = d̄·adj(A)ᴴ (= d̄·conj(d)·A⁻ᴴ when A is nonsingular)
     a = xs[0]
     if a.size == 0:
@@ -219,7 +220,7 @@ def _det_vjp(ctx, needs, gs, xs, ys):
     return (_adj_h(ctx, a, ys[0], gs[0]),)
 
 
-def _det_jvp(ctx, ts, xs, ys):
+def _det_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # ḋ = tr(adj(A)Ȧ) = Σ conj(adj(A)ᴴ)∘Ȧ  (= d·tr(A⁻¹Ȧ) when A is nonsingular)
     a, t = xs[0], ts[0]
     if a.size == 0:
@@ -256,7 +257,7 @@ def det(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
 
 # ---- slogdet -----------------------------------------------------------------------------
 
-def _slogdet_check(ctx, a, what):
+def _slogdet_check(ctx: Any, a: Any, what: Any) -> None:
     zero = ctx[2]              # the forward's test for a zero pivot: min |u_ii| <= 0
     if zero if a.ndim == 2 else zero.any():
         zero = np.asarray(zero)
@@ -269,7 +270,7 @@ def _slogdet_check(ctx, a, what):
             "instead (its gradient, the adjugate, exists at singular matrices)")
 
 
-def _inv_h_scaled(ctx, a, c):
+def _inv_h_scaled(ctx: Any, a: Any, c: Any) -> Any:
     """c·A⁻ᴴ for a stack, c of the batch shape (_lu_inverse with the forward factors, or
     the differentiable solve on Tensors)."""
     n = a.shape[-1]
@@ -279,7 +280,7 @@ def _inv_h_scaled(ctx, a, c):
     return _lu_inverse(ctx[0], ctx[1], c, 2)
 
 
-def _tr_inv_times(ctx, a, t):
+def _tr_inv_times(ctx: Any, a: Any, t: Any) -> Any:
     """τ = tr(A⁻¹Ȧ) for a stack."""
     if isinstance(a, Tensor) or isinstance(t, Tensor):
         from .solve import solve
@@ -290,7 +291,7 @@ def _tr_inv_times(ctx, a, t):
     return np.trace(x, axis1=-2, axis2=-1)
 
 
-def _slogdet_vjp(ctx, needs, gs, xs, ys):
+def _slogdet_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # complex: Ā = (l̄ − i·Im(conj(s̄)·s))·A⁻ᴴ (the real op's rule: _slogdet_real_vjp)
     a = xs[0]
     gsign, c = gs
@@ -306,7 +307,7 @@ def _slogdet_vjp(ctx, needs, gs, xs, ys):
             and (c is None or type(c) is np.ndarray)):
         # one matrix: Python complex arithmetic (~0.8 µs against ~2.3 µs of 0-d NumPy),
         # and a scale of A's dtype takes lu_inverse's one-matrix path
-        v = 0.0 if c is None else float(c)
+        v: complex = 0.0 if c is None else float(c)
         if gsign is not None:
             w = complex(gsign).conjugate() * complex(sign)
             v = complex(v, -w.imag)
@@ -319,7 +320,7 @@ def _slogdet_vjp(ctx, needs, gs, xs, ys):
     return (_lu_inverse(ctx[0], ctx[1], c, 2),)          # c·A⁻ᴴ from the forward LU
 
 
-def _slogdet_real_vjp(ctx, needs, gs, xs, ys):
+def _slogdet_real_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = l̄·A⁻ᵀ (the real op's one output is logabsdet: the sign is piecewise constant)
     a, c = xs[0], gs[0]
     if c is None:
@@ -333,7 +334,7 @@ def _slogdet_real_vjp(ctx, needs, gs, xs, ys):
     return (_inv_h_scaled(ctx, a, c),)
 
 
-def _slogdet_real_jvp(ctx, ts, xs, ys):
+def _slogdet_real_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # l̇ = τ = tr(A⁻¹Ȧ)
     a = xs[0]
     if a.size == 0:
@@ -342,7 +343,7 @@ def _slogdet_real_jvp(ctx, ts, xs, ys):
     return (_tr_inv_times(ctx, a, ts[0]),)
 
 
-def _slogdet_jvp(ctx, ts, xs, ys):
+def _slogdet_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # l̇ = Re τ, ṡ = i·Im(τ)·s (complex only), τ = tr(A⁻¹Ȧ)
     a, t = xs[0], ts[0]
     sign, logabs = ys

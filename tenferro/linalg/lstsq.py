@@ -74,7 +74,7 @@ LstsqResult.__doc__ = ("Result of tf.linalg.lstsq: solution x, residuals (square
                        "norms of b - a x, or empty), rank (int), singular_values of a.")
 
 
-def _mm3(a, b, c):
+def _mm3(a: Any, b: Any, c: Any) -> Any:
     """``a @ b @ c`` in the cheaper association (a p×q, b q×r, c r×s matrices)."""
     p, q = a.shape[-2:]
     r, s = c.shape[-2:]
@@ -84,7 +84,7 @@ def _mm3(a, b, c):
     return a @ (b @ c)
 
 
-def _outer_sum(*pairs):
+def _outer_sum(*pairs: Any) -> Any:
     """Σᵢ PᵢQᵢᴴ of thin factors (… × k), one product per pair. (Concatenating the factors
     into one product [P₁ P₂ …][Q₁ Q₂ …]ᴴ was measured slower: 5.5 vs 3.0 µs at n = 16,
     3.2 vs 1.8 ms at n = 256 for a 2n × n result, one thread — the copies cost more than
@@ -96,7 +96,7 @@ def _outer_sum(*pairs):
     return out
 
 
-def _cut_inverse(s, keep):
+def _cut_inverse(s: Any, keep: Any) -> Any:
     """1/s where ``keep``, 0 elsewhere (no division by the cut values)."""
     out = np.zeros_like(s)
     np.divide(1, s, out=out, where=keep)
@@ -105,7 +105,7 @@ def _cut_inverse(s, keep):
 
 # ---- pinv --------------------------------------------------------------------------------
 
-def _pinv_data(d, rtol, hermitian, rank=None):
+def _pinv_data(d: Any, rtol: Any, hermitian: Any, rank: Any = None) -> Any:
     """(A⁺, rank) of the stack ``d`` (ndarrays); rank is an int when every matrix has
     full rank min(m, n). ``rtol`` is an array broadcasting to the batch; ``rank`` (SVD
     path only), when given, fixes the number of singular values kept instead of the
@@ -139,7 +139,7 @@ def _pinv_data(d, rtol, hermitian, rank=None):
     return x, keep.sum(axis=-1)
 
 
-def _pinv_vjp(ctx, needs, gs, xs, ys):
+def _pinv_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = −XᴴX̄Xᴴ + XᴴX X̄ᴴ(I − XA) + (I − AX)X̄ᴴXXᴴ   (Golub & Pereyra 1973)
     full_col, full_row = ctx
     a, x, g = xs[0], ys[0], gs[0]
@@ -156,7 +156,7 @@ def _pinv_vjp(ctx, needs, gs, xs, ys):
     return (ga,)
 
 
-def _pinv_jvp(ctx, ts, xs, ys):
+def _pinv_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ẋ = −XȦX + XXᴴȦᴴ(I − AX) + (I − XA)ȦᴴXᴴX
     full_col, full_row = ctx
     a, x, t = xs[0], ys[0], ts[0]
@@ -177,7 +177,7 @@ _pinv_op = defop("pinv", _pinv_vjp, _pinv_jvp,
                  doc="X = A⁺ from the SVD (or eigh); Golub–Pereyra rules, constant rank")
 
 
-def _record_pinv(a, x, rank):
+def _record_pinv(a: Any, x: Any, rank: Any) -> Tensor:
     m, n = a.shape[-2:]
     if type(rank) is int:
         ctx = (rank == n, rank == m)
@@ -231,7 +231,7 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
     return _record_pinv(a, x, rank)
 
 
-def _pinv_at_rank(a, rank):
+def _pinv_at_rank(a: Any, rank: Any) -> Tensor:
     """Differentiable A⁺ of the Tensor ``a`` keeping exactly ``rank`` singular values."""
     x, rank = _pinv_data(a._data, None, False, rank)
     return _record_pinv(a, x, rank)
@@ -239,7 +239,7 @@ def _pinv_at_rank(a, rank):
 
 # ---- lstsq: primal -----------------------------------------------------------------------
 
-def _lstsq_primal(a, b, rcond):
+def _lstsq_primal(a: Any, b: Any, rcond: Any) -> Any:
     """Minimum-norm least squares per matrix: (x, rank, s, res, r) for a (*batch, m, n)
     and b (*batch, m, k) of one dtype and one batch shape, none of m, n, k, batch empty.
 
@@ -262,7 +262,7 @@ def _lstsq_primal(a, b, rcond):
 
 # ---- lstsq: how the rules apply A⁺ -------------------------------------------------------
 
-def _tri_inverse_gram(r):
+def _tri_inverse_gram(r: Any) -> Any:
     """Y -> R⁻¹R⁻ᴴY, i.e. (RᴴR)⁻¹Y by two triangular solves with upper R."""
     return lambda y: _lapack.trtrs(r, _lapack.trtrs(r, y, lower=False, trans=2), lower=False)
 
@@ -270,14 +270,14 @@ def _tri_inverse_gram(r):
 class _TallFullRank:
     """Every matrix has rank n: A⁺ = KAᴴ, K = (AᴴA)⁻¹ = R⁻¹R⁻ᴴ with A = QR; I − A⁺A = 0."""
 
-    def __init__(self, ctx, a):
+    def __init__(self, ctx: Any, a: Any) -> None:
         self.ctx = ctx
         r = ctx.cache.get("r")
         if r is None:
             r = ctx.cache["r"] = _lapack.qr(a, mode="r")
         self.k = _tri_inverse_gram(r)
 
-    def vjp(self, a, b, x, g, has_res, need_b=True):
+    def vjp(self, a: Any, b: Any, x: Any, g: Any, has_res: Any, need_b: Any = True) -> Any:
         # B̄ = A⁺ᴴX̄ = AY with Y = KX̄;  Ā = −B̄Xᴴ + Res Yᴴ, which with Res = B − AX is
         #   Ā = BYᴴ − A(YXᴴ + XYᴴ)
         # (no Res needed: 2.5 m·n·k-sized products instead of 4 when B̄ is not asked for,
@@ -289,7 +289,7 @@ class _TallFullRank:
             return b @ mH(y) - a @ (yx + mH(yx)), gb
         return -(gb @ mH(x)), gb
 
-    def jvp(self, a, b, x, ta, tb, has_res):
+    def jvp(self, a: Any, b: Any, x: Any, ta: Any, tb: Any, has_res: Any) -> Any:
         # Ẋ = K(Aᴴ(Ḃ − ȦX) + ȦᴴRes)
         rhs = _rhs(x, ta, tb)
         rhs = mH(a) @ rhs
@@ -301,13 +301,13 @@ class _TallFullRank:
 class _WideFullRank:
     """Every matrix has rank m < n: A⁺ = AᴴK, K = (AAᴴ)⁻¹ = R⁻¹R⁻ᴴ with Aᴴ = QR; Res = 0."""
 
-    def __init__(self, ctx, a):
+    def __init__(self, ctx: Any, a: Any) -> None:
         r = ctx.cache.get("r")
         if r is None:
             r = ctx.cache["r"] = _lapack.qr(mH(a), mode="r")
         self.k = _tri_inverse_gram(r)
 
-    def vjp(self, a, b, x, g, has_res, need_b=True):
+    def vjp(self, a: Any, b: Any, x: Any, g: Any, has_res: Any, need_b: Any = True) -> Any:
         # B̄ = A⁺ᴴX̄ = K(AX̄);  A⁺ᴴX = KAX = KB;  Ā = −B̄Xᴴ + (KB)(X̄ − AᴴB̄)ᴴ
         # (both K-solves in one call: [B̄, KB] = K[AX̄, B])
         ag = a @ g
@@ -317,7 +317,7 @@ class _WideFullRank:
         gb, z = both[..., :kk], both[..., kk:]
         return _outer_sum((-gb, x), (z, g - mH(a) @ gb)), gb
 
-    def jvp(self, a, b, x, ta, tb, has_res):
+    def jvp(self, a: Any, b: Any, x: Any, ta: Any, tb: Any, has_res: Any) -> Any:
         # Ẋ = AᴴK(Ḃ − ȦX − AȦᴴZ) + ȦᴴZ, Z = KB
         rhs = _rhs(x, ta, tb)
         if ta is None:
@@ -331,7 +331,7 @@ class _Explicit:
     """A⁺ as a matrix P (rank-deficient stacks; and, as a differentiable Tensor, every
     create_graph rule), at the primal's rank. K = PPᴴ, I − A⁺A applied as Y − P(AY)."""
 
-    def __init__(self, ctx, a, batch):
+    def __init__(self, ctx: Any, a: Any, batch: Any) -> None:
         self.ctx = ctx
         ab = np.broadcast_to(a, batch + a.shape[-2:])
         if isinstance(a, Tensor):
@@ -342,7 +342,8 @@ class _Explicit:
                 p = ctx.cache["p"] = _pinv_data(np.asarray(ab), None, False, ctx.rank)[0]
             self.p = p
 
-    def vjp(self, a, b, x, g, has_res, has_null, need_b=True):
+    def vjp(self, a: Any, b: Any, x: Any, g: Any, has_res: Any, has_null: Any,
+            need_b: Any = True) -> Any:
         p = self.p
         ph = mH(p)
         gb = ph @ g                                       # B̄ = A⁺ᴴX̄
@@ -353,7 +354,7 @@ class _Explicit:
             terms.append((ph @ x, g - _mm3(p, a, g)))
         return _outer_sum(*terms), gb
 
-    def jvp(self, a, b, x, ta, tb, has_res, has_null):
+    def jvp(self, a: Any, b: Any, x: Any, ta: Any, tb: Any, has_res: Any, has_null: Any) -> Any:
         p = self.p
         ph = mH(p)
         dx = p @ _rhs(x, ta, tb)                          # A⁺(Ḃ − ȦX)
@@ -367,7 +368,7 @@ class _Explicit:
         return dx
 
 
-def _residual_of(ctx, a, b, x):
+def _residual_of(ctx: Any, a: Any, b: Any, x: Any) -> Any:
     """Res = B − AX (column form): computed once for plain rules (shared with the
     residuals' rules through ctx.cache), rebuilt from the differentiable values in a
     create_graph rule."""
@@ -379,7 +380,7 @@ def _residual_of(ctx, a, b, x):
     return r
 
 
-def _rhs(x, ta, tb):
+def _rhs(x: Any, ta: Any, tb: Any) -> Any:
     """Ḃ − ȦX with None as a structural zero (at least one is given)."""
     if ta is None:
         return tb
@@ -392,7 +393,7 @@ def _rhs(x, ta, tb):
 class _LstsqCtx:
     __slots__ = ("vector", "rank", "batch", "full_col", "full_row", "cache")
 
-    def __init__(self, vector, rank, batch, m, n):
+    def __init__(self, vector: Any, rank: Any, batch: Any, m: Any, n: Any) -> None:
         self.vector = vector
         self.rank = rank
         self.batch = batch
@@ -401,10 +402,11 @@ class _LstsqCtx:
             self.full_row = bool((rank == m).all())
         else:
             self.full_col, self.full_row = int(rank) == n, int(rank) == m
-        self.cache = {}   # factorizations computed by a rule, shared by later rules
+        # factorizations computed by a rule, shared by later rules
+        self.cache: dict[str, Any] = {}
 
 
-def _solution_rule(ctx, a):
+def _solution_rule(ctx: Any, a: Any) -> Any:
     """The A⁺-applier for this node and the flags (has_res, has_null) of its terms."""
     flags = (not ctx.full_row, not ctx.full_col)
     if isinstance(a, Tensor):
@@ -416,7 +418,7 @@ def _solution_rule(ctx, a):
     return _Explicit(ctx, a, ctx.batch), flags
 
 
-def _svd_vectors(ctx, a):
+def _svd_vectors(ctx: Any, a: Any) -> Any:
     """(U, Vᴴ) of a for the singular-value rules: differentiable Tensors (tf.linalg.svd;
     U diag(s̄) Vᴴ and diag(UᴴȦV) are phase-invariant, so no gauge check) in a
     create_graph rule, a cached LAPACK SVD otherwise."""
@@ -430,11 +432,11 @@ def _svd_vectors(ctx, a):
     return uv
 
 
-def _empty(a, b):
+def _empty(a: Any, b: Any) -> Any:
     return 0 in a.shape or 0 in b.shape
 
 
-def _lstsq_vjp(ctx, needs, gs, xs, ys):
+def _lstsq_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     a, b = xs
     x = ys[0]
     gx, gsv = gs
@@ -462,7 +464,7 @@ def _lstsq_vjp(ctx, needs, gs, xs, ys):
             unbroadcast(gb, b.shape) if needs[1] and gb is not None else None)
 
 
-def _lstsq_jvp(ctx, ts, xs, ys):
+def _lstsq_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ta, tb = ts
     a, b = xs
     x = ys[0]
@@ -494,13 +496,13 @@ _lstsq_op = defop("lstsq", _lstsq_vjp, _lstsq_jvp,
 
 # ---- lstsq: residuals --------------------------------------------------------------------
 
-def _sq_col_norms(r):
+def _sq_col_norms(r: Any) -> Any:
     """Σᵢ |Rᵢⱼ|² over the rows of the (stack of) matrix r."""
     return np.sum((r.real * r.real + r.imag * r.imag) if r.dtype.kind == "c" else r * r,
                   axis=-2)
 
 
-def _residual_matrix(ctx, a, b, x):
+def _residual_matrix(ctx: Any, a: Any, b: Any, x: Any) -> Any:
     """R = B − AX (column form): rebuilt from the (differentiable) values in a
     create_graph rule, otherwise built once and kept in the cache shared with the rules
     of lstsq's x."""
@@ -515,7 +517,7 @@ def _residual_matrix(ctx, a, b, x):
     return r
 
 
-def _residuals_vjp(ctx, needs, gs, xs, ys):
+def _residuals_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # res = Σᵢ |Rᵢⱼ|², R = B − AX:  B̄ = 2R diag(ḡ), X̄ = −AᴴB̄, Ā = −B̄Xᴴ
     vector = ctx[0]
     a, b, x = xs
@@ -532,7 +534,7 @@ def _residuals_vjp(ctx, needs, gs, xs, ys):
     return ga, (gb if needs[1] else None), gx
 
 
-def _residuals_jvp(ctx, ts, xs, ys):
+def _residuals_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # ṙes = 2 Re Σᵢ conj(Rᵢⱼ) Ṙᵢⱼ,  Ṙ = Ḃ − ȦX − AẊ
     vector = ctx[0]
     ta, tb, tx = ts
@@ -554,7 +556,7 @@ _residuals_op = defop("lstsq_residuals", _residuals_vjp, _residuals_jvp,
                       doc="lstsq's residuals Σᵢ |B − AX|²ᵢⱼ from the recorded solution X")
 
 
-def _residuals(a, b, x, vector, value=None, cache=None):
+def _residuals(a: Any, b: Any, x: Any, vector: Any, value: Any = None, cache: Any = None) -> Any:
     """Σᵢ |B − AX|²ᵢⱼ of Tensors a, b, x (b, x vectors when ``vector``), differentiable in
     all three. At lstsq's solution Aᴴ(B − AX) = 0, so X̄ = −AᴴB̄ vanishes there; the rule
     keeps it to be right for any X. ``value``: the residuals when already known (lstsq's
@@ -571,7 +573,7 @@ def _residuals(a, b, x, vector, value=None, cache=None):
 _LSTSQ = "tf.linalg.lstsq"
 
 
-def _tracked(t):
+def _tracked(t: Any) -> Any:
     return t._node is not None or t._fw is not None
 
 

@@ -47,7 +47,7 @@ and only real numbers, None and the strings NumPy accepts are valid ``ord`` valu
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from numpy.typing import ArrayLike
 
@@ -77,7 +77,7 @@ __all__ = ["matrix_exp", "expm", "norm", "vector_norm", "matrix_norm",
            "matrix_exp_ad", "expm_ad", "norm_ad", "vector_norm_ad", "matrix_norm_ad"]
 
 
-def _needs_derivative(x):
+def _needs_derivative(x: Any) -> Any:
     """Whether an op applied to ``x`` now records a node or propagates a tangent."""
     if STATE.grad_enabled and x._node is not None:
         return True
@@ -87,18 +87,18 @@ def _needs_derivative(x):
 
 # ==== matrix_exp ==========================================================================
 
-def _wide(dtype):
+def _wide(dtype: Any) -> Any:
     """The double-precision dtype the Padé code runs in."""
     return np.dtype(np.complex128) if dtype.kind == "c" else np.dtype(np.float64)
 
 
-def _norm1(x):
+def _norm1(x: Any) -> Any:
     """max ‖X‖₁ over a stack (an ndarray float)."""
     x = x._data if isinstance(x, Tensor) else x
     return float(np.abs(x).sum(axis=-2).max()) if x.size else 0.0
 
 
-def _frechet_block(a, e):
+def _frechet_block(a: Any, e: Any) -> Any:
     """L(A, E) on Tensors: the upper-right block of exp([[A, cE], [0, A]]), divided by c.
 
     L is linear in E, so the constant c (scaling ‖cE‖₁ to about max(‖A‖₁, 1), which keeps
@@ -116,7 +116,7 @@ def _frechet_block(a, e):
     return y[..., :n, n:] * (1.0 / c)
 
 
-def _frechet_np(ctx, a, e, adjoint):
+def _frechet_np(ctx: Any, a: Any, e: Any, adjoint: Any) -> Any:
     """L(A, E) (``adjoint``: L(Aᴴ, E)) on ndarrays by the compiled kernel, reusing the
     Padé data ``ctx`` that the primal kept (computed here when there is none)."""
     if ctx is None:
@@ -128,7 +128,7 @@ def _frechet_np(ctx, a, e, adjoint):
     return expm_frechet(ctx, e, adjoint)
 
 
-def _expm_vjp(ctx, needs, gs, xs, ys):
+def _expm_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = L(Aᴴ, Ē) = L(A, Ēᴴ)ᴴ
     a, g = xs[0], gs[0]
     if a.size == 0:
@@ -138,7 +138,7 @@ def _expm_vjp(ctx, needs, gs, xs, ys):
     return (_frechet_np(ctx, a, g, True),)
 
 
-def _expm_jvp(ctx, ts, xs, ys):
+def _expm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ė = L(A, Ȧ)
     a, t = xs[0], ts[0]
     if a.size == 0:
@@ -179,7 +179,7 @@ expm = matrix_exp
 
 # ==== vector norms ========================================================================
 
-def _sgn(x):
+def _sgn(x: Any) -> Any:
     """x/|x| with 0 at 0 (real: sign(x), a constant). Works on ndarrays and Tensors."""
     if x.dtype.kind != "c":
         return np.sign(x._data if isinstance(x, Tensor) else x)
@@ -190,11 +190,11 @@ def _sgn(x):
     return np.where(zero, 0, x / np.where(zero, 1, ax))
 
 
-def _raw(v):
+def _raw(v: Any) -> Any:
     return v._data if isinstance(v, Tensor) else v
 
 
-def _tie_weights(x, nk, axes):
+def _tie_weights(x: Any, nk: Any, axes: Any) -> Any:
     """1/#ties where |x| attains the max (min) nk over ``axes``, else 0 (a constant: the
     rule is linear in the cotangent, so second order is exact)."""
     ax = np.abs(_raw(x))
@@ -204,7 +204,7 @@ def _tie_weights(x, nk, axes):
     return w
 
 
-def _weights(x, n, p, axes, keepdims):
+def _weights(x: Any, n: Any, p: Any, axes: Any, keepdims: Any) -> Any:
     """W with ṅ = Re Σ conj(W)·ẋ and x̄ = n̄·W (RULES.md "norm"), W of x's shape; None for
     a gradient that is identically 0 (ord 0)."""
     nk = _keep(n, axes, keepdims, x.shape)       # n with the reduced axes as length 1
@@ -232,7 +232,7 @@ def _weights(x, n, p, axes, keepdims):
     return g * scale
 
 
-def _vnorm_vjp(ctx, needs, gs, xs, ys):
+def _vnorm_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     x, g, n = xs[0], gs[0], ys[0]
     if ctx is None:                              # 2-norm over every axis, 0-d output
         if isinstance(x, Tensor) or isinstance(g, Tensor):
@@ -251,7 +251,7 @@ def _vnorm_vjp(ctx, needs, gs, xs, ys):
     return (_keep(g, axes, keepdims, x.shape) * w,)
 
 
-def _vnorm_jvp(ctx, ts, xs, ys):
+def _vnorm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     x, t, n = xs[0], ts[0], ys[0]
     if ctx is None:
         ctx = (2, tuple(range(x.ndim)), False)
@@ -271,7 +271,7 @@ _vnorm_op = defop("vector_norm", _vnorm_vjp, _vnorm_jvp,
                   doc="vector p-norm over axes; subgradient 0 at 0, ties split evenly")
 
 
-def _vnorm_np(d, p, axes, keepdims, name):
+def _vnorm_np(d: Any, p: Any, axes: Any, keepdims: Any, name: Any) -> Any:
     """NumPy's vector-norm values (numpy.linalg.norm with one axis, extended to several)."""
     if p == 2:
         s = d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
@@ -293,7 +293,7 @@ def _vnorm_np(d, p, axes, keepdims, name):
         return s ** (1.0 / p)
 
 
-def _vector_ord(ord, name):
+def _vector_ord(ord: Any, name: Any) -> Any:
     """A vector ord as a float (None -> 2); strings and non-numbers raise ValueError."""
     if ord is None:
         return 2.0
@@ -310,7 +310,7 @@ def _vector_ord(ord, name):
     return p
 
 
-def _checked(out, d, name, check_finite):
+def _checked(out: Any, d: Any, name: Any, check_finite: Any) -> Any:
     """``out``, after the finiteness check of the input ``d`` when ``out`` is not finite
     (a NaN or Inf entry shows in a p-norm with 0 < p < inf; a finite input whose norm
     overflowed passes, and the result is inf as in NumPy)."""
@@ -319,7 +319,8 @@ def _checked(out, d, name, check_finite):
     return out
 
 
-def _vector_norm(x, p, axes, keepdims, name, check_finite):
+def _vector_norm(x: Any, p: Any, axes: Any, keepdims: Any, name: Any,
+                 check_finite: Any) -> Tensor:
     d = x._data
     if check_finite and not 0 < p < math.inf:    # the result may hide a NaN or Inf entry
         check_finite_or_raise(d, name)
@@ -344,7 +345,7 @@ def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
 
 # ==== matrix norms ========================================================================
 
-def _nuc_vjp(ctx, needs, gs, xs, ys):
+def _nuc_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = n̄·U Vᴴ
     y, g = xs[0], gs[0]
     if isinstance(y, Tensor) or isinstance(g, Tensor):
@@ -358,7 +359,7 @@ def _nuc_vjp(ctx, needs, gs, xs, ys):
     return (g.reshape(g.shape + (1, 1)) * p,)
 
 
-def _nuc_jvp(ctx, ts, xs, ys):
+def _nuc_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # ṅ = Re tr(V Uᴴ Ȧ) = Re Σ conj(U Vᴴ)∘Ȧ
     y, t = xs[0], ts[0]
     if isinstance(y, Tensor) or isinstance(t, Tensor):
@@ -377,7 +378,7 @@ _nuc_op = defop("nuclear_norm", _nuc_vjp, _nuc_jvp,
                 doc="sum of singular values over the last two axes; gradient U Vᴴ")
 
 
-def _polar(d):
+def _polar(d: Any) -> Any:
     """U Vᴴ of the thin SVD of each matrix (zeros for an empty matrix)."""
     if d.size == 0:
         return np.zeros(d.shape, d.dtype)
@@ -385,7 +386,7 @@ def _polar(d):
     return u @ vt
 
 
-def _nuclear(y):
+def _nuclear(y: Any) -> Tensor:
     """Σ singular values of each matrix of ``y`` (over its last two axes)."""
     d = y._data
     if d.size == 0:
@@ -402,7 +403,7 @@ def _nuclear(y):
     return apply1(_nuc_op, (y,), np.add.reduce(s, axis=-1), ctx=ctx)
 
 
-def _svd_extreme(y, largest, name):
+def _svd_extreme(y: Any, largest: Any, name: Any) -> Any:
     """Largest (smallest) singular value of each matrix of ``y``; ties split evenly."""
     from .svd import svdvals
     s = svdvals(y, check_finite=False)              # checked by the caller
@@ -414,7 +415,7 @@ def _svd_extreme(y, largest, name):
     return (reductions.max if largest else reductions.min)(s, axis=-1)
 
 
-def _abs_sum_extreme(x, sum_axis, ext_axis, largest, name):
+def _abs_sum_extreme(x: Any, sum_axis: Any, ext_axis: Any, largest: Any, name: Any) -> Any:
     """max (min) over ``ext_axis`` of Σ|x| over ``sum_axis`` (NumPy's ±1/±inf norms)."""
     s = reductions.sum(elementwise.abs(x), axis=sum_axis)
     if ext_axis > sum_axis:
@@ -429,9 +430,12 @@ def _abs_sum_extreme(x, sum_axis, ext_axis, largest, name):
 
 
 _MATRIX_ORDS = "None, 'fro', 'f', 'nuc', 1, -1, 2, -2, inf or -inf"
+# the string orders of a matrix norm (the numeric ones are floats)
+_MatrixOrd: TypeAlias = Literal["fro", "f", "nuc"]
 
 
-def _matrix_norm(x, ord, row, col, keepdims, name, check_finite):
+def _matrix_norm(x: Any, ord: Any, row: Any, col: Any, keepdims: Any, name: Any,
+                 check_finite: Any) -> Tensor:
     if ord is None or (isinstance(ord, str) and ord in ("fro", "f")):
         return _vector_norm(x, 2.0, tuple(sorted((row, col))), keepdims, name, check_finite)
     p = ord
@@ -460,7 +464,7 @@ def _matrix_norm(x, ord, row, col, keepdims, name, check_finite):
     return out
 
 
-def _move_last(x, row, col):
+def _move_last(x: Any, row: Any, col: Any) -> Any:
     """``x`` with axes (row, col) moved to the end (as numpy's _multi_svd_norm does)."""
     nd = x.ndim
     if (row, col) == (nd - 2, nd - 1):
@@ -468,7 +472,7 @@ def _move_last(x, row, col):
     return np.moveaxis(x, (row, col), (-2, -1))
 
 
-def _axis_index(a, nd, name):
+def _axis_index(a: Any, nd: Any, name: Any) -> Any:
     try:
         a = operator.index(a)
     except TypeError:
@@ -479,7 +483,7 @@ def _axis_index(a, nd, name):
     return a % nd
 
 
-def norm(x: ArrayLike, ord: float | str | None = None,
+def norm(x: ArrayLike, ord: float | _MatrixOrd | None = None,
          axis: int | tuple[int, int] | None = None, keepdims: bool = False, *,
          check_finite: bool = True) -> Tensor:
     """Matrix or vector norm, like ``numpy.linalg.norm`` (same ``ord``/``axis`` rules).
@@ -524,7 +528,7 @@ def norm(x: ArrayLike, ord: float | str | None = None,
                      "a 2-tuple for matrix norms, or use tf.linalg.vector_norm")
 
 
-def _norm_all(x, keepdims, check_finite):
+def _norm_all(x: Any, keepdims: Any, check_finite: Any) -> Tensor:
     """The 2-norm of all entries (NumPy's fast path), kept lean: one dot."""
     d = x._data
     name = "tf.linalg.norm"
@@ -544,8 +548,8 @@ def _norm_all(x, keepdims, check_finite):
     return apply1(_vnorm_op, (x,), out, ctx=None)
 
 
-def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: float | str = "fro",
-                check_finite: bool = True) -> Tensor:
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False,
+                ord: float | _MatrixOrd = "fro", check_finite: bool = True) -> Tensor:
     """Matrix norm over the last two axes, like ``numpy.linalg.matrix_norm``.
 
     ord: 'fro' (default), 'nuc', 1, -1, 2, -2, inf, -inf. A NaN or Inf entry raises

@@ -18,8 +18,10 @@ smooth choice but not necessarily of the one LAPACK makes.
 """
 import math
 from collections import namedtuple
+from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._kernels import load as load_kernel
 from .._engine import apply
@@ -41,24 +43,25 @@ QRResult = namedtuple("QRResult", ["q", "r"])
 field_aliases(QRResult, Q="q", R="r")
 
 _NAME = "tf.linalg.qr"
+_Mode: TypeAlias = Literal["reduced", "complete", "r"]
 
 
-def _payload(v):
+def _payload(v: Any) -> Any:
     return v._data if isinstance(v, Tensor) else v
 
 
-def _check_rank(r, m):
+def _check_rank(r: Any, m: Any) -> None:
     d = _payload(r)
     check_nonsingular(d, _NAME, "is rank deficient (R has a zero on its diagonal), so Q "
                       "and R are not differentiable there", rtol=m * eps_of(d.dtype))
 
 
-def _copyltu(m):
+def _copyltu(m: Any) -> Any:
     p = halved(m)
     return p + mH(p)
 
 
-def _rev_tall(q, r, gq, gr):
+def _rev_tall(q: Any, r: Any, gq: Any, gr: Any) -> Any:
     """Ā for A = QR with m ≥ n (Q m×n, R n×n); gq or gr may be None (zero).
 
     M = R R̄ᴴ − Q̄ᴴ Q;  Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ.
@@ -82,7 +85,7 @@ def _rev_tall(q, r, gq, gr):
         raise
 
 
-def _rev_tall_formula(q, r, gq, gr):
+def _rev_tall_formula(q: Any, r: Any, gq: Any, gr: Any) -> Any:
     """_rev_tall's formula, in NumPy calls that record on Tensors (and run on ndarrays)."""
     mm = None if gr is None else r @ mH(gr)
     if gq is not None:
@@ -94,13 +97,13 @@ def _rev_tall_formula(q, r, gq, gr):
     return trsolve(r, b, lower=False, trans=2, left=False)   # b R⁻ᴴ
 
 
-def _qr_vjp(ctx, needs, gs, xs, ys):
+def _qr_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     if isinstance(ys[0], Tensor):
         # create_graph: one recorded node (svd.py record_pullback)
         m, n = xs[0].shape[-2:]
         shape = _Shape(xs[0].shape, xs[0].dtype)
 
-        def pullback(*v):
+        def pullback(*v: Any) -> Any:
             return _qr_pullback(ctx, v[:2], v[2:4], shape if v[4] is None else v[4])
         return record_pullback(pullback, pullback,
                                # A itself is read only by the wide case
@@ -110,11 +113,11 @@ def _qr_vjp(ctx, needs, gs, xs, ys):
 
 class _Shape:
     """Stands for A where the pullback reads only its shape, dtype and size."""
-    def __init__(self, shape, dtype):
+    def __init__(self, shape: Any, dtype: Any) -> None:
         self.shape, self.dtype, self.size = shape, dtype, math.prod(shape)
 
 
-def _qr_pullback(ctx, gs, ys, a):
+def _qr_pullback(ctx: Any, gs: Any, ys: Any, a: Any) -> Any:
     """Ā (a 1-tuple) from (Q̄, R̄), (Q, R) and A (read only when m < n; else anything with
     A's shape and dtype): the compiled kernel on ndarrays, the formula in recorded ops on
     Tensors."""
@@ -148,7 +151,7 @@ def _qr_pullback(ctx, gs, ys, a):
     return (np.concatenate([gx, gy], -1),)
 
 
-def _jvp_tall(q, r, ta):
+def _jvp_tall(q: Any, r: Any, ta: Any) -> Any:
     """(Q̇, Ṙ) for m ≥ n: X = ȦR⁻¹, B = QᴴX, W = triu(B + Bᴴ) with halved diagonal,
     Q̇ = X − QW, Ṙ = WR (W = ṘR⁻¹: upper triangular with real diagonal)."""
     _check_rank(r, q.shape[-2])
@@ -158,7 +161,7 @@ def _jvp_tall(q, r, ta):
     return x - q @ w, w @ r
 
 
-def _qr_jvp(ctx, ts, xs, ys):
+def _qr_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ta = ts[0]
     q, r = ys
     m, n = ta.shape[-2], ta.shape[-1]
@@ -185,14 +188,14 @@ def _qr_jvp(ctx, ts, xs, ys):
 _qr_op = defop("qr", _qr_vjp, _qr_jvp)
 
 
-def _records(a):
+def _records(a: Any) -> Any:
     """Whether an op applied to ``a`` now would record a node or a tangent."""
     if STATE.grad_enabled and a._node is not None:
         return True
     return bool(STATE.fw_level) and a._fw is not None and a._fw[0] == STATE.fw_level
 
 
-def _empty_qr(d, mode):
+def _empty_qr(d: Any, mode: Any) -> Any:
     m, n = d.shape[-2:]
     batch = d.shape[:-2]
     k = m if mode == "complete" else min(m, n)
@@ -202,7 +205,15 @@ def _empty_qr(d, mode):
     return q, np.zeros(batch + (k, n), d.dtype)
 
 
-def qr(a, mode="reduced", *, check_finite=True):
+@overload
+def qr(a: ArrayLike, mode: Literal["reduced", "complete"] = "reduced", *,
+       check_finite: bool = True) -> QRResult: ...
+@overload
+def qr(a: ArrayLike, mode: Literal["r"], *, check_finite: bool = True) -> Tensor: ...
+
+
+def qr(a: ArrayLike, mode: _Mode = "reduced", *,
+       check_finite: bool = True) -> QRResult | Tensor:
     """QR decomposition A = Q R of a (stack of) m×n matrix, like ``numpy.linalg.qr``.
 
     mode: "reduced" -> (q (m×k), r (k×n)), k = min(m, n); "complete" -> (q (m×m),

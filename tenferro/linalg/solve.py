@@ -37,7 +37,7 @@ _lu_inverse = load_kernel("inverse").lu_inverse
 
 # ---- LU helpers (ndarrays) ---------------------------------------------------------------
 
-def _factor(a, name, remedy):
+def _factor(a: Any, name: Any, remedy: Any) -> Any:
     """getrf of each matrix of the stack ``a``; LinAlgError naming the first singular one.
 
     getrf factors exactly singular matrices too and reports the first zero pivot in
@@ -55,7 +55,7 @@ def _factor(a, name, remedy):
     return lu, piv
 
 
-def _lu_solve(lu, piv, rhs, trans=0):
+def _lu_solve(lu: Any, piv: Any, rhs: Any, trans: Any = 0) -> Any:
     """op(A)⁻¹·rhs from getrf factors (trans 0: A, 2: Aᴴ). ``rhs`` is (*batch, n, k); the
     batch dimensions of the factors and of rhs broadcast (getrs does that)."""
     rb = rhs.shape[:-2]
@@ -92,7 +92,7 @@ def solve_in_rule(a: Any, b: Any, name: str = "a derivative rule") -> Any:
 
 # ---- solve -------------------------------------------------------------------------------
 
-def _solve_vjp(ctx, needs, gs, xs, ys):
+def _solve_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # B̄ = A⁻ᴴX̄ (reusing the forward LU), Ā = −B̄Xᴴ; each summed over broadcast batch dims
     lu, piv, vector = ctx
     a, b = xs
@@ -100,7 +100,7 @@ def _solve_vjp(ctx, needs, gs, xs, ys):
     if vector:  # b was a vector (n,): work with the (…, n, 1) column the primal solved
         g, x = g[..., None], x[..., None]
     if isinstance(g, Tensor):
-        gb = solve(mH(a), g, check_finite=False)
+        gb: Any = solve(mH(a), g, check_finite=False)
     elif lu is None:  # empty system: nothing was factored
         gb = np.zeros(g.shape, g.dtype)
     else:
@@ -114,7 +114,7 @@ def _solve_vjp(ctx, needs, gs, xs, ys):
     return ga, gbb
 
 
-def _solve_jvp(ctx, ts, xs, ys):
+def _solve_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ẋ = A⁻¹(Ḃ − ȦX)
     lu, piv, vector = ctx
     ta, tb = ts
@@ -127,7 +127,7 @@ def _solve_jvp(ctx, ts, xs, ys):
     if ta is not None:
         rhs = -(ta @ x) if rhs is None else rhs - ta @ x
     if isinstance(rhs, Tensor):
-        dx = solve(xs[0], rhs, check_finite=False)
+        dx: Any = solve(xs[0], rhs, check_finite=False)
     elif lu is None:
         dx = np.zeros(x.shape, x.dtype)
     else:
@@ -191,13 +191,13 @@ def solve(a: ArrayLike, b: ArrayLike, *, check_finite: bool = True) -> Tensor:
 
 # ---- inv ---------------------------------------------------------------------------------
 
-def _inv_vjp(ctx, needs, gs, xs, ys):
+def _inv_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = −YᴴȲYᴴ
     yh = mH(ys[0])
     return (-(yh @ gs[0] @ yh),)
 
 
-def _inv_jvp(ctx, ts, xs, ys):
+def _inv_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ẏ = −YȦY
     y = ys[0]
     return (-(y @ ts[0] @ y),)
