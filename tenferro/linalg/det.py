@@ -72,6 +72,7 @@ _lu_det = load_kernel("inverse").lu_det
 __all__ = ["det", "slogdet", "SlogdetResult", "det_ad", "slogdet_ad"]
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SlogdetResult.__doc__ = "Result of tf.linalg.slogdet: det(a) = sign * exp(logabsdet)."
 # SlogdetResult from a 2-tuple without the namedtuple's Python-level __new__ (~0.1 µs)
 _tuple_new = tuple.__new__
 _wrap = Tensor._wrap

@@ -52,6 +52,7 @@ from .solve import solve_in_rule
 __all__ = ["EigResult", "eig", "eigvals", "eig_ad", "eigvals_ad"]
 
 EigResult = collections.namedtuple("EigResult", ["values", "vectors"])
+EigResult.__doc__ = "Result of tf.linalg.eig: a @ vectors = vectors * values (complex; vectors of unit norm)."
 field_aliases(EigResult, eigenvalues="values", eigenvectors="vectors")
 
 _EIG = "tf.linalg.eig"

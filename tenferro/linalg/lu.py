@@ -39,6 +39,7 @@ from .triangular import check_nonsingular, eps_of, mH, tri_part, trsolve
 __all__ = ["lu", "LUResult", "lu_ad"]
 
 LUResult = namedtuple("LUResult", ["p", "l", "u"])
+LUResult.__doc__ = "Result of tf.linalg.lu: a = p @ l @ u (p a permutation, l unit lower, u upper triangular)."
 
 _NAME = "tf.linalg.lu"
 

@@ -40,6 +40,7 @@ _backprop_kernel = load_kernel("triangular").qr_backprop
 __all__ = ["qr", "QRResult", "qr_ad"]
 
 QRResult = namedtuple("QRResult", ["q", "r"])
+QRResult.__doc__ = "Result of tf.linalg.qr: a = q @ r (q with orthonormal columns, r upper triangular)."
 field_aliases(QRResult, Q="q", R="r")
 
 _NAME = "tf.linalg.qr"
