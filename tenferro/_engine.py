@@ -28,7 +28,7 @@ else:
                      _tape.set_sparse_type)
 
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "backward_plain", "owned",
-           "graph_rule", "new_version", "GraphFreedError"]
+           "graph_rule", "sum_small", "new_version", "GraphFreedError"]
 
 set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)
@@ -60,6 +60,9 @@ apply = _tape.apply
 # graph_rule(node, gs, needs): a pullback run on Tensors, recording its own ops (the
 # create_graph=True step of run_backward)
 graph_rule = _tape.graph_rule
+# sum_small(op, t): t.sum() of a small float64/float32 tensor with the sum done in C
+# (NumPy's bits), or None when t's payload is not such an array
+sum_small = _tape.sum_small
 
 
 def _cast_like(t: Any, ref_dtype: np.dtype[Any]) -> Any:

@@ -9,6 +9,7 @@ checks that both give the same results.
 from sys import getrefcount
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import numpy as np
 from numpy import asarray, generic, ndarray
 from numpy.typing import NDArray
 
@@ -384,6 +385,19 @@ def apply1(op: "Op", inputs: "Sequence[Tensor]", out: NDArray[Any] | generic,
     if state.fw_level:
         forward(op, ctx, inputs, (out,), (t,), node)
     return t
+
+
+def sum_small(op: "Op", t: Any) -> "Tensor | None":
+    """``apply1(op, (t,), numpy.add.reduce(t._data, None))`` for a Tensor ``t`` whose
+    payload is an aligned, native-order, C-contiguous float64/float32 array of at most
+    128 entries; None for any other ``t`` (the compiled kernel sums those in C)."""
+    if type(t) is not _engine[0]:
+        return None
+    a = t._data
+    if (type(a) is not ndarray or a.size > 128 or a.dtype.type not in (np.float64, np.float32)
+            or not (a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative)):
+        return None
+    return apply1(op, (t,), np.add.reduce(a, None))
 
 
 def apply(op: "Op", inputs: "Sequence[Tensor]", outs: Sequence[NDArray[Any] | generic],
