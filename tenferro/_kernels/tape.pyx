@@ -650,33 +650,17 @@ cdef enum:
     _PAIRWISE_BLOCK = 128       # NumPy's PW_BLOCKSIZE: above it NumPy recurses
 
 
-cdef inline double _pairwise_f64(const double* a, Py_ssize_t n) noexcept nogil:
-    cdef double r0, r1, r2, r3, r4, r5, r6, r7, res
-    cdef Py_ssize_t i
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[i]
-        return res
-    r0 = a[0]; r1 = a[1]; r2 = a[2]; r3 = a[3]
-    r4 = a[4]; r5 = a[5]; r6 = a[6]; r7 = a[7]
-    i = 8
-    while i < n - (n % 8):
-        r0 += a[i]; r1 += a[i + 1]; r2 += a[i + 2]; r3 += a[i + 3]
-        r4 += a[i + 4]; r5 += a[i + 5]; r6 += a[i + 6]; r7 += a[i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[i]
-        i += 1
-    return res
+ctypedef fused _real_t:
+    double
+    float
 
 
-cdef inline float _pairwise_f32(const float* a, Py_ssize_t n) noexcept nogil:
-    cdef float r0, r1, r2, r3, r4, r5, r6, r7, res
+cdef inline _real_t _pairwise(const _real_t* a, Py_ssize_t n) noexcept nogil:
+    """NumPy's pairwise sum of the n <= 128 entries of a, in their own type."""
+    cdef _real_t r0, r1, r2, r3, r4, r5, r6, r7, res
     cdef Py_ssize_t i
     if n < 8:
-        res = 0.0
+        res = 0
         for i in range(n):
             res += a[i]
         return res
@@ -716,11 +700,11 @@ def sum_small(op, t):
     typenum = cnp.PyArray_TYPE(a)
     if typenum == cnp.NPY_DOUBLE:
         out = cnp.PyArray_SimpleNew(0, NULL, cnp.NPY_DOUBLE)
-        (<double*>cnp.PyArray_DATA(out))[0] = 0.0 + _pairwise_f64(
+        (<double*>cnp.PyArray_DATA(out))[0] = 0.0 + _pairwise(
             <const double*>cnp.PyArray_DATA(a), n)
     elif typenum == cnp.NPY_FLOAT:
         out = cnp.PyArray_SimpleNew(0, NULL, cnp.NPY_FLOAT)
-        (<float*>cnp.PyArray_DATA(out))[0] = <float>0.0 + _pairwise_f32(
+        (<float*>cnp.PyArray_DATA(out))[0] = <float>0.0 + _pairwise(
             <const float*>cnp.PyArray_DATA(a), n)
     else:
         return None
