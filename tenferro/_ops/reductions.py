@@ -177,6 +177,9 @@ def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
     d = t._data
     y: Tensor
     if axis is None and not keepdims:        # the common case, kept lean
+        small = sum_small(_sum_op, t)     # <= 128 float entries: summed in C, NumPy's bits
+        if small is not None:
+            return small
         y = apply1(_sum_op, (t,), d.sum(dtype=dtype), ctx=None)
         return y
     axes = normalize_axis(axis, d.ndim)

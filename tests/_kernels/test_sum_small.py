@@ -89,3 +89,18 @@ def test_records_the_sum_like_numpys_path():
     (g,) = tf.grad([(x * x).sum()], [x], create_graph=True)
     (h,) = tf.grad([g.sum()], [x])
     np.testing.assert_array_equal(h.numpy(), np.full(6, 2.0))
+
+
+def test_every_spelling_of_a_full_sum_takes_it():
+    # tf.sum, t.sum and np.sum of a small float tensor give numpy.add.reduce's bits;
+    # tf.sum(dtype=) casts first, then sums in the new dtype
+    rng = np.random.default_rng(4)
+    for dtype in (np.float64, np.float32):
+        a = (rng.standard_normal(13) * 10.0 ** rng.uniform(-4, 4, 13)).astype(dtype)
+        t = tf.tensor(a)
+        want = np.add.reduce(a, None).tobytes()
+        for y in (tf.sum(t), t.sum(), np.sum(t)):
+            assert y._data.dtype == dtype and y._data.tobytes() == want
+    a = rng.standard_normal(13) * 10.0 ** rng.uniform(-4, 4, 13)
+    y = tf.sum(tf.tensor(a), dtype=tf.float32)
+    assert y._data.tobytes() == np.add.reduce(a.astype(np.float32), None).tobytes()
