@@ -36,6 +36,51 @@ cimport numpy as cnp
 
 cnp.import_array()
 
+
+# ---------------------------------------------------------------------------------------
+# The autograd state of the calling thread: grad mode and the active dual level
+# ---------------------------------------------------------------------------------------
+# Every op reads both when it records (apply1/apply). As attributes of a threading.local
+# they cost ~570 instructions per read (the thread's dict is looked up each time), ~1.1k
+# of a small op's ~10k; as C thread-local variables one load. ``tenferro._state.STATE``
+# is an AutogradState under the compiled engine (tape_twin.AutogradState, a
+# threading.local, under TENFERRO_PURE_PYTHON=1); a new thread starts at the defaults.
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #define TF_THREAD_LOCAL __declspec(thread)
+    #else
+    #define TF_THREAD_LOCAL __thread
+    #endif
+    static TF_THREAD_LOCAL int tf_grad_enabled = 1;
+    static TF_THREAD_LOCAL long tf_fw_level = 0;
+    """
+    int tf_grad_enabled
+    long tf_fw_level
+
+
+cdef class AutogradState:
+    """Grad mode (reverse: ops record graph nodes) and the id of the active forward-AD
+    dual level (0: none), per thread."""
+
+    @property
+    def grad_enabled(self):
+        return bool(tf_grad_enabled)
+
+    @grad_enabled.setter
+    def grad_enabled(self, value):
+        global tf_grad_enabled
+        tf_grad_enabled = 1 if value else 0
+
+    @property
+    def fw_level(self):
+        return tf_fw_level
+
+    @fw_level.setter
+    def fw_level(self, long value):
+        global tf_fw_level
+        tf_fw_level = value
+
 # In-place changes (``t[i] = v``, ``t += u``) and node creation share one counter: a node
 # remembers its number (``seq``), a tensor changed in place the number of its last change
 # (its ``_version``). A backward through a node whose input changed after the node was
@@ -206,7 +251,7 @@ cdef list _discover(list roots, dict targets, bint all_leaves, object freed_erro
             n = len(node.inputs)
             advanced = False
             while pos < n:
-                parent = node.inputs[pos]._node
+                parent = _node_of(node.inputs[pos])
                 pos += 1
                 if parent is not None and parent.mark == 0:
                     parent.mark = 1
@@ -226,7 +271,7 @@ cdef list _discover(list roots, dict targets, bint all_leaves, object freed_erro
                 need = node in targets
                 if not need:
                     for x in node.inputs:
-                        parent = x._node
+                        parent = _node_of(x)
                         if parent is not None and parent.needed:
                             need = True
                             break
@@ -260,7 +305,7 @@ cdef list _run_backward(list roots, list seeds, list targets, bint create_graph,
     cdef list root_nodes = []
     cdef list processed = []
     cdef Node node, parent
-    cdef Py_ssize_t i, k, n
+    cdef Py_ssize_t i, k, n, idx
     cdef tuple inputs, needs_t, cots
     cdef list gs, needs, xs
     cdef bint any_need, any_g
@@ -302,7 +347,7 @@ cdef list _run_backward(list roots, list seeds, list targets, bint create_graph,
             needs = [False] * n
             any_need = False
             for i in range(n):
-                parent = inputs[i]._node
+                parent = _node_of(inputs[i])
                 if parent is not None and parent.needed:
                     needs[i] = True
                     any_need = True
@@ -322,7 +367,7 @@ cdef list _run_backward(list roots, list seeds, list targets, bint create_graph,
             else:
                 xs = [None] * n
                 for i in range(n):
-                    xs[i] = (<object>inputs[i])._data
+                    xs[i] = _data_of(inputs[i])
                 op = node.op
                 kernel = getattr(op, "kernel", 0)
                 cots = None
@@ -344,10 +389,11 @@ cdef list _run_backward(list roots, list seeds, list targets, bint create_graph,
                         c = asarray(c)
                 elif not create_graph:
                     c = _check_cast(c, xs[i], node, i)
-                parent = x._node
+                parent = _node_of(x)
+                idx = _slot(x, 2) if type(x) is _tensor_type else x._index
                 if parent.pending is None:
                     parent.pending = [None] * parent.n_out
-                parent.pending[x._index] = _add(parent.pending[x._index], c)
+                parent.pending[idx] = _add(parent.pending[idx], c)
             node.pending = None
         if not retain_graph:
             for node in processed:
@@ -534,6 +580,7 @@ def backward_plain(object outputs, object grad_outputs, object tensor_type, obje
 cdef object _tensor_new = None    # object.__new__ bound to tenferro.Tensor
 cdef object _tensor_type = None
 cdef object _state = None         # tenferro._state.STATE (thread-local)
+cdef bint _state_native = False   # _state is an AutogradState: read the C variables
 cdef object _forward = None       # _engine._forward(op, ctx, inputs, outs, results, node)
 cdef object _node_type = None     # None: this module's Node; else the class to record with
 
@@ -558,7 +605,7 @@ cdef tuple _no_args = ()
 def bind_engine(tensor_type, state, forward):
     """Tell the compiled apply1/apply the Tensor class, the autograd state and the
     forward-mode step (called once by ``tenferro._engine``)."""
-    global _tensor_type, _tensor_new, _state, _forward
+    global _tensor_type, _tensor_new, _state, _state_native, _forward
     cdef Py_ssize_t k
     for k in range(6):
         descr = tensor_type.__dict__[_SLOTS[k]]
@@ -568,7 +615,45 @@ def bind_engine(tensor_type, state, forward):
     _tensor_type = tensor_type
     _tensor_new = object.__new__
     _state = state
+    _state_native = type(state) is AutogradState
     _forward = forward
+
+
+cdef inline object _slot(object t, Py_ssize_t k):
+    """Slot ``k`` of a Tensor (its class's, or a subclass's: the same offset) read
+    through its offset, without the attribute lookup (~250 instructions from C)."""
+    cdef PyObject* v = (<PyObject**>((<char*><PyObject*>t) + _slot_offsets[k]))[0]
+    if v == NULL:
+        return getattr(t, _SLOTS[k])      # unset: the usual AttributeError
+    return <object>v
+
+
+cdef inline object _node_of(object x):
+    """``x._node``"""
+    if type(x) is _tensor_type:
+        return _slot(x, 1)
+    return x._node
+
+
+cdef inline object _data_of(object x):
+    """``x._data``"""
+    if type(x) is _tensor_type:
+        return _slot(x, 0)
+    return x._data
+
+
+cdef inline bint _grad_enabled() except -1:
+    """Grad mode of the calling thread."""
+    if _state_native:
+        return tf_grad_enabled
+    return bool(_state.grad_enabled)
+
+
+cdef inline long _fw_level() except? -1:
+    """The active dual level of the calling thread (0: none)."""
+    if _state_native:
+        return tf_fw_level
+    return _state.fw_level
 
 
 cdef inline void _set_slot(object t, Py_ssize_t k, object value):
@@ -622,14 +707,13 @@ def apply1(op, inputs, out, ctx=None):
 
 cdef object _apply1(object op, tuple inputs, object out, object ctx):
     node = None
-    state = _state
-    if state.grad_enabled:
+    if _grad_enabled():
         for x in inputs:
-            if x._node is not None:
+            if _node_of(x) is not None:
                 node = _new_node(op, ctx, inputs, (out,))
                 break
     t = _new_tensor(out, node, 0)
-    if state.fw_level:
+    if _fw_level():
         _forward(op, ctx, inputs, (out,), (t,), node)
     return t
 
@@ -725,10 +809,9 @@ def apply(op, inputs, outs, ctx=None):
             outs = tuple([o if type(o) is ndarray else asarray(o) for o in outs])
             break
     node = None
-    state = _state
-    if state.grad_enabled:
+    if _grad_enabled():
         for x in inputs:
-            if x._node is not None:
+            if _node_of(x) is not None:
                 node = _new_node(op, ctx, inputs, outs)
                 break
     nondiff = op.nondiff
@@ -736,7 +819,7 @@ def apply(op, inputs, outs, ctx=None):
     for i in range(n):
         res[i] = _new_tensor(outs[i], None if (node is None or i in nondiff) else node, i)
     results = tuple(res)
-    if state.fw_level:
+    if _fw_level():
         _forward(op, ctx, inputs, outs, results, node)
     return results
 
@@ -762,9 +845,10 @@ VJP_KERNELS = {
 }
 
 
-cdef inline bint _real_like(object a, object dtype):
-    """``a`` is an ndarray of the real dtype ``dtype``."""
-    return type(a) is ndarray and a.dtype is dtype
+cdef inline bint _real_like(object a, cnp.PyArray_Descr* dtype):
+    """``a`` is an ndarray of the real dtype ``dtype`` (``a.dtype is dtype``, read from
+    the array struct: ~250 instructions less than the attribute)."""
+    return type(a) is ndarray and cnp.PyArray_DESCR(<cnp.ndarray>a) == dtype
 
 
 def vjp_kernel(int kernel, object ctx, tuple needs, object g, tuple xs, tuple ys):
@@ -774,10 +858,13 @@ def vjp_kernel(int kernel, object ctx, tuple needs, object g, tuple xs, tuple ys
 
 
 cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, tuple ys):
-    cdef object x, y, dt, a, b
+    cdef object x, y, a, b
+    cdef cnp.PyArray_Descr* dt
     y = ys[0]
-    dt = y.dtype
-    if dt.kind != 'f' or not _real_like(g, dt):
+    if type(y) is not ndarray:
+        return None
+    dt = cnp.PyArray_DESCR(<cnp.ndarray>y)
+    if not cnp.PyArray_ISFLOAT(<cnp.ndarray>y) or not _real_like(g, dt):
         return None
     x = xs[0]
     if kernel <= 12:
@@ -812,9 +899,9 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
         return None
     a = x
     b = xs[1]
-    shape = y.shape
-    if not (_real_like(a, dt) and _real_like(b, dt) and a.shape == shape
-            and b.shape == shape):
+    if not (_real_like(a, dt) and _real_like(b, dt)
+            and cnp.PyArray_SAMESHAPE(<cnp.ndarray>a, <cnp.ndarray>y)
+            and cnp.PyArray_SAMESHAPE(<cnp.ndarray>b, <cnp.ndarray>y)):
         return None
     if kernel == 13:
         return (g if needs[0] else None, g if needs[1] else None)
@@ -858,7 +945,7 @@ def graph_rule(node, tuple gs, tuple needs):
         for i in range(n_out):
             y = _new_tensor(out_data[i], None if i in nondiff else node, i)
             if tangents is not None and tangents[i] is not None:
-                y._fw = (_state.fw_level, tangents[i])
+                y._fw = (_fw_level(), tangents[i])
             ys_list.append(y)
         ys = tuple(ys_list)
     for g in gs:

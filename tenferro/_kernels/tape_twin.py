@@ -6,6 +6,7 @@ instead of the compiled one when ``TENFERRO_PURE_PYTHON=1``; ``tests/_kernels/te
 checks that both give the same results.
 """
 
+import threading
 from sys import getrefcount
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -347,6 +348,15 @@ def backward_plain(outputs: Any, grad_outputs: Any, tensor_type: "type[Tensor]",
     finally:
         state.grad_enabled = saved
     return True
+
+
+class AutogradState(threading.local):
+    """Grad mode (reverse: ops record graph nodes) and the id of the active forward-AD
+    dual level (0: none), per thread (twin of tape.pyx's C thread-local variables)."""
+
+    def __init__(self) -> None:
+        self.grad_enabled: bool = True
+        self.fw_level: int = 0
 
 
 # Recording an op application: twins of tape.pyx's bind_engine/apply1/apply.

@@ -326,3 +326,45 @@ def test_gradient_views_are_copied_only_when_shared(impl, entry, request):
     assert not np.shares_memory(g.numpy(), saved)
     g.numpy()[:] = 0.0
     assert saved.tolist() == [[5.0, 6.0]]
+
+
+@pytest.mark.parametrize("impl", ["compiled", "twin"])
+def test_autograd_state_is_per_thread(impl):
+    """tape.AutogradState (C thread-local variables) and its twin (a threading.local):
+    a new thread starts with grad mode on and no dual level, and what one thread sets
+    is invisible to the others."""
+    import threading
+    from tenferro._kernels import tape
+    cls = tape.AutogradState if impl == "compiled" else tape_twin.AutogradState
+    state = tf._state.STATE if impl == "compiled" else cls()
+    if impl == "compiled":
+        assert type(state) is cls       # the engine reads the C variables directly
+    before = (state.grad_enabled, state.fw_level)
+    seen = []
+
+    def other():
+        seen.append((state.grad_enabled, state.fw_level))
+        state.grad_enabled, state.fw_level = False, 5
+        seen.append((state.grad_enabled, state.fw_level))
+
+    state.grad_enabled, state.fw_level = False, 3
+    try:
+        th = threading.Thread(target=other)
+        th.start()
+        th.join()
+        assert seen == [(True, 0), (False, 5)]
+        assert (state.grad_enabled, state.fw_level) == (False, 3)
+    finally:
+        state.grad_enabled, state.fw_level = before
+    assert (state.grad_enabled, state.fw_level) == (True, 0)
+
+
+def test_compiled_state_drives_recording():
+    """apply1 reads grad mode from the C variables behind tf._state.STATE."""
+    x = tf.tensor(np.ones(3), requires_grad=True)
+    tf._state.STATE.grad_enabled = False
+    try:
+        assert (x * 2.0)._node is None
+    finally:
+        tf._state.STATE.grad_enabled = True
+    assert (x * 2.0)._node is not None
