@@ -395,6 +395,56 @@ def test_python_scalars_keep_precision(dtype):
     np.testing.assert_array_equal((t * 2.0).numpy(), np.ones(3, dtype))
 
 
+_SCALAR_VALUES = [1.01, -2.5, 3, -7, 2 ** 53, 1e-310, 5e-324, 1e30, 1e39, -1e300, 0.0, -0.0,
+                  0, float("inf"), float("-inf"), float("nan"), 1 / 3]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("op", ["mul", "rmul", "add", "radd", "sub", "rsub", "div", "rdiv"])
+def test_python_scalar_ops_have_numpys_bits(op, dtype):
+    """x ∘ s with a Python scalar s computes NumPy's ``x ∘ s`` bit for bit, forward and
+    backward (float64/float32 tensors hold s as a cached read-only 0-d array of their
+    dtype; zeros of either sign, NaN, ints, values that overflow float32 included), and
+    the same value twice in a row (the cached constant) gives the same bits again."""
+    fns = {"mul": lambda x, s: x * s, "rmul": lambda x, s: s * x,
+           "add": lambda x, s: x + s, "radd": lambda x, s: s + x,
+           "sub": lambda x, s: x - s, "rsub": lambda x, s: s - x,
+           "div": lambda x, s: x / s, "rdiv": lambda x, s: s / x}
+    grads = {"mul": lambda g, s, x: g * s, "rmul": lambda g, s, x: g * s,
+             "add": lambda g, s, x: g, "radd": lambda g, s, x: g,
+             "sub": lambda g, s, x: g, "rsub": lambda g, s, x: -g,
+             "div": lambda g, s, x: g / s, "rdiv": lambda g, s, x: -g * ((s / x) / x)}
+    f = fns[op]
+    a = np.array([0.3, -1.7, 2.0e-3, 4.5, -0.0, 1e-40], dtype)
+    g = np.array([1.5, -0.25, 3.0, 1e-3, -2.0, 7.0], dtype)
+    for s in _SCALAR_VALUES:
+        with np.errstate(all="ignore"):
+            want = f(a, s)
+            want_g = grads[op](g, s, a)
+        for _ in range(2):
+            x = tf.tensor(a, requires_grad=True)
+            with np.errstate(all="ignore"):
+                y = f(x, s)
+                (gx,) = tf.grad([y], [x], [g])
+            assert y.dtype == dtype and gx.dtype == dtype
+            np.testing.assert_array_equal(y.numpy().view(np.uint8), want.view(np.uint8),
+                                          err_msg=f"{op} {s!r}")
+            np.testing.assert_array_equal(gx.numpy().view(np.uint8), want_g.view(np.uint8),
+                                          err_msg=f"{op} {s!r}")
+
+
+def test_scalar_constants_are_read_only_and_bounded():
+    from tenferro._ops import elementwise as E
+    x = tf.tensor(np.ones(3), requires_grad=True)
+    c = (x * 1.25)._node.ctx
+    assert type(c) is np.ndarray and c.shape == () and not c.flags.writeable
+    assert c.dtype == np.float64 and c == 1.25
+    assert type((x * -0.0)._node.ctx) is float      # zeros are never shared
+    for k in range(3 * E._CONSTANTS_MAX):
+        x * (1.0 + k)
+    assert len(E._CONSTANTS[np.dtype(np.float64)]) <= E._CONSTANTS_MAX
+
+
 def test_python_complex_promotes_to_matching_precision():
     t32 = tf.tensor(np.ones(3, np.float32))
     t64 = tf.tensor(np.ones(3, np.float64))
