@@ -6,12 +6,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs", "gelsd",
-           "lstsq_qr", "pinv_qr"]
+           "lstsq_qr", "pinv_qr", "all_finite"]
 
 _Arr = NDArray[Any]
 
 def _testing_force_gesvd(on: bool) -> None: ...
 # (u, s, vt), or s alone when compute_uv is False
+def all_finite(a: Any) -> bool: ...
 def svd(a: _Arr, full_matrices: bool = ...,
         compute_uv: bool = ...) -> tuple[_Arr, _Arr, _Arr] | _Arr: ...
 # (w, v), or w alone when compute_v is False

@@ -56,6 +56,7 @@ from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm,
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_potrf
 
 import numpy as np
+cimport numpy as cnp
 
 from tenferro._errors import DTypeError, LinAlgError
 from tenferro._kernels import lapack_twin as _ref
@@ -63,7 +64,58 @@ from tenferro._threads import run_split as _run_split
 
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs",
-           "gelsd", "lstsq_qr", "pinv_qr"]
+           "gelsd", "lstsq_qr", "pinv_qr", "all_finite"]
+
+cnp.import_array()
+
+
+# ---------------------------------------------------------------------------------------
+# The finiteness check of every linalg input (check_finite=True)
+# ---------------------------------------------------------------------------------------
+# numpy.isfinite(a).all() makes a boolean array and reduces it: two ufunc calls, ~1.5-2.5
+# µs at n = 16, 5-10% of a small factorization's forward + backward. For a contiguous,
+# aligned, native-order float32/float64/complex64/complex128 array this loop over its
+# real numbers answers the same question; anything else goes to NumPy.
+
+cdef bint _finite_run_d(const double* p, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if not isfinite(p[i]):
+            return False
+    return True
+
+
+cdef bint _finite_run_f(const float* p, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if not isfinite(p[i]):
+            return False
+    return True
+
+
+def all_finite(a):
+    """``bool(numpy.isfinite(a).all())`` for an ndarray ``a`` (True when empty)."""
+    cdef cnp.ndarray arr
+    cdef int t
+    cdef Py_ssize_t n
+    cdef bint ok
+    if type(a) is np.ndarray:
+        arr = <cnp.ndarray>a
+        if ((cnp.PyArray_ISCARRAY_RO(arr) or cnp.PyArray_ISFARRAY_RO(arr))
+                and cnp.PyArray_ISNOTSWAPPED(arr)):
+            t = cnp.PyArray_TYPE(arr)
+            n = cnp.PyArray_SIZE(arr)
+            if t == cnp.NPY_CDOUBLE or t == cnp.NPY_CFLOAT:
+                n *= 2
+            if t == cnp.NPY_DOUBLE or t == cnp.NPY_CDOUBLE:
+                with nogil:
+                    ok = _finite_run_d(<const double*>cnp.PyArray_DATA(arr), n)
+                return ok
+            if t == cnp.NPY_FLOAT or t == cnp.NPY_CFLOAT:
+                with nogil:
+                    ok = _finite_run_f(<const float*>cnp.PyArray_DATA(arr), n)
+                return ok
+    return bool(np.isfinite(a).all())
 
 # dtype.char of the four LAPACK types, in the order of the dispatch codes below
 cdef str _CHARS = "fdFD"

@@ -18,6 +18,11 @@ from ._batch import batch_index
 _Arr = NDArray[Any]
 
 
+def all_finite(a: Any) -> bool:
+    """``bool(numpy.isfinite(a).all())`` for an ndarray ``a`` (True when empty)."""
+    return bool(_np.isfinite(a).all())
+
+
 def _lapack_array(a: ArrayLike) -> _Arr:
     a = _np.asarray(a)
     if a.dtype.kind in "biu":

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .._errors import LinAlgError, ShapeError
+from .._kernels import load as _load_kernel
 from .._kernels._batch import batch_index  # re-exported: the linalg ops name stacks with it
 from .._ops._util import float_tensor
 from .._tensor import Tensor
@@ -34,8 +35,12 @@ def matrix_input(a: ArrayLike | Tensor, name: str, *, square: bool = False,
     return t
 
 
+# numpy.isfinite(d).all(), in C for the usual payloads (lapack.pyx)
+_all_finite = _load_kernel("lapack").all_finite
+
+
 def check_finite_or_raise(d: NDArray[Any], name: str) -> None:
-    if d.size and not np.isfinite(d).all():
+    if not _all_finite(d):
         bad = np.argwhere(~np.isfinite(d))[0]
         raise LinAlgError(f"{name}: the input has a non-finite entry (NaN or Inf) at index "
                           f"{tuple(int(i) for i in bad)}; clean the input, or pass "

@@ -1,0 +1,56 @@
+"""lapack.all_finite (the check_finite of every linalg input) against numpy.isfinite."""
+import numpy as np
+import pytest
+
+import tenferro as tf
+from tenferro._errors import LinAlgError
+from tenferro._kernels import lapack, lapack_twin
+
+
+
+BAD = [np.nan, np.inf, -np.inf]
+
+
+def _layouts(a):
+    """a in C order, Fortran order, transposed, strided, byte-swapped, 3-d."""
+    yield a
+    yield np.asfortranarray(a)
+    yield a.T
+    yield a[:, ::2]
+    yield a.astype(a.dtype.newbyteorder(">"))
+    yield np.stack([a, a])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64,
+                                   np.float16, np.longdouble, np.int64, np.bool_])
+def test_all_finite_agrees_with_numpy(dtype):
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((5, 7)).astype(dtype)
+    cases = [base, base[:0], np.zeros((0, 3), dtype), np.ones((1, 1), dtype)]
+    if np.dtype(dtype).kind in "fc":
+        for i in (0, 17, 34):                    # first, middle, last entry
+            for v in BAD:
+                b = base.copy()
+                b.flat[i] = v
+                cases.append(b)
+                if np.dtype(dtype).kind == "c":  # a bad imaginary part alone
+                    c = base.copy()
+                    c.flat[i] = complex(1.0, v)
+                    cases.append(c)
+    for case in cases:
+        for a in _layouts(case):
+            want = bool(np.isfinite(a).all())
+            assert lapack.all_finite(a) is want, (a.dtype, a.shape, a.strides)
+            assert lapack_twin.all_finite(a) is want
+
+
+def test_linalg_input_check_names_the_entry():
+    a = np.eye(4)
+    a[2, 1] = np.nan
+    for f in (tf.linalg.svd, tf.linalg.cholesky, tf.linalg.inv):
+        with pytest.raises(LinAlgError, match=r"non-finite entry .* at index \(2, 1\)"):
+            f(a)
+    b = np.eye(3, dtype=np.complex64)
+    b[0, 2] = complex(0, np.inf)
+    with pytest.raises(LinAlgError, match=r"index \(0, 2\)"):
+        tf.linalg.svd(b)
