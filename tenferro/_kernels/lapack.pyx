@@ -77,15 +77,12 @@ cnp.import_array()
 # aligned, native-order float32/float64/complex64/complex128 array this loop over its
 # real numbers answers the same question; anything else goes to NumPy.
 
-cdef bint _finite_run_d(const double* p, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n):
-        if not isfinite(p[i]):
-            return False
-    return True
+ctypedef fused _real_scalar:
+    float
+    double
 
 
-cdef bint _finite_run_f(const float* p, Py_ssize_t n) noexcept nogil:
+cdef bint _finite_run(const _real_scalar* p, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
         if not isfinite(p[i]):
@@ -109,11 +106,11 @@ def all_finite(a):
                 n *= 2
             if t == cnp.NPY_DOUBLE or t == cnp.NPY_CDOUBLE:
                 with nogil:
-                    ok = _finite_run_d(<const double*>cnp.PyArray_DATA(arr), n)
+                    ok = _finite_run(<const double*>cnp.PyArray_DATA(arr), n)
                 return ok
             if t == cnp.NPY_FLOAT or t == cnp.NPY_CFLOAT:
                 with nogil:
-                    ok = _finite_run_f(<const float*>cnp.PyArray_DATA(arr), n)
+                    ok = _finite_run(<const float*>cnp.PyArray_DATA(arr), n)
                 return ok
     return bool(np.isfinite(a).all())
 
