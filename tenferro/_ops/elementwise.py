@@ -434,6 +434,11 @@ def _constant(s: Any, dt: np.dtype[Any]) -> Any:
     return c
 
 
+# ndarrays and NumPy scalars (c0 * t for an np.float64 c0: NumPy's scalars are not weak,
+# so only one of the tensor's own dtype takes the one-input op, see _binary's array_op)
+_ARRAY_TYPES = (np.ndarray, np.float64, np.float32, np.complex128, np.complex64)
+
+
 def _scalar_op(name: str, vjp: _Rule, jvp: _Rule) -> Op:
     """The op of ``y = f(x, s)`` for a tensor x and a real scalar s (ctx: a Python float
     or int, or for a float64/float32 x the read-only 0-d array of ``_constant``):
@@ -494,6 +499,63 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
 
     op = defop(name, vjp, jvp_rule, complex=not real_only)
 
+    # Tensor ∘ ndarray and ndarray ∘ Tensor of one float/complex dtype (C * P, u * d):
+    # one-input ops with the ndarray in ctx, so neither the constant's Tensor nor its
+    # (unused) cotangent is made. The rules are the op's own, called with the array in
+    # the constant's place; _promote keeps them right if NumPy's result dtype differs.
+    def vjp_a_of(g: Any, a: Any, b: Any, y: Any) -> Any:
+        return vjp_a(g, a, b, y) if vjp_both is None else vjp_both(g, a, b, y)[0]  # type: ignore[misc]
+
+    def vjp_b_of(g: Any, a: Any, b: Any, y: Any) -> Any:
+        return vjp_b(g, a, b, y) if vjp_both is None else vjp_both(g, a, b, y)[1]  # type: ignore[misc]
+
+    def vjp_right(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+        x, y = xs[0], ys[0]
+        a, b = _promote(x, ctx, y)
+        return (unbroadcast(vjp_a_of(gs[0], a, b, y), x.shape),)
+
+    def jvp_right(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+        y = ys[0]
+        a, b = _promote(xs[0], ctx, y)
+        return (_bcast(jvp(ts[0], None, a, b, y), y.shape),)
+
+    def vjp_left(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+        x, y = xs[0], ys[0]
+        a, b = _promote(ctx, x, y)
+        return (unbroadcast(vjp_b_of(gs[0], a, b, y), x.shape),)
+
+    def jvp_left(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+        y = ys[0]
+        a, b = _promote(ctx, xs[0], y)
+        return (_bcast(jvp(None, ts[0], a, b, y), y.shape),)
+
+    array_right = defop(name + "_array", vjp_right, jvp_right, complex=not real_only)
+    array_left = defop("array_" + name, vjp_left, jvp_left, complex=not real_only)
+    array_kinds = "f" if real_only else "fc"
+
+    def array_op(x: Tensor, c: Any, right: bool) -> Tensor | None:
+        """``x ∘ c`` (right) or ``c ∘ x`` for an ndarray or NumPy scalar ``c`` as a
+        one-input op, or None when the general path must take it (another dtype, an
+        integer tensor)."""
+        d = x._data
+        dt = d.dtype
+        if c.dtype != dt or dt.kind not in array_kinds:
+            return None
+        if type(c) is not np.ndarray:
+            # a NumPy scalar as the 0-d array a constant Tensor would hold (the rules'
+            # scalar arithmetic then matches the general op's bit for bit); float64 and
+            # float32 ones from the cache of the Python scalars' constants
+            if dt is _F64 or dt is _F32:
+                c = _constant(c, dt)
+            if type(c) is not np.ndarray:
+                c = np.asarray(c)
+        try:
+            out = ufunc(d, c) if right else ufunc(c, d)
+        except ValueError:
+            broadcast_shape(name, d.shape, c.shape)
+            raise
+        return apply1(array_right if right else array_left, (x,), _arr(out), c)
+
     def f(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
         if scalar_right is not None:   # (_scalar_operand inlined for the common x * 2.0)
             t2 = type(x2)
@@ -520,6 +582,15 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
                 c = _constant(x1, dt) if dt is _F64 or dt is _F32 else x1
                 return apply1(scalar_left, (x2,),  # type: ignore[arg-type]
                               ufunc(c, d), c)
+        t1, t2 = type(x1), type(x2)
+        if t1 is Tensor and t2 in _ARRAY_TYPES:
+            r = array_op(x1, x2, True)     # type: ignore[arg-type]
+            if r is not None:
+                return r
+        elif t2 is Tensor and t1 in _ARRAY_TYPES:
+            r = array_op(x2, x1, False)    # type: ignore[arg-type]
+            if r is not None:
+                return r
         if type(x1) is Tensor and type(x2) is Tensor and not (floats or real_only):
             a, b = x1, x2          # the common case: what operands() would return
         else:

@@ -482,6 +482,93 @@ def test_promotion_f32_f64_cotangents_keep_input_dtypes(name):
     np.testing.assert_allclose(gb.numpy(), gb_.numpy(), rtol=1e-13)
 
 
+# (tensor shape, constant shape); None: a NumPy scalar (np.float64(...) and friends)
+_ARRAY_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((4,), (3, 4)), ((2, 1, 4), (3, 1)),
+                 ((), (3,)), ((3,), ()), ((3, 4), None), ((), None)]
+
+
+@pytest.mark.parametrize("shapes", _ARRAY_SHAPES, ids=str)
+@pytest.mark.parametrize("side", ["tensor_left", "tensor_right"])
+@pytest.mark.parametrize("name,dtype", [
+    (n, dt) for n in BINARY for dt in (np.float64, np.complex128, np.float32)
+    if BINARY[n][4] or dt != np.complex128])
+def test_ndarray_operand_matches_a_constant_tensor(name, side, dtype, shapes):
+    """Tensor ∘ ndarray and ndarray ∘ Tensor of one dtype (or a NumPy scalar of the
+    tensor's dtype) are one-input ops holding the constant: value, gradient and tangent have the bits of the same op with the ndarray
+    wrapped as a constant Tensor (broadcasting on either side included), and finite
+    differences confirm first and second order (float64/complex128)."""
+    fn, _, da, db, _, _, _ = BINARY[name]
+    left = side == "tensor_left"
+    xs, cs = shapes
+    a = sample(da if left else db, xs, dtype, 21)
+    c = sample(db if left else da, () if cs is None else cs, dtype, 22)
+    if cs is None:
+        c = c[()]
+        assert type(c) is np.dtype(dtype).type
+
+    def f(x, const):
+        return fn(x, const) if left else fn(const, x)
+
+    x = tf.tensor(a, requires_grad=True)
+    y = f(x, c)
+    op = y._node.op.name
+    assert op == (name + "_array" if left else "array_" + name), op
+    ref_x = tf.tensor(a, requires_grad=True)
+    ref = f(ref_x, tf.tensor(c))
+    assert y.dtype == ref.dtype == dtype and y.shape == ref.shape
+    np.testing.assert_array_equal(y.numpy(), ref.numpy())
+    ybar = sample("any", y.shape, dtype, 23)
+    (gx,) = tf.grad([y], [x], [ybar])
+    (gr,) = tf.grad([ref], [ref_x], [ybar])
+    assert gx.dtype == dtype and gx.shape == a.shape
+    np.testing.assert_array_equal(gx.numpy(), gr.numpy())
+    t = sample("any", a.shape, dtype, 24)
+    _, ty = tf.jvp(lambda x: f(x, c), [a], [t])
+    _, tr = tf.jvp(lambda x: f(x, tf.tensor(c)), [a], [t])
+    np.testing.assert_array_equal(ty.numpy(), tr.numpy())
+    if dtype != np.float32:
+        check_grads(lambda x: f(x, c), [a], order=2)
+
+
+@pytest.mark.parametrize("name", [n for n in BINARY if BINARY[n][5]])
+def test_ndarray_operators_on_either_side_take_the_array_op(name):
+    """``x ∘ c`` and NumPy's ``c ∘ x`` (the ndarray's operator, through __array_ufunc__)
+    record the one-input op; the gradient matches NumPy's derivative by the constant's
+    finite differences."""
+    fn, _, da, db, _, dunder, _ = BINARY[name]
+    a, c = sample(da, (3, 4), np.float64, 25), sample(db, (4,), np.float64, 26)
+    x = tf.tensor(a, requires_grad=True)
+    right = getattr(x, dunder)(c)
+    assert right._node.op.name == name + "_array"
+    a2, c2 = sample(db, (3, 4), np.float64, 27), sample(da, (4,), np.float64, 28)
+    x2 = tf.tensor(a2, requires_grad=True)
+    left = getattr(c2, dunder)(x2)          # ndarray.__mul__ and friends
+    assert isinstance(left, tf.Tensor) and left._node.op.name == "array_" + name
+    check_grads(lambda x: getattr(c2, dunder)(x), [a2], order=2)
+    check_grads(lambda x: getattr(x, dunder)(c), [a], order=2)
+
+
+def test_ndarray_operand_of_another_dtype_promotes_through_the_general_op():
+    x32 = tf.tensor(np.array([0.5, -1.0, 2.0], np.float32), requires_grad=True)
+    c64 = np.array([1.5, 0.25, -0.75])
+    y = x32 * c64
+    assert y.dtype == np.float64 and y._node.op.name == "multiply"
+    (g,) = tf.grad([y.sum()], [x32])
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g.numpy(), c64.astype(np.float32))
+    z = tf.tensor(np.array([1 + 1j, 2j]), requires_grad=True)
+    with pytest.raises(tf.DTypeError, match="real"):  # real-only ops still say so
+        tf.maximum(z, np.array([1j, 1]))
+    with pytest.raises(tf.DTypeError, match="real"):
+        tf.atan2(np.array([1j, 1]), z)
+    xi = tf.tensor(np.array([1, 2, 3]))              # an integer tensor: general path
+    assert (xi * np.array([1.0, 2.0, 3.0])).dtype == np.float64
+    with pytest.raises(tf.ShapeError, match="do not broadcast"):
+        x32.astype(np.float64) * np.ones((2,))
+    with pytest.raises(tf.ShapeError, match="do not broadcast"):
+        np.ones((2,)) * x32.astype(np.float64)
+
+
 def test_promotion_second_order_keeps_input_dtypes():
     a0, b0 = np.array([0.5, -1.0, 2.0], np.float32), np.array([1.5, 0.25, -0.75])
     a = tf.tensor(a0, requires_grad=True)
