@@ -671,6 +671,11 @@ def tensor(data: ArrayLike, dtype: DTypeLike | None = None,
     """A new Tensor holding a copy of ``data``; the dtype is inferred like NumPy (Python
     ints give int64, floats float64, bools bool) unless given. Only float and complex
     tensors can require grad."""
+    if type(data) is np.ndarray and dtype is None:
+        dt = data.dtype
+        if dt in _SUPPORTED_SET and (not requires_grad or dt in _dtypes.DIFFERENTIABLE):
+            # the common case of Tensor.__init__, without its Python calls
+            return _engine.leaf_tensor(data.copy(), bool(requires_grad))
     return Tensor(data, dtype, requires_grad)
 
 

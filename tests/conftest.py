@@ -40,7 +40,7 @@ def _autograd_state_is_restored():
 # what a tape provides; tenferro's modules bind some of these at import (the ops bind
 # apply1/apply, autograd run_backward/grad_plain/backward_plain/graph_rule, _engine all)
 _TAPE_NAMES = ("Node", "run_backward", "grad_plain", "backward_plain", "owned",
-               "new_version", "apply1", "apply", "graph_rule", "sum_small")
+               "new_version", "apply1", "apply", "graph_rule", "sum_small", "leaf_tensor")
 
 
 @pytest.fixture
@@ -71,3 +71,17 @@ def use_tape(monkeypatch):
         to.set_sparse_type(SparseCotangent)
 
     return switch
+
+
+@pytest.fixture
+def reference_tape(use_tape):
+    """The twin tape (tape_twin), also when the compiled one is the default."""
+    from tenferro._kernels import tape_twin
+    use_tape(tape_twin)
+
+
+@pytest.fixture
+def compiled_tape(use_tape):
+    """The compiled tape, also when TENFERRO_PURE_PYTHON=1 made the twin the default."""
+    from tenferro._kernels import tape
+    use_tape(tape)

@@ -23,6 +23,7 @@ checks that both agree.
 from cpython.number cimport PyNumber_InPlaceAdd
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_REFCNT
+from cpython.weakref cimport PyWeakref_NewRef
 
 
 cdef extern from "Python.h":
@@ -696,6 +697,41 @@ cdef inline object _new_node(object op, object ctx, tuple inputs, tuple out_data
     return node
 
 
+def leaf_tensor(object data, bint requires_grad):
+    """``Tensor._wrap(data)`` for an ndarray ``data`` (taken as it is), with a leaf Node
+    (a weak reference back to the Tensor) when ``requires_grad``: tf.tensor's common case
+    without the Python calls of Tensor.__init__ (~4k instructions of ~11k)."""
+    t = _new_tensor(data, None, 0)
+    if requires_grad:
+        ref = PyWeakref_NewRef(t, None)
+        if _node_type is not None:
+            node = _node_type(None, None, (), None, ref)
+        else:
+            node = _new_leaf_node(ref)
+        t._node = node        # (the slot holds None: the descriptor drops that reference)
+    return t
+
+
+cdef Node _new_leaf_node(object ref):
+    """``Node(None, None, (), None, ref)`` without argument parsing."""
+    global _counter
+    cdef Node node = Node.__new__(Node)
+    node.op = None
+    node.ctx = None
+    node.inputs = ()
+    node.out_data = None
+    node.out_tangents = None
+    node.leaf = ref
+    node.n_out = 1
+    node.freed = False
+    _counter += 1
+    node.seq = _counter
+    node.pending = None
+    node.mark = 0
+    node.needed = False
+    return node
+
+
 def apply1(op, inputs, out, ctx=None):
     """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
     if type(inputs) is not tuple:
@@ -722,16 +758,20 @@ cdef object _apply1(object op, tuple inputs, object out, object ctx):
 # t.sum() of a small float tensor (the loss at the end of most programs)
 # ---------------------------------------------------------------------------------------
 # numpy.add.reduce costs ~9k instructions (~1 µs) on 4 elements, two thirds of t.sum()
-# and ~15% of a whole x.exp().sum() forward+backward. For an aligned, native-order,
-# C-contiguous float64/float32 payload of at most 128 entries this computes the same bits
-# in C: NumPy's reduction starts from the identity 0 and adds the pairwise sum of the
-# entries (numpy/_core/src/umath/loops_utils.h.src, <TYPE>_pairwise_sum: a plain loop
-# below 8 entries, else 8 accumulators combined pairwise, then the remainder; recursion
-# only above 128), accumulating in the payload's own type. tests/_kernels/test_sum_small.py
-# compares the bits with numpy.add.reduce for every size, dtype and layout it covers.
+# and ~15% of a whole x.exp().sum() forward+backward (~10k on the 256 entries of a 16 x 16
+# loss, whose summing takes ~300). For an aligned, native-order, C-contiguous
+# float64/float32 payload of at most 65536 entries this computes the same bits in C:
+# NumPy's reduction starts from the identity 0 and adds the pairwise sum of the entries
+# (numpy/_core/src/umath/loops_utils.h.src, <TYPE>_pairwise_sum: a plain loop below 8
+# entries, 8 accumulators combined pairwise up to 128, then the remainder; above 128 the
+# sum of the two halves, the first cut to a multiple of 8), accumulating in the payload's
+# own type. Larger payloads take NumPy's path (which releases the GIL while it sums).
+# tests/_kernels/test_sum_small.py compares the bits with numpy.add.reduce for every size
+# up to 130 and sizes across the recursion's cuts, dtypes and layouts.
 
 cdef enum:
     _PAIRWISE_BLOCK = 128       # NumPy's PW_BLOCKSIZE: above it NumPy recurses
+    _SUM_SMALL_MAX = 65536      # the largest payload sum_small sums
 
 
 ctypedef fused _real_t:
@@ -739,10 +779,14 @@ ctypedef fused _real_t:
     float
 
 
-cdef inline _real_t _pairwise(const _real_t* a, Py_ssize_t n) noexcept nogil:
-    """NumPy's pairwise sum of the n <= 128 entries of a, in their own type."""
+cdef _real_t _pairwise(const _real_t* a, Py_ssize_t n) noexcept nogil:
+    """NumPy's pairwise sum of the n entries of a, in their own type."""
     cdef _real_t r0, r1, r2, r3, r4, r5, r6, r7, res
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, half
+    if n > _PAIRWISE_BLOCK:
+        half = n >> 1
+        half -= half % 8
+        return _pairwise(a, half) + _pairwise(a + half, n - half)
     if n < 8:
         res = 0
         for i in range(n):
@@ -765,7 +809,7 @@ cdef inline _real_t _pairwise(const _real_t* a, Py_ssize_t n) noexcept nogil:
 def sum_small(op, t):
     """``apply1(op, (t,), numpy.add.reduce(t._data, None))`` for a Tensor ``t`` whose
     payload is an aligned, native-order, C-contiguous float64/float32 array of at most
-    128 entries, with the sum computed in C; None for any other ``t`` (the caller then
+    65536 entries, with the sum computed in C; None for any other ``t`` (the caller then
     takes NumPy's path)."""
     cdef cnp.ndarray a, out
     cdef Py_ssize_t n
@@ -779,7 +823,7 @@ def sum_small(op, t):
     if not cnp.PyArray_ISCARRAY_RO(a):
         return None
     n = cnp.PyArray_SIZE(a)
-    if n > _PAIRWISE_BLOCK:
+    if n > _SUM_SMALL_MAX:
         return None
     typenum = cnp.PyArray_TYPE(a)
     if typenum == cnp.NPY_DOUBLE:
@@ -842,6 +886,9 @@ VJP_KERNELS = {
     "add_scalar": 8, "subtract_scalar": 8, "scalar_subtract": 9, "multiply_scalar": 10,
     "divide_scalar": 11, "scalar_divide": 12,
     "add": 13, "subtract": 14, "multiply": 15, "divide": 16,
+    # Tensor ∘ ndarray / ndarray ∘ Tensor (the ndarray in ctx; _ops/elementwise.py)
+    "multiply_array": 17, "array_multiply": 17, "add_array": 18, "array_add": 18,
+    "subtract_array": 18, "array_subtract": 19, "divide_array": 20, "array_divide": 21,
 }
 
 
@@ -867,6 +914,23 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
     if not cnp.PyArray_ISFLOAT(<cnp.ndarray>y) or not _real_like(g, dt):
         return None
     x = xs[0]
+    if kernel >= 17:
+        # x ∘ c or c ∘ x with c = ctx of x's dtype; covered when nothing was broadcast
+        # onto x (its cotangent then needs no un-broadcasting sum)
+        if not (_real_like(x, dt) and _real_like(ctx, dt)
+                and cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y)):
+            return None
+        if kernel == 17:
+            return (g * ctx,)
+        if kernel == 18:
+            return (g,)
+        if kernel == 19:
+            return (-g,)
+        if kernel == 20:
+            return (g / ctx,)
+        if kernel == 21:
+            return (-g * (y / x),)
+        return None
     if kernel <= 12:
         if not _real_like(x, dt):
             return None

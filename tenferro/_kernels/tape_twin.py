@@ -7,6 +7,7 @@ checks that both give the same results.
 """
 
 import threading
+import weakref
 from sys import getrefcount
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -377,6 +378,15 @@ def bind_engine(tensor_type: "type[Tensor]", state: Any,
     _engine[0], _engine[1], _engine[2] = tensor_type, state, forward
 
 
+def leaf_tensor(data: NDArray[Any], requires_grad: bool) -> "Tensor":
+    """``Tensor._wrap(data)`` for an ndarray ``data`` (taken as it is), with a leaf Node
+    (a weak reference back to the Tensor) when ``requires_grad``."""
+    t: Tensor = _engine[0]._wrap(data)
+    if requires_grad:
+        t._node = (_node_type[0] or Node)(None, None, (), None, weakref.ref(t))
+    return t
+
+
 def apply1(op: "Op", inputs: "Sequence[Tensor]", out: NDArray[Any] | generic,
            ctx: Any = None) -> "Tensor":
     """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
@@ -400,11 +410,11 @@ def apply1(op: "Op", inputs: "Sequence[Tensor]", out: NDArray[Any] | generic,
 def sum_small(op: "Op", t: Any) -> "Tensor | None":
     """``apply1(op, (t,), numpy.add.reduce(t._data, None))`` for a Tensor ``t`` whose
     payload is an aligned, native-order, C-contiguous float64/float32 array of at most
-    128 entries; None for any other ``t`` (the compiled kernel sums those in C)."""
+    65536 entries; None for any other ``t`` (the compiled kernel sums those in C)."""
     if type(t) is not _engine[0]:
         return None
     a = t._data
-    if (type(a) is not ndarray or a.size > 128 or a.dtype.type not in (np.float64, np.float32)
+    if (type(a) is not ndarray or a.size > 65536 or a.dtype.type not in (np.float64, np.float32)
             or not (a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative)):
         return None
     return apply1(op, (t,), np.add.reduce(a, None))

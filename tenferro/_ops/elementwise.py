@@ -503,11 +503,16 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
     # one-input ops with the ndarray in ctx, so neither the constant's Tensor nor its
     # (unused) cotangent is made. The rules are the op's own, called with the array in
     # the constant's place; _promote keeps them right if NumPy's result dtype differs.
+    # (the ignores: vjp_a and vjp_b are given when vjp_both is not, as above)
     def vjp_a_of(g: Any, a: Any, b: Any, y: Any) -> Any:
-        return vjp_a(g, a, b, y) if vjp_both is None else vjp_both(g, a, b, y)[0]  # type: ignore[misc]
+        if vjp_both is None:
+            return vjp_a(g, a, b, y)  # type: ignore[misc]
+        return vjp_both(g, a, b, y)[0]
 
     def vjp_b_of(g: Any, a: Any, b: Any, y: Any) -> Any:
-        return vjp_b(g, a, b, y) if vjp_both is None else vjp_both(g, a, b, y)[1]  # type: ignore[misc]
+        if vjp_both is None:
+            return vjp_b(g, a, b, y)  # type: ignore[misc]
+        return vjp_both(g, a, b, y)[1]
 
     def vjp_right(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         x, y = xs[0], ys[0]

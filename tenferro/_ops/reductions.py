@@ -177,7 +177,7 @@ def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
     d = t._data
     y: Tensor
     if axis is None and not keepdims:        # the common case, kept lean
-        small = sum_small(_sum_op, t)     # <= 128 float entries: summed in C, NumPy's bits
+        small = sum_small(_sum_op, t)     # <= 65536 float entries: summed in C, NumPy's bits
         if small is not None:
             return small
         y = apply1(_sum_op, (t,), d.sum(dtype=dtype), ctx=None)
@@ -195,7 +195,7 @@ def _np_sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
             and where is None and type(a) is Tensor and a._data.dtype.kind in "fc"):
         # t.sum() of a float tensor, the loss of most programs: add.reduce skips
         # ndarray.sum's Python wrapper, this skips sum()'s argument handling
-        small = sum_small(_sum_op, a)        # <= 128 entries: summed in C, NumPy's bits
+        small = sum_small(_sum_op, a)        # <= 65536 entries: summed in C, NumPy's bits
         if small is not None:
             return small
         y: Tensor = apply1(_sum_op, (a,), np.add.reduce(a._data, None), None)

@@ -5,7 +5,7 @@ import tenferro as tf
 from tenferro._kernels import tape
 
 
-def test_many_uses_accumulate_in_place_with_the_right_gradient():
+def test_many_uses_accumulate_in_place_with_the_right_gradient(compiled_tape):
     a = np.linspace(0.1, 1.0, 1000)
     x = tf.tensor(a, requires_grad=True)
     before = tape.in_place_adds()
@@ -15,7 +15,7 @@ def test_many_uses_accumulate_in_place_with_the_right_gradient():
     np.testing.assert_allclose(g.numpy(), 5.0 + np.cos(a) + np.exp(a), rtol=1e-15)
 
 
-def test_shared_cotangents_are_never_summed_in_place():
+def test_shared_cotangents_are_never_summed_in_place(compiled_tape):
     # add's pullback hands the same array to both inputs; the slot's accumulator is then
     # referenced twice and must not be changed in place (2 + 2, not 4 + 4)
     x = tf.tensor(np.ones(5), requires_grad=True)

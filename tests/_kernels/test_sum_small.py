@@ -1,7 +1,8 @@
 """tape.sum_small: t.sum() of a small float tensor with the sum computed in C.
 
 It must give numpy.add.reduce's bits (NumPy's pairwise summation from the identity 0) for
-every size up to 128 entries, float64 and float32, 1-d and C-contiguous n-d payloads;
+every size up to 65536 entries (every size to 130, then sizes at and around the cuts of
+NumPy's recursion above 128), float64 and float32, 1-d and C-contiguous n-d payloads;
 decline (None) everything else; and record the same graph as the NumPy path (reverse,
 forward, no_grad). Its twin (tape_twin.sum_small) declines and sums the same way."""
 import numpy as np
@@ -11,7 +12,8 @@ import tenferro as tf
 from tenferro._kernels import tape, tape_twin
 from tenferro._ops.reductions import _sum_op
 
-SIZES = list(range(0, 33)) + [63, 64, 65, 100, 127, 128]
+SIZES = (list(range(0, 131)) + [255, 256, 257, 263, 264, 271, 272, 1000, 1023, 1024, 1025,
+                                 4095, 4096, 4097, 8191, 8192, 8193, 30001, 65535, 65536])
 
 
 def _payloads(n, dtype, rng):
@@ -34,7 +36,7 @@ def _payloads(n, dtype, rng):
 def test_same_bits_as_numpy(module, dtype):
     rng = np.random.default_rng(7)
     for n in SIZES:
-        for trial in range(5):
+        for trial in range(5 if n <= 1024 else 1):
             for a in _payloads(n, dtype, rng):
                 y = module.sum_small(_sum_op, tf.tensor(a))
                 want = np.add.reduce(a, None)
@@ -46,16 +48,18 @@ def test_same_bits_as_numpy(module, dtype):
 
 @pytest.mark.parametrize("module", [tape, tape_twin], ids=["compiled", "twin"])
 def test_nd_contiguous_payload(module):
-    a = np.random.default_rng(1).standard_normal((4, 8, 4))     # 128 entries
-    y = module.sum_small(_sum_op, tf.tensor(a))
-    assert y._data.tobytes() == np.add.reduce(a, None).tobytes()
+    rng = np.random.default_rng(1)
+    for shape in ((4, 8, 4), (16, 16), (3, 50, 7)):
+        a = rng.standard_normal(shape) * 10.0 ** rng.uniform(-4, 4, shape)
+        y = module.sum_small(_sum_op, tf.tensor(a))
+        assert y._data.tobytes() == np.add.reduce(a, None).tobytes()
 
 
 @pytest.mark.parametrize("module", [tape, tape_twin], ids=["compiled", "twin"])
 def test_declines_other_payloads(module):
     rng = np.random.default_rng(2)
     declined = [
-        tf.tensor(rng.standard_normal(129)),                        # above NumPy's block
+        tf.tensor(rng.standard_normal(65537)),                      # large: NumPy's path
         tf.Tensor._wrap(rng.standard_normal((3, 4)).T),              # not C-contiguous
         tf.tensor(rng.standard_normal(5) + 1j),                      # complex
         tf.tensor(np.arange(5)),                                     # integer

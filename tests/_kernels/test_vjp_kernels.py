@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tenferro as tf
+from tenferro import _kernels
 from tenferro._kernels import tape
 from tenferro._ops.registry import OPS
 
@@ -15,6 +16,9 @@ UNARY = ["exp", "sin", "cos", "tanh", "log", "negative", "sum"]
 SCALAR = ["add_scalar", "subtract_scalar", "scalar_subtract", "multiply_scalar",
           "divide_scalar", "scalar_divide"]
 BINARY = ["add", "subtract", "multiply", "divide"]
+# one-input ops of a Tensor and an ndarray constant (ctx): x ∘ c and c ∘ x
+ARRAY = ["add_array", "array_add", "subtract_array", "array_subtract", "multiply_array",
+         "array_multiply", "divide_array", "array_divide"]
 SHAPES = [(), (3,), (2, 5)]
 
 
@@ -47,7 +51,8 @@ def _same(got, want):
 
 def test_every_kernel_names_a_registered_op():
     for name, code in tape.VJP_KERNELS.items():
-        assert OPS[name].kernel == code
+        # (TENFERRO_PURE_PYTHON=1: the ops run their rules; the kernels are tested here)
+        assert OPS[name].kernel == (0 if _kernels.PURE_PYTHON else code)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -60,7 +65,7 @@ def test_one_input_kernels_equal_their_rules(name, shape, dtype):
     y = _primal(name, x, s)
     g = np.asarray(rng.standard_normal(y.shape)).astype(dtype)
     op = OPS[name]
-    got = tape.vjp_kernel(op.kernel, s, (True,), g, (x,), (y,))
+    got = tape.vjp_kernel(tape.VJP_KERNELS[name], s, (True,), g, (x,), (y,))
     _same(got, op.vjp(s, (True,), (g,), (x,), (y,)))
 
 
@@ -75,40 +80,65 @@ def test_binary_kernels_equal_their_rules(name, needs, shape, dtype):
     y = _primal(name, a, b=b)
     g = np.asarray(rng.standard_normal(shape)).astype(dtype)
     op = OPS[name]
-    got = tape.vjp_kernel(op.kernel, None, needs, g, (a, b), (y,))
+    got = tape.vjp_kernel(tape.VJP_KERNELS[name], None, needs, g, (a, b), (y,))
     _same(got, op.vjp(None, needs, (g,), (a, b), (y,)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [((), ()), ((3,), (3,)), ((2, 5), (5,)), ((2, 5), ())])
+@pytest.mark.parametrize("name", ARRAY)
+def test_array_kernels_equal_their_rules(name, shapes, dtype):
+    """x ∘ c and c ∘ x with the ndarray c in ctx, c broadcast onto x's shape or not."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.5, 2.0, shapes[0]).astype(dtype)
+    c = np.asarray(rng.uniform(0.5, 2.0, shapes[1])).astype(dtype)
+    ufunc = getattr(np, name.replace("array", "").strip("_"))
+    y = np.asarray(ufunc(x, c) if name.endswith("_array") else ufunc(c, x))
+    g = np.asarray(rng.standard_normal(y.shape)).astype(dtype)
+    op = OPS[name]
+    got = tape.vjp_kernel(tape.VJP_KERNELS[name], c, (True,), g, (x,), (y,))
+    assert got is not None
+    _same(got, op.vjp(c, (True,), (g,), (x,), (y,)))
 
 
 def test_kernels_decline_what_they_do_not_cover():
     x = np.ones(3)
-    code = OPS["exp"].kernel
+    code = tape.VJP_KERNELS["exp"]
     z = np.ones(3, complex)
     assert tape.vjp_kernel(code, None, (True,), z, (z,), (np.exp(z),)) is None   # complex
     x32 = x.astype(np.float32)                                                    # promotion
     assert tape.vjp_kernel(code, None, (True,), x, (x32,), (np.exp(x),)) is None
     assert tape.vjp_kernel(code, None, (True,), 1.0, (x,), (np.exp(x),)) is None  # not ndarray
-    s = OPS["sum"].kernel                                                         # axis sums
+    s = tape.VJP_KERNELS["sum"]                                                   # axis sums
     assert tape.vjp_kernel(s, ((0,), False), (True,), np.ones(()), (x,), (np.ones(()),)) is None
-    mul = OPS["multiply"].kernel                                                  # broadcasting
+    mul = tape.VJP_KERNELS["multiply"]                                         # broadcasting
     col = np.ones((3, 1))
     assert tape.vjp_kernel(mul, None, (True, True), np.ones((3, 3)), (col, np.ones((3, 3))),
                            (np.ones((3, 3)),)) is None
+    arr = tape.VJP_KERNELS["multiply_array"]       # x broadcast onto the constant's shape
+    assert tape.vjp_kernel(arr, np.ones((3, 3)), (True,), np.ones((3, 3)), (col,),
+                           (np.ones((3, 3)),)) is None
+    assert tape.vjp_kernel(arr, np.ones(3, np.float32), (True,), x, (x,), (x,)) is None
 
 
 def _gradients():
     rng = np.random.default_rng(2)
     x = tf.tensor(rng.uniform(0.5, 2.0, (4, 3)), requires_grad=True)
     w = tf.tensor(rng.uniform(0.5, 2.0, (4, 3)), requires_grad=True)
+    c = rng.uniform(0.5, 2.0, 3)
     y = ((x * 1.5 + 0.25).sin() * w - x / 3.0).tanh() + (2.0 - w.cos()) / x.exp()
+    y = (c * y - c) / c + (y + c) * (c / x) - c / (w - c)
     loss = ((y * y + 1.0).log() * -1.0 + (1.0 / w)).sum() - x.sum()
     gx, gw = tf.grad(loss, [x, w])
     return gx.numpy(), gw.numpy()
 
 
-def test_backward_with_kernels_equals_backward_with_rules():
-    with_kernels = _gradients()
+def test_backward_with_kernels_equals_backward_with_rules(compiled_tape):
     saved = {name: OPS[name].kernel for name in tape.VJP_KERNELS}
     try:
+        for name, code in tape.VJP_KERNELS.items():    # (also under TENFERRO_PURE_PYTHON=1)
+            OPS[name].kernel = code
+        with_kernels = _gradients()
         for name in saved:
             OPS[name].kernel = 0
         with_rules = _gradients()

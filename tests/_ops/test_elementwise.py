@@ -494,9 +494,10 @@ _ARRAY_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((4,), (3, 4)), ((2, 1, 4), (
     if BINARY[n][4] or dt != np.complex128])
 def test_ndarray_operand_matches_a_constant_tensor(name, side, dtype, shapes):
     """Tensor ∘ ndarray and ndarray ∘ Tensor of one dtype (or a NumPy scalar of the
-    tensor's dtype) are one-input ops holding the constant: value, gradient and tangent have the bits of the same op with the ndarray
-    wrapped as a constant Tensor (broadcasting on either side included), and finite
-    differences confirm first and second order (float64/complex128)."""
+    tensor's dtype) are one-input ops holding the constant: value, gradient and tangent
+    have the bits of the same op with the ndarray wrapped as a constant Tensor
+    (broadcasting on either side included), and finite differences confirm first and
+    second order (float64/complex128)."""
     fn, _, da, db, _, _, _ = BINARY[name]
     left = side == "tensor_left"
     xs, cs = shapes
