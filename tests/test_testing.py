@@ -458,7 +458,7 @@ def test_check_kernel_backward(monkeypatch):
     def loss(x):
         u, s, vt = tf.linalg.svd(x)
         return tf.sum(tf.real(u @ vt)) + tf.sum(s * s)
-    check_kernel_backward(monkeypatch, svd_mod._kernel, "svd_core", loss, a)
+    check_kernel_backward(monkeypatch, svd_mod._kernel, "svd_backward", loss, a)
     monkeypatch.undo()
     owner = types.SimpleNamespace(kern=lambda: None)
     with pytest.raises(AssertionError, match="create_graph backward called kern"):

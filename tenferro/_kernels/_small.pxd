@@ -25,7 +25,7 @@ lengths ld* and the op letters of c_gemm & co. in triangular.pyx; the LAPACK sta
 cimport cython
 from libc.math cimport sqrt, fabs
 
-from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
+from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xgemm_ab
 
 
 cdef enum:
@@ -413,3 +413,19 @@ cdef inline void s_getrs(char tr, Py_ssize_t n, Py_ssize_t nrhs, const lapack_t*
                     t = col[i]
                     col[i] = col[q]
                     col[q] = t
+
+
+cdef inline void rm_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                         lapack_t alpha, const lapack_t* a, Py_ssize_t lda,
+                         const lapack_t* b, Py_ssize_t ldb, lapack_t beta, lapack_t* c,
+                         Py_ssize_t ldc, Py_ssize_t small) noexcept nogil:
+    """c (m x n) := alpha op(a) op(b) + beta c, all row-major: s_gemm when every side is
+    at most ``small`` (<= SMALL_MAX), else BLAS's Fortran call on the transposes
+    (Cᵀ = op(B)ᵀ op(A)ᵀ: operands swapped, same op letters)."""
+    if m == 0 or n == 0:
+        return
+    if m <= small and n <= small and k <= small:
+        s_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+        return
+    xgemm_ab(&tb, &ta, <blas_int>n, <blas_int>m, <blas_int>k, alpha, b, <blas_int>ldb,
+             a, <blas_int>lda, beta, c, <blas_int>ldc)

@@ -41,9 +41,17 @@ in double (s⁴ and d² overflow float32 above s ~ 1e9). A zero denominator (d =
 """
 
 cimport cython
+cimport numpy as cnp
 from libc.math cimport fabs, sqrt
+from libc.stdlib cimport free, malloc
+
+from tenferro._kernels._small cimport rm_gemm
+
+import numpy as np
 
 from tenferro._threads import run_split as _run_split
+
+cnp.import_array()
 
 ctypedef fused scalar_t:
     float
@@ -82,40 +90,39 @@ cdef inline double _ratio(double num, double den) noexcept nogil:
 
 
 
-cdef void _svd_one(const scalar_t[:, :, :] X, const scalar_t[:, :, :] Y,
-                   const real_t[:, :] s, const real_t[:, :] sbar, double e2, Py_ssize_t b,
-                   int mode, bint has_x, bint has_y, bint has_sbar, scalar_t[:, :, ::1] out,
-                   real_t[:, ::1] sinv) noexcept nogil:
-    """Matrix b of the stack (see the module docstring for the formula)."""
-    cdef Py_ssize_t k = s.shape[1]
+cdef void _svd_one(const scalar_t* X, const scalar_t* Y, const real_t* s, const real_t* sbar,
+                   double e2, Py_ssize_t k, int mode, scalar_t* out,
+                   real_t* sinv) noexcept nogil:
+    """One matrix (see the module docstring for the formula): X, Y, out row-major k x k,
+    s, sbar, sinv of length k; X, Y or sbar NULL when absent."""
     cdef Py_ssize_t i, j, ib, jb, iend, jend
     # double intermediates: s⁴ and d² overflow float32 for s above ~1e9
     cdef double si, sj, d, f, s2, sig, sig2, g
     cdef scalar_t xij = 0, xji = 0, yij = 0, yji = 0, acc_ij, acc_ji, v
     cdef scalar_t pij, pji, qij, qji
     for i in range(k):
-        si = s[b, i]
+        si = s[i]
         s2 = si * si
-        sinv[b, i] = _ratio(s2 * si, s2 * s2 + e2)
+        sinv[i] = _ratio(s2 * si, s2 * s2 + e2)
         # diagonal: s̄_i + i·Im(X_ii)·sinv_i, then the tall/wide corrections
-        v = sbar[b, i] if has_sbar else 0
-        if has_x:
-            xij = X[b, i, i]
-            v = v + _i_imag(xij) * sinv[b, i]
+        v = sbar[i] if sbar != NULL else 0
+        if X != NULL:
+            xij = X[i * k + i]
+            v = v + _i_imag(xij) * sinv[i]
             if mode == 1:
-                v = v - xij * sinv[b, i]
-        if has_y and mode == 2:
-            v = v - _conj(Y[b, i, i]) * sinv[b, i]
-        out[b, i, i] = v
+                v = v - xij * sinv[i]
+        if Y != NULL and mode == 2:
+            v = v - _conj(Y[i * k + i]) * sinv[i]
+        out[i * k + i] = v
     # off-diagonal pairs in 32 x 32 blocks, so that X_ji and Y_ji stay in cache
     for ib in range(0, k, 32):
         iend = min(ib + 32, k)
         for jb in range(ib, k, 32):
             jend = min(jb + 32, k)
             for i in range(ib, iend):
-                si = s[b, i]
+                si = s[i]
                 for j in range(max(jb, i + 1), jend):
-                    sj = s[b, j]
+                    sj = s[j]
                     d = sj * sj - si * si
                     sig = si + sj
                     sig2 = sig * sig
@@ -125,68 +132,91 @@ cdef void _svd_one(const scalar_t[:, :, :] X, const scalar_t[:, :, :] Y,
                     pji = 0
                     qij = 0
                     qji = 0
-                    if has_x:
-                        xij = X[b, i, j]
-                        xji = X[b, j, i]
+                    if X != NULL:
+                        xij = X[i * k + j]
+                        xji = X[j * k + i]
                         pij = xij - _conj(xji)
                         pji = xji - _conj(xij)
-                    if has_y:
-                        yij = Y[b, i, j]
-                        yji = Y[b, j, i]
+                    if Y != NULL:
+                        yij = Y[i * k + j]
+                        yji = Y[j * k + i]
                         qij = yij - _conj(yji)
                         qji = yji - _conj(yij)
                     # σF is antisymmetric in (i, j), G symmetric
                     acc_ij = 0.5 * (f * (pij + qij) + g * (pij - qij))
                     acc_ji = 0.5 * (g * (pji - qji) - f * (pji + qji))
-                    if mode == 1 and has_x:
-                        acc_ij = acc_ij - xij * sinv[b, j]
-                        acc_ji = acc_ji - xji * sinv[b, i]
-                    elif mode == 2 and has_y:
-                        acc_ij = acc_ij - _conj(yji) * sinv[b, i]
-                        acc_ji = acc_ji - _conj(yij) * sinv[b, j]
-                    out[b, i, j] = acc_ij
-                    out[b, j, i] = acc_ji
+                    if mode == 1 and X != NULL:
+                        acc_ij = acc_ij - xij * sinv[j]
+                        acc_ji = acc_ji - xji * sinv[i]
+                    elif mode == 2 and Y != NULL:
+                        acc_ij = acc_ij - _conj(yji) * sinv[i]
+                        acc_ji = acc_ji - _conj(yij) * sinv[j]
+                    out[i * k + j] = acc_ij
+                    out[j * k + i] = acc_ji
 
 
-cdef void _svd_batch(const scalar_t[:, :, :] X, const scalar_t[:, :, :] Y,
-                     const real_t[:, :] s, const real_t[:, :] sbar, double eps, double rel,
-                     int mode, scalar_t[:, :, ::1] out, real_t[:, ::1] sinv):
+cdef inline double _svd_e2(const real_t* s, Py_ssize_t k, double eps,
+                           double rel) noexcept nogil:
+    """ε² of one matrix: ε = eps + rel·s_max² (s descending)."""
+    cdef double smax = s[0] if k else 0.0
+    cdef double e = eps + rel * smax * smax
+    return e * e
+
+
+cdef void _svd_batch(const scalar_t[:, :, ::1] X, const scalar_t[:, :, ::1] Y,
+                     const real_t[:, ::1] s, const real_t[:, ::1] sbar, double eps,
+                     double rel, int mode, scalar_t[:, :, ::1] out, real_t[:, ::1] sinv):
     cdef bint has_x = X is not None, has_y = Y is not None, has_sbar = sbar is not None
-    cdef Py_ssize_t b
-    cdef double e, smax
+    cdef Py_ssize_t b, k = out.shape[1]
+    if out.shape[0] == 0 or k == 0:
+        return
     with nogil:
         for b in range(out.shape[0]):
-            smax = s[b, 0] if s.shape[1] else 0.0     # descending
-            e = eps + rel * smax * smax
-            _svd_one(X, Y, s, sbar, e * e, b, mode, has_x, has_y, has_sbar, out, sinv)
+            _svd_one(&X[b, 0, 0] if has_x else NULL, &Y[b, 0, 0] if has_y else NULL,
+                     &s[b, 0], &sbar[b, 0] if has_sbar else NULL,
+                     _svd_e2(&s[b, 0], k, eps, rel), k, mode, &out[b, 0, 0], &sinv[b, 0])
 
 
-cdef void _eigh_batch(const scalar_t[:, :, :] X, const real_t[:, :] w,
-                      const real_t[:, :] wbar, double eps, double rel,
+cdef void _eigh_one(const scalar_t* X, const real_t* w, const real_t* wbar, double e2,
+                    Py_ssize_t k, scalar_t* out) noexcept nogil:
+    """One matrix: out_ij = ½F_ij (X_ij − conj(X_ji)), out_ii = λ̄_i (row-major k x k;
+    wbar NULL when absent)."""
+    cdef Py_ssize_t i, j, ib, jb, iend, jend
+    cdef double d, f
+    cdef scalar_t t
+    for i in range(k):
+        out[i * k + i] = wbar[i] if wbar != NULL else 0
+    for ib in range(0, k, 32):
+        iend = min(ib + 32, k)
+        for jb in range(ib, k, 32):
+            jend = min(jb + 32, k)
+            for i in range(ib, iend):
+                for j in range(max(jb, i + 1), jend):
+                    d = w[j] - w[i]
+                    f = _ratio(d, d * d + e2)
+                    t = (0.5 * f) * (X[i * k + j] - _conj(X[j * k + i]))
+                    out[i * k + j] = t
+                    out[j * k + i] = _conj(t)
+
+
+cdef inline double _eigh_e2(const real_t* w, Py_ssize_t k, double eps,
+                            double rel) noexcept nogil:
+    """ε² of one matrix: ε = eps + rel·max|λ| (w ascending: max |λ| is at an end)."""
+    cdef double e = eps + (rel * max(fabs(w[0]), fabs(w[k - 1])) if k else 0.0)
+    return e * e
+
+
+cdef void _eigh_batch(const scalar_t[:, :, ::1] X, const real_t[:, ::1] w,
+                      const real_t[:, ::1] wbar, double eps, double rel,
                       scalar_t[:, :, ::1] out):
     cdef bint has_wbar = wbar is not None
-    cdef Py_ssize_t b, i, j, ib, jb, iend, jend
-    cdef Py_ssize_t k = out.shape[1]
-    cdef double d, f, e, e2
-    cdef scalar_t t
+    cdef Py_ssize_t b, k = out.shape[1]
+    if out.shape[0] == 0 or k == 0:
+        return
     with nogil:
         for b in range(out.shape[0]):
-            e = eps + (rel * max(fabs(w[b, 0]), fabs(w[b, k - 1]))
-                       if k else 0.0)         # ascending: max |λ| is at an end
-            e2 = e * e
-            for i in range(k):
-                out[b, i, i] = wbar[b, i] if has_wbar else 0
-            for ib in range(0, k, 32):
-                iend = min(ib + 32, k)
-                for jb in range(ib, k, 32):
-                    jend = min(jb + 32, k)
-                    for i in range(ib, iend):
-                        for j in range(max(jb, i + 1), jend):
-                            d = w[b, j] - w[b, i]
-                            f = _ratio(d, d * d + e2)
-                            t = (0.5 * f) * (X[b, i, j] - _conj(X[b, j, i]))
-                            out[b, i, j] = t
-                            out[b, j, i] = _conj(t)
+            _eigh_one(&X[b, 0, 0], &w[b, 0], &wbar[b, 0] if has_wbar else NULL,
+                      _eigh_e2(&w[b, 0], k, eps, rel), k, &out[b, 0, 0])
 
 
 cdef (double, Py_ssize_t) _phase_batch(const complex_t[:, :, :] X,
@@ -241,6 +271,182 @@ def phase_check(X, Y, GU, GV):
     raise TypeError(f"phase_check: complex input expected, got dtype char {c!r}")
 
 
+cdef object _contig(object a):
+    """``a`` (an ndarray or None) C-contiguous: itself when it is, else a copy."""
+    if a is None or (type(a) is np.ndarray and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a)):
+        return a
+    return np.ascontiguousarray(a)
+
+
+# ---- the fused pullbacks: Ā of one matrix from its cotangents --------------------------
+# X = UᴴŪ and Y = VᴴV̄ (two products), the core above, then the two products to Ā: for
+# small matrices the four NumPy matmuls around the core cost more than their arithmetic
+# (~10k instructions each at n = 16, mostly NumPy's call overhead). Here every product is a
+# row-major rm_gemm (the plain loops of _small.pxd up to _LOOPS, else BLAS), on one
+# workspace per chunk of the stack. The twins (spectral_twin.py) compose the cores'
+# twins with NumPy's matmul; tests/_kernels/test_spectral.py compares them.
+
+cdef enum:
+    # Products whose every side is at most _LOOPS take the plain loops of _small.pxd,
+    # larger ones BLAS (a fixed choice by size, so the bits never depend on the thread
+    # count). Measured (callgrind, the svd pullback alone): at n = 8 the loops and BLAS
+    # cost the same (73k / 69k instructions), at n = 16 the loops 143k and BLAS 95k. The
+    # loops take no OpenBLAS lock, so stacks of matrices up to 8 x 8 split over threads
+    # (tenferro/_threads.py); larger ones run serially.
+    _LOOPS = 8
+
+
+cdef void _svd_backward_one(const scalar_t* U, const real_t* s, const scalar_t* VT,
+                            const scalar_t* GU, const real_t* sbar, const scalar_t* GVT,
+                            double e2, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                            scalar_t* out, scalar_t* work, real_t* sinv) noexcept nogil:
+    """Ā (m x n) of one thin SVD (k = min(m, n)); GU, sbar or GVT NULL when absent.
+    work: 3k² + max(m, n)·k entries; sinv: k."""
+    cdef scalar_t* X = work
+    cdef scalar_t* Y = work + k * k
+    cdef scalar_t* core = work + 2 * k * k
+    cdef scalar_t* T = work + 3 * k * k
+    cdef int mode = 0 if m == n else (1 if m > n else 2)
+    cdef Py_ssize_t i, j
+    cdef scalar_t one = 1, zero = 0, beta = 0
+    if GU != NULL:
+        rm_gemm(c'C', c'N', k, k, m, one, U, k, GU, k, zero, X, k, _LOOPS)      # UᴴŪ
+    if GVT != NULL:
+        rm_gemm(c'N', c'C', k, k, n, one, VT, n, GVT, n, zero, Y, k, _LOOPS)    # VᴴV̄
+    _svd_one(X if GU != NULL else NULL, Y if GVT != NULL else NULL, s, sbar, e2, k,
+             mode, core, sinv)
+    if mode == 2 and GVT != NULL:
+        # wide: Ā = U[core·Vᴴ + S⁻¹V̄ᴴ]
+        for i in range(k):
+            for j in range(n):
+                T[i * n + j] = GVT[i * n + j] * sinv[i]
+        rm_gemm(c'N', c'N', k, n, k, one, core, k, VT, n, one, T, n, _LOOPS)
+        rm_gemm(c'N', c'N', m, n, k, one, U, k, T, n, zero, out, n, _LOOPS)
+        return
+    if mode == 1 and GU != NULL:
+        # tall: Ā = [U·core + ŪS⁻¹]Vᴴ
+        for i in range(m):
+            for j in range(k):
+                T[i * k + j] = GU[i * k + j] * sinv[j]
+        beta = 1
+    rm_gemm(c'N', c'N', m, k, k, one, U, k, core, k, beta, T, k, _LOOPS)
+    rm_gemm(c'N', c'N', m, n, k, one, T, k, VT, n, zero, out, n, _LOOPS)
+
+
+cdef void _svd_backward_batch(const scalar_t[:, :, ::1] U, const real_t[:, ::1] s,
+                              const scalar_t[:, :, ::1] VT, const scalar_t[:, :, ::1] GU,
+                              const real_t[:, ::1] sbar, const scalar_t[:, :, ::1] GVT,
+                              double eps, double rel, scalar_t[:, :, ::1] out):
+    cdef Py_ssize_t nb = U.shape[0], m = U.shape[1], k = U.shape[2], n = VT.shape[2], b
+    cdef bint has_gu = GU is not None, has_gvt = GVT is not None
+    cdef bint has_sbar = sbar is not None
+    cdef scalar_t* work = <scalar_t*>malloc(sizeof(scalar_t) * (3 * k * k + max(m, n) * k))
+    cdef real_t* sinv = <real_t*>malloc(sizeof(real_t) * k)
+    if work == NULL or sinv == NULL:
+        free(work)
+        free(sinv)
+        raise MemoryError()
+    try:
+        with nogil:
+            for b in range(nb):
+                _svd_backward_one(&U[b, 0, 0], &s[b, 0], &VT[b, 0, 0],
+                                  &GU[b, 0, 0] if has_gu else NULL,
+                                  &sbar[b, 0] if has_sbar else NULL,
+                                  &GVT[b, 0, 0] if has_gvt else NULL,
+                                  _svd_e2(&s[b, 0], k, eps, rel), m, n, k, &out[b, 0, 0],
+                                  work, sinv)
+    finally:
+        free(work)
+        free(sinv)
+
+
+def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out):
+    """Fill ``out`` (B, m, n) with Ā of the thin SVD a = u·diag(s)·vt: u (B, m, k),
+    s (B, k) real, vt (B, k, n) with k = min(m, n); the cotangents gu (like u), sbar
+    (like s) and gvt (like vt), each None when absent (not all three: the caller takes
+    the exact path Ā = U diag(s̄) Vᴴ then); ε_b = eps + rel·s_max² as in svd_core."""
+    c = out.dtype.char
+    if c not in "dDfF":
+        raise TypeError(f"svd_backward: unsupported dtype {out.dtype}")
+    cdef Py_ssize_t nb = u.shape[0], m = u.shape[1], k = u.shape[2], n = vt.shape[2]
+    if nb == 0 or m == 0 or n == 0:
+        return
+    _run_split(_svd_backward_part, nb, max(m, n), nb * (3 * k * k + 4 * m * n * k),
+               (_contig(u), _contig(s), _contig(vt), _contig(gu), _contig(sbar),
+                _contig(gvt), out), (c, eps, rel), blas3=max(m, n) > _LOOPS)
+
+
+def _svd_backward_part(u, s, vt, gu, sbar, gvt, out, str c, double eps, double rel):
+    """svd_backward on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
+    if c == "d":
+        _svd_backward_batch[double, double](u, s, vt, gu, sbar, gvt, eps, rel, out)
+    elif c == "D":
+        _svd_backward_batch[cython.doublecomplex, double](u, s, vt, gu, sbar, gvt, eps,
+                                                          rel, out)
+    elif c == "f":
+        _svd_backward_batch[float, float](u, s, vt, gu, sbar, gvt, eps, rel, out)
+    else:
+        _svd_backward_batch[cython.floatcomplex, float](u, s, vt, gu, sbar, gvt, eps, rel,
+                                                        out)
+    return -1, 0
+
+
+cdef void _eigh_backward_batch(const scalar_t[:, :, ::1] V, const real_t[:, ::1] w,
+                               const scalar_t[:, :, ::1] GV, const real_t[:, ::1] wbar,
+                               double eps, double rel, scalar_t[:, :, ::1] out):
+    cdef Py_ssize_t nb = V.shape[0], k = V.shape[1], b
+    cdef bint has_wbar = wbar is not None
+    cdef scalar_t one = 1, zero = 0
+    cdef scalar_t* work = <scalar_t*>malloc(sizeof(scalar_t) * 3 * k * k)
+    cdef scalar_t* X
+    cdef scalar_t* core
+    cdef scalar_t* T
+    if work == NULL:
+        raise MemoryError()
+    X, core, T = work, work + k * k, work + 2 * k * k
+    try:
+        with nogil:
+            for b in range(nb):
+                rm_gemm(c'C', c'N', k, k, k, one, &V[b, 0, 0], k, &GV[b, 0, 0], k, zero,
+                        X, k, _LOOPS)                                      # X = VᴴV̄
+                _eigh_one(X, &w[b, 0], &wbar[b, 0] if has_wbar else NULL,
+                          _eigh_e2(&w[b, 0], k, eps, rel), k, core)
+                rm_gemm(c'N', c'N', k, k, k, one, &V[b, 0, 0], k, core, k, zero, T, k,
+                        _LOOPS)                                            # V·core
+                rm_gemm(c'N', c'C', k, k, k, one, T, k, &V[b, 0, 0], k, zero,
+                        &out[b, 0, 0], k, _LOOPS)                          # ·Vᴴ
+    finally:
+        free(work)
+
+
+def eigh_backward(v, w, gv, wbar, double eps, double rel, out):
+    """Fill ``out`` (B, k, k) with Ā = V·core·Vᴴ of the Hermitian eigendecomposition
+    (w (B, k) ascending, v (B, k, k)) from the cotangents gv (like v) and wbar (like w,
+    or None); the core is eigh_core's of X = VᴴV̄, ε_b = eps + rel·max|λ|."""
+    c = out.dtype.char
+    if c not in "dDfF":
+        raise TypeError(f"eigh_backward: unsupported dtype {out.dtype}")
+    cdef Py_ssize_t nb = v.shape[0], k = v.shape[1]
+    if nb == 0 or k == 0:
+        return
+    _run_split(_eigh_backward_part, nb, k, nb * (k * k + 6 * k * k * k),
+               (_contig(v), _contig(w), _contig(gv), _contig(wbar), out), (c, eps, rel),
+               blas3=k > _LOOPS)
+
+
+def _eigh_backward_part(v, w, gv, wbar, out, str c, double eps, double rel):
+    """eigh_backward on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
+    if c == "d":
+        _eigh_backward_batch[double, double](v, w, gv, wbar, eps, rel, out)
+    elif c == "D":
+        _eigh_backward_batch[cython.doublecomplex, double](v, w, gv, wbar, eps, rel, out)
+    elif c == "f":
+        _eigh_backward_batch[float, float](v, w, gv, wbar, eps, rel, out)
+    else:
+        _eigh_backward_batch[cython.floatcomplex, float](v, w, gv, wbar, eps, rel, out)
+    return -1, 0
+
+
 def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
     """Fill ``out`` (B, k, k) and ``sinv`` (B, k) with the SVD pullback core (see the
     module docstring). X, Y: (B, k, k) of out's dtype, or None; s and sbar (or None):
@@ -251,7 +457,8 @@ def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
         raise TypeError(f"svd_core: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
     # split over tenferro._threads' threads (bit-identical: each b is independent)
-    _run_split(_svd_core_part, nb, k, 3 * nb * k * k, (X, Y, s, sbar, out, sinv),
+    _run_split(_svd_core_part, nb, k, 3 * nb * k * k,
+               (_contig(X), _contig(Y), _contig(s), _contig(sbar), out, sinv),
                (c, eps, rel, mode))
 
 
@@ -275,7 +482,8 @@ def eigh_core(X, w, wbar, double eps, double rel, out):
     if c not in "dDfF":
         raise TypeError(f"eigh_core: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
-    _run_split(_eigh_core_part, nb, k, nb * k * k, (X, w, wbar, out), (c, eps, rel))
+    _run_split(_eigh_core_part, nb, k, nb * k * k,
+               (_contig(X), _contig(w), _contig(wbar), out), (c, eps, rel))
 
 
 def _eigh_core_part(X, w, wbar, out, str c, double eps, double rel):

@@ -71,6 +71,39 @@ def eigh_core(X: _Arr, w: _Arr, wbar: _Arr | None, eps: float, rel: float,
     out[...] = core
 
 
+def svd_backward(u: _Arr, s: _Arr, vt: _Arr, gu: _Arr | None, sbar: _Arr | None,
+                 gvt: _Arr | None, eps: float, rel: float, out: _Arr) -> None:
+    """Fill ``out`` (B, m, n) with Ā of the thin SVD from the cotangents (each None when
+    absent): svd_core's core of X = UᴴŪ, Y = VᴴV̄, then U·core·Vᴴ with the tall/wide
+    terms."""
+    nb, m, k = u.shape
+    n = vt.shape[2]
+    if nb == 0 or m == 0 or n == 0:
+        return
+    mode = 0 if m == n else (1 if m > n else 2)
+    X = None if gu is None else u.conj().transpose(0, 2, 1) @ gu
+    Y = None if gvt is None else vt @ gvt.conj().transpose(0, 2, 1)
+    core = np.empty((nb, k, k), out.dtype)
+    sinv = np.empty((nb, k), s.dtype)
+    svd_core(X, Y, s, sbar, eps, rel, mode, core, sinv)
+    if mode == 2 and gvt is not None:
+        out[...] = u @ (core @ vt + sinv[:, :, None] * gvt)
+    elif mode == 1 and gu is not None:
+        out[...] = (u @ core + gu * sinv[:, None, :]) @ vt
+    else:
+        out[...] = u @ core @ vt
+
+
+def eigh_backward(v: _Arr, w: _Arr, gv: _Arr, wbar: _Arr | None, eps: float, rel: float,
+                  out: _Arr) -> None:
+    """Fill ``out`` (B, k, k) with Ā = V·core·Vᴴ, the core eigh_core's of X = VᴴV̄."""
+    if out.size == 0:
+        return
+    core = np.empty(out.shape, out.dtype)
+    eigh_core(v.conj().transpose(0, 2, 1) @ gv, w, wbar, eps, rel, core)
+    out[...] = v @ core @ v.conj().transpose(0, 2, 1)
+
+
 def phase_check(X: _Arr | None, Y: _Arr | None, GU: _Arr | None,
                 GV: _Arr | None) -> tuple[float, int]:
     """(worst, flat): the largest |Im(X_ii + Y_ii)| / (‖GU[b, :, i]‖ + ‖GV[b, i, :]‖)."""

@@ -45,7 +45,7 @@ from libc.string cimport memcpy, memset
 
 cimport scipy.linalg.cython_lapack as lp
 
-from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_gemm, s_hemm, s_trmm, s_trsm
+from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, rm_gemm, s_hemm, s_trmm, s_trsm
 
 from tenferro._kernels._blas cimport (blas_int, cfloat, cdouble, lapack_t, xgemm, xgemm_ab,
                                      xhemm, xtrmm, xtrsm, xtrsv)
@@ -562,13 +562,7 @@ cdef inline void c_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t
                         Py_ssize_t ldc, bint loops=True) noexcept nogil:
     """c (m x n) := alpha op(a) op(b) + beta c, all row-major (``loops``: the plain loops
     for operands up to SMALL)."""
-    if m == 0 or n == 0:
-        return
-    if loops and m <= SMALL and n <= SMALL and k <= SMALL:
-        s_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-        return
-    xgemm_ab(&tb, &ta, <blas_int>n, <blas_int>m, <blas_int>k, alpha, b, <blas_int>ldb,
-             a, <blas_int>lda, beta, c, <blas_int>ldc)
+    rm_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, SMALL if loops else 0)
 
 
 cdef inline void c_hemm(char side, char uplo, Py_ssize_t m, Py_ssize_t n, lapack_t alpha,

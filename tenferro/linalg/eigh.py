@@ -18,7 +18,7 @@ triangle-reading primal (which would put the whole gradient in one triangle and 
 UPLO), so pass Hermitian matrices, e.g. ``eigh(a + a.mH)``, as the oracle cases do.
 
 Degenerate eigenvalues, ε and the gauge check follow svd.py (see :func:`eigh`).
-The plain backward builds the core with ``_kernels/spectral.pyx`` (``eigh_core``).
+The plain backward is one fused kernel, ``_kernels/spectral.pyx``'s ``eigh_backward``.
 """
 import math
 from collections import namedtuple
@@ -75,26 +75,28 @@ def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
         return (None if gw is None else (v * gw[..., None, :]) @ _mH(v),)
     derivative_eps, check_gauge, _ = ctx
     n = w.shape[-1]
-    X = _mH(v) @ gv                                   # VᴴV̄
+    X = None
     if check_gauge and v.dtype.kind == "c":
         # phase of v_i: dL/dθ_i = Im X_ii must vanish
+        X = _mH(v) @ gv                               # VᴴV̄
         _check_phase(_data(X), None, _data(gv), None, w.shape[:-1], "tf.linalg.eigh",
                      "eigenvectors")
     if type(w) is np.ndarray:
+        # plain backward: one fused kernel (X = VᴴV̄, the core, V·core·Vᴴ)
         if gw is not None and gw.dtype != w.dtype:
             gw = gw.real.astype(w.dtype)
-        out = np.empty(X.shape, dtype=v.dtype)
+        if gv.dtype != v.dtype:
+            gv = gv.astype(v.dtype)
+        nb = math.prod(w.shape[:-1])
+        out = np.empty(v.shape, dtype=v.dtype)
         eps, rel = _eps_params(derivative_eps, n, w.dtype)
-        if w.ndim == 1:
-            _kernel.eigh_core(X[None], w[None], None if gw is None else gw[None], eps, rel,
-                              out[None])
-        else:
-            sq = (w.size // n if n else math.prod(w.shape[:-1]), n, n)
-            _kernel.eigh_core(X.reshape(sq), w.reshape(sq[:2]),
-                              None if gw is None else gw.reshape(sq[:2]), eps, rel,
-                              out.reshape(sq))
-        return (v @ out @ _mH(v),)
+        _kernel.eigh_backward(v.reshape(nb, n, n), w.reshape(nb, n), gv.reshape(nb, n, n),
+                              None if gw is None else gw.reshape(nb, n), eps, rel,
+                              out.reshape(nb, n, n))
+        return (out,)
     # create_graph / forward-over-reverse: the same formula on Tensors
+    if X is None:
+        X = _mH(v) @ gv
     eps2 = _eigh_eps2(_data(w), n, derivative_eps).astype(w.dtype)
     F = _gap_inverse(w[..., None, :] - w[..., :, None], eps2[..., None, None])
     FX = F * X

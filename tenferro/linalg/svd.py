@@ -27,8 +27,8 @@ Three policies make the derivatives usable on real data (DESIGN.md §2):
 Truncation (``max_rank``, ``rtol``, ``atol``) and its exact derivative, coupled to the
 discarded triplets, live in ``svd_truncated.py`` (docs/truncated_svd.md).
 
-The plain backward builds the k x k core with the fused kernel ``_kernels/spectral.pyx``
-(``svd_core``). With create_graph=True the pullback is recorded as one ``lazy_rule`` node
+The plain backward is one fused kernel, ``_kernels/spectral.pyx``'s ``svd_backward``
+(X = UᴴŪ, Y = VᴴV̄, the k x k core and the products to Ā). With create_graph=True the pullback is recorded as one ``lazy_rule`` node
 whose value is that kernel's; the same formula on Tensors (``_core_tensor``) runs only when
 a higher derivative differentiates that node, or directly under forward tangents (hvp).
 eigh.py and qr.py record their pullbacks the same way.
@@ -411,40 +411,36 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         return (None if sbar is None else (u * sbar[..., None, :]) @ vt,)
     _, derivative_eps, check_gauge, _ = ctx
     k = s.shape[-1]
-    X = None if gu is None else _mH(u) @ gu           # UᴴŪ
-    Y = None if gvt is None else vt @ _mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
+    X = Y = None
     if check_gauge and u.dtype.kind == "c":
         # phase θ_i of (u_i, v_i): dL/dθ_i = Im(X_ii + Y_ii) must vanish
+        X = None if gu is None else _mH(u) @ gu           # UᴴŪ
+        Y = None if gvt is None else vt @ _mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
         _check_phase(None if X is None else _data(X), None if Y is None else _data(Y),
                      None if gu is None else _data(gu), None if gvt is None else _data(gvt),
                      s.shape[:-1], "tf.linalg.svd", "singular vectors")
     if type(s) is np.ndarray:
-        # plain backward: the fused kernel builds the core with the S⁻¹ corrections in it
-        mode = 0 if m == n else (1 if m > n else 2)
+        # plain backward: one fused kernel (X, Y, the core with its S⁻¹ corrections and
+        # the products to Ā; _kernels/spectral.pyx svd_backward)
         if sbar is not None and sbar.dtype != s.dtype:
             sbar = sbar.real.astype(s.dtype)
-        out = np.empty(s.shape[:-1] + (k, k), dtype=u.dtype)
-        sinv = np.empty(s.shape, dtype=s.dtype)
+        if gu is not None and gu.dtype != u.dtype:
+            gu = gu.astype(u.dtype)
+        if gvt is not None and gvt.dtype != vt.dtype:
+            gvt = gvt.astype(vt.dtype)
+        nb = math.prod(s.shape[:-1])
+        out = np.empty(s.shape[:-1] + (m, n), dtype=u.dtype)
         eps, rel = _eps_params(derivative_eps, max(m, n), s.dtype)
-        # the kernel takes stacks (B, k, k) / (B, k): views, the arrays are contiguous
-        if s.ndim == 1:
-            _kernel.svd_core(None if X is None else X[None], None if Y is None else Y[None],
-                             s[None], None if sbar is None else sbar[None], eps, rel, mode,
-                             out[None], sinv[None])
-        else:
-            sq = (s.size // k if k else math.prod(s.shape[:-1]), k, k)
-            vec = sq[:2]
-            _kernel.svd_core(None if X is None else X.reshape(sq),
-                             None if Y is None else Y.reshape(sq), s.reshape(vec),
-                             None if sbar is None else sbar.reshape(vec), eps, rel, mode,
-                             out.reshape(sq), sinv.reshape(vec))
-        if mode == 1 and gu is not None:
-            # Ā = [U(core − X S⁻¹) + Ū S⁻¹] Vᴴ: the projector term (Ū − UX)S⁻¹Vᴴ folded in
-            return ((u @ out + gu * sinv[..., None, :]) @ vt,)
-        if mode == 2 and gvt is not None:
-            # Ā = U[(core − S⁻¹Yᴴ)Vᴴ + S⁻¹V̄ᴴ]: the term US⁻¹(V̄ − VY)ᴴ folded in
-            return (u @ (out @ vt + sinv[..., :, None] * gvt),)
-        return (u @ out @ vt,)
+        _kernel.svd_backward(
+            u.reshape(nb, m, k), s.reshape(nb, k), vt.reshape(nb, k, n),
+            None if gu is None else gu.reshape(nb, m, k),
+            None if sbar is None else sbar.reshape(nb, k),
+            None if gvt is None else gvt.reshape(nb, k, n), eps, rel, out.reshape(nb, m, n))
+        return (out,)
+    if X is None and gu is not None:
+        X = _mH(u) @ gu
+    if Y is None and gvt is not None:
+        Y = vt @ _mH(gvt)
     # create_graph / forward-over-reverse: RULES.md's formula on Tensors
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
     core, sinv = _core_tensor(X, Y, s, sbar, eps2)

@@ -53,6 +53,101 @@ def test_svd_core_agrees(dtype, mode, b, k):
                 np.testing.assert_allclose(g, r, rtol=_tol(dtype), atol=_tol(dtype))
 
 
+def _orthonormal(b, m, k, dtype, rng):
+    q = np.linalg.qr(random_array((b, m, k), dtype, rng))[0]
+    return np.ascontiguousarray(q)
+
+
+def _up(a, dtype):
+    """An ndarray argument in ``dtype`` (its real counterpart for real arrays)."""
+    if not isinstance(a, np.ndarray):
+        return a
+    return a.astype(dtype if a.dtype.kind == "c" else np.finfo(dtype).dtype)
+
+
+def _run_backward(fn, *args, shape, dtype):
+    out = np.full(shape, np.nan, dtype)
+    fn(*args, out)
+    return out
+
+
+# (m, n): square, tall, wide; products with sides up to 8 take the plain loops, larger
+# ones BLAS ((12, 6): both kinds in one pullback)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m,n", [(4, 4), (6, 3), (3, 5), (1, 1), (8, 8), (12, 6), (5, 11),
+                                 (16, 16), (24, 18), (17, 21)])
+@pytest.mark.parametrize("b", [1, 3, 0])
+def test_svd_backward_agrees(dtype, m, n, b):
+    """The fused pullback (X, Y, the core, the products to Ā) against its twin, for
+    every combination of missing cotangents and degenerate spectra with ε = 0."""
+    rng = np.random.default_rng(m + 10 * n + 100 * b)
+    real = np.finfo(dtype).dtype
+    k = min(m, n)
+    for (has_u, has_v, has_s), degenerate in itertools.product(
+            [(1, 1, 1), (1, 0, 0), (0, 1, 1), (1, 1, 0), (0, 0, 1)], [False, True]):
+        u, vt = _orthonormal(b, m, k, dtype, rng), _orthonormal(b, n, k, dtype, rng)
+        vt = np.ascontiguousarray(vt.conj().transpose(0, 2, 1))
+        s = _spectrum(b, k, rng, degenerate).astype(real)
+        gu = random_array((b, m, k), dtype, rng) if has_u else None
+        gvt = random_array((b, k, n), dtype, rng) if has_v else None
+        sbar = random_array((b, k), real, rng) if has_s else None
+        for eps, rel in ((0.03, 0.0), (0.0, 0.05), (0.0, 0.0)):
+            args = (u, s, vt, gu, sbar, gvt, eps, rel)
+            got = _run_backward(kernel.svd_backward, *args, shape=(b, m, n), dtype=dtype)
+            # float32/complex64: against the twin in double precision (the kernel computes
+            # the gaps s_j² − s_i² in double, the twin in the input's precision, which
+            # loses digits at close singular values)
+            wide = np.promote_types(dtype, np.float64)
+            ref = _run_backward(twin.svd_backward, *[_up(a, wide) for a in args],
+                                shape=(b, m, n), dtype=wide)
+            assert np.isfinite(got).all()
+            # (the core's entries grow like 1/gap: the rounding of the products scales
+            # with the largest entry)
+            scale = max(1.0, np.abs(ref).max()) if ref.size else 1.0
+            np.testing.assert_allclose(got, ref, rtol=_tol(dtype),
+                                       atol=_tol(dtype) * scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [1, 5, 8, 9, 16, 20])
+@pytest.mark.parametrize("b", [1, 3, 0])
+def test_eigh_backward_agrees(dtype, k, b):
+    rng = np.random.default_rng(k + 10 * b)
+    real = np.finfo(dtype).dtype
+    for has_w, degenerate in itertools.product([True, False], [False, True]):
+        v = _orthonormal(b, k, k, dtype, rng)
+        w = _spectrum(b, k, rng, degenerate)[:, ::-1].astype(real)   # ascending
+        w = np.ascontiguousarray(w)
+        gv = random_array((b, k, k), dtype, rng)
+        wbar = random_array((b, k), real, rng) if has_w else None
+        for eps, rel in ((0.03, 0.0), (0.0, 0.05), (0.0, 0.0)):
+            args = (v, w, gv, wbar, eps, rel)
+            got = _run_backward(kernel.eigh_backward, *args, shape=(b, k, k), dtype=dtype)
+            ref = _run_backward(twin.eigh_backward, *args, shape=(b, k, k), dtype=dtype)
+            assert np.isfinite(got).all()
+            np.testing.assert_allclose(got, ref, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+def test_backward_kernels_take_strided_cotangents():
+    rng = np.random.default_rng(4)
+    u = _orthonormal(2, 5, 5, np.float64, rng)
+    vt = _orthonormal(2, 5, 5, np.float64, rng)
+    s = _spectrum(2, 5, rng, False)
+    g = random_array((2, 5, 5), np.float64, rng).transpose(0, 2, 1)     # not C-contiguous
+    for fn in (kernel.svd_backward, twin.svd_backward):
+        got = _run_backward(fn, u, s, vt, g, None, g, 0.0, 0.0, shape=(2, 5, 5),
+                            dtype=np.float64)
+        ref = _run_backward(twin.svd_backward, u, s, vt, g.copy(), None, g.copy(), 0.0,
+                            0.0, shape=(2, 5, 5), dtype=np.float64)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    w = np.ascontiguousarray(s[:, ::-1])
+    got = _run_backward(kernel.eigh_backward, u, w, g, None, 0.0, 0.0, shape=(2, 5, 5),
+                        dtype=np.float64)
+    ref = _run_backward(twin.eigh_backward, u, w, g.copy(), None, 0.0, 0.0,
+                        shape=(2, 5, 5), dtype=np.float64)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+
+
 def test_svd_core_strided_inputs():
     """Inputs need not be contiguous (a cotangent may be a transposed or broadcast view)."""
     rng = np.random.default_rng(0)

@@ -162,7 +162,7 @@ def test_kernel_and_tensor_rule_agree(dtype, shape, eps, monkeypatch):
 
     # the plain backward goes through the kernel, the create_graph one does not
     mod = importlib.import_module("tenferro.linalg.svd")   # tf.linalg.svd is the function
-    check_kernel_backward(monkeypatch, mod._kernel, "svd_core", loss, a)
+    check_kernel_backward(monkeypatch, mod._kernel, "svd_backward", loss, a)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
