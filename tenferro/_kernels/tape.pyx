@@ -677,17 +677,23 @@ cdef inline object _new_tensor(object data, object node, Py_ssize_t index):
 
 cdef inline object _new_node(object op, object ctx, tuple inputs, tuple out_data):
     """``Node(op, ctx, inputs, out_data)`` without argument parsing."""
-    global _counter
     if _node_type is not None:
         return _node_type(op, ctx, inputs, out_data)
+    return _make_node(op, ctx, inputs, out_data, len(out_data), None)
+
+
+cdef Node _make_node(object op, object ctx, tuple inputs, tuple out_data, Py_ssize_t n_out,
+                     object leaf):
+    """A Node as Node.__init__ fills it (``leaf``: the weakref of a leaf's Tensor)."""
+    global _counter
     cdef Node node = Node.__new__(Node)
     node.op = op
     node.ctx = ctx
     node.inputs = inputs
     node.out_data = out_data
     node.out_tangents = None
-    node.leaf = None
-    node.n_out = len(out_data)
+    node.leaf = leaf
+    node.n_out = n_out
     node.freed = False
     _counter += 1
     node.seq = _counter
@@ -707,29 +713,9 @@ def leaf_tensor(object data, bint requires_grad):
         if _node_type is not None:
             node = _node_type(None, None, (), None, ref)
         else:
-            node = _new_leaf_node(ref)
+            node = _make_node(None, None, (), None, 1, ref)
         t._node = node        # (the slot holds None: the descriptor drops that reference)
     return t
-
-
-cdef Node _new_leaf_node(object ref):
-    """``Node(None, None, (), None, ref)`` without argument parsing."""
-    global _counter
-    cdef Node node = Node.__new__(Node)
-    node.op = None
-    node.ctx = None
-    node.inputs = ()
-    node.out_data = None
-    node.out_tangents = None
-    node.leaf = ref
-    node.n_out = 1
-    node.freed = False
-    _counter += 1
-    node.seq = _counter
-    node.pending = None
-    node.mark = 0
-    node.needed = False
-    return node
 
 
 def apply1(op, inputs, out, ctx=None):

@@ -503,39 +503,31 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
     # one-input ops with the ndarray in ctx, so neither the constant's Tensor nor its
     # (unused) cotangent is made. The rules are the op's own, called with the array in
     # the constant's place; _promote keeps them right if NumPy's result dtype differs.
-    # (the ignores: vjp_a and vjp_b are given when vjp_both is not, as above)
-    def vjp_a_of(g: Any, a: Any, b: Any, y: Any) -> Any:
-        if vjp_both is None:
-            return vjp_a(g, a, b, y)  # type: ignore[misc]
-        return vjp_both(g, a, b, y)[0]
+    def array_op_of(right: bool) -> Op:
+        """The op of ``x ∘ c`` (right) or ``c ∘ x``: the rules with c in ctx."""
+        k = 0 if right else 1                       # the tensor's position in (a, b)
 
-    def vjp_b_of(g: Any, a: Any, b: Any, y: Any) -> Any:
-        if vjp_both is None:
-            return vjp_b(g, a, b, y)  # type: ignore[misc]
-        return vjp_both(g, a, b, y)[1]
+        def vjp_const(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+            x, y = xs[0], ys[0]
+            a, b = _promote(x, ctx, y) if right else _promote(ctx, x, y)
+            if vjp_both is not None:
+                g = vjp_both(gs[0], a, b, y)[k]
+            else:   # (vjp_a and vjp_b are given when vjp_both is not, as above)
+                g = (vjp_a if right else vjp_b)(gs[0], a, b, y)  # type: ignore[misc]
+            return (unbroadcast(g, x.shape),)
 
-    def vjp_right(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-        x, y = xs[0], ys[0]
-        a, b = _promote(x, ctx, y)
-        return (unbroadcast(vjp_a_of(gs[0], a, b, y), x.shape),)
+        def jvp_const(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+            y = ys[0]
+            if right:
+                a, b = _promote(xs[0], ctx, y)
+                return (_bcast(jvp(ts[0], None, a, b, y), y.shape),)
+            a, b = _promote(ctx, xs[0], y)
+            return (_bcast(jvp(None, ts[0], a, b, y), y.shape),)
 
-    def jvp_right(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-        y = ys[0]
-        a, b = _promote(xs[0], ctx, y)
-        return (_bcast(jvp(ts[0], None, a, b, y), y.shape),)
+        return defop(name + "_array" if right else "array_" + name, vjp_const, jvp_const,
+                     complex=not real_only)
 
-    def vjp_left(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-        x, y = xs[0], ys[0]
-        a, b = _promote(ctx, x, y)
-        return (unbroadcast(vjp_b_of(gs[0], a, b, y), x.shape),)
-
-    def jvp_left(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-        y = ys[0]
-        a, b = _promote(ctx, xs[0], y)
-        return (_bcast(jvp(None, ts[0], a, b, y), y.shape),)
-
-    array_right = defop(name + "_array", vjp_right, jvp_right, complex=not real_only)
-    array_left = defop("array_" + name, vjp_left, jvp_left, complex=not real_only)
+    array_right, array_left = array_op_of(True), array_op_of(False)
     array_kinds = "f" if real_only else "fc"
 
     def array_op(x: Tensor, c: Any, right: bool) -> Tensor | None:
