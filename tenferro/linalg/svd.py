@@ -28,9 +28,10 @@ Truncation (``max_rank``, ``rtol``, ``atol``) and its exact derivative, coupled 
 discarded triplets, live in ``svd_truncated.py`` (docs/truncated_svd.md).
 
 The plain backward is one fused kernel, ``_kernels/spectral.pyx``'s ``svd_backward``
-(X = UᴴŪ, Y = VᴴV̄, the k x k core and the products to Ā). With create_graph=True the pullback is recorded as one ``lazy_rule`` node
-whose value is that kernel's; the same formula on Tensors (``_core_tensor``) runs only when
-a higher derivative differentiates that node, or directly under forward tangents (hvp).
+(X = UᴴŪ, Y = VᴴV̄, the k x k core and the products to Ā). With create_graph=True the
+pullback is recorded as one ``lazy_rule`` node whose value is that kernel's; the same
+formula on Tensors (``_core_tensor``) runs only when a higher derivative differentiates
+that node, or directly under forward tangents (hvp).
 eigh.py and qr.py record their pullbacks the same way.
 """
 import math
@@ -413,7 +414,8 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
     k = s.shape[-1]
     X = Y = None
     if check_gauge and u.dtype.kind == "c":
-        # phase θ_i of (u_i, v_i): dL/dθ_i = Im(X_ii + Y_ii) must vanish
+        # phase θ_i of (u_i, v_i): dL/dθ_i = Im(X_ii + Y_ii) must vanish (the plain
+        # backward's kernel forms X and Y again: two products, complex inputs only)
         X = None if gu is None else _mH(u) @ gu           # UᴴŪ
         Y = None if gvt is None else vt @ _mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
         _check_phase(None if X is None else _data(X), None if Y is None else _data(Y),
