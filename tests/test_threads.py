@@ -189,11 +189,15 @@ def test_pullback_kernels_bitwise(split_always, dtype, nb):
     gr = np.triu(random_array(r.shape, dtype, rng))
     l = lapack.potrf(_spd(nb, 9, dtype, rng))
     gl = random_array(l.shape, dtype, rng)
+    a = random_array((nb, 9, 9), dtype, rng) + 6 * np.eye(9, dtype=dtype)
+    _, lf, uf, perm = lapack.lu(a, True)
     cases = [lambda: svd_core(0), lambda: svd_core(1), lambda: svd_core(2), eigh_core,
              lambda: triangular.qr_backprop(q, r, gq, gr),
              lambda: triangular.qr_backprop(q, r, None, gr),
              lambda: triangular.cholesky_backprop(l, gl),
-             lambda: triangular.cholesky_backprop(l, gl.transpose(0, 2, 1))]
+             lambda: triangular.cholesky_backprop(l, gl.transpose(0, 2, 1)),
+             lambda: triangular.lu_backprop(perm, lf, uf, gl, gl),
+             lambda: triangular.lu_backprop(None, lf, uf, None, gl.transpose(0, 2, 1))]
     for case in cases:
         split_always.clear()
         _assert_bitwise(_runs(case))

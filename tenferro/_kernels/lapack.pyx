@@ -507,9 +507,12 @@ cdef inline void _upper(const lapack_t* src, Py_ssize_t ld, lapack_t* dst, Py_ss
     """The upper trapezoid of the Fortran matrix src (leading dimension ld) into the
     C-ordered rows x cols dst, zeros below the diagonal (R of a geqrf, U of a getrf)."""
     cdef Py_ssize_t i, j
-    for i in range(rows):
-        for j in range(cols):
-            dst[i * cols + j] = src[i + j * ld] if i <= j else 0
+    # a tiled transposing copy, then zeros: the element-wise loop read src along its
+    # strided axis (f64 256 x 256: ~0.2 ms of cache misses against ~20 µs)
+    _copy(src, 1, ld, dst, cols, 1, rows, cols, False)
+    for i in range(1, rows):
+        for j in range(i if i < cols else cols):
+            dst[i * cols + j] = 0
 
 
 cdef inline void _load_f(const lapack_t* a, const Py_ssize_t* sa, lapack_t* f, Py_ssize_t m,
@@ -884,9 +887,10 @@ cdef Py_ssize_t _getrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] lu, int[:,
 
 
 cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
-                     lapack_t[:, :, ::1] u, blas_int* info) noexcept:
+                     lapack_t[:, :, ::1] u, Py_ssize_t* perm_out, blas_int* info) noexcept:
     # a = p @ l @ u with p (m x m) a permutation matrix of a's real type, l (m x k) unit
     # lower trapezoidal, u (k x n) upper trapezoidal; exactly singular input is fine.
+    # perm_out (nb x m, or NULL): row i of l @ u is row perm_out[i] of a.
     cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b, i, j, t
     cdef Py_ssize_t st[3]
     cdef Py_ssize_t k = m if m < n else n
@@ -916,14 +920,11 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
                 result = b
                 break
             lb = &l[b, 0, 0]
-            for i in range(m):
-                for j in range(k):
-                    if i > j:
-                        lb[i * k + j] = buf[i + j * m]
-                    elif i == j:
-                        lb[i * k + j] = 1
-                    else:
-                        lb[i * k + j] = 0
+            _copy(buf, 1, m, lb, k, 1, m, k, False)       # tiled, then the unit upper part
+            for i in range(k):
+                lb[i * k + i] = 1
+                for j in range(i + 1, k):
+                    lb[i * k + j] = 0
             _upper(buf, m, &u[b, 0, 0], k, n)
             # Row i of (row-swapped a) is a[perm[i]]: a = p (l u) with p[perm[i], i] = 1.
             for i in range(m):
@@ -933,6 +934,8 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
                 t = perm[i]
                 perm[i] = perm[j]
                 perm[j] = t
+            if perm_out != NULL:
+                memcpy(perm_out + b * m, perm, m * sizeof(Py_ssize_t))
             if single:
                 pf = (<float*>p) + b * m * m
                 for i in range(m * m):
@@ -1843,10 +1846,11 @@ def getrf(a, return_info=False):
 
 
 @cython.wraparound(True)   # negative indices of Python tuples below
-def lu(a):
+def lu(a, return_perm=False):
     """(p, l, u) with a = p @ l @ u for any m x n: p (m x m) a permutation matrix of a's
     real dtype, l (m x k) unit lower, u (k x n) upper, k = min(m, n), like scipy.linalg.lu.
-    Exactly singular matrices are fine."""
+    Exactly singular matrices are fine. With ``return_perm``, (p, l, u, perm): perm
+    (*batch, m) intp with p[perm[i], i] = 1 (row i of l @ u is row perm[i] of a)."""
     a = _lapack_array(a)
     cdef tuple shape = a.shape
     cdef tuple batch = shape[:-2]
@@ -1855,25 +1859,32 @@ def lu(a):
     cdef blas_int info = 0
     cdef Py_ssize_t bad
     cdef char* pp
+    cdef Py_ssize_t* qp = NULL
     if nb == 0 or k == 0:
-        return _ref.lu(a)
+        return _ref.lu(a, return_perm)
     a3 = _flat3(a, batch, nb)
     p = np.empty((nb, m, m), _REAL[code])
     l = np.empty((nb, m, k), a.dtype)
     u = np.empty((nb, k, n), a.dtype)
+    perm = None
+    if return_perm:
+        perm = np.empty((nb, m), np.intp)
+        qp = <Py_ssize_t*>_ptr(perm)
     pp = _ptr(p)
     if code == 0:
-        bad = _plu[float](a3, pp, l, u, &info)
+        bad = _plu[float](a3, pp, l, u, qp, &info)
     elif code == 1:
-        bad = _plu[double](a3, pp, l, u, &info)
+        bad = _plu[double](a3, pp, l, u, qp, &info)
     elif code == 2:
-        bad = _plu[cfloat](a3, pp, l, u, &info)
+        bad = _plu[cfloat](a3, pp, l, u, qp, &info)
     else:
-        bad = _plu[cdouble](a3, pp, l, u, &info)
+        bad = _plu[cdouble](a3, pp, l, u, qp, &info)
     if bad == BAD_STRIDES:
-        return lu(a.copy())
+        return lu(a.copy(), return_perm)
     if bad != OK:
         raise _fail(bad, info, batch, "getrf", "LU failed")
+    if return_perm:
+        return _unflat(p, batch), _unflat(l, batch), _unflat(u, batch), _unflat(perm, batch)
     return _unflat(p, batch), _unflat(l, batch), _unflat(u, batch)
 
 

@@ -126,8 +126,8 @@ def getrf(a: _Arr, return_info: bool = False) -> tuple[_Arr, NDArray[_np.int32]]
     return lu, piv
 
 
-def lu(a: _Arr) -> tuple[_Arr, _Arr, _Arr]:
-    """Twin of lapack.lu: scipy.linalg.lu per matrix (p of a's real dtype)."""
+def lu(a: _Arr, return_perm: bool = False) -> tuple[_Arr, ...]:
+    """Twin of lapack.lu: scipy.linalg.lu per matrix (p of a's real dtype; perm from p)."""
     import scipy.linalg as sla
     a = _lapack_array(a)
     flat, batch = _lapack_flat(a)
@@ -140,7 +140,11 @@ def lu(a: _Arr) -> tuple[_Arr, _Arr, _Arr]:
     if k:
         for i in range(flat.shape[0]):
             p[i], l_[i], u[i] = sla.lu(flat[i], check_finite=False)
-    return p.reshape(batch + (m, m)), l_.reshape(batch + (m, k)), u.reshape(batch + (k, n))
+    p = p.reshape(batch + (m, m))
+    if return_perm:
+        return (p, l_.reshape(batch + (m, k)), u.reshape(batch + (k, n)),
+                _np.argmax(p, axis=-2).astype(_np.intp))
+    return p, l_.reshape(batch + (m, k)), u.reshape(batch + (k, n))
 
 
 def potrf(a: _Arr, lower: bool = True) -> _Arr:

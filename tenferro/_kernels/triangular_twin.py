@@ -132,3 +132,26 @@ def cholesky_backprop(l: _Arr, gl: _Arr) -> _Arr:
     s = trsm(l, s, True, 0, False, False)
     ga: _Arr = 0.5 * (s + s.swapaxes(-1, -2).conj())
     return ga
+
+
+def lu_backprop(perm: _Arr | None, l: _Arr, u: _Arr, gl: _Arr | None,
+                gu: _Arr | None) -> _Arr:
+    """Twin of triangular.lu_backprop (RULES.md "lu", square): Ā = P L⁻ᴴ F̄ U⁻ᴴ with
+    F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ) and P[perm[i], i] = 1 (P = I for perm None)."""
+    shape = _np.broadcast_shapes(*(x.shape for x in (l, u, gl, gu) if x is not None))
+    dt = _np.result_type(*(x.dtype for x in (l, u, gl, gu) if x is not None))
+    if l.size == 0:
+        return _np.zeros(shape, dt)
+    f = _np.zeros(shape, dt)
+    if gl is not None:
+        f += _np.tril(l.swapaxes(-1, -2).conj() @ gl, -1)
+    if gu is not None:
+        f += _np.triu(gu @ u.swapaxes(-1, -2).conj())
+    f = trsm(u, f, False, 2, False, False)          # F̄ U⁻ᴴ
+    f = trsm(l, f, True, 2, True, True)             # L⁻ᴴ ...
+    if perm is None:
+        return f
+    idx = _np.broadcast_to(_np.asarray(perm)[..., None], shape[:-1] + (1,))
+    out = _np.empty_like(f)
+    _np.put_along_axis(out, _np.broadcast_to(idx, shape), f, -2)    # row i -> perm[i]
+    return out

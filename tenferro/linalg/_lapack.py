@@ -19,7 +19,8 @@ swaps in their NumPy/SciPy twins from ``tenferro/_kernels/lapack_twin.py``.
       piv: 0-based row interchanges (int32), like scipy.linalg.lu_factor. Exactly
       singular matrices are factored, not rejected: info[...] = k > 0 says u[k-1, k-1]
       is exactly zero. lu is a per-matrix Fortran-ordered view (getrs uses it as is).
-  lu(a) -> (p, l, u) with a = p @ l @ u, any m x n, p of a's real dtype.
+  lu(a, return_perm=False) -> (p, l, u) with a = p @ l @ u, any m x n, p of a's real
+      dtype; (p, l, u, perm) with p[perm[i], i] = 1 when return_perm (intp).
   potrf(a, lower=True) -> l (a = l lᴴ) or u (a = uᴴ u), zeros in the other triangle;
       LinAlgError naming the batch index when a matrix is not positive definite.
   eig(a, compute_v=True) -> (w, v), or w; complex, unit-norm columns of v.

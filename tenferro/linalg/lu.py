@@ -14,8 +14,9 @@ those of A′ = PᵀA = LU:
   JVP (square): Ḟ = L⁻¹Ȧ′U⁻¹, L̇ = L tril₋(Ḟ), U̇ = triu(Ḟ)U; wide and tall by the same
   partition (written below with one solve over the whole of Ȧ′).
 The VJP peels the wide/tall part off first (U₂ = L⁻¹A′₂, resp. L₂ = A′₂U⁻¹) and applies
-the square rule to the k×k core; in a plain backward a large core goes through a blocked
-algorithm (mostly matmul), on Tensors through the formula.
+the square rule to the k×k core; in a plain backward the core (with P, for a square A)
+is one call of the compiled kernel (triangular.pyx lu_backprop: reverse mode of the
+blocked LU, mostly gemm), on Tensors the formula.
 """
 from __future__ import annotations
 
@@ -29,12 +30,16 @@ from collections import namedtuple
 import numpy as np
 
 from .._engine import apply
+from .._kernels import load as load_kernel
 from .._tensor import Tensor
 from .._ops.registry import defop, register
 from ..builders import builder
 from . import _lapack
 from ._common import matrix_input
 from .triangular import check_nonsingular, eps_of, mH, tri_part, trsolve
+
+# Ā from L, U and their cotangents in one compiled call (square; P applied when given)
+_backprop_kernel = load_kernel("triangular").lu_backprop
 
 __all__ = ["lu", "LUResult", "lu_ad"]
 
@@ -120,11 +125,6 @@ def _join(lo: Any, up: Any) -> Any:
     return np.where(_strict_lower(lo.shape[-1]), lo, up)
 
 
-# Square cores up to this size take the closed formula; larger ones are split in halves
-# until the blocks are this small (measured at n = 64...256).
-_NB = 64
-
-
 def _core_formula(l: Any, u: Any, gl: Any, gu: Any) -> Any:
     """Ā′ = L⁻ᴴ F̄ U⁻ᴴ, F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ), for square L, U (gl/gu may be None)."""
     f = _join(None if gl is None else mH(l) @ gl, None if gu is None else gu @ mH(u))
@@ -132,66 +132,18 @@ def _core_formula(l: Any, u: Any, gl: Any, gu: Any) -> Any:
     return trsolve(l, f, lower=True, trans=2, unit_diagonal=True)
 
 
+def _plain(*xs: Any) -> bool:
+    """True when every operand present is an ndarray (a plain backward, no Tensors)."""
+    return all(x is None or type(x) is np.ndarray for x in xs)
+
+
 def _core(l: Any, u: Any, gl: Any, gu: Any) -> Any:
-    """The square rule: the formula on Tensors and small matrices; on large ndarrays the
-    blocked algorithm below, mostly matmul instead of two full triangular solves."""
-    k = l.shape[-1]
-    if k <= _NB or isinstance(l, Tensor) or isinstance(gl, Tensor) or isinstance(gu, Tensor):
-        return _core_formula(l, u, gl, gu)
-    dt = np.result_type(*(x.dtype for x in (l, gl, gu) if x is not None))
-    shape = np.broadcast_shapes(*(x.shape for x in (l, u, gl, gu) if x is not None))
-    zero = np.zeros((), dt)
-    out = np.empty(shape, dt)
-    _core_blocked(l, u, zero if gl is None else gl, zero if gu is None else gu, out, _NB)
-    return out
-
-
-def _core_blocked(l: Any, u: Any, gl: Any, gu: Any, out: Any, nb: Any) -> Any:
-    """Write Ā′ of the square rule into ``out`` by reverse mode of the 2×2 block LU.
-
-    Forward, with L = [[L₁₁, 0], [L₂₁, L₂₂]], U = [[U₁₁, U₁₂], [0, U₂₂]]:
-        L₁₁U₁₁ = A₁₁,  U₁₂ = L₁₁⁻¹A₁₂,  L₂₁ = A₂₁U₁₁⁻¹,  L₂₂U₂₂ = S = A₂₂ − L₂₁U₁₂.
-    Reverse (primes mark updated cotangents):
-        Ā₂₂ = S̄ = core(L₂₂, U₂₂, L̄₂₂, Ū₂₂);   L̄′₂₁ = L̄₂₁ − S̄U₁₂ᴴ;   Ū′₁₂ = Ū₁₂ − L₂₁ᴴS̄
-        Ā₂₁ = L̄′₂₁U₁₁⁻ᴴ;  Ū′₁₁ = Ū₁₁ − L₂₁ᴴĀ₂₁;   Ā₁₂ = L₁₁⁻ᴴŪ′₁₂;  L̄′₁₁ = L̄₁₁ − Ā₁₂U₁₂ᴴ
-        Ā₁₁ = core(L₁₁, U₁₁, L̄′₁₁, Ū′₁₁)
-    Only the strictly lower part of L̄ and the upper part of Ū are ever read. gl and gu
-    are not modified (a 0-d zero stands for a missing one); L̄′₂₁ and Ū′₁₂ are formed in
-    the blocks of ``out`` that later receive Ā₂₁ and Ā₁₂, which saves large temporaries.
-    """
-    n = l.shape[-1]
-    if n <= nb:
-        out[...] = _core_formula(l, u, None if gl.ndim == 0 else gl,
-                                 None if gu.ndim == 0 else gu)
-        return
-    h = n // 2
-    l11, l21, u11, u12 = l[..., :h, :h], l[..., h:, :h], u[..., :h, :h], u[..., :h, h:]
-    gl11, gl21, gl22 = _blocks(gl, h)
-    gu11, gu12, gu22 = _blocks(gu, h, upper=True)
-    _core_blocked(l[..., h:, h:], u[..., h:, h:], gl22, gu22, out[..., h:, h:], nb)
-    s = out[..., h:, h:]
-    o21, o12 = out[..., h:, :h], out[..., :h, h:]
-    uh12, lh21 = mH(u12), mH(l21)       # each used twice (a conjugated copy if complex)
-    np.subtract(gl21, s @ uh12, out=o21)
-    np.subtract(gu12, lh21 @ s, out=o12)
-    a21 = trsolve(u11, o21, lower=False, trans=2, left=False)
-    a12 = trsolve(l11, o12, lower=True, trans=2, unit_diagonal=True)
-    t = lh21 @ a21
-    gu11 = np.subtract(gu11, t, out=t)      # in place: no second h×h temporary
-    t = a12 @ uh12
-    gl11 = np.subtract(gl11, t, out=t)
-    o21[...] = a21
-    o12[...] = a12
-    _core_blocked(l11, u11, gl11, gu11, out[..., :h, :h], nb)
-
-
-def _blocks(g: Any, h: Any, upper: Any = False) -> Any:
-    """The (1,1), off-diagonal ((2,1), or (1,2) for ``upper``) and (2,2) blocks of g; a
-    0-d zero (no cotangent) stands for all three."""
-    if g.ndim == 0:
-        return g, g, g
-    off = g[..., :h, h:] if upper else g[..., h:, :h]
-    return g[..., :h, :h], off, g[..., h:, h:]
+    """The square rule: on ndarrays the compiled kernel (tenferro/_kernels/triangular.pyx
+    lu_backprop: reverse mode of the blocked LU, mostly gemm, one call for the stack),
+    on Tensors (create_graph) the formula in differentiable ops."""
+    if _plain(l, u, gl, gu):
+        return _backprop_kernel(None, l, u, gl, gu)
+    return _core_formula(l, u, gl, gu)
 
 
 def _lu_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
@@ -202,16 +154,11 @@ def _lu_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     k = min(m, n)
     if gl is None and gu is None:
         return (None,)
-    if m == n and k <= _NB and type(gl) is np.ndarray and type(gu) is np.ndarray and k:
-        # The common case (square, both cotangents, a plain backward), inlined: at small
-        # n the per-call costs are most of the time. F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ) is
-        # assembled in place, Ā = P L⁻ᴴ F̄ U⁻ᴴ.
+    if m == n and k and _plain(l, gl, gu):
+        # square, a plain backward: Ā = P L⁻ᴴ F̄ U⁻ᴴ, P included, in one compiled call
         _check_u(u, m)
-        f = gu @ mH(u)
-        np.copyto(f, mH(l) @ gl, where=_strict_lower(k))
-        f = trsolve(u, f, lower=False, trans=2, left=False)
-        f = trsolve(l, f, lower=True, trans=2, unit_diagonal=True)
-        return (_p_rows(p, ctx, f),)
+        return (_backprop_kernel(ctx[1], l, u, gl, gu),)
+    pr = ctx[0]
     if a.size == 0:
         return (np.zeros(a.shape, a.dtype),)
     if m <= n:
@@ -220,7 +167,7 @@ def _lu_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         u1 = u[..., :, :k]
         _check_u(u1, m)
         if n == k:
-            return (_p_rows(p, ctx, _core(l, u1, gl, gu)),)
+            return (_p_rows(p, pr, _core(l, u1, gl, gu)),)
         if gu is not None:
             a2 = trsolve(l, gu[..., :, k:], lower=True, trans=2, unit_diagonal=True)
             t = a2 @ mH(u[..., :, k:])
@@ -228,7 +175,7 @@ def _lu_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
             gu = gu[..., :, :k]
         else:
             a2 = np.zeros(a.shape[:-1] + (n - k,), a.dtype)
-        return (_p_rows(p, ctx, np.concatenate([_core(l, u1, gl, gu), a2], -1)),)
+        return (_p_rows(p, pr, np.concatenate([_core(l, u1, gl, gu), a2], -1)),)
     # tall: L₂ = A′₂U⁻¹ gives Ā′₂ = L̄₂U⁻ᴴ and Ū −= L₂ᴴĀ′₂; then the square rule
     # (together: H₁ = L₁⁻ᴴ(tril₋(L₁ᴴL̄₁) + triu(ŪUᴴ − L₂ᴴL̄₂)), Ā′ = [H₁; L̄₂]U⁻ᴴ)
     _check_u(u, m)
@@ -239,7 +186,7 @@ def _lu_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         gl = gl[..., :k, :]
     else:
         a2 = np.zeros(a.shape[:-2] + (m - k, n), a.dtype)
-    return (_p_rows(p, ctx, np.concatenate([_core(l[..., :k, :], u, gl, gu), a2], -2)),)
+    return (_p_rows(p, pr, np.concatenate([_core(l[..., :k, :], u, gl, gu), a2], -2)),)
 
 
 def _lu_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
@@ -249,7 +196,7 @@ def _lu_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     k = min(m, n)
     if ta.size == 0:
         return None, np.zeros(l.shape, l.dtype), np.zeros(u.shape, u.dtype)
-    ta = _pt_rows(p, ctx, ta)                                     # Ȧ′ = PᵀȦ
+    ta = _pt_rows(p, ctx[0], ta)                                  # Ȧ′ = PᵀȦ
     if m <= n:
         # Y = L⁻¹Ȧ′, Ḟ = Y₁U₁⁻¹, L̇ = L tril₋(Ḟ), U̇ = Y − tril₋(Ḟ)U  (= L⁻¹(Ȧ′ − L̇U))
         y = trsolve(l, ta, lower=True, unit_diagonal=True)
@@ -292,13 +239,15 @@ def lu(a: ArrayLike, *, check_finite: bool = True) -> LUResult:
     d = a._data
     if d.size == 0:
         p, l, u = _empty_lu(d)
-        pr = p.real
+        pr, perm = p.real, None
     else:
-        p, l, u = _lapack.lu(d)
-        pr = p                   # P in the real dtype: the rules' row permutations use it
+        # P in the real dtype and the row order perm (P[perm[i], i] = 1): the rules'
+        # row permutations use them
+        p, l, u, perm = _lapack.lu(d, True)
+        pr = p
         if p.dtype != d.dtype:
             p = p.astype(d.dtype)
-    return LUResult(*apply(_lu_op, (a,), (p, l, u), pr))
+    return LUResult(*apply(_lu_op, (a,), (p, l, u), (pr, perm)))
 
 
 register(lu, methods=("lu",))

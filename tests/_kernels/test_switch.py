@@ -52,6 +52,7 @@ USERS = {
     "tenferro.linalg.svd": [("_kernel", "spectral", None)],
     "tenferro.linalg.qr": [("_backprop_kernel", "triangular", "qr_backprop")],
     "tenferro.linalg.cholesky": [("_backprop_kernel", "triangular", "cholesky_backprop")],
+    "tenferro.linalg.lu": [("_backprop_kernel", "triangular", "lu_backprop")],
     "tenferro.linalg.triangular": [("_backprop_kernel", "triangular",
                                     "solve_triangular_backprop"),
                                    ("_trsm", "triangular", "trsm")],

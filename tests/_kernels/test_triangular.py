@@ -225,6 +225,63 @@ def test_cholesky_backprop_empty():
         assert ref.cholesky_backprop(z, z).shape == shape
 
 
+# ---- lu backprop -------------------------------------------------------------------------
+
+def lu_operands(batch, n, dtype, rng):
+    """perm, L, U of a pivot-stable A (*batch, n, n) from lapack.lu, and cotangents."""
+    from tenferro._kernels import lapack
+    a = random_array(batch + (n, n), dtype, rng)
+    a[..., np.arange(n), np.arange(n)] += 2 * np.sqrt(n)
+    _, l, u, perm = lapack.lu(a, True)
+    return perm, l, u, random_array(l.shape, dtype, rng), random_array(u.shape, dtype, rng)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("nb", [1, 3, 16])
+def test_lu_backprop_equals_twin(dtype, nb):
+    rng = np.random.default_rng(11)
+    old = kern._set_lu_block(nb)
+    try:
+        for batch, n in [((), 1), ((2,), 5), ((), 17), ((2, 1), 40), ((), 70)]:
+            perm, l, u, gl, gu = lu_operands(batch, n, dtype, rng)
+            for p in (perm, None):
+                for cl, cu in ((gl, gu), (gl, None), (None, gu)):
+                    want = ref.lu_backprop(p, l, u, cl, cu)
+                    assert_close(kern.lu_backprop(p, l, u, cl, cu), want, dtype)
+            # strided cotangents, a broadcast row order, a non-contiguous stack of L
+            want = ref.lu_backprop(perm, l, u, gl, gu)
+            assert_close(kern.lu_backprop(perm, l, u, strided(gl), strided(gu)), want, dtype)
+            if batch:
+                assert_close(kern.lu_backprop(perm.astype(np.int32), l, u, gl, gu), want,
+                             dtype)
+                wide = np.concatenate([l, l], -1)[..., :n]
+                assert_close(kern.lu_backprop(perm, wide, u, gl, gu), want, dtype)
+    finally:
+        kern._set_lu_block(old)
+
+
+def test_lu_backprop_permutes_rows():
+    # Ā = P Ā′: with P[perm[i], i] = 1, row perm[i] of the result is row i without P
+    rng = np.random.default_rng(12)
+    perm, l, u, gl, gu = lu_operands((3,), 9, np.float64, rng)
+    plain = kern.lu_backprop(None, l, u, gl, gu)
+    got = kern.lu_backprop(perm, l, u, gl, gu)
+    for b in range(3):
+        np.testing.assert_array_equal(got[b][perm[b]], plain[b])
+
+
+def test_lu_backprop_empty_and_fallback():
+    z = np.zeros((2, 0, 0))
+    assert kern.lu_backprop(None, z, z, z, z).shape == (2, 0, 0)
+    assert ref.lu_backprop(None, z, z, z, z).shape == (2, 0, 0)
+    # mixed dtypes go to the twin (the result type of the operands)
+    rng = np.random.default_rng(13)
+    perm, l, u, gl, gu = lu_operands((), 6, np.float32, rng)
+    got = kern.lu_backprop(perm, l, u, gl.astype(np.float64), gu)
+    assert got.dtype == np.float64
+    assert_close(got, ref.lu_backprop(perm, l, u, gl.astype(np.float64), gu), np.float64)
+
+
 def test_threads_share_nothing():
     # the kernels release the GIL and reuse a cached workspace: concurrent calls (each
     # taking the workspace out of the cache, or a fresh one) give the serial results

@@ -130,8 +130,8 @@ def test_singular_factor_derivatives_raise(a):
 @pytest.mark.parametrize("shape", [(70, 70), (2, 131, 131), (150, 70), (70, 150)])
 @pytest.mark.parametrize("which", ["lu", "l", "u"])
 def test_blocked_backward_matches_formula(dtype, shape, which):
-    # Square cores above 64x64 run the blocked algorithm in a plain backward on ndarrays;
-    # with create_graph=True the rule runs on Tensors through the closed formula.
+    # A plain backward runs the compiled kernel (blocked above 16x16) on ndarrays; with
+    # create_graph=True the rule runs on Tensors through the closed formula.
     rng = np.random.default_rng(6)
     a = pivot_stable(shape, dtype, rng)
     m, n = shape[-2:]
@@ -151,16 +151,22 @@ def test_blocked_backward_matches_formula(dtype, shape, which):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n,nb", [(11, 1), (11, 2), (9, 4), (5, 3)])
+@pytest.mark.parametrize("n,nb", [(11, 1), (11, 2), (9, 4), (5, 3), (40, 16)])
 def test_blocked_recursion_deep(dtype, n, nb):
-    # the blocked square rule with tiny blocks (many levels, odd splits) against the formula
+    # the compiled square rule (tenferro/_kernels/triangular.pyx lu_backprop) with tiny
+    # blocks (many levels, odd splits) against the formula in recorded ops
+    from tenferro._kernels import triangular as kern
     mod = sys.modules["tenferro.linalg.lu"]
     rng = np.random.default_rng(7)
     _, l, u = sla.lu(pivot_stable((2, n, n), dtype, rng))
     gl, gu = random_array((2, n, n), dtype, rng), random_array((2, n, n), dtype, rng)
-    out = np.empty_like(gl)
-    mod._core_blocked(l, u, gl, gu, out, nb)
-    np.testing.assert_allclose(out, mod._core_formula(l, u, gl, gu), rtol=1e-11, atol=1e-12)
+    want = mod._core_formula(tf.tensor(l), tf.tensor(u), tf.tensor(gl), tf.tensor(gu))
+    old = kern._set_lu_block(nb)
+    try:
+        got = kern.lu_backprop(None, l, u, gl, gu)
+    finally:
+        kern._set_lu_block(old)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-11, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", DTYPES + [np.complex64])
