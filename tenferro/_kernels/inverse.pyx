@@ -60,7 +60,7 @@ import numpy as np
 from tenferro._kernels import inverse_twin as _ref
 from tenferro._threads import run_split as _run_split
 
-__all__ = ["lu_inverse", "pivot_parity", "tiny_pivots", "lu_det"]
+__all__ = ["lu_inverse", "pivot_parity", "pivot_perm", "tiny_pivots", "lu_det"]
 
 # Base size of the recursions: blocks of at most NB columns are done by plain loops.
 # Measured (asv_bench/benchmarks/bench_matfuncs.py, LUInverse): 16-32 is best at
@@ -584,6 +584,35 @@ def pivot_parity(piv):
             c += p[b, i] != i
         o[b] = c & 1
     return out.reshape(shape[:nd - 1])
+
+
+@cython.wraparound(True)
+def pivot_perm(piv):
+    """The row order of LAPACK's row interchanges: perm (*batch, n) intp with row i of
+    L U = row perm[i] of A (A = P L U, P[perm[i], i] = 1), i.e. the interchanges
+    piv[..., 0], piv[..., 1], ... applied in turn to 0, 1, ..., n-1. piv: 0-based, as
+    getrf returns it for an m x n matrix with m <= n (n = m pivots); every entry must lie
+    in [0, m) (ValueError otherwise)."""
+    if type(piv) is not np.ndarray or piv.dtype != np.int32:
+        piv = np.asarray(piv).astype(np.int32)
+    cdef tuple shape = piv.shape
+    cdef Py_ssize_t nd = len(shape), n = shape[nd - 1], nb = 1, b, i, j, t
+    for d in shape[:nd - 1]:
+        nb *= <Py_ssize_t>d
+    cdef const int[:, :] p = piv.reshape((nb, n))
+    out = np.empty((nb, n), np.intp)
+    cdef Py_ssize_t[:, ::1] o = out
+    for b in range(nb):
+        for i in range(n):
+            o[b, i] = i
+        for i in range(n):
+            j = p[b, i]
+            if j < 0 or j >= n:
+                raise ValueError(f"pivot_perm: pivot {j} out of range for {n} rows")
+            t = o[b, i]
+            o[b, i] = o[b, j]
+            o[b, j] = t
+    return out.reshape(shape)
 
 
 cdef void _tiny(const lapack_t[:, :, :] lu, double rtol, char* out) noexcept:

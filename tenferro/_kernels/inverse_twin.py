@@ -65,6 +65,22 @@ def pivot_parity(piv: NDArray[_np.int32]) -> int | NDArray[_np.int64]:
     return int(odd) if piv.ndim == 1 else odd
 
 
+def pivot_perm(piv: NDArray[_np.int32]) -> NDArray[_np.intp]:
+    """Twin of inverse.pivot_perm: the interchanges applied in turn to 0..n-1."""
+    piv = _np.asarray(piv)
+    n = piv.shape[-1]
+    if piv.size and (piv.min() < 0 or piv.max() >= n):
+        raise ValueError(f"pivot_perm: pivots must be row indices 0..{n - 1}")
+    flat = piv.reshape(-1, n)
+    out = _np.broadcast_to(_np.arange(n, dtype=_np.intp), flat.shape).copy()
+    rows = _np.arange(flat.shape[0])
+    for i in range(n):
+        j = flat[:, i]
+        out[rows, i], out[rows, j] = out[rows, j], out[rows, i].copy()
+    perm: NDArray[_np.intp] = out.reshape(piv.shape)
+    return perm
+
+
 def tiny_pivots(lu: NDArray[Any], rtol: float) -> bool | NDArray[_np.bool_]:
     """Twin of inverse.tiny_pivots: min |u_ii| <= rtol·max |u_ii| per matrix."""
     a = _np.abs(_np.diagonal(_np.asarray(lu), 0, -2, -1))

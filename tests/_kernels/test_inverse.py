@@ -182,6 +182,27 @@ def test_pivot_parity_and_tiny_pivots_equal_twins(dtype):
     assert np.array_equal(1 - 2 * kern.pivot_parity(piv), np.round(np.linalg.det(p)))
 
 
+def test_pivot_perm_equals_twin_and_lu():
+    # the row order of getrf's interchanges: row i of L U is row perm[i] of A, the perm
+    # lapack.lu returns beside P (P[perm[i], i] = 1)
+    rng = np.random.default_rng(6)
+    for shape in [(1, 1), (7, 7), (3, 9, 9), (2, 2, 5, 5), (4, 6)]:   # m <= n: m pivots
+        a = random_array(shape, np.float64, rng)
+        lu, piv = lapack.getrf(a)
+        p, l_, u, perm = lapack.lu(a, True)
+        got = kern.pivot_perm(piv)
+        assert got.dtype == np.intp and got.shape == piv.shape
+        if shape[-2] <= shape[-1]:
+            assert np.array_equal(got, perm)
+        assert np.array_equal(got, ref.pivot_perm(piv))
+        np.testing.assert_allclose(np.take_along_axis(a, got[..., None], -2) if a.ndim > 2
+                                   else a[got], l_ @ u, rtol=1e-12, atol=1e-12)
+    for bad in ([0, 3, 2], [-1, 1, 2]):
+        for f in (kern.pivot_perm, ref.pivot_perm):
+            with pytest.raises(ValueError, match="pivot"):
+                f(np.array(bad, np.int32))
+
+
 @pytest.fixture
 def lapack_getrf():
     """getrf through LAPACK also for small matrices (the twin's getrf is SciPy's)."""

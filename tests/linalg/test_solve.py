@@ -108,6 +108,50 @@ def test_solve_backward_reuses_the_factorization(monkeypatch):
                                rtol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sa,sb", [((40, 40), (40, 40)), ((2, 48, 48), (2, 48, 30)),
+                                   ((40, 40), (40, 19)), ((2, 1, 36, 36), (2, 1, 36, 36))])
+def test_many_right_hand_sides_take_the_recursive_solves(sa, sb, dtype, monkeypatch):
+    # n > 32 with k >= n/2 (batches equal): A⁻¹B and A⁻ᴴB by two recursive solves
+    # around the row order of the pivots (complex Aᴴ stays on getrs); the same values
+    # as getrs, and the gradients of solve against finite differences
+    rng = np.random.default_rng(12)
+    n = sa[-1]
+    a = random_array(sa, dtype, rng) + 2 * np.sqrt(n) * np.eye(n, dtype=dtype)
+    b = random_array(sb, dtype, rng)
+    lu, piv = solve_mod._lapack.getrf(a)
+    tol = 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-11
+    real = np.dtype(dtype).kind == "f"
+    routes = []
+    for trans in (0, 2):
+        routes.append(solve_mod._trsm_route(lu, b, trans))
+        assert routes[-1] == (2 * sb[-1] >= n and (trans == 0 or real))
+        want = solve_mod._lapack.getrs(lu, piv, b, trans)
+        got = solve_mod._lu_solve(lu, piv, b, trans)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol * np.abs(want).max())
+    if np.dtype(dtype) in (np.float64, np.complex128) and sa == (40, 40):
+        check_grads(tf.linalg.solve, [a, b], modes=("rev", "fwd"), order=1)
+    # the route is what a plain solve forward and backward use
+    calls = []
+    route = solve_mod._trsm_route
+    monkeypatch.setattr(solve_mod, "_trsm_route", lambda *x: calls.append(route(*x)) or
+                        calls[-1])
+    at = tf.tensor(a, requires_grad=True)
+    tf.grad([tf.linalg.solve(at, b)], [at], [random_array(b.shape, dtype, rng)])
+    assert calls == routes                  # forward A⁻¹B, backward A⁻ᴴX̄
+
+
+def test_many_right_hand_sides_stay_on_getrs_when_batches_differ():
+    rng = np.random.default_rng(13)
+    a = random_array((40, 40), np.float64, rng) + 13 * np.eye(40)
+    b = random_array((3, 40, 40), np.float64, rng)
+    lu, piv = solve_mod._lapack.getrf(a)
+    assert not solve_mod._trsm_route(lu, b, 0)
+    np.testing.assert_allclose(tf.linalg.solve(a, b).numpy(), np.linalg.solve(a, b),
+                               rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 @pytest.mark.parametrize("sa,sb", [((4, 4), (4,)), ((2, 3, 3), (2, 3, 2))])
 def test_solve_low_precision(sa, sb, dtype):
