@@ -46,7 +46,7 @@ cimport cython
 from libc.stdlib cimport malloc, free
 from libc.math cimport isfinite
 from libc.string cimport memcpy, memset
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS,
                             PyBUF_WRITABLE)
 
@@ -83,10 +83,32 @@ ctypedef fused _real_scalar:
 
 
 cdef bint _finite_run(const _real_scalar* p, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n):
-        if not isfinite(p[i]):
-            return False
+    # x·0 is ±0 for a finite x and NaN for NaN or ±Inf: OR-ing the bits of x·0 over a
+    # block of 2048 entries (sign bit masked at the end) is a loop the compiler
+    # vectorizes with plain SSE2, unlike isfinite() per entry with an early exit (f64
+    # 64 x 64: 2.4 -> 0.8 µs, 256 x 256: 39 -> 10 µs)
+    cdef Py_ssize_t i = 0, j, e
+    cdef double yd
+    cdef float yf
+    cdef uint64_t bad64
+    cdef uint32_t bad32
+    while i < n:
+        e = i + 2048 if i + 2048 < n else n
+        if _real_scalar is double:
+            bad64 = 0
+            for j in range(i, e):
+                yd = p[j] * 0.0
+                bad64 = bad64 | (<uint64_t*>&yd)[0]
+            if bad64 & 0x7FFFFFFFFFFFFFFFULL:
+                return False
+        else:
+            bad32 = 0
+            for j in range(i, e):
+                yf = p[j] * <float>0.0
+                bad32 = bad32 | (<uint32_t*>&yf)[0]
+            if bad32 & 0x7FFFFFFFU:
+                return False
+        i = e
     return True
 
 
