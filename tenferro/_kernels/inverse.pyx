@@ -63,10 +63,9 @@ from tenferro._threads import run_split as _run_split
 __all__ = ["lu_inverse", "pivot_parity", "pivot_perm", "tiny_pivots", "lu_det"]
 
 # Base size of the recursions: blocks of at most NB columns are done by plain loops.
-# Measured (asv_bench/benchmarks/bench_matfuncs.py, LUInverse): 16-32 is best at
-# n = 64-256 on OpenBLAS (trmm/gemm on smaller blocks cost more in call overhead than
-# the loops).
-cdef Py_ssize_t NB = 24
+# Measured (f64, one thread, NB = 6/8/12/24): 8 or 12 is best at every n = 16...256
+# (n = 24: 5.5 -> 4.3 µs, 64: 25.2 -> 23.7 µs, 256: 631 -> 627 µs against NB = 24).
+cdef Py_ssize_t NB = 8
 
 
 # Largest triangle _trmm_r hands to BLAS trmm whole (measured like NB).
