@@ -19,7 +19,7 @@ BINARY = ["add", "subtract", "multiply", "divide"]
 # one-input ops of a Tensor and an ndarray constant (ctx): x ∘ c and c ∘ x
 ARRAY = ["add_array", "array_add", "subtract_array", "array_subtract", "multiply_array",
          "array_multiply", "divide_array", "array_divide"]
-SHAPES = [(), (3,), (2, 5)]
+SHAPES = [(), (3,), (2, 5), (32, 32), (4, 300)]   # the last two: sums of >= 1024 entries
 
 
 def _primal(name, x, s=None, b=None):
@@ -99,6 +99,43 @@ def test_array_kernels_equal_their_rules(name, shapes, dtype):
     got = tape.vjp_kernel(tape.VJP_KERNELS[name], c, (True,), g, (x,), (y,))
     assert got is not None
     _same(got, op.vjp(c, (True,), (g,), (x,), (y,)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_sum_cotangent_is_a_read_only_view(dtype):
+    # a full sum of >= 1024 entries passes on a zero-stride read-only view of ḡ (the rule
+    # fills an array with it: same values); smaller sums the filled array
+    rng = np.random.default_rng(1)
+    code = tape.VJP_KERNELS["sum"]
+    for shape, view in [((32, 32), True), ((4, 300), True), ((2, 511), False), ((7,), False)]:
+        x = rng.standard_normal(shape).astype(dtype)
+        g = np.asarray(1.5, dtype)
+        (got,) = tape.vjp_kernel(code, None, (True,), g, (x,), (np.asarray(x.sum()),))
+        assert got.shape == shape and got.dtype == np.dtype(dtype)
+        assert (got.strides == (0,) * len(shape) and not got.flags.writeable) == view
+        np.testing.assert_array_equal(got, np.full(shape, 1.5, dtype))
+
+
+def test_large_sum_cotangent_view_downstream():
+    # the view flows into the user's gradient (a writeable copy), into accumulation with
+    # another cotangent (out of place), into a linalg pullback and into create_graph
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((40, 40))
+    spd = a @ a.T / 40 + np.eye(40)
+    x = tf.tensor(a, requires_grad=True)
+    (g,) = tf.grad([x.sum()], [x])
+    assert g.numpy().flags.writeable and np.array_equal(g.numpy(), np.ones((40, 40)))
+    g.numpy()[0, 0] = 5.0                                 # the user may write to it
+    (g,) = tf.grad([x.sum() + (x * 2.0).sum()], [x])
+    assert np.array_equal(g.numpy(), np.full((40, 40), 3.0))
+    s = tf.tensor(spd, requires_grad=True)
+    (g,) = tf.grad([tf.linalg.cholesky(s).sum()], [s])
+    (g2,) = tf.grad([tf.linalg.cholesky(s).sum()], [s], [np.float64(1.0)])
+    want = tf.grad([(tf.linalg.cholesky(s) * np.ones((40, 40))).sum()], [s])[0]
+    np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(g.numpy(), g2.numpy())
+    (h,) = tf.grad([x.exp().sum()], [x], create_graph=True)
+    np.testing.assert_allclose(h.numpy(), np.exp(a), rtol=1e-15)
 
 
 def test_kernels_decline_what_they_do_not_cover():
