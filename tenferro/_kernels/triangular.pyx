@@ -806,9 +806,10 @@ cdef str _where(Py_ssize_t bad, tuple batch):
 # with W the running L̄ (lower triangle, overwritten): ~5n³/6 flops, mostly gemm,
 # against ~3n³ for the formula on the whole matrix (two full triangular solves).
 
-# Leaf size of the blocked Cholesky backprop. Measured (one thread): 8 is 5-25% faster
-# than 16-48 at n = 16...256 (the leaves' ?trmm/?trsm calls are slow per flop).
-cdef Py_ssize_t CHOL_NB = 8
+# Leaf size of the blocked Cholesky backprop. Measured (one thread, n = 16...256): 4 is
+# 2-7% faster than 8 and 5-25% faster than 16-48 (the leaves' trmm/trsm are slow per
+# flop; below SMALL every call is a plain loop).
+cdef Py_ssize_t CHOL_NB = 4
 
 
 def _set_chol_block(Py_ssize_t nb):
