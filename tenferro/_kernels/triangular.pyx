@@ -935,9 +935,10 @@ def _cholesky_backprop_part(l3, gl3, out, Py_ssize_t code, w, Py_ssize_t nb):
 #     S̄ = Ā₂₂ = backprop(L₂₂, U₂₂, L̄₂₂, Ū₂₂)
 #     Ā₂₁ = (L̄₂₁ − S̄U₁₂ᴴ)U₁₁⁻ᴴ;   Ā₁₂ = L₁₁⁻ᴴ(Ū₁₂ − L₂₁ᴴS̄)
 #     Ā₁₁ = backprop(L₁₁, U₁₁, L̄₁₁ − Ā₁₂U₁₂ᴴ, Ū₁₁ − L₂₁ᴴĀ₂₁)
-# with the running L̄, Ū in workspaces (overwritten): ~4n³/3 flops, mostly gemm, against
-# 4n³ for the formula on the whole matrix (two full trmm and two full solves); the same
-# algorithm as linalg/lu.py's _core_blocked, which the tests compare it with.
+# with the running L̄, Ū in workspaces (overwritten): ~5n³/3 flops, mostly gemm, against
+# 4n³ for the formula on the whole matrix (two full trmm and two full solves). The twin
+# and linalg/lu.py's rule on Tensors are the formula; the tests compare the kernel with
+# both, down to blocks of 1.
 
 # Leaf size of the blocked LU backprop. Measured (one thread, n = 8...256): leaves of
 # 17..32 through BLAS and of at most 8 through the loops beat 16 or 8 alone by 5-15%.
