@@ -946,11 +946,9 @@ cdef Py_ssize_t LU_NB = 32
 
 
 def _set_lu_block(Py_ssize_t nb):
-    """Set the leaf size of the blocked LU backprop (benchmarks and tests only);
-    returns the previous one."""
+    """LU_NB := max(nb, 1) (benchmarks and tests only); returns the previous one."""
     global LU_NB
-    old = LU_NB
-    LU_NB = nb if nb > 0 else 1
+    old, LU_NB = LU_NB, max(nb, 1)
     return old
 
 
