@@ -860,7 +860,9 @@ def apply(op, inputs, outs, ctx=None):
 # A small op's Python pullback (closure, derivative lambda, conj, tuple) costs ~0.3-0.4 µs
 # on top of its one or two NumPy calls. For real payloads these kernels make the same
 # NumPy calls in the same order as the op's rule in tenferro/_ops (so the results are
-# bit-identical; tests/_kernels/test_tape.py checks every kernel against its rule) and
+# bit-identical; tests/_kernels/test_tape.py checks every kernel against its rule; the
+# one exception, a large full sum's zero-stride view, has the rule's values, see
+# _SUM_VIEW_MIN) and
 # return None for anything else (complex values, promotion, broadcasting), which then
 # runs the Python rule. An Op opts in with ``op.kernel = VJP_KERNELS[op.name]``
 # (_engine.install_vjp_kernels). create_graph=True always runs the rule on Tensors.
