@@ -51,7 +51,8 @@ from ._errors import TenferroError
 
 __all__ = ["set_num_threads", "get_num_threads", "num_threads", "ThreadCountError"]
 
-MIN_WORK = 500_000        # estimated serial ns below which a stack runs serially
+MIN_WORK = 500_000        # estimated serial ns below which run_split runs serially
+NATIVE_MIN_WORK = 50_000  # the same for the kernels on the native workers
 MAX_SIDE = 64             # larger matrices: serial over the batch (OpenBLAS threads)
 CHUNKS_PER_THREAD = 4     # chunks of a split stack per thread (dynamic scheduling)
 BLAS3_LOCKED = True       # level-3 BLAS calls do not run concurrently (see the docstring)
@@ -149,7 +150,17 @@ if hasattr(os, "register_at_fork"):
 
 def _threads_for(nb: int, side: int, work: int, blas3: bool = False) -> int:
     """How many threads a stack of ``nb`` matrices (largest side ``side``, estimated
-    serial time ``work`` in ns; ``blas3``: made of level-3 BLAS calls) is split over."""
+    serial time ``work`` in ns; ``blas3``: made of level-3 BLAS calls) is split over by
+    a kernel that runs on the native workers (tenferro/_kernels/_workers.pyx)."""
+    t = _num_threads
+    if (t <= 1 or nb < 2 or side > MAX_SIDE or work < NATIVE_MIN_WORK
+            or (blas3 and BLAS3_LOCKED)):
+        return 1
+    return t if t < nb else nb
+
+
+def _pool_threads_for(nb: int, side: int, work: int, blas3: bool) -> int:
+    """_threads_for for a kernel split by run_split (Python pool threads)."""
     t = _num_threads
     if t <= 1 or nb < 2 or side > MAX_SIDE or work < MIN_WORK or (blas3 and BLAS3_LOCKED):
         return 1
@@ -170,7 +181,7 @@ def run_split(part: Callable[..., tuple[int, int]], nb: int, side: int, work: in
     finds fewer chunks left (its task is cancelled if it has not started when the
     calling thread runs out), so a split stack is never much slower than the serial
     loop. Which thread runs a chunk does not change its bits."""
-    t = _threads_for(nb, side, work, blas3)
+    t = _pool_threads_for(nb, side, work, blas3)
     if t == 1:
         return part(*arrays, *extra)
     nchunks = min(nb, CHUNKS_PER_THREAD * t)

@@ -7,7 +7,7 @@ import pytest
 import tenferro as tf
 from tenferro import _kernels, _threads
 from tenferro._errors import LinAlgError, TenferroError
-from tenferro._kernels import inverse, lapack, spectral, triangular
+from tenferro._kernels import _workers, inverse, lapack, spectral, triangular
 from tenferro.testing import random_array
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -18,8 +18,9 @@ def split_always(monkeypatch):
     """Split every stack (no work threshold) and count the chunks handed to pool threads,
     so a test sees that the threaded path really ran."""
     monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
     monkeypatch.setattr(_threads, "BLAS3_LOCKED", False)   # split the level-3 kernels too
-    submitted = []
+    splits = Splits()
     real = _threads._executor
 
     class Counting:
@@ -27,13 +28,29 @@ def split_always(monkeypatch):
             self.pool = pool
 
         def submit(self, fn, *args):
-            submitted.append(fn)
+            splits.submitted.append(fn)
             return self.pool.submit(fn, *args)
 
     monkeypatch.setattr(_threads, "_executor", lambda w: Counting(real(w)))
     old = _threads.get_num_threads()
-    yield submitted
+    yield splits
     _threads.set_num_threads(old)
+
+
+class Splits:
+    """True when a stack was split since the last clear(): chunks handed to the Python
+    pool (run_split) or a job run by the native workers (_kernels/_workers.pyx)."""
+
+    def __init__(self):
+        self.submitted = []
+        self.native = _workers.split_count()
+
+    def clear(self):
+        self.submitted.clear()
+        self.native = _workers.split_count()
+
+    def __bool__(self):
+        return bool(self.submitted) or _workers.split_count() > self.native
 
 
 def _runs(fn, threads=(1, 2, 3)):
@@ -97,17 +114,24 @@ def test_default_from_omp_num_threads(monkeypatch):
     assert _threads._default() == (__import__("os").cpu_count() or 1)
 
 
-def test_when_a_stack_is_split(monkeypatch):
+@pytest.mark.parametrize("threads_for, min_work", [
+    (_threads._threads_for, "NATIVE_MIN_WORK"),                       # native workers
+    (lambda *a, blas3=False: _threads._pool_threads_for(*a, blas3), "MIN_WORK")])
+def test_when_a_stack_is_split(monkeypatch, threads_for, min_work):
     monkeypatch.setattr(_threads, "_num_threads", 2)
-    assert _threads._threads_for(1000, 8, 10**9) == 2
-    assert _threads._threads_for(1, 8, 10**9) == 1                  # nothing to split
-    assert _threads._threads_for(1000, 8, _threads.MIN_WORK - 1) == 1   # too little work
-    assert _threads._threads_for(1000, 65, 10**9) == 1     # large: OpenBLAS's threads
-    assert _threads._threads_for(1000, 8, 10**9, blas3=True) == 1   # level-3 BLAS: serial
+    least = getattr(_threads, min_work)
+    assert threads_for(1000, 8, 10**9) == 2
+    assert threads_for(1000, 8, least) == 2
+    assert threads_for(1, 8, 10**9) == 1                  # nothing to split
+    assert threads_for(1000, 8, least - 1) == 1           # too little work
+    assert threads_for(1000, 65, 10**9) == 1              # large: OpenBLAS's threads
+    assert threads_for(1000, 8, 10**9, blas3=True) == 1   # level-3 BLAS: serial
     monkeypatch.setattr(_threads, "BLAS3_LOCKED", False)
-    assert _threads._threads_for(1000, 8, 10**9, blas3=True) == 2
+    assert threads_for(1000, 8, 10**9, blas3=True) == 2
+    monkeypatch.setattr(_threads, "_num_threads", 3)
+    assert threads_for(2, 8, 10**9) == 2                  # no more threads than matrices
     monkeypatch.setattr(_threads, "_num_threads", 1)
-    assert _threads._threads_for(1000, 8, 10**9) == 1                  # serial
+    assert threads_for(1000, 8, 10**9) == 1               # serial
 
 
 # --- bit-identical kernels -----------------------------------------------------------

@@ -54,12 +54,14 @@ cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm, xtrsv
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_potrf
+from tenferro._kernels._workers cimport run_chunks
 
 import numpy as np
 cimport numpy as cnp
 
 from tenferro._errors import DTypeError, LinAlgError
 from tenferro._kernels import lapack_twin as _ref
+from tenferro import _threads
 from tenferro._threads import run_split as _run_split
 
 
@@ -465,6 +467,17 @@ cdef inline size_t _real_size(lapack_t* tag) noexcept nogil:
     if lapack_t is cfloat or lapack_t is cdouble:
         return sizeof(lapack_t) // 2
     return sizeof(lapack_t)
+
+
+cdef inline int _type_code(lapack_t* tag) noexcept nogil:
+    """0..3 for float, double, cfloat, cdouble (the order of _CHARS)."""
+    if lapack_t is float:
+        return 0
+    if lapack_t is double:
+        return 1
+    if lapack_t is cfloat:
+        return 2
+    return 3
 
 
 cdef inline bint _finite(const lapack_t* x, Py_ssize_t n, Py_ssize_t m, int tri) noexcept nogil:
@@ -875,37 +888,70 @@ cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
     return _release(&pool, result)
 
 
+cdef struct _GetrfJob:     # one getrf call, for run_chunks
+    const char* a             # the input stack (nb, m, n), element strides st
+    char* lu                  # (nb, n, m) C-ordered: each matrix's Fortran m x n factor
+    blas_int* piv             # (nb, k)
+    blas_int* infos           # (nb,) or NULL
+    Py_ssize_t st[3]
+    Py_ssize_t m, n
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
 cdef Py_ssize_t _getrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] lu, int[:, ::1] piv,
-                       blas_int* infos, blas_int* info) noexcept:
-    # lu is (nb, n, m) C-ordered: each matrix's memory is the Fortran m x n factor. The
-    # caller returns its transposed view. Zero pivots (info > 0) are recorded in
+                       blas_int* infos, int nthreads, blas_int* info) noexcept:
+    # The caller returns lu's transposed view. Zero pivots (info > 0) are recorded in
     # ``infos`` (when given), not reported as failures: det and solve decide.
-    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b, i
-    cdef Py_ssize_t st[3]
+    cdef _GetrfJob job
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, job.st):
+        return BAD_STRIDES
+    job.a = <const char*>&a[0, 0, 0]
+    job.lu = <char*>&lu[0, 0, 0]
+    job.piv = &piv[0, 0]
+    job.infos = infos
+    job.m = a.shape[1]
+    job.n = a.shape[2]
+    job.code = _type_code(<lapack_t*>NULL)
+    with nogil:
+        return run_chunks(_getrf_chunk, &job, a.shape[0], nthreads, info)
+
+
+cdef Py_ssize_t _getrf_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                             blas_int* info) noexcept nogil:
+    cdef _GetrfJob* j = <_GetrfJob*>ctx
+    if j.code == 0:
+        return _getrf_rows(<const float*>j.a, <float*>j.lu, j, b0, b1, info)
+    if j.code == 1:
+        return _getrf_rows(<const double*>j.a, <double*>j.lu, j, b0, b1, info)
+    if j.code == 2:
+        return _getrf_rows(<const cfloat*>j.a, <cfloat*>j.lu, j, b0, b1, info)
+    return _getrf_rows(<const cdouble*>j.a, <cdouble*>j.lu, j, b0, b1, info)
+
+
+cdef Py_ssize_t _getrf_rows(const lapack_t* a, lapack_t* lu, _GetrfJob* j, Py_ssize_t b0,
+                            Py_ssize_t b1, blas_int* info) noexcept nogil:
+    cdef Py_ssize_t m = j.m, n = j.n, b, i
     cdef Py_ssize_t k = m if m < n else n
     cdef blas_int M = <blas_int>m, N = <blas_int>n, inf = 0
     cdef blas_int* ipiv
+    cdef lapack_t* lb
     cdef bint small = m <= SMALL and n <= SMALL
-    cdef Py_ssize_t result = OK
-    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
-        return BAD_STRIDES
-    with nogil:
-        for b in range(nb):
-            _copy(&a[b, 0, 0], st[1], st[2], &lu[b, 0, 0], 1, m, m, n, False)
-            ipiv = &piv[b, 0]
-            if small:
-                inf = s_getrf(&lu[b, 0, 0], m, n, ipiv)
-            else:
-                xgetrf(&M, &N, &lu[b, 0, 0], &M, ipiv, &inf)
-            if inf < 0:
-                info[0] = inf
-                result = b
-                break
-            if infos != NULL:
-                infos[b] = inf
-            for i in range(k):
-                ipiv[i] -= 1      # LAPACK's 1-based row interchanges -> 0-based
-    return result
+    for b in range(b0, b1):
+        lb = lu + b * m * n
+        _copy(a + b * j.st[0], j.st[1], j.st[2], lb, 1, m, m, n, False)
+        ipiv = j.piv + b * k
+        if small:
+            inf = s_getrf(lb, m, n, ipiv)
+        else:
+            xgetrf(&M, &N, lb, &M, ipiv, &inf)
+        if inf < 0:
+            info[0] = inf
+            return b
+        if j.infos != NULL:
+            j.infos[b] = inf
+        for i in range(k):
+            ipiv[i] -= 1      # LAPACK's 1-based row interchanges -> 0-based
+    return OK
 
 
 cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
@@ -973,40 +1019,69 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
     return _release(&pool, result)
 
 
+cdef struct _PotrfJob:     # one potrf call, for run_chunks
+    const char* a             # the input stack (nb, n, n), element strides st
+    char* c                   # the output (nb, n, n), C-ordered
+    Py_ssize_t st[3]
+    Py_ssize_t n
+    bint lower
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
 cdef Py_ssize_t _potrf(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] c, bint lower,
-                       blas_int* info) noexcept:
+                       int nthreads, blas_int* info) noexcept:
+    cdef _PotrfJob job
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, job.st):
+        return BAD_STRIDES
+    job.a = <const char*>&a[0, 0, 0]
+    job.c = <char*>&c[0, 0, 0]
+    job.n = c.shape[1]
+    job.lower = lower
+    job.code = _type_code(<lapack_t*>NULL)
+    with nogil:
+        return run_chunks(_potrf_chunk, &job, c.shape[0], nthreads, info)
+
+
+cdef Py_ssize_t _potrf_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                             blas_int* info) noexcept nogil:
+    cdef _PotrfJob* j = <_PotrfJob*>ctx
+    if j.code == 0:
+        return _potrf_rows(<const float*>j.a, <float*>j.c, j, b0, b1, info)
+    if j.code == 1:
+        return _potrf_rows(<const double*>j.a, <double*>j.c, j, b0, b1, info)
+    if j.code == 2:
+        return _potrf_rows(<const cfloat*>j.a, <cfloat*>j.c, j, b0, b1, info)
+    return _potrf_rows(<const cdouble*>j.a, <cdouble*>j.c, j, b0, b1, info)
+
+
+cdef Py_ssize_t _potrf_rows(const lapack_t* a, lapack_t* c, _PotrfJob* j, Py_ssize_t b0,
+                            Py_ssize_t b1, blas_int* info) noexcept nogil:
     # A's memory is the Fortran Aᵀ = conj(A) with A's lower triangle as its upper one.
     # potrf('U') of conj(A) = U'ᴴ U' gives U' = Lᵀ (A = L Lᴴ), whose Fortran memory read
     # C-ordered is L: factor in place in the output, then zero the other triangle.
-    cdef Py_ssize_t nb = a.shape[0], n = a.shape[1], b, i, j
-    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t n = j.n, b, i, k
     cdef blas_int N = <blas_int>n, inf = 0
-    cdef char uplo = b'U' if lower else b'L'
+    cdef char uplo = b'U' if j.lower else b'L'
     cdef lapack_t* cb
-    cdef bint small = n <= SMALL
-    cdef Py_ssize_t result = OK
-    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
-        return BAD_STRIDES
-    with nogil:
-        for b in range(nb):
-            cb = &c[b, 0, 0]
-            _copy(&a[b, 0, 0], st[1], st[2], cb, n, 1, n, n, False)
-            if small:
-                inf = s_potrf(cb, n, lower)
+    cdef bint small = n <= SMALL, lower = j.lower
+    for b in range(b0, b1):
+        cb = c + b * n * n
+        _copy(a + b * j.st[0], j.st[1], j.st[2], cb, n, 1, n, n, False)
+        if small:
+            inf = s_potrf(cb, n, lower)
+        else:
+            xpotrf(&uplo, &N, cb, &N, &inf)
+        if inf != 0:
+            info[0] = inf
+            return b
+        for i in range(n):
+            if lower:
+                for k in range(i + 1, n):
+                    cb[i * n + k] = 0
             else:
-                xpotrf(&uplo, &N, cb, &N, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
-                break
-            for i in range(n):
-                if lower:
-                    for j in range(i + 1, n):
-                        cb[i * n + j] = 0
-                else:
-                    for j in range(i):
-                        cb[i * n + j] = 0
-    return result
+                for k in range(i):
+                    cb[i * n + k] = 0
+    return OK
 
 
 cdef Py_ssize_t _geev(const lapack_t[:, :, :] a, char* w, char* v, bint jobv,
@@ -1111,65 +1186,108 @@ cdef inline void _real_eig_out(real_t* wr, real_t* wi, real_t* vr, real_t* w, re
             j += 2
 
 
+cdef struct _GetrsJob:     # one getrs call, for run_chunks
+    const char* lu            # factors (nb, n, n), element strides sa (0 = broadcast)
+    const int* piv            # (nb, n), element strides sp
+    const char* rhs           # (nb, n, nrhs), element strides sb
+    char* x                   # (nb, n, nrhs) C-ordered
+    Py_ssize_t sa[3]
+    Py_ssize_t sb[3]
+    Py_ssize_t sp[2]
+    Py_ssize_t n, nrhs
+    int trans
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
 cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
                        const lapack_t[:, :, :] rhs, lapack_t[:, :, ::1] x, int trans,
-                       blas_int* info) noexcept:
+                       int nthreads, blas_int* info) noexcept:
     # lu and piv are broadcast to rhs's batch (stride 0 allowed). A factor that is
     # per-matrix Fortran-contiguous (what getrf returns) is used in place; otherwise it
     # is copied, once per distinct matrix. The right-hand sides go through a Fortran
     # buffer (copy in, solve, copy out).
-    cdef Py_ssize_t nb = rhs.shape[0], n = rhs.shape[1], nrhs = rhs.shape[2], b, i
-    cdef Py_ssize_t sa[3]
-    cdef Py_ssize_t sb[3]
+    cdef _GetrsJob job
+    if not (_elem_strides(lu.strides, sizeof(lapack_t), 3, job.sa) and
+            _elem_strides(rhs.strides, sizeof(lapack_t), 3, job.sb)):
+        return BAD_STRIDES
+    job.sp[0] = piv.strides[0] // sizeof(int)
+    job.sp[1] = piv.strides[1] // sizeof(int)
+    job.lu = <const char*>&lu[0, 0, 0]
+    job.piv = &piv[0, 0]
+    job.rhs = <const char*>&rhs[0, 0, 0]
+    job.x = <char*>&x[0, 0, 0]
+    job.n = rhs.shape[1]
+    job.nrhs = rhs.shape[2]
+    job.trans = trans
+    job.code = _type_code(<lapack_t*>NULL)
+    with nogil:
+        return run_chunks(_getrs_chunk, &job, rhs.shape[0], nthreads, info)
+
+
+cdef Py_ssize_t _getrs_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                             blas_int* info) noexcept nogil:
+    cdef _GetrsJob* j = <_GetrsJob*>ctx
+    if j.code == 0:
+        return _getrs_rows(<const float*>j.lu, <const float*>j.rhs, <float*>j.x, j, b0, b1,
+                           info)
+    if j.code == 1:
+        return _getrs_rows(<const double*>j.lu, <const double*>j.rhs, <double*>j.x, j, b0,
+                           b1, info)
+    if j.code == 2:
+        return _getrs_rows(<const cfloat*>j.lu, <const cfloat*>j.rhs, <cfloat*>j.x, j, b0,
+                           b1, info)
+    return _getrs_rows(<const cdouble*>j.lu, <const cdouble*>j.rhs, <cdouble*>j.x, j, b0,
+                       b1, info)
+
+
+cdef Py_ssize_t _getrs_rows(const lapack_t* lu, const lapack_t* rhs, lapack_t* x,
+                            _GetrsJob* j, Py_ssize_t b0, Py_ssize_t b1,
+                            blas_int* info) noexcept nogil:
+    cdef Py_ssize_t n = j.n, nrhs = j.nrhs, b, i
+    cdef Py_ssize_t* sa = j.sa
     cdef blas_int N = <blas_int>n, NR = <blas_int>nrhs, inf = 0
-    cdef char tr = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
+    cdef char tr = b'N' if j.trans == 0 else (b'T' if j.trans == 1 else b'C')
     cdef lapack_t* abuf = NULL
     cdef lapack_t* bbuf = NULL
     cdef blas_int* ipiv = NULL
     cdef const lapack_t* src
     cdef const lapack_t* last = NULL
+    cdef const int* pv
     cdef lapack_t* ap
-    cdef bint fortran
+    cdef bint fortran = sa[1] == 1 and sa[2] == n
     cdef Pool pool = _pool()
-    cdef Py_ssize_t result = OK
-    if not (_elem_strides(lu.strides, sizeof(lapack_t), 3, sa) and
-            _elem_strides(rhs.strides, sizeof(lapack_t), 3, sb)):
-        return BAD_STRIDES
-    fortran = sa[1] == 1 and sa[2] == n
     abuf = <lapack_t*>_alloc(&pool, 1 if fortran else n * n, sizeof(lapack_t))
     bbuf = <lapack_t*>_alloc(&pool, n * nrhs, sizeof(lapack_t))
     ipiv = <blas_int*>_alloc(&pool, n, sizeof(blas_int))
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    with nogil:
-        for b in range(nb):
-            src = &lu[b, 0, 0]
-            if fortran:
-                ap = <lapack_t*>src     # getrs only reads it
-            else:
-                ap = abuf
-                if src != last:
-                    _copy(src, sa[1], sa[2], abuf, 1, n, n, n, False)
-                    last = src
-            for i in range(n):
-                ipiv[i] = piv[b, i] + 1
-                if ipiv[i] < 1 or ipiv[i] > N:
-                    inf = BAD_PIVOT
-            if inf == BAD_PIVOT:
-                info[0] = inf
-                result = b
-                break
-            _copy(&rhs[b, 0, 0], sb[1], sb[2], bbuf, 1, n, n, nrhs, False)
-            if n <= SMALL:
-                s_getrs(tr, n, nrhs, ap, ipiv, bbuf)
-            else:
-                xgetrs(&tr, &N, &NR, ap, &N, ipiv, bbuf, &N, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
-                break
-            _copy(bbuf, 1, n, &x[b, 0, 0], nrhs, 1, n, nrhs, False)
-    return _release(&pool, result)
+    for b in range(b0, b1):
+        src = lu + b * sa[0]
+        if fortran:
+            ap = <lapack_t*>src     # getrs only reads it
+        else:
+            ap = abuf
+            if src != last:
+                _copy(src, sa[1], sa[2], abuf, 1, n, n, n, False)
+                last = src
+        pv = j.piv + b * j.sp[0]
+        for i in range(n):
+            ipiv[i] = pv[i * j.sp[1]] + 1
+            if ipiv[i] < 1 or ipiv[i] > N:
+                inf = BAD_PIVOT
+        if inf == BAD_PIVOT:
+            info[0] = inf
+            return _release(&pool, b)
+        _copy(rhs + b * j.sb[0], j.sb[1], j.sb[2], bbuf, 1, n, n, nrhs, False)
+        if n <= SMALL:
+            s_getrs(tr, n, nrhs, ap, ipiv, bbuf)
+        else:
+            xgetrs(&tr, &N, &NR, ap, &N, ipiv, bbuf, &N, &inf)
+        if inf != 0:
+            info[0] = inf
+            return _release(&pool, b)
+        _copy(bbuf, 1, n, x + b * n * nrhs, nrhs, 1, n, nrhs, False)
+    return _release(&pool, OK)
 
 
 cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
@@ -1679,53 +1797,6 @@ def _qr_part(a3, q, r, int code, int imode):
     return bad, info
 
 
-def _getrf_part(a3, lu, piv, infos_arr, int code):
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef int[::1] infos_mv
-    cdef blas_int* infos = NULL
-    if infos_arr is not None:
-        infos_mv = infos_arr
-        infos = &infos_mv[0]
-    if code == 0:
-        bad = _getrf[float](a3, lu, piv, infos, &info)
-    elif code == 1:
-        bad = _getrf[double](a3, lu, piv, infos, &info)
-    elif code == 2:
-        bad = _getrf[cfloat](a3, lu, piv, infos, &info)
-    else:
-        bad = _getrf[cdouble](a3, lu, piv, infos, &info)
-    return bad, info
-
-
-def _potrf_part(a3, c, int code, bint lower):
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    if code == 0:
-        bad = _potrf[float](a3, c, lower, &info)
-    elif code == 1:
-        bad = _potrf[double](a3, c, lower, &info)
-    elif code == 2:
-        bad = _potrf[cfloat](a3, c, lower, &info)
-    else:
-        bad = _potrf[cdouble](a3, c, lower, &info)
-    return bad, info
-
-
-def _getrs_part(lu3, piv2, b3, x, int code, int trans):
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    if code == 0:
-        bad = _getrs[float](lu3, piv2, b3, x, trans, &info)
-    elif code == 1:
-        bad = _getrs[double](lu3, piv2, b3, x, trans, &info)
-    elif code == 2:
-        bad = _getrs[cfloat](lu3, piv2, b3, x, trans, &info)
-    else:
-        bad = _getrs[cdouble](lu3, piv2, b3, x, trans, &info)
-    return bad, info
-
-
 @cython.wraparound(True)   # negative indices of Python tuples below
 def svd(a, full_matrices=False, compute_uv=True):
     """(u, s, vt) like numpy.linalg.svd, or s alone when ``compute_uv`` is False.
@@ -1853,9 +1924,21 @@ def getrf(a, return_info=False):
     infos_arr = None
     if return_info:
         infos_arr = np.empty(nb, np.int32)
-    bad, info = _run_split(_getrf_part, nb, max(m, n), nb * m * n * k,
-                           (a3, lu, piv, infos_arr), (code,),
-                           blas3=max(m, n) > SMALL)     # plain loops up to SMALL
+    cdef int[::1] infos_mv
+    cdef blas_int* infos = NULL
+    if infos_arr is not None:
+        infos_mv = infos_arr
+        infos = &infos_mv[0]
+    cdef int t = _threads._threads_for(nb, max(m, n), nb * m * n * k,
+                              max(m, n) > SMALL)     # plain loops up to SMALL
+    if code == 0:
+        bad = _getrf[float](a3, lu, piv, infos, t, &info)
+    elif code == 1:
+        bad = _getrf[double](a3, lu, piv, infos, t, &info)
+    elif code == 2:
+        bad = _getrf[cfloat](a3, lu, piv, infos, t, &info)
+    else:
+        bad = _getrf[cdouble](a3, lu, piv, infos, t, &info)
     if bad == BAD_STRIDES:
         return getrf(a.copy(), return_info)
     if bad != OK:
@@ -1922,12 +2005,20 @@ def potrf(a, lower=True):
     cdef int code = _code_of(a.dtype)
     cdef blas_int info = 0
     cdef Py_ssize_t bad
+    cdef int t
     if nb == 0 or n == 0:
         return _ref.potrf(a, lower)
     a3 = _flat3(a, batch, nb)
     c = np.empty((nb, n, n), a.dtype)
-    bad, info = _run_split(_potrf_part, nb, n, nb * n * n * n // 2, (a3, c), (code, lower),
-                           blas3=n > SMALL)     # plain loops up to SMALL
+    t = _threads._threads_for(nb, n, nb * n * n * n // 2, n > SMALL)   # plain loops up to SMALL
+    if code == 0:
+        bad = _potrf[float](a3, c, lower, t, &info)
+    elif code == 1:
+        bad = _potrf[double](a3, c, lower, t, &info)
+    elif code == 2:
+        bad = _potrf[cfloat](a3, c, lower, t, &info)
+    else:
+        bad = _potrf[cdouble](a3, c, lower, t, &info)
     if bad == BAD_STRIDES:
         return potrf(a.copy(), lower)
     if bad >= 0 and info > 0:
@@ -2025,9 +2116,15 @@ def getrs(lu, piv, b, trans=0):
     piv2 = piv[_NEWAXIS] if not batch else (piv if len(batch) == 1 else piv.reshape((nb, n)))
     b3 = _flat3(b, batch, nb)
     x = np.empty((nb, n, nrhs), dt)
-    bad, info = _run_split(_getrs_part, nb, n, nb * n * n * nrhs, (lu3, piv2, b3, x),
-                           (code, trans),
-                           blas3=n > SMALL)     # plain loops up to SMALL
+    cdef int t = _threads._threads_for(nb, n, nb * n * n * nrhs, n > SMALL)   # loops up to SMALL
+    if code == 0:
+        bad = _getrs[float](lu3, piv2, b3, x, trans, t, &info)
+    elif code == 1:
+        bad = _getrs[double](lu3, piv2, b3, x, trans, t, &info)
+    elif code == 2:
+        bad = _getrs[cfloat](lu3, piv2, b3, x, trans, t, &info)
+    else:
+        bad = _getrs[cdouble](lu3, piv2, b3, x, trans, t, &info)
     if bad == BAD_STRIDES:
         return getrs(lu.copy(), piv, b.copy(), trans)
     if bad != OK:

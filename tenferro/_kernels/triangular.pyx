@@ -42,11 +42,14 @@ The NumPy twins (same names) are in ``triangular_twin.py``;
 ``tests/_kernels/test_triangular.py`` (the others) check that both agree.
 """
 cimport cython
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
 
 cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, rm_gemm, s_hemm, s_trmm, s_trsm
+from tenferro._kernels._workers cimport run_chunks
 
 from tenferro._kernels._blas cimport (blas_int, cfloat, cdouble, lapack_t, xgemm, xgemm_ab,
                                      xhemm, xtrmm, xtrsm, xtrsv)
@@ -55,6 +58,7 @@ import numpy as np
 
 from tenferro._errors import LinAlgError
 from tenferro._kernels import triangular_twin as _ref
+from tenferro import _threads
 from tenferro._threads import run_split as _run_split
 
 __all__ = ["solve_triangular_backprop", "trsm", "qr_backprop", "cholesky_backprop",
@@ -81,6 +85,17 @@ cdef blas_int SOLVE_NB = 16
 # stack: 16 KB for complex128).
 cdef enum:
     LEAF_MAX = 32
+    OK = -1             # run_chunks' "no failure" (lapack.pyx's codes)
+    NO_MEMORY = -4
+
+
+cdef char* _data(object x) except NULL:
+    """Data pointer of a non-empty ndarray (any strides); valid while x is held."""
+    cdef Py_buffer view
+    PyObject_GetBuffer(x, &view, PyBUF_STRIDES)
+    cdef char* p = <char*>view.buf
+    PyBuffer_Release(&view)
+    return p
 
 
 # Leaf size of the recursion (once it recurses), solved by _leaf: 8-24 measured alike
@@ -868,20 +883,50 @@ cdef void _chol_blocked(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
             o[j * ld + i] = _cj(o[i * ld + j])
 
 
-cdef void _cholesky_backprop(const lapack_t[:, :, ::1] l, const lapack_t[:, :, :] gl,
-                             lapack_t[:, :, ::1] out, lapack_t[::1] work) noexcept:
-    cdef Py_ssize_t nb = out.shape[0], n = out.shape[1], b, i, j
-    cdef Py_ssize_t isz = sizeof(lapack_t)
-    cdef Py_ssize_t s0 = gl.strides[1] // isz, s1 = gl.strides[2] // isz
-    cdef lapack_t* w = &work[0]
+cdef struct _CholJob:       # one cholesky_backprop call, for run_chunks
+    const char* l             # L (nb, n, n) C-ordered
+    const char* gl            # L̄ (nb, n, n), element strides sg
+    char* out                 # Ā (nb, n, n) C-ordered
+    char* work                # the calling thread's n² workspace (workers allocate theirs)
+    Py_ssize_t sg[3]
+    Py_ssize_t n, item        # side, bytes per entry
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
+cdef Py_ssize_t _cholesky_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                         bint on_caller, blas_int* info) noexcept nogil:
+    cdef _CholJob* j = <_CholJob*>ctx
+    cdef char* w = j.work if on_caller else <char*>malloc(j.n * j.n * j.item)
+    if w == NULL:
+        return NO_MEMORY
+    if j.code == 0:
+        _cholesky_backprop_rows(<const float*>j.l, <const float*>j.gl, <float*>j.out,
+                                <float*>w, j, b0, b1)
+    elif j.code == 1:
+        _cholesky_backprop_rows(<const double*>j.l, <const double*>j.gl, <double*>j.out,
+                                <double*>w, j, b0, b1)
+    elif j.code == 2:
+        _cholesky_backprop_rows(<const cfloat*>j.l, <const cfloat*>j.gl, <cfloat*>j.out,
+                                <cfloat*>w, j, b0, b1)
+    else:
+        _cholesky_backprop_rows(<const cdouble*>j.l, <const cdouble*>j.gl,
+                                <cdouble*>j.out, <cdouble*>w, j, b0, b1)
+    if not on_caller:
+        free(w)
+    return OK
+
+
+cdef void _cholesky_backprop_rows(const lapack_t* l, const lapack_t* gl, lapack_t* out,
+                                  lapack_t* w, _CholJob* j, Py_ssize_t b0,
+                                  Py_ssize_t b1) noexcept nogil:
+    cdef Py_ssize_t n = j.n, s1 = j.sg[1], s2 = j.sg[2], b, i, k
     cdef const lapack_t* src
-    with nogil:
-        for b in range(nb):
-            src = &gl[b, 0, 0]
-            for i in range(n):          # the lower triangle of L̄ is all that is read
-                for j in range(i + 1):
-                    w[i * n + j] = src[i * s0 + j * s1]
-            _chol_blocked(<lapack_t*>&l[b, 0, 0], w, &out[b, 0, 0], n, n)
+    for b in range(b0, b1):
+        src = gl + b * j.sg[0]
+        for i in range(n):          # the lower triangle of L̄ is all that is read
+            for k in range(i + 1):
+                w[i * n + k] = src[i * s1 + k * s2]
+        _chol_blocked(<lapack_t*>(l + b * n * n), w, out + b * n * n, n, n)
 
 
 @cython.wraparound(True)
@@ -892,7 +937,10 @@ def cholesky_backprop(l, gl):
     dt = l.dtype
     cdef Py_ssize_t code = _CHARS.find(dt.char)
     cdef tuple batch = l.shape[:-2]
-    cdef Py_ssize_t nb = 1, n = l.shape[-1]
+    cdef Py_ssize_t nb = 1, n = l.shape[-1], bad, i
+    cdef _CholJob job
+    cdef blas_int info = 0
+    cdef int t
     if (code < 0 or l.size == 0 or not dt.isnative or gl.dtype != dt or
             gl.shape != l.shape):
         return _ref.cholesky_backprop(l, gl)
@@ -902,27 +950,20 @@ def cholesky_backprop(l, gl):
     gl3 = _flat3(gl, batch, nb)
     out = np.empty((nb, n, n), dt)
     w = _take_work(dt, n * n)
-    _run_split(_cholesky_backprop_part, nb, n, 2 * nb * n * n * n, (l3, gl3, out),
-               (code, w, nb),
-               blas3=n > SMALL)     # BLAS-free (plain loops) up to SMALL: threads pay
+    t = _threads._threads_for(nb, n, 2 * nb * n * n * n,
+                     n > SMALL)     # BLAS-free (plain loops) up to SMALL: threads pay
+    job.l, job.gl, job.out, job.work = _data(l3), _data(gl3), _data(out), _data(w)
+    for i in range(3):
+        job.sg[i] = gl3.strides[i] // dt.itemsize
+    job.n = n
+    job.item = dt.itemsize
+    job.code = <int>code
+    with nogil:
+        bad = run_chunks(_cholesky_backprop_chunk, &job, nb, t, &info)
     _WORK[dt.char] = w
+    if bad == NO_MEMORY:
+        raise MemoryError("cholesky_backprop: no memory for a worker thread's workspace")
     return _unflat(out, batch)
-
-
-def _cholesky_backprop_part(l3, gl3, out, Py_ssize_t code, w, Py_ssize_t nb):
-    """_cholesky_backprop on a chunk of the stack (own workspace when it is not the
-    whole stack, see _qr_backprop_part); returns (OK, 0) for run_split."""
-    if out.shape[0] != nb:
-        w = np.empty(w.shape[0], w.dtype)
-    if code == 0:
-        _cholesky_backprop[float](l3, gl3, out, w)
-    elif code == 1:
-        _cholesky_backprop[double](l3, gl3, out, w)
-    elif code == 2:
-        _cholesky_backprop[cfloat](l3, gl3, out, w)
-    else:
-        _cholesky_backprop[cdouble](l3, gl3, out, w)
-    return -1, 0
 
 
 # ---------------------------------------------------------------------------------------

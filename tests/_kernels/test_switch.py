@@ -127,8 +127,8 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("tenferro"))))
 
 @pytest.mark.parametrize("kind", ["twin", "compiled"])
 def test_kernels_do_not_import_the_tensor_layer(tmp_path, kind):
-    """The kernels (and their twins) import only tenferro._errors, tenferro._threads and
-    each other: no import circle through _engine, linalg, _ops or _tensor."""
+    """The kernels (and their twins) import only tenferro._errors, tenferro._threads, the
+    native workers (_workers) and each other: no import circle through _engine, linalg, _ops or _tensor."""
     if kind == "compiled":
         pytest.importorskip("tenferro._kernels.tape")
     names = [n + "_twin" if kind == "twin" else n for n in NAMES]
@@ -137,7 +137,8 @@ def test_kernels_do_not_import_the_tensor_layer(tmp_path, kind):
     loaded = set(json.loads(out.stdout))
     assert {f"tenferro._kernels.{n}" for n in names} <= loaded
     assert loaded - {"tenferro", "tenferro._errors", "tenferro._threads",
-                     "tenferro._kernels", "tenferro._kernels._batch"} \
+                     "tenferro._kernels", "tenferro._kernels._batch",
+                     "tenferro._kernels._workers"} \
         - {f"tenferro._kernels.{n}{s}" for n in NAMES for s in ("", "_twin")} == set()
 
 
