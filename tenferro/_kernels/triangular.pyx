@@ -658,16 +658,26 @@ cdef inline lapack_t _cj(lapack_t z) noexcept nogil:
 # M instead of 2n³ + 2mn². Then B = Q̄ + Q copyltu(M) (one gemm) and Ā = B R⁻ᴴ (the
 # recursive solve), in the output's memory.
 
-# Whether the QR backprop's small products take the plain loops of _small.pxd. Off:
-# measured at 1 thread on 8 x 8 and 16 x 16 stacks, its two M products + hemm + solve ran
-# 0.5-0.75x as fast as through BLAS (the cholesky backprop's loops match BLAS), more than
-# what a second thread would win back; so the QR backprop stays serial on BLAS.
-cdef bint QR_LOOPS = False
+# Largest side (max(m, n)) for which the QR backprop's products and solve take the plain
+# loops of _small.pxd instead of BLAS. Measured on stacks of 1000 (f64, one thread, BLAS
+# vs loops): n = 4 307 vs 166 µs, n = 8 600 vs 646 µs, n = 16 2650 vs 3880 µs; so the
+# loops up to 8, where they cost about what BLAS does on one thread and the stack can be
+# split over threads (BLAS's level-3 calls do not run concurrently, tenferro/_threads.py:
+# 2 threads on BLAS took 0.45x as long at n = 8; the loops ran 1.56x faster).
+cdef Py_ssize_t QR_SMALL = 8
+
+
+def _set_qr_small(Py_ssize_t n):
+    """QR_SMALL := n (benchmarks and tests only; 0 = always BLAS, at most SMALL_MAX);
+    returns the previous value."""
+    global QR_SMALL
+    old, QR_SMALL = QR_SMALL, min(max(n, 0), SMALL_MAX)
+    return old
 
 
 cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gqp,
                       const lapack_t* grp, lapack_t* w, Py_ssize_t m, Py_ssize_t n,
-                      Py_ssize_t r0, Py_ssize_t s) noexcept nogil:
+                      Py_ssize_t r0, Py_ssize_t s, bint loops) noexcept nogil:
     # The lower triangle of the diagonal block M[r0:r0+s, r0:r0+s] (and some of its
     # upper triangle), by recursive halving so that most flops are in large gemms.
     cdef lapack_t one = 1, zero = 0, mone = -1
@@ -676,16 +686,16 @@ cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gq
         r1, c0, c1 = r0 + s, r0, r0 + s
     else:
         h = s // 2
-        _qr_lower_m(qp, rp, gqp, grp, w, m, n, r0, h)
-        _qr_lower_m(qp, rp, gqp, grp, w, m, n, r0 + h, s - h)
+        _qr_lower_m(qp, rp, gqp, grp, w, m, n, r0, h, loops)
+        _qr_lower_m(qp, rp, gqp, grp, w, m, n, r0 + h, s - h, loops)
         r0, r1, c0, c1 = r0 + h, r0 + s, r0, r0 + h
     # M[r0:r1, c0:c1] = R[r0:r1, r0:] R̄[c0:c1, r0:]ᴴ − Q̄[:, r0:r1]ᴴ Q[:, c0:c1]
     if grp != NULL:
         c_gemm(c'N', c'C', r1 - r0, c1 - c0, n - r0, one, rp + r0 * n + r0, n,
-               grp + c0 * n + r0, n, zero, w + r0 * n + c0, n, QR_LOOPS)
+               grp + c0 * n + r0, n, zero, w + r0 * n + c0, n, loops)
     if gqp != NULL:
         c_gemm(c'C', c'N', r1 - r0, c1 - c0, m, mone, gqp + r0, n, qp + c0, n,
-               one if grp != NULL else zero, w + r0 * n + c0, n, QR_LOOPS)
+               one if grp != NULL else zero, w + r0 * n + c0, n, loops)
 
 
 cdef inline double _abs2(lapack_t z) noexcept nogil:
@@ -695,44 +705,94 @@ cdef inline double _abs2(lapack_t z) noexcept nogil:
         return <double>z * z
 
 
-cdef Py_ssize_t _qr_backprop(const lapack_t[:, :, ::1] q, const lapack_t[:, :, ::1] r,
-                             const lapack_t[:, :, ::1] gq, const lapack_t[:, :, ::1] gr,
-                             lapack_t[:, :, ::1] out, lapack_t[::1] work, bint has_gq,
-                             bint has_gr, double rtol) noexcept:
-    # returns -1, or the batch position of the first R with |r_jj| <= rtol·max_j |r_jj|
-    # (checked before anything is computed)
-    cdef Py_ssize_t nb = out.shape[0], m = out.shape[1], n = out.shape[2], b, j
+cdef struct _QRJob:         # one qr_backprop call, for run_chunks
+    const char* q             # Q (nb, m, n), R (nb, n, n), Q̄, R̄ (NULL: zero), all
+    const char* r             # C-ordered
+    const char* gq
+    const char* gr
+    char* out                 # Ā (nb, m, n) C-ordered
+    char* work                # the calling thread's n² workspace (workers allocate theirs)
+    Py_ssize_t m, n, item     # sides, bytes per entry
+    double rtol
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
+cdef Py_ssize_t _qr_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                   bint on_caller, blas_int* info) noexcept nogil:
+    cdef _QRJob* j = <_QRJob*>ctx
+    cdef char* w
+    cdef Py_ssize_t bad
+    if j.code == 0:
+        bad = _qr_singular(<const float*>j.r, j, b0, b1)
+    elif j.code == 1:
+        bad = _qr_singular(<const double*>j.r, j, b0, b1)
+    elif j.code == 2:
+        bad = _qr_singular(<const cfloat*>j.r, j, b0, b1)
+    else:
+        bad = _qr_singular(<const cdouble*>j.r, j, b0, b1)
+    if bad != OK:
+        return bad       # nothing of the chunk computed
+    w = j.work if on_caller else <char*>malloc(j.n * j.n * j.item)
+    if w == NULL:
+        return NO_MEMORY
+    if j.code == 0:
+        _qr_backprop_rows(<const float*>j.q, <const float*>j.r, <const float*>j.gq,
+                          <const float*>j.gr, <float*>j.out, <float*>w, j, b0, b1)
+    elif j.code == 1:
+        _qr_backprop_rows(<const double*>j.q, <const double*>j.r, <const double*>j.gq,
+                          <const double*>j.gr, <double*>j.out, <double*>w, j, b0, b1)
+    elif j.code == 2:
+        _qr_backprop_rows(<const cfloat*>j.q, <const cfloat*>j.r, <const cfloat*>j.gq,
+                          <const cfloat*>j.gr, <cfloat*>j.out, <cfloat*>w, j, b0, b1)
+    else:
+        _qr_backprop_rows(<const cdouble*>j.q, <const cdouble*>j.r, <const cdouble*>j.gq,
+                          <const cdouble*>j.gr, <cdouble*>j.out, <cdouble*>w, j, b0, b1)
+    if not on_caller:
+        free(w)
+    return OK
+
+
+cdef Py_ssize_t _qr_singular(const lapack_t* r, _QRJob* j, Py_ssize_t b0,
+                             Py_ssize_t b1) noexcept nogil:
+    """OK, or the first position in [b0, b1) whose R has |r_jj| <= rtol·max_j |r_jj|."""
+    cdef Py_ssize_t n = j.n, b, k
+    cdef const lapack_t* rp
+    cdef double big, small, d, rtol2 = j.rtol * j.rtol
+    for b in range(b0, b1):
+        rp = r + b * n * n
+        big = 0
+        small = _abs2(rp[0])
+        for k in range(n):
+            d = _abs2(rp[k * (n + 1)])
+            big = d if d > big else big
+            small = d if d < small else small
+        if not small > rtol2 * big:
+            return b
+    return OK
+
+
+cdef void _qr_backprop_rows(const lapack_t* q, const lapack_t* r, const lapack_t* gq,
+                            const lapack_t* gr, lapack_t* out, lapack_t* w, _QRJob* j,
+                            Py_ssize_t b0, Py_ssize_t b1) noexcept nogil:
+    cdef Py_ssize_t m = j.m, n = j.n, b
+    cdef bint loops = (m if m > n else n) <= QR_SMALL
     cdef lapack_t one = 1, zero = 0
     cdef const lapack_t* qp
     cdef const lapack_t* rp
     cdef lapack_t* op
-    cdef lapack_t* w = &work[0]
-    cdef double big, small, d, rtol2 = rtol * rtol
-    for b in range(nb):
-        rp = &r[b, 0, 0]
-        big = 0
-        small = _abs2(rp[0])
-        for j in range(n):
-            d = _abs2(rp[j * (n + 1)])
-            big = d if d > big else big
-            small = d if d < small else small
-        if not small > rtol2 * big:
-            return b     # nothing computed yet
-    with nogil:
-        for b in range(nb):
-            qp = &q[b, 0, 0]
-            rp = &r[b, 0, 0]
-            op = &out[b, 0, 0]
-            _qr_lower_m(qp, rp, &gq[b, 0, 0] if has_gq else NULL,
-                        &gr[b, 0, 0] if has_gr else NULL, w, m, n, 0, n)
-            # B = Q̄ + Q copyltu(M): copyltu(M) is the Hermitian matrix of M's lower
-            # triangle with its diagonal's real part, exactly what ?hemm (?symm) reads
-            if has_gq:
-                memcpy(op, &gq[b, 0, 0], m * n * sizeof(lapack_t))
-            c_hemm(c'R', c'L', m, n, one, w, n, qp, n, one if has_gq else zero, op, n,
-                   QR_LOOPS)
-            c_trsm(c'R', c'U', c'C', c'N', m, n, <lapack_t*>rp, n, op, n, QR_LOOPS)  # B R⁻ᴴ
-    return -1
+    for b in range(b0, b1):
+        qp = q + b * m * n
+        rp = r + b * n * n
+        op = out + b * m * n
+        _qr_lower_m(qp, rp, gq + b * m * n if gq != NULL else NULL,
+                    gr + b * n * n if gr != NULL else NULL, w, m, n, 0, n, loops)
+        # B = Q̄ + Q copyltu(M): copyltu(M) is the Hermitian matrix of M's lower
+        # triangle with its diagonal's real part, exactly what ?hemm (?symm) reads
+        if gq != NULL:
+            memcpy(op, gq + b * m * n, m * n * sizeof(lapack_t))
+        c_hemm(c'R', c'L', m, n, one, w, n, qp, n, one if gq != NULL else zero, op, n,
+               loops)
+        c_trsm(c'R', c'U', c'C', c'N', m, n, <lapack_t*>rp, n, op, n, loops)  # B R⁻ᴴ
 
 
 # Reused n² workspaces by dtype: a fresh 0.5 MB buffer per call costs ~80 µs of page
@@ -762,6 +822,9 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     cdef Py_ssize_t nb = 1, m = q.shape[-2], n = q.shape[-1], bad
     cdef bint hq = gq is not None, hr = gr is not None
     cdef double rt = rtol
+    cdef _QRJob job
+    cdef blas_int info = 0
+    cdef int t
     if (code < 0 or q.size == 0 or not dt.isnative or r.dtype != dt or
             (hq and gq.dtype != dt) or (hr and gr.dtype != dt) or not (hq or hr)):
         return _ref.qr_backprop(q, r, gq, gr, rtol)
@@ -773,34 +836,21 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     gr3 = _flat3(np.ascontiguousarray(gr), batch, nb) if hr else r3
     out = np.empty((nb, m, n), dt)
     w = _take_work(dt, n * n)
-    # split over tenferro._threads' threads: the first failing position is the same
-    # BLAS-free (plain loops, threads pay) when every side is at most SMALL and
-    # QR_LOOPS is on (it is not: see there)
-    bad, _ = _run_split(_qr_backprop_part, nb, m, 4 * nb * m * n * n,
-                        (q3, r3, gq3, gr3, out), (code, w, nb, hq, hr, rt),
-                        blas3=not QR_LOOPS or max(m, n) > SMALL)
+    # split over the native workers (the first failing position is the serial loop's)
+    # when it is BLAS-free: plain loops up to QR_SMALL
+    t = _threads._threads_for(nb, m, 4 * nb * m * n * n, max(m, n) > QR_SMALL)
+    job.q, job.r, job.out, job.work = _data(q3), _data(r3), _data(out), _data(w)
+    job.gq = _data(gq3) if hq else NULL
+    job.gr = _data(gr3) if hr else NULL
+    job.m, job.n, job.item, job.rtol, job.code = m, n, dt.itemsize, rt, <int>code
+    with nogil:
+        bad = run_chunks(_qr_backprop_chunk, &job, nb, t, &info)
     _WORK[dt.char] = w
+    if bad == NO_MEMORY:
+        raise MemoryError("qr_backprop: no memory for a worker thread's workspace")
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
     return _unflat(out, batch)
-
-
-def _qr_backprop_part(q3, r3, gq3, gr3, out, Py_ssize_t code, w, Py_ssize_t nb, bint hq,
-                      bint hr, double rt):
-    """_qr_backprop on a chunk of the stack: (bad, 0). A chunk smaller than the stack
-    (nb) runs in a thread next to others: it takes a workspace of its own."""
-    cdef Py_ssize_t bad
-    if out.shape[0] != nb:
-        w = np.empty(w.shape[0], w.dtype)
-    if code == 0:
-        bad = _qr_backprop[float](q3, r3, gq3, gr3, out, w, hq, hr, rt)
-    elif code == 1:
-        bad = _qr_backprop[double](q3, r3, gq3, gr3, out, w, hq, hr, rt)
-    elif code == 2:
-        bad = _qr_backprop[cfloat](q3, r3, gq3, gr3, out, w, hq, hr, rt)
-    else:
-        bad = _qr_backprop[cdouble](q3, r3, gq3, gr3, out, w, hq, hr, rt)
-    return bad, 0
 
 
 cdef str _where(Py_ssize_t bad, tuple batch):

@@ -151,6 +151,36 @@ def test_cholesky_backprop(dtype, n, lapack_path):
                                rtol=tol(dtype, 100), atol=tol(dtype, 100))
 
 
+def test_qr_small_is_8():
+    assert tr._set_qr_small(0) == 8
+    assert tr._set_qr_small(100) == 0             # capped by the loops' stack buffers
+    assert tr._set_qr_small(8) == 32
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, n", [(1, 1), (3, 3), (5, 2), (8, 8), (8, 5), (9, 4), (9, 9)])
+@pytest.mark.parametrize("which", ["both", "gq", "gr"])
+def test_qr_backprop_loops_agree_with_blas(dtype, m, n, which):
+    """Up to QR_SMALL (max(m, n) <= 8) the QR backprop runs plain loops; beyond it, and
+    with _set_qr_small(0) always, BLAS. Both agree with each other and the twin."""
+    rng = np.random.default_rng(m * 10 + n)
+    q, r = lp.qr(rand((6, m, n), dtype, rng))
+    r = r + 2 * np.eye(n, dtype=dtype)             # well away from singular
+    gq = rand(q.shape, dtype, rng) if which != "gr" else None
+    gr = np.triu(rand(r.shape, dtype, rng)) if which != "gq" else None
+    g = tr.qr_backprop(q, r, gq, gr)
+    old = tr._set_qr_small(0)
+    try:
+        g0 = tr.qr_backprop(q, r, gq, gr)
+    finally:
+        tr._set_qr_small(old)
+    twin = triangular_twin.qr_backprop(q, r, gq, gr)
+    np.testing.assert_allclose(g, g0, rtol=tol(dtype, 300), atol=tol(dtype, 300))
+    np.testing.assert_allclose(g, twin, rtol=tol(dtype, 300), atol=tol(dtype, 300))
+    if max(m, n) > 8:
+        np.testing.assert_array_equal(g, g0)       # the same BLAS path
+
+
 @pytest.mark.parametrize("n", [8, 16])
 def test_cholesky_backprop_block_recursion(n, lapack_path):
     """n > CHOL_NB recurses (gemm, trsm on off-diagonal blocks); leaf 1 goes through
@@ -243,3 +273,29 @@ def test_small_stacks_are_split_although_blas3_is_locked(monkeypatch, n, split):
     assert counts == [2 if split else 1] * 4
     for x, y in zip(one, two):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("n, split", [(8, True), (9, False)])
+def test_small_qr_backprop_is_split(monkeypatch, n, split):
+    """The QR backprop's loops (up to QR_SMALL) split over threads although BLAS3_LOCKED;
+    the results are bit-identical for 1, 2 and 3 threads."""
+    assert _threads.BLAS3_LOCKED
+    monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
+    counts = []
+    real = _threads._threads_for
+
+    def spy(*args, **kwargs):
+        counts.append(real(*args, **kwargs))
+        return counts[-1]
+    monkeypatch.setattr(_threads, "_threads_for", spy)
+    rng = np.random.default_rng(n)
+    q, r = lp.qr(rand((64, n, n), np.complex128, rng))
+    gq, gr = rand(q.shape, np.complex128, rng), np.triu(rand(r.shape, np.complex128, rng))
+    out = []
+    for t in (1, 2, 3):
+        counts.clear()
+        with tf.num_threads(t):
+            out.append(tr.qr_backprop(q, r, gq, gr))
+        assert counts == [t if split else 1]
+    for other in out[1:]:
+        np.testing.assert_array_equal(other, out[0])
