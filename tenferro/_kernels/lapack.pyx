@@ -62,7 +62,6 @@ cimport numpy as cnp
 from tenferro._errors import DTypeError, LinAlgError
 from tenferro._kernels import lapack_twin as _ref
 from tenferro import _threads
-from tenferro._threads import run_split as _run_split
 
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs",
@@ -622,19 +621,62 @@ cdef blas_int _gelsd_alloc(blas_int* M, blas_int* N, blas_int* K, lapack_t* a, b
 # the first matrix whose LAPACK info is not 0 (stored in info[0]). Inputs are non-empty.
 # ---------------------------------------------------------------------------------------
 
+cdef struct _SvdJob:       # one svd call, for run_chunks
+    const char* a             # the input stack (nb, m, n), element strides st
+    char* u                   # (nb, m, ku) C-ordered, or NULL (jobz 0)
+    char* vt                  # (nb, kv, n) C-ordered, or NULL
+    char* s                   # (nb, min(m, n)) of the real type
+    Py_ssize_t st[3]
+    Py_ssize_t m, n
+    int jobz                  # 0: values only, 1: reduced, 2: full
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
 cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
-                     lapack_t[:, :, ::1] vt, char* s, int jobz, blas_int* info) noexcept:
+                     lapack_t[:, :, ::1] vt, char* s, int jobz, int nthreads,
+                     blas_int* info) noexcept:
+    cdef _SvdJob job
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, job.st):
+        return BAD_STRIDES
+    job.a = <const char*>&a[0, 0, 0]
+    job.u = <char*>&u[0, 0, 0] if jobz != 0 else NULL
+    job.vt = <char*>&vt[0, 0, 0] if jobz != 0 else NULL
+    job.s = s
+    job.m = a.shape[1]
+    job.n = a.shape[2]
+    job.jobz = jobz
+    job.code = _type_code(<lapack_t*>NULL)
+    with nogil:
+        return run_chunks(_svd_chunk, &job, a.shape[0], nthreads, info)
+
+
+cdef Py_ssize_t _svd_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                           blas_int* info) noexcept nogil:
+    cdef _SvdJob* j = <_SvdJob*>ctx
+    if j.code == 0:
+        return _svd_rows(<const float*>j.a, <float*>j.u, <float*>j.vt, j, b0, b1, info)
+    if j.code == 1:
+        return _svd_rows(<const double*>j.a, <double*>j.u, <double*>j.vt, j, b0, b1, info)
+    if j.code == 2:
+        return _svd_rows(<const cfloat*>j.a, <cfloat*>j.u, <cfloat*>j.vt, j, b0, b1, info)
+    return _svd_rows(<const cdouble*>j.a, <cdouble*>j.u, <cdouble*>j.vt, j, b0, b1, info)
+
+
+cdef Py_ssize_t _svd_rows(const lapack_t* a, lapack_t* u, lapack_t* vt, _SvdJob* j,
+                          Py_ssize_t b0, Py_ssize_t b1, blas_int* info) noexcept nogil:
     # A (m x n, C-ordered) is the Fortran n x m matrix A' = Aᵀ. gesdd on A' = U' S V'ᴴ:
     # A = conj(V') S U'ᵀ, so u = (V'ᴴ)ᵀ and vt = U'ᵀ. LAPACK's Fortran U' (n x ku) is the
     # C-ordered vt, and its Fortran V'ᴴ (ku x m) is the C-ordered u: written in place.
-    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b
-    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t m = j.m, n = j.n, b, jobz = j.jobz
+    cdef Py_ssize_t* st = j.st
     cdef Py_ssize_t mn = m if m < n else n, mx = m if m > n else n
+    cdef Py_ssize_t usize = m * (m if jobz == 2 else mn), vsize = n * (n if jobz == 2 else mn)
     cdef blas_int M = <blas_int>n, N = <blas_int>m, lda = M, k = <blas_int>mn
     cdef blas_int ldu = M, ldvt = 1, lwork = -1, lwork2 = -1, inf = 0
     cdef Py_ssize_t lrwork
     cdef char jz = b'N'
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef char* s = j.s
     cdef lapack_t q
     cdef lapack_t* abuf = NULL
     cdef lapack_t* work = NULL
@@ -645,8 +687,6 @@ cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
-        return BAD_STRIDES
     if jobz == 1:
         jz = b'S'
         ldvt = k
@@ -669,58 +709,96 @@ cdef Py_ssize_t _svd(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] u,
     ub = abuf
     vtb = abuf
     if jobz != 0:
-        ub = &vt[0, 0, 0]
-        vtb = &u[0, 0, 0]
+        ub = vt + b0 * vsize
+        vtb = u + b0 * usize
     xgesdd(&jz, &M, &N, abuf, &lda, s, ub, &ldu, vtb, &ldvt, &q, &lwork, rwork, iwork, &inf)
     lwork = _lwork(q)
     work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    with nogil:
-        for b in range(nb):
-            _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, m, n, False)
-            if not _finite(abuf, m, n, 0):
-                info[0] = NOT_FINITE
+    for b in range(b0, b1):
+        _copy(a + b * st[0], st[1], st[2], abuf, n, 1, m, n, False)
+        if not _finite(abuf, m, n, 0):
+            info[0] = NOT_FINITE
+            result = b
+            break
+        if jobz != 0:
+            ub = vt + b * vsize
+            vtb = u + b * usize
+        xgesdd(&jz, &M, &N, abuf, &lda, s + b * mn * rsize, ub, &ldu, vtb, &ldvt,
+               work, &lwork, rwork, iwork, &inf)
+        if inf != 0 or _force_gesvd:
+            # gesdd did not converge (info > 0) or saw a NaN (info = -4 in LAPACK
+            # >= 3.7): retry with the slower, more robust QR-iteration gesvd.
+            if work2 == NULL:
+                lwork2 = -1
+                xgesvd(&jz, &jz, &M, &N, abuf, &lda, s, ub, &ldu, vtb, &ldvt,
+                       &q, &lwork2, rwork, &inf)
+                lwork2 = _lwork(q)
+                work2 = <lapack_t*>_alloc(&pool, lwork2, sizeof(lapack_t))
+                if pool.failed:
+                    result = NO_MEMORY
+                    break
+            _copy(a + b * st[0], st[1], st[2], abuf, n, 1, m, n, False)
+            xgesvd(&jz, &jz, &M, &N, abuf, &lda, s + b * mn * rsize, ub, &ldu, vtb,
+                   &ldvt, work2, &lwork2, rwork, &inf)
+            if inf != 0:
+                info[0] = inf
                 result = b
                 break
-            if jobz != 0:
-                ub = &vt[b, 0, 0]
-                vtb = &u[b, 0, 0]
-            xgesdd(&jz, &M, &N, abuf, &lda, s + b * mn * rsize, ub, &ldu, vtb, &ldvt,
-                   work, &lwork, rwork, iwork, &inf)
-            if inf != 0 or _force_gesvd:
-                # gesdd did not converge (info > 0) or saw a NaN (info = -4 in LAPACK
-                # >= 3.7): retry with the slower, more robust QR-iteration gesvd.
-                if work2 == NULL:
-                    lwork2 = -1
-                    xgesvd(&jz, &jz, &M, &N, abuf, &lda, s, ub, &ldu, vtb, &ldvt,
-                           &q, &lwork2, rwork, &inf)
-                    lwork2 = _lwork(q)
-                    work2 = <lapack_t*>_alloc(&pool, lwork2, sizeof(lapack_t))
-                    if pool.failed:
-                        result = NO_MEMORY
-                        break
-                _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, m, n, False)
-                xgesvd(&jz, &jz, &M, &N, abuf, &lda, s + b * mn * rsize, ub, &ldu, vtb,
-                       &ldvt, work2, &lwork2, rwork, &inf)
-                if inf != 0:
-                    info[0] = inf
-                    result = b
-                    break
     return _release(&pool, result)
 
 
+cdef struct _EighJob:      # one eigh call, for run_chunks
+    const char* a             # the input stack (nb, n, n), element strides st
+    char* v                   # (nb, n, n) C-ordered, or NULL (values only)
+    char* w                   # (nb, n) of the real type
+    Py_ssize_t st[3]
+    Py_ssize_t n
+    bint lower
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
 cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
-                      bint lower, bint jobv, blas_int* info) noexcept:
+                      bint lower, bint jobv, int nthreads, blas_int* info) noexcept:
+    cdef _EighJob job
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, job.st):
+        return BAD_STRIDES
+    job.a = <const char*>&a[0, 0, 0]
+    job.v = <char*>&v[0, 0, 0] if jobv else NULL
+    job.w = w
+    job.n = a.shape[1]
+    job.lower = lower
+    job.code = _type_code(<lapack_t*>NULL)
+    with nogil:
+        return run_chunks(_eigh_chunk, &job, a.shape[0], nthreads, info)
+
+
+cdef Py_ssize_t _eigh_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                            blas_int* info) noexcept nogil:
+    cdef _EighJob* j = <_EighJob*>ctx
+    if j.code == 0:
+        return _eigh_rows(<const float*>j.a, <float*>j.v, j, b0, b1, info)
+    if j.code == 1:
+        return _eigh_rows(<const double*>j.a, <double*>j.v, j, b0, b1, info)
+    if j.code == 2:
+        return _eigh_rows(<const cfloat*>j.a, <cfloat*>j.v, j, b0, b1, info)
+    return _eigh_rows(<const cdouble*>j.a, <cdouble*>j.v, j, b0, b1, info)
+
+
+cdef Py_ssize_t _eigh_rows(const lapack_t* a, lapack_t* v, _EighJob* j, Py_ssize_t b0,
+                           Py_ssize_t b1, blas_int* info) noexcept nogil:
     # A's C-ordered memory is the Fortran Aᵀ = conj(A) for Hermitian A, and A's lower
     # triangle is Aᵀ's upper one. heevd of conj(A) gives the same eigenvalues and the
     # eigenvectors conj(V), Fortran-ordered: one conjugating transposed copy writes V.
-    cdef Py_ssize_t nb = a.shape[0], n = a.shape[1], b
-    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t n = j.n, b
+    cdef Py_ssize_t* st = j.st
+    cdef bint jobv = v != NULL
     cdef blas_int N = <blas_int>n, lwork = -1, lrwork = -1, liwork = -1, inf = 0
     cdef char jz = b'V' if jobv else b'N'
-    cdef char uplo = b'U' if lower else b'L'
+    cdef char uplo = b'U' if j.lower else b'L'
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
+    cdef char* w = j.w
     cdef lapack_t q
     cdef double rq[2]
     cdef blas_int iq = 0
@@ -730,8 +808,6 @@ cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
-        return BAD_STRIDES
     abuf = <lapack_t*>_alloc(&pool, n * n, sizeof(lapack_t))
     if pool.failed:
         return _release(&pool, NO_MEMORY)
@@ -748,21 +824,20 @@ cdef Py_ssize_t _eigh(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] v, char* w,
     iwork = <blas_int*>_alloc(&pool, liwork, sizeof(blas_int))
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    with nogil:
-        for b in range(nb):
-            _copy(&a[b, 0, 0], st[1], st[2], abuf, n, 1, n, n, False)
-            if not _finite(abuf, n, n, 1 if lower else 2):
-                info[0] = NOT_FINITE
-                result = b
-                break
-            xsyevd(&jz, &uplo, &N, abuf, &N, w + b * n * rsize, work, &lwork, rwork,
-                   &lrwork, iwork, &liwork, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
-                break
-            if jobv:
-                _copy(abuf, 1, n, &v[b, 0, 0], n, 1, n, n, True)
+    for b in range(b0, b1):
+        _copy(a + b * st[0], st[1], st[2], abuf, n, 1, n, n, False)
+        if not _finite(abuf, n, n, 1 if j.lower else 2):
+            info[0] = NOT_FINITE
+            result = b
+            break
+        xsyevd(&jz, &uplo, &N, abuf, &N, w + b * n * rsize, work, &lwork, rwork,
+               &lrwork, iwork, &liwork, &inf)
+        if inf != 0:
+            info[0] = inf
+            result = b
+            break
+        if jobv:
+            _copy(abuf, 1, n, v + b * n * n, n, 1, n, n, True)
     return _release(&pool, result)
 
 
@@ -819,20 +894,58 @@ cdef inline void _q_of_blocks(lapack_t* v, blas_int m, blas_int k, lapack_t* t,
             qt[i] = qt[i].conjugate()
 
 
+cdef struct _QrJob:        # one qr call, for run_chunks
+    const char* a             # the input stack (nb, m, n), element strides st
+    char* q                   # (nb, m, qcols) C-ordered, or NULL (mode 0)
+    char* r                   # (nb, rrows, n) C-ordered
+    Py_ssize_t st[3]
+    Py_ssize_t m, n, rrows
+    int mode                  # 0: r only (k x n); 1: reduced; 2: complete
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
 cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
-                    lapack_t[:, :, ::1] r, int mode, blas_int* info) noexcept:
-    # mode 0: r only (k x n); 1: reduced (q m x k, r k x n); 2: complete (q m x m,
-    # r m x n). Each matrix is copied once, transposed, into a Fortran buffer and
-    # factored; R is read off its upper triangle. Small matrices (_qr_block 0): geqrf,
-    # then orgqr/ungqr in place (buffer m x max(n, qcols)) and Q copied out. Larger ones:
+                    lapack_t[:, :, ::1] r, int mode, int nthreads, blas_int* info) noexcept:
+    cdef _QrJob job
+    if not _elem_strides(a.strides, sizeof(lapack_t), 3, job.st):
+        return BAD_STRIDES
+    job.a = <const char*>&a[0, 0, 0]
+    job.q = <char*>&q[0, 0, 0] if mode != 0 else NULL
+    job.r = <char*>&r[0, 0, 0]
+    job.m = a.shape[1]
+    job.n = a.shape[2]
+    job.rrows = r.shape[1]
+    job.mode = mode
+    job.code = _type_code(<lapack_t*>NULL)
+    with nogil:
+        return run_chunks(_qr_chunk, &job, a.shape[0], nthreads, info)
+
+
+cdef Py_ssize_t _qr_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                          blas_int* info) noexcept nogil:
+    cdef _QrJob* j = <_QrJob*>ctx
+    if j.code == 0:
+        return _qr_rows(<const float*>j.a, <float*>j.q, <float*>j.r, j, b0, b1, info)
+    if j.code == 1:
+        return _qr_rows(<const double*>j.a, <double*>j.q, <double*>j.r, j, b0, b1, info)
+    if j.code == 2:
+        return _qr_rows(<const cfloat*>j.a, <cfloat*>j.q, <cfloat*>j.r, j, b0, b1, info)
+    return _qr_rows(<const cdouble*>j.a, <cdouble*>j.q, <cdouble*>j.r, j, b0, b1, info)
+
+
+cdef Py_ssize_t _qr_rows(const lapack_t* a, lapack_t* q, lapack_t* r, _QrJob* j,
+                         Py_ssize_t b0, Py_ssize_t b1, blas_int* info) noexcept nogil:
+    # Each matrix is copied once, transposed, into a Fortran buffer and factored; R is
+    # read off its upper triangle. Small matrices (_qr_block 0): geqrf, then
+    # orgqr/ungqr in place (buffer m x max(n, qcols)) and Q copied out. Larger ones:
     # geqrt keeps the T of each block, and _q_of_blocks accumulates Q straight into q.
     # Same Householder vectors (larfg) either way: the same R and Q as numpy.linalg.qr
     # (geqrf + orgqr) to rounding, with a real diagonal of R.
-    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b
-    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t m = j.m, n = j.n, b, mode = j.mode
+    cdef Py_ssize_t* st = j.st
     cdef Py_ssize_t k = m if m < n else n
     cdef Py_ssize_t qcols = (m if mode == 2 else k)
-    cdef Py_ssize_t rrows = r.shape[1]
+    cdef Py_ssize_t rrows = j.rrows
     cdef blas_int blk = _qr_block(m, n, mode)
     cdef Py_ssize_t width = n if n > qcols or blk else qcols
     cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k, QC = <blas_int>qcols
@@ -843,8 +956,6 @@ cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
     cdef lapack_t* work = NULL
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
-        return BAD_STRIDES
     abuf = <lapack_t*>_alloc(&pool, m * width, sizeof(lapack_t))
     # geqrf's tau, or geqrt's blk x k T
     tau = <lapack_t*>_alloc(&pool, k * blk if blk else k, sizeof(lapack_t))
@@ -862,29 +973,28 @@ cdef Py_ssize_t _qr(const lapack_t[:, :, :] a, lapack_t[:, :, ::1] q,
     work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    with nogil:
-        for b in range(nb):
-            _copy(&a[b, 0, 0], st[1], st[2], abuf, 1, m, m, n, False)
-            if blk:
-                xgeqrt(&M, &N, &blk, abuf, &M, tau, &blk, work, &inf)
-            else:
-                xgeqrf(&M, &N, abuf, &M, tau, work, &lwork, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
-                break
-            _upper(abuf, m, &r[b, 0, 0], rrows, n)
-            if mode == 0:
-                continue
-            if blk:
-                _q_of_blocks(abuf, M, K, tau, blk, &q[b, 0, 0], QC, work)
-                continue
-            xorgqr(&M, &QC, &K, abuf, &M, tau, work, &lwork, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
-                break
-            _copy(abuf, 1, m, &q[b, 0, 0], qcols, 1, m, qcols, False)
+    for b in range(b0, b1):
+        _copy(a + b * st[0], st[1], st[2], abuf, 1, m, m, n, False)
+        if blk:
+            xgeqrt(&M, &N, &blk, abuf, &M, tau, &blk, work, &inf)
+        else:
+            xgeqrf(&M, &N, abuf, &M, tau, work, &lwork, &inf)
+        if inf != 0:
+            info[0] = inf
+            result = b
+            break
+        _upper(abuf, m, r + b * rrows * n, rrows, n)
+        if mode == 0:
+            continue
+        if blk:
+            _q_of_blocks(abuf, M, K, tau, blk, q + b * m * qcols, QC, work)
+            continue
+        xorgqr(&M, &QC, &K, abuf, &M, tau, work, &lwork, &inf)
+        if inf != 0:
+            info[0] = inf
+            result = b
+            break
+        _copy(abuf, 1, m, q + b * m * qcols, qcols, 1, m, qcols, False)
     return _release(&pool, result)
 
 
@@ -1191,8 +1301,11 @@ cdef struct _GetrsJob:     # one getrs call, for run_chunks
     const int* piv            # (nb, n), element strides sp
     const char* rhs           # (nb, n, nrhs), element strides sb
     char* x                   # (nb, n, nrhs) C-ordered
+    const char* o             # NULL, or Y (nb, n, nrhs), element strides so, for ...
+    char* outer               # ... −X Yᴴ (nb, n, n) C-ordered
     Py_ssize_t sa[3]
     Py_ssize_t sb[3]
+    Py_ssize_t so[3]
     Py_ssize_t sp[2]
     Py_ssize_t n, nrhs
     int trans
@@ -1201,6 +1314,7 @@ cdef struct _GetrsJob:     # one getrs call, for run_chunks
 
 cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
                        const lapack_t[:, :, :] rhs, lapack_t[:, :, ::1] x, int trans,
+                       const lapack_t[:, :, :] o, lapack_t[:, :, ::1] outer,
                        int nthreads, blas_int* info) noexcept:
     # lu and piv are broadcast to rhs's batch (stride 0 allowed). A factor that is
     # per-matrix Fortran-contiguous (what getrf returns) is used in place; otherwise it
@@ -1216,6 +1330,13 @@ cdef Py_ssize_t _getrs(const lapack_t[:, :, :] lu, const int[:, :] piv,
     job.piv = &piv[0, 0]
     job.rhs = <const char*>&rhs[0, 0, 0]
     job.x = <char*>&x[0, 0, 0]
+    job.o = NULL
+    job.outer = NULL
+    if outer is not None:
+        if not _elem_strides(o.strides, sizeof(lapack_t), 3, job.so):
+            return BAD_STRIDES
+        job.o = <const char*>&o[0, 0, 0]
+        job.outer = <char*>&outer[0, 0, 0]
     job.n = rhs.shape[1]
     job.nrhs = rhs.shape[2]
     job.trans = trans
@@ -1287,7 +1408,26 @@ cdef Py_ssize_t _getrs_rows(const lapack_t* lu, const lapack_t* rhs, lapack_t* x
             info[0] = inf
             return _release(&pool, b)
         _copy(bbuf, 1, n, x + b * n * nrhs, nrhs, 1, n, nrhs, False)
+        if j.outer != NULL:
+            _minus_outer(x + b * n * nrhs, <const lapack_t*>j.o + b * j.so[0], j.so,
+                         <lapack_t*>j.outer + b * n * n, n, nrhs)
     return _release(&pool, OK)
+
+
+cdef inline void _minus_outer(const lapack_t* x, const lapack_t* y, Py_ssize_t* sy,
+                              lapack_t* out, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """out (n x n) = −x yᴴ for x (n x k, C-ordered) and y (n x k, element strides sy)."""
+    cdef Py_ssize_t i, c, r
+    cdef lapack_t acc, yv
+    for i in range(n):
+        for c in range(n):
+            acc = 0
+            for r in range(k):
+                yv = y[c * sy[1] + r * sy[2]]
+                if lapack_t is cfloat or lapack_t is cdouble:
+                    yv = yv.conjugate()
+                acc = acc + x[i * k + r] * yv
+            out[i * n + c] = -acc
 
 
 cdef Py_ssize_t _trtrs(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
@@ -1749,54 +1889,6 @@ cdef char* _ptr(object x) except NULL:
     return p
 
 
-# The *_part functions run one kernel on a contiguous chunk of the stack (all arrays
-# sliced along axis 0 by tenferro._threads.run_split, which calls them from its threads)
-# and return (bad, info) with bad relative to the chunk.
-
-def _svd_part(a3, u, vt, s, int code, int jobz):
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef char* sp = _ptr(s)
-    if code == 0:
-        bad = _svd[float](a3, u, vt, sp, jobz, &info)
-    elif code == 1:
-        bad = _svd[double](a3, u, vt, sp, jobz, &info)
-    elif code == 2:
-        bad = _svd[cfloat](a3, u, vt, sp, jobz, &info)
-    else:
-        bad = _svd[cdouble](a3, u, vt, sp, jobz, &info)
-    return bad, info
-
-
-def _eigh_part(a3, v, w, int code, bint lower, bint jobv):
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef char* wp = _ptr(w)
-    if code == 0:
-        bad = _eigh[float](a3, v, wp, lower, jobv, &info)
-    elif code == 1:
-        bad = _eigh[double](a3, v, wp, lower, jobv, &info)
-    elif code == 2:
-        bad = _eigh[cfloat](a3, v, wp, lower, jobv, &info)
-    else:
-        bad = _eigh[cdouble](a3, v, wp, lower, jobv, &info)
-    return bad, info
-
-
-def _qr_part(a3, q, r, int code, int imode):
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    if code == 0:
-        bad = _qr[float](a3, q, r, imode, &info)
-    elif code == 1:
-        bad = _qr[double](a3, q, r, imode, &info)
-    elif code == 2:
-        bad = _qr[cfloat](a3, q, r, imode, &info)
-    else:
-        bad = _qr[cdouble](a3, q, r, imode, &info)
-    return bad, info
-
-
 @cython.wraparound(True)   # negative indices of Python tuples below
 def svd(a, full_matrices=False, compute_uv=True):
     """(u, s, vt) like numpy.linalg.svd, or s alone when ``compute_uv`` is False.
@@ -1819,8 +1911,16 @@ def svd(a, full_matrices=False, compute_uv=True):
     if jobz:
         u = np.empty((nb, m, m if jobz == 2 else k), a.dtype)
         vt = np.empty((nb, n if jobz == 2 else k, n), a.dtype)
-    bad, info = _run_split(_svd_part, nb, max(m, n), 22 * nb * m * n * k, (a3, u, vt, s),
-                           (code, jobz))
+    cdef char* sp = _ptr(s)
+    cdef int t = _threads._threads_for(nb, max(m, n), 22 * nb * m * n * k, False)
+    if code == 0:
+        bad = _svd[float](a3, u, vt, sp, jobz, t, &info)
+    elif code == 1:
+        bad = _svd[double](a3, u, vt, sp, jobz, t, &info)
+    elif code == 2:
+        bad = _svd[cfloat](a3, u, vt, sp, jobz, t, &info)
+    else:
+        bad = _svd[cdouble](a3, u, vt, sp, jobz, t, &info)
     if bad == BAD_STRIDES:
         return svd(a.copy(), full_matrices, compute_uv)
     if bad != OK:
@@ -1849,8 +1949,16 @@ def eigh(a, lower=True, compute_v=True):
     a3 = _flat3(a, batch, nb)
     w = np.empty((nb, n), _REAL[code])
     v = np.empty((nb, n, n), a.dtype) if jobv else None
-    bad, info = _run_split(_eigh_part, nb, n, 12 * nb * n * n * n, (a3, v, w),
-                           (code, lower, jobv))
+    cdef char* wp = _ptr(w)
+    cdef int t = _threads._threads_for(nb, n, 12 * nb * n * n * n, False)
+    if code == 0:
+        bad = _eigh[float](a3, v, wp, lower, jobv, t, &info)
+    elif code == 1:
+        bad = _eigh[double](a3, v, wp, lower, jobv, t, &info)
+    elif code == 2:
+        bad = _eigh[cfloat](a3, v, wp, lower, jobv, t, &info)
+    else:
+        bad = _eigh[cdouble](a3, v, wp, lower, jobv, t, &info)
     if bad == BAD_STRIDES:
         return eigh(a.copy(), lower, compute_v)
     if bad != OK:
@@ -1889,8 +1997,16 @@ def qr(a, mode="reduced"):
     r = np.empty((nb, m if imode == 2 else k, n), a.dtype)
     q = np.empty((nb, m, m if imode == 2 else k), a.dtype) if imode else None
     # the geqrt path (larger k) is made of level-3 calls (see tenferro._threads)
-    bad, info = _run_split(_qr_part, nb, max(m, n), 6 * nb * m * n * k, (a3, q, r),
-                           (code, imode), blas3=_qr_block(m, n, imode) != 0)
+    cdef int t = _threads._threads_for(nb, max(m, n), 6 * nb * m * n * k,
+                                       _qr_block(m, n, imode) != 0)
+    if code == 0:
+        bad = _qr[float](a3, q, r, imode, t, &info)
+    elif code == 1:
+        bad = _qr[double](a3, q, r, imode, t, &info)
+    elif code == 2:
+        bad = _qr[cfloat](a3, q, r, imode, t, &info)
+    else:
+        bad = _qr[cdouble](a3, q, r, imode, t, &info)
     if bad == BAD_STRIDES:
         return qr(a.copy(), mode)
     if bad != OK:
@@ -2092,9 +2208,13 @@ cdef tuple _solve_operands(a, b, str name):
 
 
 @cython.wraparound(True)   # negative indices of Python tuples below
-def getrs(lu, piv, b, trans=0):
+def getrs(lu, piv, b, trans=0, outer=None):
     """Solve with getrf's factors: op(a) x = b, op = (identity, transpose, conj-transpose)
-    for trans = 0, 1, 2. b has shape (*batch, n, k); lu/piv's batch broadcasts with it."""
+    for trans = 0, 1, 2. b has shape (*batch, n, k); lu/piv's batch broadcasts with it.
+
+    With ``outer`` = Y (x's shape) the result is (x, −x Yᴴ): the two products of the
+    solve pullback (B̄ = A⁻ᴴX̄, Ā = −B̄Xᴴ) in one pass over the stack (plain loops for the
+    outer product up to side SMALL; NumPy's matmul beyond)."""
     if trans not in (0, 1, 2):
         raise ValueError(f"getrs: trans must be 0, 1 or 2, got {trans!r}")
     lu, b, dt, batch = _solve_operands(lu, b, "getrs")
@@ -2103,7 +2223,12 @@ def getrs(lu, piv, b, trans=0):
     cdef blas_int info = 0
     cdef Py_ssize_t bad
     if nb == 0 or n == 0 or nrhs == 0:
-        return np.zeros(batch + (n, nrhs), dt)
+        x = np.zeros(batch + (n, nrhs), dt)
+        return x if outer is None else (x, np.zeros(batch + (n, n), dt))
+    if outer is not None and (type(outer) is not np.ndarray or outer.dtype != dt or
+                              outer.shape != batch + (n, nrhs) or n > SMALL):
+        x = getrs(lu, piv, b, trans)
+        return x, -(x @ np.conj(np.swapaxes(outer, -1, -2)))
     if type(piv) is not np.ndarray or piv.dtype != np.int32:
         piv = np.asarray(piv).astype(np.int32)
     if lu.shape[:-2] != batch:
@@ -2116,20 +2241,27 @@ def getrs(lu, piv, b, trans=0):
     piv2 = piv[_NEWAXIS] if not batch else (piv if len(batch) == 1 else piv.reshape((nb, n)))
     b3 = _flat3(b, batch, nb)
     x = np.empty((nb, n, nrhs), dt)
+    o3 = out3 = None
+    if outer is not None:
+        o3 = _flat3(outer, batch, nb)
+        out3 = np.empty((nb, n, n), dt)
     cdef int t = _threads._threads_for(nb, n, nb * n * n * nrhs, n > SMALL)   # loops up to SMALL
     if code == 0:
-        bad = _getrs[float](lu3, piv2, b3, x, trans, t, &info)
+        bad = _getrs[float](lu3, piv2, b3, x, trans, o3, out3, t, &info)
     elif code == 1:
-        bad = _getrs[double](lu3, piv2, b3, x, trans, t, &info)
+        bad = _getrs[double](lu3, piv2, b3, x, trans, o3, out3, t, &info)
     elif code == 2:
-        bad = _getrs[cfloat](lu3, piv2, b3, x, trans, t, &info)
+        bad = _getrs[cfloat](lu3, piv2, b3, x, trans, o3, out3, t, &info)
     else:
-        bad = _getrs[cdouble](lu3, piv2, b3, x, trans, t, &info)
+        bad = _getrs[cdouble](lu3, piv2, b3, x, trans, o3, out3, t, &info)
     if bad == BAD_STRIDES:
-        return getrs(lu.copy(), piv, b.copy(), trans)
+        return getrs(lu.copy(), piv, b.copy(), trans,
+                     None if outer is None else outer.copy())
     if bad != OK:
         raise _fail(bad, info, batch, "getrs", "solve failed")
-    return _unflat(x, batch)
+    if outer is None:
+        return _unflat(x, batch)
+    return _unflat(x, batch), _unflat(out3, batch)
 
 
 @cython.wraparound(True)   # negative indices of Python tuples below

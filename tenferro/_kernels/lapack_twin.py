@@ -199,8 +199,9 @@ def _lapack_solve_stacks(name: str, a: _Arr, b: _Arr,
     return fa, fb, batch, _np.zeros(fb.shape, b.dtype)
 
 
-def getrs(lu: _Arr, piv: NDArray[_np.int32], b: _Arr, trans: int = 0) -> _Arr:
-    """Twin of lapack.getrs: scipy.linalg.lu_solve per matrix."""
+def getrs(lu: _Arr, piv: NDArray[_np.int32], b: _Arr, trans: int = 0,
+          outer: _Arr | None = None) -> Any:
+    """Twin of lapack.getrs: scipy.linalg.lu_solve per matrix (and −x outerᴴ)."""
     import scipy.linalg as sla
     lu, fb, batch, out = _lapack_solve_stacks("getrs", lu, b, trans)
     nb, n, nrhs = fb.shape
@@ -208,7 +209,10 @@ def getrs(lu: _Arr, piv: NDArray[_np.int32], b: _Arr, trans: int = 0) -> _Arr:
     if n and nrhs:
         for i in range(nb):
             out[i] = sla.lu_solve((lu[i], piv[i]), fb[i], trans=trans, check_finite=False)
-    return out.reshape(batch + (n, nrhs))
+    x = out.reshape(batch + (n, nrhs))
+    if outer is None:
+        return x
+    return x, -(x @ _np.conj(_np.swapaxes(outer, -1, -2)))
 
 
 def trtrs(a: _Arr, b: _Arr, lower: bool = False, trans: int = 0,

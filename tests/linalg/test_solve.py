@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tenferro as tf
+from tenferro._kernels import lapack_twin
 from tenferro.testing import (assert_oracle_cases_cover, check_grads, check_low_precision,
                               load_oracle_cases, oracle_case_id, oracle_dir, random_array,
                               random_well_conditioned, replay_oracle_case)
@@ -331,3 +332,29 @@ def test_oracle_solve(case):
 @pytest.mark.parametrize("case", INV_CASES, ids=oracle_case_id)
 def test_oracle_inv(case):
     _replay(case, tf.linalg.inv)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5, 1), (7, 4, 2), (3, 16, 16), (2, 20, 3), (33, 1)])
+def test_pullback_fused_outer_product(dtype, shape):
+    """The solve pullback's B̄ = A⁻ᴴX̄ and Ā = −B̄Xᴴ in one getrs call (outer=X): the same
+    as getrs then a matmul, for every dtype; loops up to side 16, NumPy's matmul beyond."""
+    rng = np.random.default_rng(len(shape) * 7 + shape[-2])
+    n = shape[-2]
+    a = random_array(shape[:-1] + (n,), dtype, rng) + 3 * np.eye(n, dtype=dtype)
+    lu, piv = solve_mod._lapack.getrf(a)
+    g, x = random_array(shape, dtype, rng), random_array(shape, dtype, rng)
+    gb, ga = solve_mod._lapack.getrs(lu, piv, g, 2, outer=x)
+    want_gb = solve_mod._lapack.getrs(lu, piv, g, 2)
+    np.testing.assert_array_equal(gb, want_gb)
+    tol = 1e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-13
+    np.testing.assert_allclose(ga, -(want_gb @ np.conj(np.swapaxes(x, -1, -2))),
+                               rtol=tol, atol=tol)
+    twin_gb, twin_ga = lapack_twin.getrs(lu, piv, g, 2, outer=x)
+    np.testing.assert_allclose(ga, twin_ga, rtol=10 * tol, atol=10 * tol)
+    # an outer of another shape or dtype: the NumPy product, same result
+    gb2, ga2 = solve_mod._lapack.getrs(lu, piv, g, 2, outer=x.astype(np.complex128))
+    np.testing.assert_allclose(ga2, -(want_gb @ np.conj(np.swapaxes(x, -1, -2))),
+                               rtol=tol, atol=tol)
+    if len(shape) == 3 and np.dtype(dtype) in (np.float64, np.complex128):
+        check_grads(lambda A, B: tf.linalg.solve(A, B), [a, x], modes=("rev",), order=1)
