@@ -94,7 +94,7 @@ cdef extern from *:
     int pthread_mutex_unlock(pthread_mutex_t* m) nogil
     int pthread_cond_init(pthread_cond_t* c, void* attr) nogil
     int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) nogil
-    int pthread_cond_broadcast(pthread_cond_t* c) nogil
+    int pthread_cond_signal(pthread_cond_t* c) nogil
     int pthread_atfork(void (*prepare)() noexcept nogil, void (*parent)() noexcept nogil,
                        void (*child)() noexcept nogil) nogil
 
@@ -233,9 +233,10 @@ cdef Py_ssize_t run_chunks(chunk_fn fn, void* ctx, Py_ssize_t nb, int nthreads,
     TF_STORE(&_max_users, helpers)
     TF_STORE(&_open, 1)
     TF_ADD(&_gen, 1)
-    if TF_LOAD(&_sleepers) > 0:
+    if TF_LOAD(&_sleepers) > 0:           # wake as many as the job takes, not all
         pthread_mutex_lock(&_sleep_lock)
-        pthread_cond_broadcast(&_wake)
+        for i in range(helpers):
+            pthread_cond_signal(&_wake)
         pthread_mutex_unlock(&_sleep_lock)
     _drain(True)
     TF_STORE(&_open, 0)

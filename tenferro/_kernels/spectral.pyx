@@ -49,7 +49,10 @@ from tenferro._kernels._small cimport rm_gemm
 
 import numpy as np
 
-from tenferro._threads import run_split as _run_split
+from tenferro import _threads
+from tenferro._kernels._blas cimport blas_int
+from tenferro._kernels._workers cimport run_chunks
+
 
 cnp.import_array()
 
@@ -163,20 +166,6 @@ cdef inline double _svd_e2(const real_t* s, Py_ssize_t k, double eps,
     return e * e
 
 
-cdef void _svd_batch(const scalar_t[:, :, ::1] X, const scalar_t[:, :, ::1] Y,
-                     const real_t[:, ::1] s, const real_t[:, ::1] sbar, double eps,
-                     double rel, int mode, scalar_t[:, :, ::1] out, real_t[:, ::1] sinv):
-    cdef bint has_x = X is not None, has_y = Y is not None, has_sbar = sbar is not None
-    cdef Py_ssize_t b, k = out.shape[1]
-    if out.shape[0] == 0 or k == 0:
-        return
-    with nogil:
-        for b in range(out.shape[0]):
-            _svd_one(&X[b, 0, 0] if has_x else NULL, &Y[b, 0, 0] if has_y else NULL,
-                     &s[b, 0], &sbar[b, 0] if has_sbar else NULL,
-                     _svd_e2(&s[b, 0], k, eps, rel), k, mode, &out[b, 0, 0], &sinv[b, 0])
-
-
 cdef void _eigh_one(const scalar_t* X, const real_t* w, const real_t* wbar, double e2,
                     Py_ssize_t k, scalar_t* out) noexcept nogil:
     """One matrix: out_ij = ½F_ij (X_ij − conj(X_ji)), out_ii = λ̄_i (row-major k x k;
@@ -204,19 +193,6 @@ cdef inline double _eigh_e2(const real_t* w, Py_ssize_t k, double eps,
     """ε² of one matrix: ε = eps + rel·max|λ| (w ascending: max |λ| is at an end)."""
     cdef double e = eps + (rel * max(fabs(w[0]), fabs(w[k - 1])) if k else 0.0)
     return e * e
-
-
-cdef void _eigh_batch(const scalar_t[:, :, ::1] X, const real_t[:, ::1] w,
-                      const real_t[:, ::1] wbar, double eps, double rel,
-                      scalar_t[:, :, ::1] out):
-    cdef bint has_wbar = wbar is not None
-    cdef Py_ssize_t b, k = out.shape[1]
-    if out.shape[0] == 0 or k == 0:
-        return
-    with nogil:
-        for b in range(out.shape[0]):
-            _eigh_one(&X[b, 0, 0], &w[b, 0], &wbar[b, 0] if has_wbar else NULL,
-                      _eigh_e2(&w[b, 0], k, eps, rel), k, &out[b, 0, 0])
 
 
 cdef (double, Py_ssize_t) _phase_batch(const complex_t[:, :, :] X,
@@ -333,31 +309,131 @@ cdef void _svd_backward_one(const scalar_t* U, const real_t* s, const scalar_t* 
     rm_gemm(c'N', c'N', m, n, k, one, T, k, VT, n, zero, out, n, _LOOPS)
 
 
-cdef void _svd_backward_batch(const scalar_t[:, :, ::1] U, const real_t[:, ::1] s,
-                              const scalar_t[:, :, ::1] VT, const scalar_t[:, :, ::1] GU,
-                              const real_t[:, ::1] sbar, const scalar_t[:, :, ::1] GVT,
-                              double eps, double rel, scalar_t[:, :, ::1] out):
-    cdef Py_ssize_t nb = U.shape[0], m = U.shape[1], k = U.shape[2], n = VT.shape[2], b
-    cdef bint has_gu = GU is not None, has_gvt = GVT is not None
-    cdef bint has_sbar = sbar is not None
-    cdef scalar_t* work = <scalar_t*>malloc(sizeof(scalar_t) * (3 * k * k + max(m, n) * k))
-    cdef real_t* sinv = <real_t*>malloc(sizeof(real_t) * k)
-    if work == NULL or sinv == NULL:
-        free(work)
-        free(sinv)
+# ---- the stacks on the native workers (tenferro/_kernels/_workers.pyx) ---------------
+
+cdef enum:
+    OK = -1                 # run_chunks' "no failure"
+    NO_MEMORY = -4
+    SVD_CORE = 0            # the kinds of _SpecJob
+    EIGH_CORE = 1
+    SVD_BACKWARD = 2
+    EIGH_BACKWARD = 3
+
+
+cdef struct _SpecJob:      # one call of a kernel of this module, for run_chunks
+    int kind                  # SVD_CORE ... EIGH_BACKWARD
+    int code                  # 0..3: float, double, float complex, double complex
+    const char* p[6]          # the operands, C-ordered, in the kernel's argument order
+    char* out                 # (nb, rows, cols)
+    char* sinv                # svd_core's second output (nb, k)
+    Py_ssize_t m, n, k
+    int mode                  # svd_core's 0 square, 1 tall, 2 wide
+    double eps, rel
+
+
+cdef const char* _cptr(object a, str c, tuple shape) except? NULL:
+    """Data pointer of ``a``, a C-contiguous ndarray of dtype char ``c`` and the given
+    shape (what the typed memoryviews of these kernels checked); NULL for None."""
+    if a is None:
+        return NULL
+    if (type(a) is not np.ndarray or a.dtype.char != c or a.shape != shape or
+            not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a)):
+        raise ValueError(f"expected a C-contiguous {np.dtype(c)} array of shape {shape}, "
+                         f"got {getattr(a, 'dtype', type(a))} {getattr(a, 'shape', '')}")
+    return <const char*>cnp.PyArray_DATA(<cnp.ndarray>a)
+
+
+cdef Py_ssize_t _run_spec(_SpecJob* job, Py_ssize_t nb, Py_ssize_t side,
+                          Py_ssize_t work, bint blas3) except? -2:
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    cdef int t = _threads._threads_for(nb, side, work, blas3)
+    with nogil:
+        bad = run_chunks(_spec_chunk, job, nb, t, &info)
+    if bad == NO_MEMORY:
         raise MemoryError()
-    try:
-        with nogil:
-            for b in range(nb):
-                _svd_backward_one(&U[b, 0, 0], &s[b, 0], &VT[b, 0, 0],
-                                  &GU[b, 0, 0] if has_gu else NULL,
-                                  &sbar[b, 0] if has_sbar else NULL,
-                                  &GVT[b, 0, 0] if has_gvt else NULL,
-                                  _svd_e2(&s[b, 0], k, eps, rel), m, n, k, &out[b, 0, 0],
-                                  work, sinv)
-    finally:
+    return bad
+
+
+cdef Py_ssize_t _spec_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                            blas_int* info) noexcept nogil:
+    cdef _SpecJob* j = <_SpecJob*>ctx
+    if j.code == 0:
+        return _spec_rows(j, b0, b1, <float*>NULL, <float*>NULL)
+    if j.code == 1:
+        return _spec_rows(j, b0, b1, <double*>NULL, <double*>NULL)
+    if j.code == 2:
+        return _spec_rows(j, b0, b1, <float complex*>NULL, <float*>NULL)
+    return _spec_rows(j, b0, b1, <double complex*>NULL, <double*>NULL)
+
+
+cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* tag,
+                           real_t* rtag) noexcept nogil:
+    """Matrices [b0, b1) of the job (scalar_t, real_t: the dtype and its real type)."""
+    cdef Py_ssize_t m = j.m, n = j.n, k = j.k, b
+    cdef const scalar_t* X
+    cdef const scalar_t* Y
+    cdef const scalar_t* V
+    cdef const scalar_t* VT
+    cdef const scalar_t* G1
+    cdef const scalar_t* G2
+    cdef const real_t* ev
+    cdef const real_t* bar
+    cdef scalar_t* out = <scalar_t*>j.out
+    cdef scalar_t* work = NULL
+    cdef real_t* sinv = NULL
+    cdef scalar_t one = 1, zero = 0
+    if j.kind == SVD_CORE:           # p: X, Y, s, sbar
+        X, Y = <const scalar_t*>j.p[0], <const scalar_t*>j.p[1]
+        ev, bar = <const real_t*>j.p[2], <const real_t*>j.p[3]
+        for b in range(b0, b1):
+            _svd_one(X + b * k * k if X != NULL else NULL,
+                     Y + b * k * k if Y != NULL else NULL, ev + b * k,
+                     bar + b * k if bar != NULL else NULL,
+                     _svd_e2(ev + b * k, k, j.eps, j.rel), k, j.mode, out + b * k * k,
+                     <real_t*>j.sinv + b * k)
+    elif j.kind == EIGH_CORE:        # p: X, w, wbar
+        X = <const scalar_t*>j.p[0]
+        ev, bar = <const real_t*>j.p[1], <const real_t*>j.p[2]
+        for b in range(b0, b1):
+            _eigh_one(X + b * k * k, ev + b * k, bar + b * k if bar != NULL else NULL,
+                      _eigh_e2(ev + b * k, k, j.eps, j.rel), k, out + b * k * k)
+    elif j.kind == SVD_BACKWARD:     # p: U, s, VT, GU, sbar, GVT
+        V, ev, VT = <const scalar_t*>j.p[0], <const real_t*>j.p[1], <const scalar_t*>j.p[2]
+        G1, bar, G2 = (<const scalar_t*>j.p[3], <const real_t*>j.p[4],
+                       <const scalar_t*>j.p[5])
+        work = <scalar_t*>malloc(sizeof(scalar_t) * (3 * k * k + max(m, n) * k))
+        sinv = <real_t*>malloc(sizeof(real_t) * k)
+        if work == NULL or sinv == NULL:
+            free(work)
+            free(sinv)
+            return NO_MEMORY
+        for b in range(b0, b1):
+            _svd_backward_one(V + b * m * k, ev + b * k, VT + b * k * n,
+                              G1 + b * m * k if G1 != NULL else NULL,
+                              bar + b * k if bar != NULL else NULL,
+                              G2 + b * k * n if G2 != NULL else NULL,
+                              _svd_e2(ev + b * k, k, j.eps, j.rel), m, n, k,
+                              out + b * m * n, work, sinv)
         free(work)
         free(sinv)
+    else:                            # EIGH_BACKWARD, p: V, w, GV, wbar
+        V, ev = <const scalar_t*>j.p[0], <const real_t*>j.p[1]
+        G1, bar = <const scalar_t*>j.p[2], <const real_t*>j.p[3]
+        work = <scalar_t*>malloc(sizeof(scalar_t) * 3 * k * k)
+        if work == NULL:
+            return NO_MEMORY
+        for b in range(b0, b1):
+            rm_gemm(c'C', c'N', k, k, k, one, V + b * k * k, k, G1 + b * k * k, k, zero,
+                    work, k, _LOOPS)                                       # X = VᴴV̄
+            _eigh_one(work, ev + b * k, bar + b * k if bar != NULL else NULL,
+                      _eigh_e2(ev + b * k, k, j.eps, j.rel), k, work + k * k)
+            rm_gemm(c'N', c'N', k, k, k, one, V + b * k * k, k, work + k * k, k, zero,
+                    work + 2 * k * k, k, _LOOPS)                           # V·core
+            rm_gemm(c'N', c'C', k, k, k, one, work + 2 * k * k, k, V + b * k * k, k, zero,
+                    out + b * k * k, k, _LOOPS)                            # ·Vᴴ
+        free(work)
+    return OK
 
 
 def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out):
@@ -371,52 +447,17 @@ def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out):
     cdef Py_ssize_t nb = u.shape[0], m = u.shape[1], k = u.shape[2], n = vt.shape[2]
     if nb == 0 or m == 0 or n == 0:
         return
-    _run_split(_svd_backward_part, nb, max(m, n), nb * (3 * k * k + 4 * m * n * k),
-               (_contig(u), _contig(s), _contig(vt), _contig(gu), _contig(sbar),
-                _contig(gvt), out), (c, eps, rel), blas3=max(m, n) > _LOOPS)
-
-
-def _svd_backward_part(u, s, vt, gu, sbar, gvt, out, str c, double eps, double rel):
-    """svd_backward on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
-    if c == "d":
-        _svd_backward_batch[double, double](u, s, vt, gu, sbar, gvt, eps, rel, out)
-    elif c == "D":
-        _svd_backward_batch[cython.doublecomplex, double](u, s, vt, gu, sbar, gvt, eps,
-                                                          rel, out)
-    elif c == "f":
-        _svd_backward_batch[float, float](u, s, vt, gu, sbar, gvt, eps, rel, out)
-    else:
-        _svd_backward_batch[cython.floatcomplex, float](u, s, vt, gu, sbar, gvt, eps, rel,
-                                                        out)
-    return -1, 0
-
-
-cdef void _eigh_backward_batch(const scalar_t[:, :, ::1] V, const real_t[:, ::1] w,
-                               const scalar_t[:, :, ::1] GV, const real_t[:, ::1] wbar,
-                               double eps, double rel, scalar_t[:, :, ::1] out):
-    cdef Py_ssize_t nb = V.shape[0], k = V.shape[1], b
-    cdef bint has_wbar = wbar is not None
-    cdef scalar_t one = 1, zero = 0
-    cdef scalar_t* work = <scalar_t*>malloc(sizeof(scalar_t) * 3 * k * k)
-    cdef scalar_t* X
-    cdef scalar_t* core
-    cdef scalar_t* T
-    if work == NULL:
-        raise MemoryError()
-    X, core, T = work, work + k * k, work + 2 * k * k
-    try:
-        with nogil:
-            for b in range(nb):
-                rm_gemm(c'C', c'N', k, k, k, one, &V[b, 0, 0], k, &GV[b, 0, 0], k, zero,
-                        X, k, _LOOPS)                                      # X = VᴴV̄
-                _eigh_one(X, &w[b, 0], &wbar[b, 0] if has_wbar else NULL,
-                          _eigh_e2(&w[b, 0], k, eps, rel), k, core)
-                rm_gemm(c'N', c'N', k, k, k, one, &V[b, 0, 0], k, core, k, zero, T, k,
-                        _LOOPS)                                            # V·core
-                rm_gemm(c'N', c'C', k, k, k, one, T, k, &V[b, 0, 0], k, zero,
-                        &out[b, 0, 0], k, _LOOPS)                          # ·Vᴴ
-    finally:
-        free(work)
+    cdef _SpecJob job
+    r = c.lower()
+    ops = (_contig(u), _contig(s), _contig(vt), _contig(gu), _contig(sbar), _contig(gvt))
+    kinds = (c, r, c, c, r, c)
+    shapes = ((nb, m, k), (nb, k), (nb, k, n), (nb, m, k), (nb, k), (nb, k, n))
+    for i in range(6):
+        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    job.kind, job.code, job.out = SVD_BACKWARD, "fdFD".index(c), \
+        <char*>_cptr(out, c, (nb, m, n))
+    job.m, job.n, job.k, job.eps, job.rel = m, n, k, eps, rel
+    _run_spec(&job, nb, max(m, n), nb * (3 * k * k + 4 * m * n * k), max(m, n) > _LOOPS)
 
 
 def eigh_backward(v, w, gv, wbar, double eps, double rel, out):
@@ -429,22 +470,17 @@ def eigh_backward(v, w, gv, wbar, double eps, double rel, out):
     cdef Py_ssize_t nb = v.shape[0], k = v.shape[1]
     if nb == 0 or k == 0:
         return
-    _run_split(_eigh_backward_part, nb, k, nb * (k * k + 6 * k * k * k),
-               (_contig(v), _contig(w), _contig(gv), _contig(wbar), out), (c, eps, rel),
-               blas3=k > _LOOPS)
-
-
-def _eigh_backward_part(v, w, gv, wbar, out, str c, double eps, double rel):
-    """eigh_backward on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
-    if c == "d":
-        _eigh_backward_batch[double, double](v, w, gv, wbar, eps, rel, out)
-    elif c == "D":
-        _eigh_backward_batch[cython.doublecomplex, double](v, w, gv, wbar, eps, rel, out)
-    elif c == "f":
-        _eigh_backward_batch[float, float](v, w, gv, wbar, eps, rel, out)
-    else:
-        _eigh_backward_batch[cython.floatcomplex, float](v, w, gv, wbar, eps, rel, out)
-    return -1, 0
+    cdef _SpecJob job
+    r = c.lower()
+    ops = (_contig(v), _contig(w), _contig(gv), _contig(wbar))
+    kinds = (c, r, c, r)
+    shapes = ((nb, k, k), (nb, k), (nb, k, k), (nb, k))
+    for i in range(4):
+        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    job.kind, job.code, job.out = EIGH_BACKWARD, "fdFD".index(c), \
+        <char*>_cptr(out, c, (nb, k, k))
+    job.k, job.eps, job.rel = k, eps, rel
+    _run_spec(&job, nb, k, nb * (k * k + 6 * k * k * k), k > _LOOPS)
 
 
 def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
@@ -456,23 +492,20 @@ def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
     if c not in "dDfF":
         raise TypeError(f"svd_core: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
-    # split over tenferro._threads' threads (bit-identical: each b is independent)
-    _run_split(_svd_core_part, nb, k, 3 * nb * k * k,
-               (_contig(X), _contig(Y), _contig(s), _contig(sbar), out, sinv),
-               (c, eps, rel, mode))
-
-
-def _svd_core_part(X, Y, s, sbar, out, sinv, str c, double eps, double rel, int mode):
-    """svd_core on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
-    if c == "d":
-        _svd_batch[double, double](X, Y, s, sbar, eps, rel, mode, out, sinv)
-    elif c == "D":
-        _svd_batch[cython.doublecomplex, double](X, Y, s, sbar, eps, rel, mode, out, sinv)
-    elif c == "f":
-        _svd_batch[float, float](X, Y, s, sbar, eps, rel, mode, out, sinv)
-    else:
-        _svd_batch[cython.floatcomplex, float](X, Y, s, sbar, eps, rel, mode, out, sinv)
-    return -1, 0
+    if nb == 0 or k == 0:
+        return
+    cdef _SpecJob job
+    r = c.lower()
+    ops = (_contig(X), _contig(Y), _contig(s), _contig(sbar))
+    kinds = (c, c, r, r)
+    shapes = ((nb, k, k), (nb, k, k), (nb, k), (nb, k))
+    for i in range(4):
+        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    job.kind, job.code, job.out, job.sinv = SVD_CORE, "fdFD".index(c), \
+        <char*>_cptr(out, c, (nb, k, k)), <char*>_cptr(sinv, r, (nb, k))
+    job.k, job.mode, job.eps, job.rel = k, mode, eps, rel
+    # split over the native workers (bit-identical: each b is independent)
+    _run_spec(&job, nb, k, 3 * nb * k * k, False)
 
 
 def eigh_core(X, w, wbar, double eps, double rel, out):
@@ -482,18 +515,16 @@ def eigh_core(X, w, wbar, double eps, double rel, out):
     if c not in "dDfF":
         raise TypeError(f"eigh_core: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
-    _run_split(_eigh_core_part, nb, k, nb * k * k,
-               (_contig(X), _contig(w), _contig(wbar), out), (c, eps, rel))
-
-
-def _eigh_core_part(X, w, wbar, out, str c, double eps, double rel):
-    """eigh_core on a contiguous chunk of the stack; returns (OK, 0) for run_split."""
-    if c == "d":
-        _eigh_batch[double, double](X, w, wbar, eps, rel, out)
-    elif c == "D":
-        _eigh_batch[cython.doublecomplex, double](X, w, wbar, eps, rel, out)
-    elif c == "f":
-        _eigh_batch[float, float](X, w, wbar, eps, rel, out)
-    else:
-        _eigh_batch[cython.floatcomplex, float](X, w, wbar, eps, rel, out)
-    return -1, 0
+    if nb == 0 or k == 0:
+        return
+    cdef _SpecJob job
+    r = c.lower()
+    ops = (_contig(X), _contig(w), _contig(wbar))
+    kinds = (c, r, r)
+    shapes = ((nb, k, k), (nb, k), (nb, k))
+    for i in range(3):
+        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    job.kind, job.code, job.out = EIGH_CORE, "fdFD".index(c), \
+        <char*>_cptr(out, c, (nb, k, k))
+    job.k, job.eps, job.rel = k, eps, rel
+    _run_spec(&job, nb, k, nb * k * k, False)

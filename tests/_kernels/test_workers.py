@@ -34,10 +34,18 @@ def test_every_position_runs_once(nb, nthreads):
 
 
 def test_workers_take_chunks():
-    """With enough work per position, a worker runs part of the stack (by_caller 0)."""
-    bad, _, runs, by_caller = _probe(400, 2, spin=20000)
-    assert bad == -1 and (runs == 1).all()
-    assert 0 < by_caller.sum() < 400
+    """With enough work per position (~8 ms in all), the calling thread and a worker
+    both run part of the stack. In one of five tries: the OS may leave a just-woken
+    thread waiting for a core for milliseconds (seen on this 2-vCPU VM), so one try can
+    be run by a single thread."""
+    shares = []
+    for _ in range(5):
+        bad, _, runs, by_caller = _probe(400, 2, spin=20000)
+        assert bad == -1 and (runs == 1).all()
+        shares.append(int(by_caller.sum()))
+        if 0 < shares[-1] < 400:
+            break
+    assert 0 < shares[-1] < 400, shares
 
 
 @pytest.mark.parametrize("nthreads", [2, 3])
