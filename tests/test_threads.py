@@ -15,42 +15,27 @@ DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 
 @pytest.fixture
 def split_always(monkeypatch):
-    """Split every stack (no work threshold) and count the chunks handed to pool threads,
-    so a test sees that the threaded path really ran."""
-    monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    """Split every stack (no work threshold, level-3 kernels too) and count the jobs the
+    native workers ran, so a test sees that the threaded path really ran."""
     monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
     monkeypatch.setattr(_threads, "BLAS3_LOCKED", False)   # split the level-3 kernels too
-    splits = Splits()
-    real = _threads._executor
-
-    class Counting:
-        def __init__(self, pool):
-            self.pool = pool
-
-        def submit(self, fn, *args):
-            splits.submitted.append(fn)
-            return self.pool.submit(fn, *args)
-
-    monkeypatch.setattr(_threads, "_executor", lambda w: Counting(real(w)))
     old = _threads.get_num_threads()
-    yield splits
+    yield Splits()
     _threads.set_num_threads(old)
 
 
 class Splits:
-    """True when a stack was split since the last clear(): chunks handed to the Python
-    pool (run_split) or a job run by the native workers (_kernels/_workers.pyx)."""
+    """True when a stack was split (a job run on the native workers,
+    tenferro/_kernels/_workers.pyx) since the last clear()."""
 
     def __init__(self):
-        self.submitted = []
         self.native = _workers.split_count()
 
     def clear(self):
-        self.submitted.clear()
         self.native = _workers.split_count()
 
     def __bool__(self):
-        return bool(self.submitted) or _workers.split_count() > self.native
+        return _workers.split_count() > self.native
 
 
 def _runs(fn, threads=(1, 2, 3)):
@@ -114,12 +99,10 @@ def test_default_from_omp_num_threads(monkeypatch):
     assert _threads._default() == (__import__("os").cpu_count() or 1)
 
 
-@pytest.mark.parametrize("threads_for, min_work", [
-    (_threads._threads_for, "NATIVE_MIN_WORK"),                       # native workers
-    (lambda *a, blas3=False: _threads._pool_threads_for(*a, blas3), "MIN_WORK")])
-def test_when_a_stack_is_split(monkeypatch, threads_for, min_work):
+def test_when_a_stack_is_split(monkeypatch):
+    threads_for = _threads._threads_for
     monkeypatch.setattr(_threads, "_num_threads", 2)
-    least = getattr(_threads, min_work)
+    least = _threads.NATIVE_MIN_WORK
     assert threads_for(1000, 8, 10**9) == 2
     assert threads_for(1000, 8, least) == 2
     assert threads_for(1, 8, 10**9) == 1                  # nothing to split
@@ -307,15 +290,18 @@ def test_linalg_functions_thread_count_independent(split_always):
 
 
 def _svd_in_child(queue):
-    from tenferro._kernels import lapack as lp
+    from tenferro._kernels import _workers as wk, lapack as lp
     a = np.random.default_rng(5).standard_normal((50, 4, 4))
-    queue.put(lp.svd(a, compute_uv=False).tobytes())
+    workers, splits = wk.worker_count(), wk.split_count()
+    s = lp.svd(a, compute_uv=False).tobytes()
+    # fork copied no worker thread; the split started one
+    queue.put((s, workers, wk.worker_count(), wk.split_count() - splits))
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
 def test_forked_child_gets_its_own_pool(split_always):
-    """After the parent used its pool, a forked child splits a stack too (it must not
-    wait for the parent's threads, which fork does not copy)."""
+    """After the parent used its workers, a forked child splits a stack too (it must not
+    wait for the parent's threads, which fork does not copy): it starts its own."""
     import multiprocessing as mp
     a = np.random.default_rng(5).standard_normal((50, 4, 4))
     with tf.num_threads(2):
@@ -325,9 +311,10 @@ def test_forked_child_gets_its_own_pool(split_always):
         queue = ctx.Queue()
         child = ctx.Process(target=_svd_in_child, args=(queue,))
         child.start()
-        got = queue.get(timeout=60)
+        got, workers_before, workers_after, splits = queue.get(timeout=60)
         child.join(60)
     assert child.exitcode == 0 and got == expected
+    assert workers_before == 0 and workers_after >= 1 and splits == 1
 
 
 def test_concurrent_callers_and_changing_thread_counts(split_always):

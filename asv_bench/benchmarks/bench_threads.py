@@ -2,13 +2,12 @@
 float64 matrices through svd and eigh (forward + backward) and cholesky, solve and qr
 (forward + backward), with tf.set_num_threads(1) and (2), OpenBLAS on one thread.
 
-On a 2-core machine the 2-thread time of the LAPACK-bound forward kernels (svd, eigh,
-qr) is ~0.55x the 1-thread time; forward + backward gains less (the backward rules'
-NumPy batched matmul and elementwise work stays on one thread). cholesky and solve stay
-serial on purpose (no change expected): their kernels are level-3 BLAS calls, which
-OpenBLAS serializes across threads (tenferro._threads.BLAS3_LOCKED), and potrf's whole
-stack (~0.3 ms) is below tenferro._threads.MIN_WORK. ``python scripts/bench_threads.py``
-prints the full table with speedups (also 100 x 32 x 32 and each kernel alone).
+On a 2-core machine the 2-thread time is ~0.5-0.6x the 1-thread time for every one of
+them (the stacks run on tenferro's native worker threads; the LAPACK-bound kernels and
+the plain-loop Cholesky, LU and QR kernels of these small matrices all split);
+forward + backward gains a little less (the NumPy work of the backward rules stays on
+one thread). ``python scripts/bench_threads.py`` prints the full table with speedups
+(also 100 x 32 x 32 and each kernel alone).
 """
 import os
 import sys

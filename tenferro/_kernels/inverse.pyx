@@ -54,11 +54,12 @@ cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf
+from tenferro._kernels._workers cimport run_chunks
 
 import numpy as np
 
 from tenferro._kernels import inverse_twin as _ref
-from tenferro._threads import run_split as _run_split
+from tenferro import _threads
 
 __all__ = ["lu_inverse", "pivot_parity", "pivot_perm", "tiny_pivots", "lu_det"]
 
@@ -264,48 +265,72 @@ cdef void _mul(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
 
 # ---- the batched kernel --------------------------------------------------------------
 
-cdef Py_ssize_t _inverse(const lapack_t[:, :, :] lu, const int[:, :] piv,
-                         const lapack_t* scale, lapack_t[:, :, ::1] out,
-                         int trans) noexcept:
-    # lu: (nb, n, n) views of the factors (any element strides; getrf's per-matrix
-    # Fortran ones are copied by memcpy), piv (nb, n) 0-based, checked by the caller.
-    # scale: nb values or NULL (1). Returns OK, NO_MEMORY, or the batch position of a
-    # matrix whose pivots are not row indices 0..n-1 (LAPACK would go out of bounds).
-    cdef Py_ssize_t nb = out.shape[0], n = out.shape[1], b, i, j
+cdef struct _InvJob:       # one lu_inverse call, for run_chunks
+    const char* lu            # factors (nb, n, n), element strides sl
+    const int* piv            # (nb, n) 0-based, element strides sp
+    const char* scale         # nb values, or NULL (1)
+    char* out                 # (nb, n, n) C-ordered
+    Py_ssize_t sl[3]
+    Py_ssize_t sp[2]
+    Py_ssize_t n
+    int trans
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
+cdef Py_ssize_t _inverse_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1, bint on_caller,
+                               blas_int* info) noexcept nogil:
+    cdef _InvJob* j = <_InvJob*>ctx
+    if j.code == 0:
+        return _inverse_rows(<const float*>j.lu, <const float*>j.scale, <float*>j.out, j,
+                             b0, b1)
+    if j.code == 1:
+        return _inverse_rows(<const double*>j.lu, <const double*>j.scale, <double*>j.out,
+                             j, b0, b1)
+    if j.code == 2:
+        return _inverse_rows(<const cfloat*>j.lu, <const cfloat*>j.scale, <cfloat*>j.out,
+                             j, b0, b1)
+    return _inverse_rows(<const cdouble*>j.lu, <const cdouble*>j.scale, <cdouble*>j.out,
+                         j, b0, b1)
+
+
+cdef Py_ssize_t _inverse_rows(const lapack_t* lu, const lapack_t* scale, lapack_t* out,
+                              _InvJob* j, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil:
+    # lu: views of the factors (any element strides; getrf's per-matrix Fortran ones are
+    # copied by memcpy), piv 0-based, checked here. scale: nb values or NULL (1).
+    # Returns OK, NO_MEMORY, or the batch position of a matrix whose pivots are not row
+    # indices 0..n-1 (LAPACK would go out of bounds).
+    cdef Py_ssize_t n = j.n, b, i, k
+    cdef Py_ssize_t s1 = j.sl[1], s2 = j.sl[2]
     cdef Py_ssize_t isz = sizeof(lapack_t)
-    cdef Py_ssize_t s1 = lu.strides[1] // isz, s2 = lu.strides[2] // isz
     cdef lapack_t* w
     cdef lapack_t* o
     cdef const lapack_t* src
-    cdef const lapack_t* sp
+    cdef const int* pv
     cdef lapack_t* work = NULL
     cdef Py_ssize_t result = OK
-    if trans == 0:
+    if j.trans == 0:
         work = <lapack_t*>malloc(n * n * isz)
         if work == NULL:
             return NO_MEMORY
-    with nogil:
-        for b in range(nb):
-            for j in range(n):
-                if piv[b, j] < 0 or piv[b, j] >= n:
-                    result = b
-            if result != OK:
-                break
-            o = &out[b, 0, 0]
-            w = work if trans == 0 else o
-            src = &lu[b, 0, 0]
-            if src == w:
-                pass                            # overwrite_lu: factors already in W
-            elif s1 == 1 and s2 == n:
-                memcpy(w, src, n * n * isz)
-            else:
-                for j in range(n):
-                    for i in range(n):
-                        w[i + j * n] = src[i * s1 + j * s2]
-            sp = scale
-            if sp != NULL:
-                sp += b
-            _inverse_one(w, o, &piv[b, 0], piv.strides[1] // sizeof(int), n, sp, trans)
+    for b in range(b0, b1):
+        pv = j.piv + b * j.sp[0]
+        for k in range(n):
+            if pv[k * j.sp[1]] < 0 or pv[k * j.sp[1]] >= n:
+                result = b
+        if result != OK:
+            break
+        o = out + b * n * n
+        w = work if j.trans == 0 else o
+        src = lu + b * j.sl[0]
+        if src == w:
+            pass                            # overwrite_lu: factors already in W
+        elif s1 == 1 and s2 == n:
+            memcpy(w, src, n * n * isz)
+        else:
+            for k in range(n):
+                for i in range(n):
+                    w[i + k * n] = src[i * s1 + k * s2]
+        _inverse_one(w, o, pv, j.sp[1], n, scale + b if scale != NULL else NULL, j.trans)
     free(work)
     return result
 
@@ -433,38 +458,6 @@ cdef object _inverse1(lu, piv, scale, dt, int tr):
     return out
 
 
-@cython.wraparound(True)
-def _inverse_part(lu3, piv2, sc, out, Py_ssize_t code, int tr):
-    """_inverse on a contiguous chunk of the stack (run_split): (OK or bad position, 0)."""
-    cdef char* sp = NULL
-    cdef const float[:] sf
-    cdef const double[:] sd
-    cdef const cfloat[:] scf
-    cdef const cdouble[:] scd
-    cdef Py_ssize_t res
-    if code == 0:
-        if sc is not None:
-            sf = sc
-            sp = <char*>&sf[0]
-        res = _inverse[float](lu3, piv2, <float*>sp, out, tr)
-    elif code == 1:
-        if sc is not None:
-            sd = sc
-            sp = <char*>&sd[0]
-        res = _inverse[double](lu3, piv2, <double*>sp, out, tr)
-    elif code == 2:
-        if sc is not None:
-            scf = sc
-            sp = <char*>&scf[0]
-        res = _inverse[cfloat](lu3, piv2, <cfloat*>sp, out, tr)
-    else:
-        if sc is not None:
-            scd = sc
-            sp = <char*>&scd[0]
-        res = _inverse[cdouble](lu3, piv2, <cdouble*>sp, out, tr)
-    return res, 0
-
-
 def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
     """scale·op(A)⁻¹ of each matrix A from its getrf factors, op = (identity, ᵀ, ᴴ)
     for trans = 0, 1, 2.
@@ -532,13 +525,25 @@ def lu_inverse(lu, piv, scale=None, trans=0, overwrite_lu=False):
         # allocated in the result's shape, so that the result owns its memory
         full = np.empty(shape, dt)
         out = full[_NEWAXIS] if nd == 2 else full.reshape((nb, n, n))
-    cdef Py_ssize_t res
+    cdef Py_ssize_t res, i
+    cdef _InvJob job
+    cdef blas_int info = 0
+    cdef int t
     if sc is not None and sc.strides[0] != sc.itemsize and nb > 1:
         sc = sc.copy()
-    # split over tenferro._threads' threads (contiguous chunks; bit-identical)
-    res, _ = _run_split(_inverse_part, nb, n, 2 * nb * n * n * n, (lu3, piv2, sc, out),
-                        (code, tr),
-                        blas3=True)
+    job.lu, job.out = _ro_data(lu3, PyBUF_STRIDES), _data(out)
+    job.piv = <const int*>_ro_data(piv2, PyBUF_STRIDES)
+    job.scale = _ro_data(sc, PyBUF_STRIDES) if sc is not None else NULL
+    for i in range(3):
+        job.sl[i] = lu3.strides[i] // lu3.itemsize
+    for i in range(2):
+        job.sp[i] = piv2.strides[i] // 4
+    job.n, job.trans, job.code = n, tr, <int>code
+    # split over the native workers (contiguous chunks; bit-identical) while level-3
+    # BLAS calls can run concurrently (tenferro._threads.BLAS3_LOCKED)
+    t = _threads._threads_for(nb, n, 2 * nb * n * n * n, True)
+    with nogil:
+        res = run_chunks(_inverse_chunk, &job, nb, t, &info)
     if res == NO_MEMORY:
         raise MemoryError("tenferro: out of memory for the lu_inverse workspace")
     if res != OK:

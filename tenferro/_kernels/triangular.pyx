@@ -59,7 +59,6 @@ import numpy as np
 from tenferro._errors import LinAlgError
 from tenferro._kernels import triangular_twin as _ref
 from tenferro import _threads
-from tenferro._threads import run_split as _run_split
 
 __all__ = ["solve_triangular_backprop", "trsm", "qr_backprop", "cholesky_backprop",
            "lu_backprop"]
@@ -1114,29 +1113,64 @@ cdef inline void _load(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1, lapack
                 dst[i * n + j] = src[i * s0 + j * s1]
 
 
-cdef Py_ssize_t _lu_backprop(const lapack_t[:, :, ::1] l, const lapack_t[:, :, ::1] u,
-                             const lapack_t[:, :, :] gl, const lapack_t[:, :, :] gu,
-                             const Py_ssize_t[:, ::1] perm, lapack_t[:, :, ::1] out,
-                             lapack_t[::1] work, bint hl, bint hu, bint hp) noexcept:
-    cdef Py_ssize_t nb = out.shape[0], n = out.shape[1], b, i
-    cdef Py_ssize_t isz = sizeof(lapack_t)
-    cdef Py_ssize_t l0 = gl.strides[1] // isz, l1 = gl.strides[2] // isz
-    cdef Py_ssize_t u0 = gu.strides[1] // isz, u1 = gu.strides[2] // isz
-    cdef lapack_t* wl = &work[0]
+cdef struct _LUJob:         # one lu_backprop call, for run_chunks
+    const char* l             # L, U (nb, n, n) C-ordered
+    const char* u
+    const char* gl            # L̄, Ū (nb, n, n), element strides sl, su (NULL: zero)
+    const char* gu
+    const Py_ssize_t* perm    # (nb, n) row order, or NULL (P = I)
+    char* out                 # Ā (nb, n, n) C-ordered
+    char* work                # the calling thread's workspace (workers allocate theirs)
+    Py_ssize_t sl[3]
+    Py_ssize_t su[3]
+    Py_ssize_t n, item        # side, bytes per entry
+    int code                  # 0..3: float, double, cfloat, cdouble
+
+
+cdef Py_ssize_t _lu_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                   bint on_caller, blas_int* info) noexcept nogil:
+    cdef _LUJob* j = <_LUJob*>ctx
+    cdef Py_ssize_t size = (3 if j.perm != NULL else 2) * j.n * j.n * j.item
+    cdef char* w = j.work if on_caller else <char*>malloc(size)
+    if w == NULL:
+        return NO_MEMORY
+    if j.code == 0:
+        _lu_backprop_rows(<const float*>j.l, <const float*>j.u, <const float*>j.gl,
+                          <const float*>j.gu, <float*>j.out, <float*>w, j, b0, b1)
+    elif j.code == 1:
+        _lu_backprop_rows(<const double*>j.l, <const double*>j.u, <const double*>j.gl,
+                          <const double*>j.gu, <double*>j.out, <double*>w, j, b0, b1)
+    elif j.code == 2:
+        _lu_backprop_rows(<const cfloat*>j.l, <const cfloat*>j.u, <const cfloat*>j.gl,
+                          <const cfloat*>j.gu, <cfloat*>j.out, <cfloat*>w, j, b0, b1)
+    else:
+        _lu_backprop_rows(<const cdouble*>j.l, <const cdouble*>j.u, <const cdouble*>j.gl,
+                          <const cdouble*>j.gu, <cdouble*>j.out, <cdouble*>w, j, b0, b1)
+    if not on_caller:
+        free(w)
+    return OK
+
+
+cdef void _lu_backprop_rows(const lapack_t* l, const lapack_t* u, const lapack_t* gl,
+                            const lapack_t* gu, lapack_t* out, lapack_t* work, _LUJob* j,
+                            Py_ssize_t b0, Py_ssize_t b1) noexcept nogil:
+    cdef Py_ssize_t n = j.n, b, i
+    cdef bint hp = j.perm != NULL
+    cdef lapack_t* wl = work
     cdef lapack_t* wu = wl + n * n
     cdef lapack_t* o = wu + n * n
     cdef lapack_t* ob
-    with nogil:
-        for b in range(nb):
-            _load(&gl[b, 0, 0], l0, l1, wl, n, hl)
-            _load(&gu[b, 0, 0], u0, u1, wu, n, hu)
-            ob = &out[b, 0, 0]
-            _lu_blocked(<lapack_t*>&l[b, 0, 0], <lapack_t*>&u[b, 0, 0], wl, wu,
-                        o if hp else ob, n, n)
-            if hp:
-                for i in range(n):    # Ā = P Ā′: row i of Ā′ is row perm[b, i] of Ā
-                    memcpy(ob + perm[b, i] * n, o + i * n, n * isz)
-    return -1
+    for b in range(b0, b1):
+        _load(gl + b * j.sl[0] if gl != NULL else NULL, j.sl[1], j.sl[2], wl, n,
+              gl != NULL)
+        _load(gu + b * j.su[0] if gu != NULL else NULL, j.su[1], j.su[2], wu, n,
+              gu != NULL)
+        ob = out + b * n * n
+        _lu_blocked(<lapack_t*>(l + b * n * n), <lapack_t*>(u + b * n * n), wl, wu,
+                    o if hp else ob, n, n)
+        if hp:
+            for i in range(n):    # Ā = P Ā′: row i of Ā′ is row perm[b, i] of Ā
+                memcpy(ob + j.perm[b * n + i] * n, o + i * n, n * sizeof(lapack_t))
 
 
 @cython.wraparound(True)
@@ -1151,8 +1185,11 @@ def lu_backprop(perm, l, u, gl, gu):
     dt = l.dtype
     cdef Py_ssize_t code = _CHARS.find(dt.char)
     cdef tuple batch = l.shape[:-2]
-    cdef Py_ssize_t nb = 1, n = l.shape[-1]
+    cdef Py_ssize_t nb = 1, n = l.shape[-1], bad, i
     cdef bint hl = gl is not None, hu = gu is not None, hp = perm is not None
+    cdef _LUJob job
+    cdef blas_int info = 0
+    cdef int t
     if (code < 0 or l.size == 0 or not dt.isnative or u.dtype != dt or not (hl or hu) or
             (hl and (gl.dtype != dt or gl.shape != l.shape)) or
             (hu and (gu.dtype != dt or gu.shape != l.shape)) or u.shape != l.shape):
@@ -1164,38 +1201,26 @@ def lu_backprop(perm, l, u, gl, gu):
     gl3 = _flat3(gl, batch, nb) if hl else l3
     gu3 = _flat3(gu, batch, nb) if hu else u3
     if not hp:
-        r3 = _NO_PERM
+        r3 = None
     elif perm.dtype == np.intp and perm.shape == batch + (n,) and perm.flags.c_contiguous:
         r3 = perm[None] if not batch else perm.reshape(nb, n)
     else:
         r3 = np.ascontiguousarray(np.broadcast_to(perm, batch + (n,)), np.intp).reshape(nb, n)
     out = np.empty((nb, n, n), dt)
     w = _take_work(dt, (3 if hp else 2) * n * n)
-    _run_split(_lu_backprop_part, nb, n, 2 * nb * n * n * n,
-               (l3, u3, gl3, gu3, r3 if hp else None, out), (code, w, nb, hl, hu, hp),
-               blas3=n > SMALL)     # BLAS-free (plain loops) up to SMALL: threads pay
+    job.l, job.u, job.out, job.work = _data(l3), _data(u3), _data(out), _data(w)
+    job.gl = _data(gl3) if hl else NULL
+    job.gu = _data(gu3) if hu else NULL
+    job.perm = <const Py_ssize_t*>_data(r3) if hp else NULL
+    for i in range(3):
+        job.sl[i] = gl3.strides[i] // dt.itemsize
+        job.su[i] = gu3.strides[i] // dt.itemsize
+    job.n, job.item, job.code = n, dt.itemsize, <int>code
+    t = _threads._threads_for(nb, n, 2 * nb * n * n * n,
+                              n > SMALL)     # BLAS-free (plain loops) up to SMALL: threads pay
+    with nogil:
+        bad = run_chunks(_lu_backprop_chunk, &job, nb, t, &info)
     _WORK[dt.char] = w
+    if bad == NO_MEMORY:
+        raise MemoryError("lu_backprop: no memory for a worker thread's workspace")
     return _unflat(out, batch)
-
-
-# the (unread) row order of a call without P
-cdef object _NO_PERM = np.zeros((1, 1), np.intp)
-
-
-def _lu_backprop_part(l3, u3, gl3, gu3, r3, out, Py_ssize_t code, w, Py_ssize_t nb,
-                      bint hl, bint hu, bint hp):
-    """_lu_backprop on a chunk of the stack (own workspace when it is not the whole
-    stack, see _qr_backprop_part); returns (OK, 0) for run_split."""
-    if out.shape[0] != nb:
-        w = np.empty(w.shape[0], w.dtype)
-    if r3 is None:
-        r3 = _NO_PERM
-    if code == 0:
-        _lu_backprop[float](l3, u3, gl3, gu3, r3, out, w, hl, hu, hp)
-    elif code == 1:
-        _lu_backprop[double](l3, u3, gl3, gu3, r3, out, w, hl, hu, hp)
-    elif code == 2:
-        _lu_backprop[cfloat](l3, u3, gl3, gu3, r3, out, w, hl, hu, hp)
-    else:
-        _lu_backprop[cdouble](l3, u3, gl3, gu3, r3, out, w, hl, hu, hp)
-    return -1, 0

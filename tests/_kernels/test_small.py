@@ -247,7 +247,6 @@ def test_small_stacks_are_split_although_blas3_is_locked(monkeypatch, n, split):
     """Up to SMALL no BLAS call runs, so BLAS3_LOCKED does not keep these kernels serial;
     the results are bit-identical for 1 and 2 threads."""
     assert _threads.BLAS3_LOCKED
-    monkeypatch.setattr(_threads, "MIN_WORK", 0)
     monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
     counts = []
     real = _threads._threads_for
