@@ -13,7 +13,11 @@ measures the LAPACK/BLAS path, which stays serial (tenferro._threads.BLAS3_LOCKE
 
 Columns: median ms on 1 and 2 threads, the speedup, and the cores the 2-thread runs
 really got (process CPU time / wall time; ~1 means another process held the second core
-and the speedup says nothing; a split stack's thread overhead shows as cores > speedup).
+and the speedup says nothing; a split stack's thread overhead shows as cores > speedup,
+and so does the ~200 µs an idle worker spins after each call, tenferro/_kernels/
+_workers.pyx). Each timed round follows one untimed call, so that it measures the
+steady state of a loop (workers awake) rather than their wake-up after the other
+thread count's round.
 The speedup of forward + backward is bounded by the NumPy work of the backward rules
 (batched matmul, elementwise), which runs on one thread whatever tf.set_num_threads says
 (Amdahl).
@@ -88,8 +92,9 @@ def _cases(nb, n, rng):
 
 
 def _medians(fn, counts, repeat):
-    """Median wall seconds per call under each thread count, timed alternately, and the
-    median cores in use (process CPU time / wall time) of the last count."""
+    """Median wall seconds per call under each thread count, timed alternately (each
+    round after one untimed call), and the median cores in use (process CPU time / wall
+    time) of the last count."""
     timer = timeit.Timer(fn)
     tf.set_num_threads(1)
     number = max(1, timer.autorange()[0] // 5)
@@ -98,6 +103,11 @@ def _medians(fn, counts, repeat):
     for _ in range(repeat):
         for t in counts:
             tf.set_num_threads(t)
+            # one untimed call first: the native workers sleep after ~200 µs idle (the
+            # other count's round), and the first split call after that waits for the
+            # OS to wake them (up to milliseconds on a VM); a loop that keeps calling
+            # finds them awake, and that steady state is what is timed
+            fn()
             c0 = time.process_time()
             samples[t].append(timer.timeit(number) / number)
             cores.append((time.process_time() - c0) / number / samples[t][-1])
