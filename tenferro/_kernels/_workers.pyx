@@ -9,7 +9,11 @@ forward + backward of 1000 8 x 8 Cholesky factors (~0.6 ms): the split stacks ga
 workers are POSIX threads that never touch Python: after a job they spin for
 ``spin_us`` (200 µs) before sleeping on a condition variable, so the calls of one
 forward + backward find them awake, and a chunk is a plain C function call (a split
-call costs ~1-2 µs more than the serial loop). Only as many workers spin as there are
+call costs ~1-2 µs more than the serial loop). Spinning threads (the idle workers, and
+the caller waiting for a worker's last chunk) call sched_yield: when the OS has put two
+of the threads on one core, the one with work runs instead of waiting for the spinner's
+time slice to end (measured: without it, some rows of scripts/bench_threads.py dropped
+from ~1.9x to ~1.5x). Only as many workers spin as there are
 cores besides the caller's; the others (a thread count above the core count) sleep at
 once, so that they never take the core of the thread that runs Python.
 
@@ -42,6 +46,7 @@ from tenferro._kernels._blas cimport blas_int
 cdef extern from *:
     """
     #include <pthread.h>
+    #include <sched.h>
     #include <signal.h>
     #include <time.h>
     #if defined(__x86_64__) || defined(__i386__)
@@ -82,6 +87,7 @@ cdef extern from *:
     ctypedef struct pthread_cond_t:
         pass
     void TF_PAUSE() nogil
+    int sched_yield() nogil
     long TF_LOAD(long* p) nogil
     void TF_STORE(long* p, long v) nogil
     long TF_ADD(long* p, long v) nogil
@@ -159,6 +165,8 @@ cdef long _next_job(long seen, bint spin) noexcept nogil:
     while TF_LOAD(&_gen) == seen:
         TF_PAUSE()
         k += 1
+        if (k & 15) == 0:
+            sched_yield()    # a thread waiting for this core (the caller?) runs first
         if not spin or ((k & 255) == 0 and tf_now_ns() - t0 > _spin_ns):
             pthread_mutex_lock(&_sleep_lock)
             TF_ADD(&_sleepers, 1)
@@ -240,8 +248,8 @@ cdef Py_ssize_t run_chunks(chunk_fn fn, void* ctx, Py_ssize_t nb, int nthreads,
         pthread_mutex_unlock(&_sleep_lock)
     _drain(True)
     TF_STORE(&_open, 0)
-    while TF_LOAD(&_users) != 0:          # a worker may still run its last chunk
-        TF_PAUSE()
+    while TF_LOAD(&_users) != 0:          # a worker may still run its last chunk:
+        sched_yield()                     # let it have this core if it shares it
     i = TF_LOAD(&_failed)
     if i < _nchunks:
         result = _bad[i]
