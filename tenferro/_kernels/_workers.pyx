@@ -12,8 +12,7 @@ forward + backward find them awake, and a chunk is a plain C function call (a sp
 call costs ~1-2 µs more than the serial loop). Spinning threads (the idle workers, and
 the caller waiting for a worker's last chunk) call sched_yield: when the OS has put two
 of the threads on one core, the one with work runs instead of waiting for the spinner's
-time slice to end (measured: without it, some rows of scripts/bench_threads.py dropped
-from ~1.9x to ~1.5x). Only as many workers spin as there are
+time slice to end (OpenBLAS's own thread server spins the same way). Only as many workers spin as there are
 cores besides the caller's; the others (a thread count above the core count) sleep at
 once, so that they never take the core of the thread that runs Python.
 
