@@ -343,6 +343,15 @@ cdef const char* _cptr(object a, str c, tuple shape) except? NULL:
     return <const char*>cnp.PyArray_DATA(<cnp.ndarray>a)
 
 
+cdef tuple _operands(_SpecJob* job, tuple arrays, tuple kinds, tuple shapes):
+    """job.p[i] := the checked data pointer of arrays[i] made C-contiguous (_contig);
+    returns those arrays, which the caller holds while the job runs."""
+    ops = tuple([_contig(a) for a in arrays])
+    for i in range(len(ops)):
+        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    return ops
+
+
 cdef Py_ssize_t _run_spec(_SpecJob* job, Py_ssize_t nb, Py_ssize_t side,
                           Py_ssize_t work, bint blas3) except? -2:
     cdef blas_int info = 0
@@ -449,11 +458,8 @@ def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out):
         return
     cdef _SpecJob job
     r = c.lower()
-    ops = (_contig(u), _contig(s), _contig(vt), _contig(gu), _contig(sbar), _contig(gvt))
-    kinds = (c, r, c, c, r, c)
-    shapes = ((nb, m, k), (nb, k), (nb, k, n), (nb, m, k), (nb, k), (nb, k, n))
-    for i in range(6):
-        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    ops = _operands(&job, (u, s, vt, gu, sbar, gvt), (c, r, c, c, r, c),
+                    ((nb, m, k), (nb, k), (nb, k, n), (nb, m, k), (nb, k), (nb, k, n)))
     job.kind, job.code, job.out = SVD_BACKWARD, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, m, n))
     job.m, job.n, job.k, job.eps, job.rel = m, n, k, eps, rel
@@ -472,11 +478,8 @@ def eigh_backward(v, w, gv, wbar, double eps, double rel, out):
         return
     cdef _SpecJob job
     r = c.lower()
-    ops = (_contig(v), _contig(w), _contig(gv), _contig(wbar))
-    kinds = (c, r, c, r)
-    shapes = ((nb, k, k), (nb, k), (nb, k, k), (nb, k))
-    for i in range(4):
-        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    ops = _operands(&job, (v, w, gv, wbar), (c, r, c, r),
+                    ((nb, k, k), (nb, k), (nb, k, k), (nb, k)))
     job.kind, job.code, job.out = EIGH_BACKWARD, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, k, k))
     job.k, job.eps, job.rel = k, eps, rel
@@ -496,11 +499,8 @@ def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
         return
     cdef _SpecJob job
     r = c.lower()
-    ops = (_contig(X), _contig(Y), _contig(s), _contig(sbar))
-    kinds = (c, c, r, r)
-    shapes = ((nb, k, k), (nb, k, k), (nb, k), (nb, k))
-    for i in range(4):
-        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    ops = _operands(&job, (X, Y, s, sbar), (c, c, r, r),
+                    ((nb, k, k), (nb, k, k), (nb, k), (nb, k)))
     job.kind, job.code, job.out, job.sinv = SVD_CORE, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, k, k)), <char*>_cptr(sinv, r, (nb, k))
     job.k, job.mode, job.eps, job.rel = k, mode, eps, rel
@@ -519,11 +519,8 @@ def eigh_core(X, w, wbar, double eps, double rel, out):
         return
     cdef _SpecJob job
     r = c.lower()
-    ops = (_contig(X), _contig(w), _contig(wbar))
-    kinds = (c, r, r)
-    shapes = ((nb, k, k), (nb, k), (nb, k))
-    for i in range(3):
-        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+    ops = _operands(&job, (X, w, wbar), (c, r, r),
+                    ((nb, k, k), (nb, k), (nb, k)))
     job.kind, job.code, job.out = EIGH_CORE, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, k, k))
     job.k, job.eps, job.rel = k, eps, rel

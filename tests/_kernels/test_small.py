@@ -242,10 +242,9 @@ def test_singular_solve_is_inf_or_nan_like_lapack(lapack_path):
     assert not np.isfinite(x).all()
 
 
-@pytest.mark.parametrize("n, split", [(8, True), (16, True), (17, False)])
-def test_small_stacks_are_split_although_blas3_is_locked(monkeypatch, n, split):
-    """Up to SMALL no BLAS call runs, so BLAS3_LOCKED does not keep these kernels serial;
-    the results are bit-identical for 1 and 2 threads."""
+def _count_threads(monkeypatch):
+    """No work threshold, BLAS3_LOCKED as it is; the list of thread counts that the
+    kernels' calls of tenferro._threads._threads_for return from now on."""
     assert _threads.BLAS3_LOCKED
     monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
     counts = []
@@ -255,6 +254,14 @@ def test_small_stacks_are_split_although_blas3_is_locked(monkeypatch, n, split):
         counts.append(real(*args, **kwargs))
         return counts[-1]
     monkeypatch.setattr(_threads, "_threads_for", spy)
+    return counts
+
+
+@pytest.mark.parametrize("n, split", [(8, True), (16, True), (17, False)])
+def test_small_stacks_are_split_although_blas3_is_locked(monkeypatch, n, split):
+    """Up to SMALL no BLAS call runs, so BLAS3_LOCKED does not keep these kernels serial;
+    the results are bit-identical for 1 and 2 threads."""
+    counts = _count_threads(monkeypatch)
     rng = np.random.default_rng(n)
     a = spd(64, n, np.float64, rng)
     g = rand((64, n, n), np.float64, rng)
@@ -278,15 +285,7 @@ def test_small_stacks_are_split_although_blas3_is_locked(monkeypatch, n, split):
 def test_small_qr_backprop_is_split(monkeypatch, n, split):
     """The QR backprop's loops (up to QR_SMALL) split over threads although BLAS3_LOCKED;
     the results are bit-identical for 1, 2 and 3 threads."""
-    assert _threads.BLAS3_LOCKED
-    monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
-    counts = []
-    real = _threads._threads_for
-
-    def spy(*args, **kwargs):
-        counts.append(real(*args, **kwargs))
-        return counts[-1]
-    monkeypatch.setattr(_threads, "_threads_for", spy)
+    counts = _count_threads(monkeypatch)
     rng = np.random.default_rng(n)
     q, r = lp.qr(rand((64, n, n), np.complex128, rng))
     gq, gr = rand(q.shape, np.complex128, rng), np.triu(rand(r.shape, np.complex128, rng))

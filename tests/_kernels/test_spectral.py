@@ -231,6 +231,23 @@ def test_bad_dtype():
                          np.zeros((1, 1, 1), np.int64))
 
 
+def test_operands_of_the_wrong_kind_raise():
+    """The compiled kernels write through raw pointers: an operand of another dtype or
+    shape, or an output that is not C-contiguous, is a ValueError, not a bad write."""
+    X = np.ones((2, 3, 3))
+    s = np.ones((2, 3))
+    out, sinv = np.zeros((2, 3, 3)), np.zeros((2, 3))
+    with pytest.raises(ValueError, match="C-contiguous float64 array of shape"):
+        kernel.svd_core(X, None, s.astype(np.float32), None, 0.0, 0.0, 0, out, sinv)
+    with pytest.raises(ValueError, match="shape"):
+        kernel.svd_core(X, None, s, None, 0.0, 0.0, 0, out, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        kernel.eigh_core(X, s, None, 0.0, 0.0, np.zeros((2, 3, 6))[:, :, ::2])
+    with pytest.raises(ValueError, match="complex128"):
+        kernel.eigh_backward(X.astype(complex), s, X, None, 0.0, 0.0,
+                             np.zeros((2, 3, 3), complex))
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 @pytest.mark.parametrize("b,m,k,n", [(1, 4, 4, 4), (3, 5, 3, 3), (2, 3, 3, 6), (2, 0, 0, 0)])
 def test_phase_check_agrees(dtype, b, m, k, n):
