@@ -15,7 +15,7 @@ Threads are used only where they pay:
 - the stack is split only when its estimated serial time (``nb * m * n * min(m, n)``
   times a per-kernel cost in ns, measured on 8 x 8 stacks: svd 22, eigh 12, qr 6,
   getrf/getrs 1, potrf 0.5; ``nb * k * k`` times 3 for the svd pullback core, 1 for
-  eigh's) is at least ``NATIVE_MIN_WORK`` ns (50 µs; measured: 100 8 x 8 potrf, ~14 µs
+  eigh's) is at least ``MIN_WORK`` ns (50 µs; measured: 100 8 x 8 potrf, ~14 µs
   of work, ran 1.2-1.8x faster on 2 threads, 30 of them, ~5 µs, slower);
 - kernels whose per-matrix work is level-3 BLAS calls (potrf, getrf, getrs, the
   LU inverse, the QR and Cholesky pullbacks: trsm/trmm/gemm/hemm on tiny blocks) stay
@@ -47,7 +47,7 @@ from ._errors import TenferroError
 
 __all__ = ["set_num_threads", "get_num_threads", "num_threads", "ThreadCountError"]
 
-NATIVE_MIN_WORK = 50_000  # estimated serial ns below which a stack runs serially
+MIN_WORK = 50_000         # estimated serial ns below which a stack runs serially
 MAX_SIDE = 64             # larger matrices: serial over the batch (OpenBLAS threads)
 BLAS3_LOCKED = True       # level-3 BLAS calls do not run concurrently (see the docstring)
 
@@ -117,7 +117,7 @@ def _threads_for(nb: int, side: int, work: int, blas3: bool = False) -> int:
     serial time ``work`` in ns; ``blas3``: made of level-3 BLAS calls) is split over by
     a kernel that runs on the native workers (tenferro/_kernels/_workers.pyx)."""
     t = _num_threads
-    if (t <= 1 or nb < 2 or side > MAX_SIDE or work < NATIVE_MIN_WORK
+    if (t <= 1 or nb < 2 or side > MAX_SIDE or work < MIN_WORK
             or (blas3 and BLAS3_LOCKED)):
         return 1
     return t if t < nb else nb

@@ -17,7 +17,7 @@ DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 def split_always(monkeypatch):
     """Split every stack (no work threshold, level-3 kernels too) and count the jobs the
     native workers ran, so a test sees that the threaded path really ran."""
-    monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
     monkeypatch.setattr(_threads, "BLAS3_LOCKED", False)   # split the level-3 kernels too
     old = _threads.get_num_threads()
     yield Splits()
@@ -102,7 +102,7 @@ def test_default_from_omp_num_threads(monkeypatch):
 def test_when_a_stack_is_split(monkeypatch):
     threads_for = _threads._threads_for
     monkeypatch.setattr(_threads, "_num_threads", 2)
-    least = _threads.NATIVE_MIN_WORK
+    least = _threads.MIN_WORK
     assert threads_for(1000, 8, 10**9) == 2
     assert threads_for(1000, 8, least) == 2
     assert threads_for(1, 8, 10**9) == 1                  # nothing to split

@@ -246,7 +246,7 @@ def _count_threads(monkeypatch):
     """No work threshold, BLAS3_LOCKED as it is; the list of thread counts that the
     kernels' calls of tenferro._threads._threads_for return from now on."""
     assert _threads.BLAS3_LOCKED
-    monkeypatch.setattr(_threads, "NATIVE_MIN_WORK", 0)
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
     counts = []
     real = _threads._threads_for
 
