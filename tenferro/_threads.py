@@ -88,8 +88,10 @@ _num_threads = _default()
 
 def set_num_threads(n: int) -> None:
     """Use ``n`` threads (n >= 1; 1 = serial) for batched linear algebra on stacks of
-    small matrices. Raises ThreadCountError (a ValueError) for 0, negative or non-integer
-    ``n``. Results do not depend on ``n`` (bit-identical)."""
+    small matrices: the calling thread and up to ``n - 1`` native worker threads (at most
+    63 are started; a larger ``n`` uses those). Raises ThreadCountError (a ValueError)
+    for 0, negative or non-integer ``n``. Results do not depend on ``n``
+    (bit-identical)."""
     global _num_threads
     _num_threads = _check(n, "set_num_threads")
 
