@@ -813,7 +813,8 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     zeros below the diagonal as qr returns it) and the cotangents Q̄, R̄ (same shapes, or
     None for zero; not both), ndarrays of one dtype. A fresh (*batch, m, n) array.
     LinAlgError naming the first matrix whose R has a diagonal entry with
-    |r_jj| <= rtol·max_j |r_jj| (zero for rtol = 0), before anything is computed.
+    |r_jj| <= rtol·max_j |r_jj| (zero for rtol = 0; a chunk of the stack checks its
+    matrices before it computes any of them, and nothing is returned on the error).
     Empty operands and mixed or other dtypes go to the NumPy twin."""
     dt = q.dtype
     cdef Py_ssize_t code = _CHARS.find(dt.char)
