@@ -876,6 +876,20 @@ cdef str _where(Py_ssize_t bad, tuple batch):
 # flop; below SMALL every call is a plain loop).
 cdef Py_ssize_t CHOL_NB = 4
 
+# Largest block whose gemm and trsm (on its halves, sides <= 8) take the plain loops;
+# larger blocks call BLAS even for halves up to SMALL. Measured (one thread): loops on
+# halves of up to 8 and BLAS above beat loops up to 16 by 10% at n = 32...64, 6% at 128,
+# 25% at 20 (the loops are compiled for baseline x86-64, OpenBLAS's gemm for the CPU).
+# Up to SMALL = 2 * 8 the kernel is still BLAS-free, as the thread split assumes.
+cdef Py_ssize_t CHOL_LOOPS = 16
+
+
+def _set_chol_loops(Py_ssize_t n):
+    """CHOL_LOOPS := max(n, 0) (benchmarks and tests only); returns the previous one."""
+    global CHOL_LOOPS
+    old, CHOL_LOOPS = CHOL_LOOPS, max(n, 0)
+    return old
+
 
 def _set_chol_block(Py_ssize_t nb):
     """Set the leaf size of the blocked Cholesky backprop (benchmarks and tests only);
@@ -912,6 +926,7 @@ cdef void _chol_leaf(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
 cdef void _chol_blocked(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
                         Py_ssize_t ld) noexcept nogil:
     cdef Py_ssize_t h, i, j
+    cdef bint loops
     cdef lapack_t one = 1, mone = -1, mtwo = -2, half = 0.5
     cdef lapack_t* c
     if n <= CHOL_NB:
@@ -920,12 +935,13 @@ cdef void _chol_blocked(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
     h = n // 2
     if h >= 32:
         h = (h + 8) // 16 * 16
+    loops = n <= CHOL_LOOPS
     _chol_blocked(l + h * ld + h, w + h * ld + h, o + h * ld + h, n - h, ld)
     c = w + h * ld      # W₂₁, becomes C
     c_gemm(c'N', c'N', n - h, h, n - h, mtwo, o + h * ld + h, ld, l + h * ld, ld, one, c,
-           ld)
-    c_trsm(c'R', c'L', c'N', c'N', n - h, h, l, ld, c, ld)
-    c_gemm(c'C', c'N', h, h, n - h, mone, c, ld, l + h * ld, ld, one, w, ld)
+           ld, loops)
+    c_trsm(c'R', c'L', c'N', c'N', n - h, h, l, ld, c, ld, loops)
+    c_gemm(c'C', c'N', h, h, n - h, mone, c, ld, l + h * ld, ld, one, w, ld, loops)
     _chol_blocked(l, w, o, h, ld)
     for i in range(h, n):
         for j in range(h):

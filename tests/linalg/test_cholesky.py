@@ -163,6 +163,26 @@ def test_blocked_backward_matches_formula(dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("loops", [0, 16, 64])
+@pytest.mark.parametrize("n", [16, 20, 40])
+def test_blocked_loops_or_blas(dtype, loops, n):
+    # CHOL_LOOPS picks the plain loops or BLAS for the off-diagonal products of each
+    # block (0: BLAS everywhere above the leaves; 64: loops for every half up to SMALL):
+    # every choice is the formula
+    from tenferro._kernels import triangular as kernel
+    mod = sys.modules["tenferro.linalg.cholesky"]
+    rng = np.random.default_rng(11)
+    l = np.linalg.cholesky(random_spd(n, dtype, (2,), rng))
+    g = random_array((2, n, n), dtype, rng)
+    old = kernel._set_chol_loops(loops)
+    try:
+        out = kernel.cholesky_backprop(l, g)
+    finally:
+        kernel._set_chol_loops(old)
+    np.testing.assert_allclose(out, mod._backprop_formula(l, g), rtol=1e-10, atol=1e-11)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n,nb", [(11, 1), (11, 2), (9, 4), (5, 3)])
 def test_blocked_recursion_deep(dtype, n, nb):
     # the compiled blocked backward with tiny leaves (many levels, odd splits) against
