@@ -261,7 +261,9 @@ def test_lu_singular():
 # --- potrf ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("lower", [True, False])
-@pytest.mark.parametrize("shape", SQUARE)
+# from side 40 on the lower factor comes from potrf('L') on a transposed copy (tiles of 8:
+# 45 and 70 end in partial tiles)
+@pytest.mark.parametrize("shape", SQUARE + [(39, 39), (40, 40), (2, 45, 45), (70, 70)])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_potrf(dtype, shape, lower):
     g = rand(shape, dtype)
