@@ -84,30 +84,30 @@ ctypedef fused _real_scalar:
 
 
 cdef bint _finite_run(const _real_scalar* p, Py_ssize_t n) noexcept nogil:
-    # x·0 is ±0 for a finite x and NaN for NaN or ±Inf: OR-ing the bits of x·0 over a
-    # block of 2048 entries (sign bit masked at the end) is a loop the compiler
-    # vectorizes with plain SSE2, unlike isfinite() per entry with an early exit (f64
-    # 64 x 64: 2.4 -> 0.8 µs, 256 x 256: 39 -> 10 µs)
+    # An entry is NaN or ±Inf iff its exponent field is all ones, i.e. iff adding one
+    # unit of the exponent field to the masked exponent carries into the sign bit. OR-ing
+    # those sums over a block of 2048 entries is integer arithmetic the compiler
+    # vectorizes with plain SSE2 (pand, paddq, por): f64 64 x 64 1.26 -> 0.4 µs,
+    # 256 x 256 18 -> 7 µs, against the earlier OR of the bits of x·0 (a scalar loop),
+    # and 2.4 / 39 µs for isfinite() per entry with an early exit.
     cdef Py_ssize_t i = 0, j, e
-    cdef double yd
-    cdef float yf
-    cdef uint64_t bad64
-    cdef uint32_t bad32
+    cdef const uint64_t* p64 = <const uint64_t*>p
+    cdef const uint32_t* p32 = <const uint32_t*>p
+    cdef uint64_t acc64
+    cdef uint32_t acc32
     while i < n:
         e = i + 2048 if i + 2048 < n else n
         if _real_scalar is double:
-            bad64 = 0
+            acc64 = 0
             for j in range(i, e):
-                yd = p[j] * 0.0
-                bad64 = bad64 | (<uint64_t*>&yd)[0]
-            if bad64 & 0x7FFFFFFFFFFFFFFFULL:
+                acc64 = acc64 | ((p64[j] & 0x7FF0000000000000ULL) + 0x0010000000000000ULL)
+            if acc64 & 0x8000000000000000ULL:
                 return False
         else:
-            bad32 = 0
+            acc32 = 0
             for j in range(i, e):
-                yf = p[j] * <float>0.0
-                bad32 = bad32 | (<uint32_t*>&yf)[0]
-            if bad32 & 0x7FFFFFFFU:
+                acc32 = acc32 | ((p32[j] & 0x7F800000U) + 0x00800000U)
+            if acc32 & 0x80000000U:
                 return False
         i = e
     return True

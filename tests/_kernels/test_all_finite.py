@@ -59,14 +59,23 @@ def test_linalg_input_check_names_the_entry():
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64])
 def test_all_finite_block_edges_and_extreme_values(dtype):
-    # the check ORs the bits of x·0 over blocks of 2048 reals: a bad entry on either side
-    # of a block edge, at the ends, and finite extremes (largest, subnormal, ±0) that
-    # must pass
+    # the check ORs (exponent field + one unit) over blocks of 2048 reals, looking for a
+    # carry into the sign bit: a bad entry on either side of a block edge, at the ends,
+    # NaNs with other payloads and signs, and finite extremes (largest, subnormal, ±0)
+    # that must pass
     finite = [np.finfo(dtype).max, -np.finfo(dtype).max, np.finfo(dtype).smallest_subnormal,
               0.0, -0.0, -3.0]
     for n in (1, 7, 1023, 1024, 1025, 2047, 2048, 2049, 5000):
         for pos in sorted({0, n // 2, n - 1, min(n - 1, 1023), min(n - 1, 1024)}):
-            for v in BAD + finite:
+            for v in BAD + finite + ["-nan", "payload"]:
                 a = np.ones(n, dtype)
-                a[pos] = v
+                if v == "-nan":
+                    a[pos] = -np.nan
+                elif v == "payload":         # a NaN with the lowest mantissa bit only
+                    r = a.view(np.uint64 if a.real.itemsize == 8 else np.uint32)
+                    top = np.finfo(dtype).nexp + np.finfo(dtype).nmant   # sign bit index
+                    r[0 if pos == 0 else -1] = ((1 << np.finfo(dtype).nexp) - 1 << top -
+                                                np.finfo(dtype).nexp) | 1
+                else:
+                    a[pos] = v
                 assert lapack.all_finite(a) is bool(np.isfinite(a).all()), (n, pos, v)
