@@ -279,6 +279,18 @@ def test_potrf(dtype, shape, lower):
     assert_close(ref.potrf(tri, lower), c, dtype, 100)
 
 
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("n", [1, 4, 20, 45])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_potrf_one_matrix_equals_stack(dtype, n, lower):
+    # a single C-ordered matrix takes its own entry path: bit for bit a stack's matrix
+    g = rand((2, n, n), dtype)
+    spd = g @ mH(g) + n * np.eye(n)
+    stack = lp.potrf(spd, lower)
+    for k in range(2):
+        assert np.array_equal(lp.potrf(spd[k].copy(), lower), stack[k])
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_potrf_not_positive_definite_names_batch_index(dtype):
     a = np.broadcast_to(np.eye(3, dtype=dtype), (2, 3, 3, 3)).copy()

@@ -208,6 +208,23 @@ def test_cholesky_backprop_equals_twin(dtype, nb):
             assert_close(kern.cholesky_backprop(l, gt), want, dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 3, 20, 45])
+def test_cholesky_backprop_one_matrix_equals_stack(dtype, n):
+    # a single C-ordered matrix takes its own entry path (no stack views or thread
+    # plan): bit for bit the matrix of a stack, with L̄ in any layout
+    rng = np.random.default_rng(8)
+    hp = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    l = np.linalg.cholesky(random_spd(n, hp, (2,), rng)).astype(dtype)
+    g = random_array(l.shape, dtype, rng)
+    stack = kern.cholesky_backprop(l, g)
+    for k in range(2):
+        for gk in (g[k], strided(g[k]), np.asfortranarray(g[k]), g[k][::-1, ::-1][::-1, ::-1]):
+            got = kern.cholesky_backprop(l[k].copy(), gk)
+            assert got.shape == (n, n) and got.dtype == np.dtype(dtype)
+            assert np.array_equal(got, stack[k])
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_cholesky_backprop_equals_recorded_formula(dtype):
     mod = sys.modules["tenferro.linalg.cholesky"]
