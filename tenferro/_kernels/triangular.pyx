@@ -1260,6 +1260,45 @@ cdef void _lu_backprop_rows(const lapack_t* l, const lapack_t* u, const lapack_t
                 memcpy(ob + j.perm[b * n + i] * n, o + i * n, n * sizeof(lapack_t))
 
 
+cdef object _lu_backprop_one(object perm, cnp.ndarray l, cnp.ndarray u, object gl,
+                            object gu, int code):
+    """lu_backprop of one matrix (see _one_matrix; perm None or a C-ordered intp vector),
+    serially on the calling thread."""
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l), bad, i
+    cdef cnp.ndarray out = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(l), cnp.PyArray_TYPE(l))
+    cdef cnp.ndarray g
+    cdef _LUJob job
+    cdef blas_int info = 0
+    job.l = <const char*>cnp.PyArray_DATA(l)
+    job.u = <const char*>cnp.PyArray_DATA(u)
+    job.out = <char*>cnp.PyArray_DATA(out)
+    job.work = NULL             # (not on the caller's workspace: the chunk allocates one)
+    job.perm = NULL if perm is None else <const Py_ssize_t*>cnp.PyArray_DATA(
+        <cnp.ndarray>perm)
+    job.gl = job.gu = NULL
+    for i in range(3):
+        job.sl[i] = job.su[i] = 0
+    if gl is not None:
+        g = <cnp.ndarray>gl
+        job.gl = <const char*>cnp.PyArray_DATA(g)
+        job.sl[1] = cnp.PyArray_STRIDES(g)[0] // isz
+        job.sl[2] = cnp.PyArray_STRIDES(g)[1] // isz
+    if gu is not None:
+        g = <cnp.ndarray>gu
+        job.gu = <const char*>cnp.PyArray_DATA(g)
+        job.su[1] = cnp.PyArray_STRIDES(g)[0] // isz
+        job.su[2] = cnp.PyArray_STRIDES(g)[1] // isz
+    job.n, job.item, job.code = n, isz, code
+    if n > SMALL:
+        with nogil:
+            bad = _lu_backprop_chunk(&job, 0, 1, False, &info)
+    else:
+        bad = _lu_backprop_chunk(&job, 0, 1, False, &info)
+    if bad == NO_MEMORY:
+        raise MemoryError("lu_backprop: no memory for the workspace")
+    return out
+
+
 @cython.wraparound(True)
 def lu_backprop(perm, l, u, gl, gu):
     """Ā of A = P L U (square) from the row order ``perm`` (*batch, n) intp with
@@ -1269,6 +1308,19 @@ def lu_backprop(perm, l, u, gl, gu):
     strictly lower part of L̄ and the upper part of Ū are read), ndarrays of one dtype.
     A fresh (*batch, n, n) array. U's diagonal must be checked nonsingular by the
     caller. Empty operands and mixed or other dtypes go to the NumPy twin."""
+    cdef int one = _one_matrix(l)
+    if (one >= 0 and (gl is not None or gu is not None)
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>l) and _one_matrix(u, l) == one
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>u)
+            and (gl is None or _one_matrix(gl, l) == one)
+            and (gu is None or _one_matrix(gu, l) == one)
+            and (perm is None or (type(perm) is np.ndarray
+                                  and cnp.PyArray_NDIM(<cnp.ndarray>perm) == 1
+                                  and cnp.PyArray_TYPE(<cnp.ndarray>perm) == cnp.NPY_INTP
+                                  and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>perm)
+                                  and cnp.PyArray_DIMS(<cnp.ndarray>perm)[0]
+                                  == cnp.PyArray_DIMS(<cnp.ndarray>l)[0]))):
+        return _lu_backprop_one(perm, <cnp.ndarray>l, <cnp.ndarray>u, gl, gu, one)
     dt = l.dtype
     cdef Py_ssize_t code = _CHARS.find(dt.char)
     cdef tuple batch = l.shape[:-2]

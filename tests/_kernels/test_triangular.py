@@ -225,6 +225,29 @@ def test_cholesky_backprop_one_matrix_equals_stack(dtype, n):
             assert np.array_equal(got, stack[k])
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 3, 20, 45])
+def test_lu_backprop_one_matrix_equals_stack(dtype, n):
+    # a single C-ordered matrix takes its own entry path (no stack views or thread
+    # plan): bit for bit the matrix of a stack, with and without P, L̄ or Ū, any layouts
+    import scipy.linalg as sla
+    rng = np.random.default_rng(9)
+    a = random_array((2, n, n), dtype, rng) + 3 * np.eye(n, dtype=dtype)
+    p, l, u = sla.lu(a)
+    perm = np.argmax(p, axis=-2)
+    gl, gu = random_array(a.shape, dtype, rng), random_array(a.shape, dtype, rng)
+    for pm in (perm, None):
+        for g1, g2 in ((gl, gu), (gl, None), (None, gu)):
+            stack = kern.lu_backprop(pm, l, u, g1, g2)
+            for k in range(2):
+                lay = (lambda x: x) if k == 0 else strided
+                got = kern.lu_backprop(None if pm is None else pm[k].copy(), l[k].copy(),
+                                       u[k].copy(), None if g1 is None else lay(g1[k]),
+                                       None if g2 is None else lay(g2[k]))
+                assert got.shape == (n, n) and got.dtype == np.dtype(dtype)
+                assert np.array_equal(got, stack[k])
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_cholesky_backprop_equals_recorded_formula(dtype):
     mod = sys.modules["tenferro.linalg.cholesky"]
