@@ -210,22 +210,39 @@ cdef void _rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_i
             _rtrsm(side, uplo, trans, diag, m, k2, a22, lda, b2, ldb)
 
 
-cdef Py_ssize_t _trsm(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
-                      lapack_t[:, :, ::1] x, bint lower, int trans, bint unit, bint left,
-                      bint check) noexcept:
-    # a: each matrix C- or Fortran-ordered (the wrapper made sure; a Fortran one not with
-    # complex trans 2), batch stride may be 0. rhs: any strides. x: the output.
+cdef struct _Op3:          # a (nb, rows, cols) operand: its data and element strides
+    char* p
+    Py_ssize_t s[3]
+
+
+cdef int _op3(object arr, _Op3* op) except -1:
+    """op := arr's data and element strides (arr: an ndarray with 3 dimensions whose
+    strides are multiples of its item size, as _flat3 and np.empty give)."""
+    cdef cnp.ndarray m = <cnp.ndarray>arr
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(m), i
+    op.p = <char*>cnp.PyArray_DATA(m)
+    for i in range(3):
+        op.s[i] = cnp.PyArray_STRIDES(m)[i] // isz
+    return 0
+
+
+cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssize_t nb,
+                      Py_ssize_t r, Py_ssize_t c, Py_ssize_t n, bint lower, int trans,
+                      bint unit, bint left, bint check) noexcept nogil:
+    # a (A: element strides, the first may be 0): each matrix C- or Fortran-ordered (the
+    # wrapper made sure; a Fortran one not with complex trans 2). rhs (R): any strides.
+    # x: the C-ordered (nb, r, c) output.
     # The C-ordered r x c output is the Fortran c x r matrix xᵀ: left op(a)x = b is
     # xᵀop(a)ᵀ = bᵀ (side 'R'), right x op(a) = b is op(a)ᵀxᵀ = bᵀ (side 'L'). A
     # C-ordered a is the Fortran T = aᵀ (triangle flipped): op(a)ᵀ = T, Tᵀ, Tᴴ for trans
     # 0, 1, 2; a Fortran one is a: op(a)ᵀ = aᵀ, a. One right-hand side (a contiguous
     # vector) goes to ?trsv. Returns -1, or the batch position of the first matrix with
     # an exactly zero diagonal entry when ``check`` (before solving it).
-    cdef Py_ssize_t nb = x.shape[0], r = x.shape[1], c = x.shape[2], b, i, j
-    cdef Py_ssize_t n = a.shape[1], k = c if left else r
+    cdef Py_ssize_t b, i, j, k = c if left else r
     cdef Py_ssize_t isz = sizeof(lapack_t)
-    cdef Py_ssize_t a1 = a.strides[1] // isz, a2 = a.strides[2] // isz
-    cdef Py_ssize_t s0 = rhs.strides[1] // isz, s1 = rhs.strides[2] // isz
+    cdef Py_ssize_t a1 = A.s[1], a2 = A.s[2]
+    cdef Py_ssize_t s0 = R.s[1], s1 = R.s[2]
+    cdef const lapack_t* rhs0 = <const lapack_t*>R.p
     cdef bint corder = (a2 == 1 and a1 == n) or n == 1
     cdef char side = b'R' if left else b'L'
     cdef char dg = b'U' if unit else b'N'
@@ -254,30 +271,29 @@ cdef Py_ssize_t _trsm(const lapack_t[:, :, :] a, const lapack_t[:, :, :] rhs,
                 trv = b'N'
         else:
             trv = b'N' if trans == 0 else (b'T' if trans == 1 else b'C')
-    with nogil:
-        for b in range(nb):
-            ap = <lapack_t*>&a[b, 0, 0]
-            if check and not unit:
-                for i in range(n):
-                    if ap[i * (a1 + a2)] == 0:
-                        bad = b
-                        break
-                if bad >= 0:
+    for b in range(nb):
+        ap = <lapack_t*>(a0 + b * A.s[0])
+        if check and not unit:
+            for i in range(n):
+                if ap[i * (a1 + a2)] == 0:
+                    bad = b
                     break
-            xp = &x[b, 0, 0]
-            src = &rhs[b, 0, 0]
-            if s1 == 1 and s0 == c:
-                memcpy(xp, src, r * c * isz)
-            else:
-                for i in range(r):
-                    for j in range(c):
-                        xp[i * c + j] = src[i * s0 + j * s1]
-            if trv:
-                xtrsv(&uplo, &trv, &dg, &N, ap, &N, xp)
-            elif left:
-                rtrsm(side, uplo, tr, dg, K, N, ap, N, xp, K)
-            else:
-                rtrsm(side, uplo, tr, dg, N, K, ap, N, xp, N)
+            if bad >= 0:
+                break
+        xp = x0 + b * r * c
+        src = rhs0 + b * R.s[0]
+        if s1 == 1 and s0 == c:
+            memcpy(xp, src, r * c * isz)
+        else:
+            for i in range(r):
+                for j in range(c):
+                    xp[i * c + j] = src[i * s0 + j * s1]
+        if trv:
+            xtrsv(&uplo, &trv, &dg, &N, ap, &N, xp)
+        elif left:
+            rtrsm(side, uplo, tr, dg, K, N, ap, N, xp, K)
+        else:
+            rtrsm(side, uplo, tr, dg, N, K, ap, N, xp, N)
     return bad
 
 
@@ -351,16 +367,17 @@ cdef void _bp_tri(bint lower, bint left, lapack_t* pp, lapack_t* qp, lapack_t* f
     _bp_tri(lower, left, pp, qp, fp, n, k, r0 + h, s - h)
 
 
-cdef void _backprop(const lapack_t[:, :, :] a, const lapack_t[:, :, :] x,
-                    const lapack_t[:, :, :] gx, lapack_t[:, :, ::1] g,
-                    lapack_t[:, :, ::1] ga, bint lower, int trans, bint unit, bint left,
-                    bint need_a) noexcept:
-    # a, x: each matrix C-ordered (the wrapper made sure); batch strides may be 0.
-    # gx: any element strides. g: (nb, rows, cols) like x; ga: (nb, n, n) or unused.
-    cdef Py_ssize_t nb = g.shape[0], rows = g.shape[1], cols = g.shape[2]
-    cdef Py_ssize_t n = a.shape[1], k = cols if left else rows
+cdef void _backprop(const lapack_t* a0, _Op3* A, const lapack_t* x0, _Op3* X, _Op3* GX,
+                    lapack_t* g0, lapack_t* ga0, Py_ssize_t nb, Py_ssize_t rows,
+                    Py_ssize_t cols, Py_ssize_t n, bint lower, int trans, bint unit,
+                    bint left, bint need_a) noexcept nogil:
+    # a, x (A, X: element strides; batch strides may be 0): each matrix C-ordered (the
+    # wrapper made sure). gx (GX): any element strides. g: the C-ordered (nb, rows, cols)
+    # output like x; ga: the (nb, n, n) one, or unused.
+    cdef Py_ssize_t k = cols if left else rows
     cdef Py_ssize_t isz = sizeof(lapack_t)
-    cdef Py_ssize_t s0 = gx.strides[1] // isz, s1 = gx.strides[2] // isz
+    cdef Py_ssize_t s0 = GX.s[1], s1 = GX.s[2]
+    cdef const lapack_t* gx0 = <const lapack_t*>GX.p
     cdef Py_ssize_t b, i, j
     cdef blas_int N = <blas_int>n, K = <blas_int>k
     cdef char side = b'R' if left else b'L'
@@ -378,47 +395,46 @@ cdef void _backprop(const lapack_t[:, :, :] a, const lapack_t[:, :, :] x,
     cdef lapack_t* qp
     cdef const lapack_t* src
     tr = b'C' if trans == 0 else b'N'
-    with nogil:
-        for b in range(nb):
-            ap = <lapack_t*>&a[b, 0, 0]
-            xp = <lapack_t*>&x[b, 0, 0]
-            gp = &g[b, 0, 0]
-            src = &gx[b, 0, 0]
-            if s1 == 1 and s0 == cols:
-                memcpy(gp, src, rows * cols * isz)
+    for b in range(nb):
+        ap = <lapack_t*>(a0 + b * A.s[0])
+        xp = <lapack_t*>(x0 + b * X.s[0])
+        gp = g0 + b * rows * cols
+        src = gx0 + b * GX.s[0]
+        if s1 == 1 and s0 == cols:
+            memcpy(gp, src, rows * cols * isz)
+        else:
+            for i in range(rows):
+                for j in range(cols):
+                    gp[i * cols + j] = src[i * s0 + j * s1]
+        if conj_g:
+            _conj(gp, rows * cols)
+        if left:     # Gᵀ M'ᵀ = X̄ᵀ, Gᵀ Fortran k x n
+            rtrsm(side, uplo, tr, dg, K, N, ap, N, gp, K)
+        else:        # M'ᵀ Gᵀ = X̄ᵀ, Gᵀ Fortran n x k
+            rtrsm(side, uplo, tr, dg, N, K, ap, N, gp, N)
+        if conj_g:
+            _conj(gp, rows * cols)
+        if not need_a:
+            continue
+        fp = ga0 + b * n * n
+        if swap:
+            pp, qp = gp, xp
+        else:
+            pp, qp = xp, gp
+        _bp_tri(lower, left, pp, qp, fp, n, k, 0, n)
+        # zero what P drops (C-ordered row i of Ā is F's column i), conjugate the
+        # kept part for trans 1
+        for i in range(n):
+            if lower:
+                j = i if unit else i + 1
+                memset(fp + i * n + j, 0, (n - j) * isz)
+                if conj_g:
+                    _conj(fp + i * n, j)
             else:
-                for i in range(rows):
-                    for j in range(cols):
-                        gp[i * cols + j] = src[i * s0 + j * s1]
-            if conj_g:
-                _conj(gp, rows * cols)
-            if left:     # Gᵀ M'ᵀ = X̄ᵀ, Gᵀ Fortran k x n
-                rtrsm(side, uplo, tr, dg, K, N, ap, N, gp, K)
-            else:        # M'ᵀ Gᵀ = X̄ᵀ, Gᵀ Fortran n x k
-                rtrsm(side, uplo, tr, dg, N, K, ap, N, gp, N)
-            if conj_g:
-                _conj(gp, rows * cols)
-            if not need_a:
-                continue
-            fp = &ga[b, 0, 0]
-            if swap:
-                pp, qp = gp, xp
-            else:
-                pp, qp = xp, gp
-            _bp_tri(lower, left, pp, qp, fp, n, k, 0, n)
-            # zero what P drops (C-ordered row i of Ā is F's column i), conjugate the
-            # kept part for trans 1
-            for i in range(n):
-                if lower:
-                    j = i if unit else i + 1
-                    memset(fp + i * n + j, 0, (n - j) * isz)
-                    if conj_g:
-                        _conj(fp + i * n, j)
-                else:
-                    j = i + 1 if unit else i
-                    memset(fp + i * n, 0, j * isz)
-                    if conj_g:
-                        _conj(fp + i * n + j, n - j)
+                j = i + 1 if unit else i
+                memset(fp + i * n, 0, j * isz)
+                if conj_g:
+                    _conj(fp + i * n + j, n - j)
 
 
 cdef inline object _c_inner(object m):
@@ -492,14 +508,26 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     n = a.shape[-1]
     g = np.empty((nb,) + x.shape[-2:], dt)
     ga = np.empty((nb, n, n) if need_a else (1, 1, 1), dt)
-    if code == 0:
-        _backprop[float](a3, x3, gx3, g, ga, lo, t, un, le, na)
-    elif code == 1:
-        _backprop[double](a3, x3, gx3, g, ga, lo, t, un, le, na)
-    elif code == 2:
-        _backprop[cfloat](a3, x3, gx3, g, ga, lo, t, un, le, na)
-    else:
-        _backprop[cdouble](a3, x3, gx3, g, ga, lo, t, un, le, na)
+    cdef _Op3 A, X, GX
+    _op3(a3, &A)
+    _op3(x3, &X)
+    _op3(gx3, &GX)
+    cdef Py_ssize_t rows = g.shape[1], cols = g.shape[2], side = n
+    cdef char* gp = <char*>cnp.PyArray_DATA(<cnp.ndarray>g)
+    cdef char* gap = <char*>cnp.PyArray_DATA(<cnp.ndarray>ga)
+    with nogil:
+        if code == 0:
+            _backprop(<const float*>A.p, &A, <const float*>X.p, &X, &GX, <float*>gp,
+                      <float*>gap, nb, rows, cols, side, lo, t, un, le, na)
+        elif code == 1:
+            _backprop(<const double*>A.p, &A, <const double*>X.p, &X, &GX, <double*>gp,
+                      <double*>gap, nb, rows, cols, side, lo, t, un, le, na)
+        elif code == 2:
+            _backprop(<const cfloat*>A.p, &A, <const cfloat*>X.p, &X, &GX, <cfloat*>gp,
+                      <cfloat*>gap, nb, rows, cols, side, lo, t, un, le, na)
+        else:
+            _backprop(<const cdouble*>A.p, &A, <const cdouble*>X.p, &X, &GX,
+                      <cdouble*>gp, <cdouble*>gap, nb, rows, cols, side, lo, t, un, le, na)
     return (_unflat(ga, batch) if need_a else None), (_unflat(g, batch) if need_b else None)
 
 
@@ -540,14 +568,24 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
     a3 = _flat3(a, batch, nb)
     b3 = _flat3(b, batch, nb)
     x = np.empty((nb,) + sb[ndb - 2:], dt)
-    if code == 0:
-        bad = _trsm[float](a3, b3, x, lo, t, un, le, ch)
-    elif code == 1:
-        bad = _trsm[double](a3, b3, x, lo, t, un, le, ch)
-    elif code == 2:
-        bad = _trsm[cfloat](a3, b3, x, lo, t, un, le, ch)
-    else:
-        bad = _trsm[cdouble](a3, b3, x, lo, t, un, le, ch)
+    cdef _Op3 A, R
+    _op3(a3, &A)
+    _op3(b3, &R)
+    cdef Py_ssize_t r = x.shape[1], c = x.shape[2]
+    cdef char* xp = <char*>cnp.PyArray_DATA(<cnp.ndarray>x)
+    with nogil:
+        if code == 0:
+            bad = _trsm(<const float*>A.p, &A, &R, <float*>xp, nb, r, c, n, lo, t, un,
+                        le, ch)
+        elif code == 1:
+            bad = _trsm(<const double*>A.p, &A, &R, <double*>xp, nb, r, c, n, lo, t, un,
+                        le, ch)
+        elif code == 2:
+            bad = _trsm(<const cfloat*>A.p, &A, &R, <cfloat*>xp, nb, r, c, n, lo, t, un,
+                        le, ch)
+        else:
+            bad = _trsm(<const cdouble*>A.p, &A, &R, <cdouble*>xp, nb, r, c, n, lo, t,
+                        un, le, ch)
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)} is singular: a diagonal entry of the "
                           "triangular matrix is exactly zero")
