@@ -226,6 +226,58 @@ cdef int _op3(object arr, _Op3* op) except -1:
     return 0
 
 
+cdef int _matrix2(object x) noexcept:
+    """0..3 (float, double, cfloat, cdouble) for a non-empty 2-D ndarray of a LAPACK
+    dtype, native-order, aligned, with strides that are multiples of its item size;
+    else -1. Single matrices take the entry points' own paths below, without the stack's
+    views, thread planning and buffer requests (~1.5 µs of a 2 x 2 cholesky_backprop's
+    ~2.1)."""
+    cdef cnp.ndarray arr
+    cdef int typ
+    cdef Py_ssize_t isz
+    if type(x) is not np.ndarray:
+        return -1
+    arr = <cnp.ndarray>x
+    if (cnp.PyArray_NDIM(arr) != 2 or not cnp.PyArray_ISALIGNED(arr)
+            or not cnp.PyArray_ISNOTSWAPPED(arr)
+            or cnp.PyArray_DIMS(arr)[0] == 0 or cnp.PyArray_DIMS(arr)[1] == 0):
+        return -1
+    isz = cnp.PyArray_ITEMSIZE(arr)
+    if cnp.PyArray_STRIDES(arr)[0] % isz or cnp.PyArray_STRIDES(arr)[1] % isz:
+        return -1
+    typ = cnp.PyArray_TYPE(arr)
+    if typ == cnp.NPY_DOUBLE:
+        return 1
+    if typ == cnp.NPY_FLOAT:
+        return 0
+    if typ == cnp.NPY_CDOUBLE:
+        return 3
+    if typ == cnp.NPY_CFLOAT:
+        return 2
+    return -1
+
+
+cdef int _one_matrix(object x, object like=None) noexcept:
+    """_matrix2 for a square x (and, ``like`` given, of ``like``'s dtype and shape)."""
+    cdef int code = _matrix2(x)
+    if code < 0 or cnp.PyArray_DIMS(<cnp.ndarray>x)[0] != cnp.PyArray_DIMS(<cnp.ndarray>x)[1]:
+        return -1
+    if like is not None and (
+            cnp.PyArray_TYPE(<cnp.ndarray>like) != cnp.PyArray_TYPE(<cnp.ndarray>x) or
+            cnp.PyArray_DIMS(<cnp.ndarray>like)[0] != cnp.PyArray_DIMS(<cnp.ndarray>x)[0]):
+        return -1
+    return code
+
+
+cdef inline void _op2(cnp.ndarray m, _Op3* op) noexcept:
+    """op := the 2-D m as a stack of one (batch stride 0)."""
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(m)
+    op.p = <char*>cnp.PyArray_DATA(m)
+    op.s[0] = 0
+    op.s[1] = cnp.PyArray_STRIDES(m)[0] // isz
+    op.s[2] = cnp.PyArray_STRIDES(m)[1] // isz
+
+
 cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssize_t nb,
                       Py_ssize_t r, Py_ssize_t c, Py_ssize_t n, bint lower, int trans,
                       bint unit, bint left, bint check) noexcept nogil:
@@ -477,6 +529,40 @@ cdef inline object _unflat(object m, tuple batch):
     return m.reshape(batch + m.shape[1:])
 
 
+cdef tuple _backprop_one(cnp.ndarray a, cnp.ndarray x, cnp.ndarray gx, int code, bint lo,
+                        int t, bint un, bint le, bint need_a, bint need_b):
+    """solve_triangular_backprop of one matrix: a, x C-ordered, gx any strides, one
+    LAPACK dtype (see _matrix2)."""
+    cdef cnp.ndarray g = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(x), cnp.PyArray_TYPE(x))
+    cdef cnp.ndarray ga = None
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(a)[0]
+    cdef Py_ssize_t rows = cnp.PyArray_DIMS(x)[0], cols = cnp.PyArray_DIMS(x)[1]
+    cdef char* gp = <char*>cnp.PyArray_DATA(g)
+    cdef char* gap = NULL
+    cdef _Op3 A, X, GX
+    if need_a:
+        ga = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(a), cnp.PyArray_TYPE(a))
+        gap = <char*>cnp.PyArray_DATA(ga)
+    _op2(a, &A)
+    _op2(x, &X)
+    _op2(gx, &GX)
+    with nogil:
+        if code == 0:
+            _backprop(<const float*>A.p, &A, <const float*>X.p, &X, &GX, <float*>gp,
+                      <float*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
+        elif code == 1:
+            _backprop(<const double*>A.p, &A, <const double*>X.p, &X, &GX, <double*>gp,
+                      <double*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
+        elif code == 2:
+            _backprop(<const cfloat*>A.p, &A, <const cfloat*>X.p, &X, &GX, <cfloat*>gp,
+                      <cfloat*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
+        else:
+            _backprop(<const cdouble*>A.p, &A, <const cdouble*>X.p, &X, &GX,
+                      <cdouble*>gp, <cdouble*>gap, 1, rows, cols, n, lo, t, un, le,
+                      need_a)
+    return (ga if need_a else None), (g if need_b else None)
+
+
 @cython.wraparound(True)
 def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_a=True,
                               need_b=True):
@@ -486,6 +572,15 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     is None unless ``need_a``; B̄ is None unless ``need_b``. trans 0, 1, 2; the result
     dtype is the common one. Empty operands go to the NumPy twin, and so do
     other dtypes than the four LAPACK ones (which it rejects with DTypeError)."""
+    cdef int one = _one_matrix(a)
+    if (one >= 0 and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a) and _matrix2(x) == one
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x) and _matrix2(gx) == one
+            and cnp.PyArray_DIMS(<cnp.ndarray>gx)[0] == cnp.PyArray_DIMS(<cnp.ndarray>x)[0]
+            and cnp.PyArray_DIMS(<cnp.ndarray>gx)[1] == cnp.PyArray_DIMS(<cnp.ndarray>x)[1]
+            and cnp.PyArray_DIMS(<cnp.ndarray>x)[0 if left else 1]
+            == cnp.PyArray_DIMS(<cnp.ndarray>a)[0]):
+        return _backprop_one(<cnp.ndarray>a, <cnp.ndarray>x, <cnp.ndarray>gx, one, lower,
+                             trans, unit_diagonal, left, need_a, need_b)
     dt = x.dtype
     if a.dtype != dt or gx.dtype != dt:
         dt = np.result_type(a.dtype, x.dtype, gx.dtype)
@@ -531,6 +626,35 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     return (_unflat(ga, batch) if need_a else None), (_unflat(g, batch) if need_b else None)
 
 
+cdef object _trsm_one(cnp.ndarray a, cnp.ndarray b, int code, bint lo, int t, bint un,
+                     bint le, bint ch):
+    """trsm of one C-ordered matrix a and one right-hand side matrix b (any strides),
+    of one LAPACK dtype (see _matrix2)."""
+    cdef cnp.ndarray x = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(b), cnp.PyArray_TYPE(b))
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(a)[0], bad
+    cdef Py_ssize_t r = cnp.PyArray_DIMS(b)[0], c = cnp.PyArray_DIMS(b)[1]
+    cdef char* xp = <char*>cnp.PyArray_DATA(x)
+    cdef _Op3 A, R
+    _op2(a, &A)
+    _op2(b, &R)
+    with nogil:
+        if code == 0:
+            bad = _trsm(<const float*>A.p, &A, &R, <float*>xp, 1, r, c, n, lo, t, un, le, ch)
+        elif code == 1:
+            bad = _trsm(<const double*>A.p, &A, &R, <double*>xp, 1, r, c, n, lo, t, un, le,
+                        ch)
+        elif code == 2:
+            bad = _trsm(<const cfloat*>A.p, &A, &R, <cfloat*>xp, 1, r, c, n, lo, t, un, le,
+                        ch)
+        else:
+            bad = _trsm(<const cdouble*>A.p, &A, &R, <cdouble*>xp, 1, r, c, n, lo, t, un,
+                        le, ch)
+    if bad >= 0:
+        raise LinAlgError("the matrix is singular: a diagonal entry of the triangular "
+                          "matrix is exactly zero")
+    return x
+
+
 @cython.wraparound(True)
 def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False):
     """op(a)⁻¹b (``left``) or b op(a)⁻¹, op = identity, ᵀ, ᴴ for trans 0, 1, 2, for
@@ -540,6 +664,12 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
     fresh C-ordered array. Like ?trsm, an exactly zero diagonal entry gives inf/nan,
     unless ``check``: then LinAlgError naming the first such matrix (nothing is solved).
     Empty operands and other dtypes than the four LAPACK ones go to the NumPy twin."""
+    cdef int one = _one_matrix(a)
+    if (one >= 0 and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a) and _matrix2(b) == one
+            and cnp.PyArray_DIMS(<cnp.ndarray>b)[0 if left else 1]
+            == cnp.PyArray_DIMS(<cnp.ndarray>a)[0]):
+        return _trsm_one(<cnp.ndarray>a, <cnp.ndarray>b, one, lower, trans, unit_diagonal,
+                         left, check)
     dt = b.dtype
     if a.dtype is not dt:
         if a.dtype != dt:
@@ -1034,43 +1164,6 @@ cdef void _cholesky_backprop_rows(const lapack_t* l, const lapack_t* gl, lapack_
             for k in range(i + 1):
                 w[i * n + k] = src[i * s1 + k * s2]
         _chol_blocked(<lapack_t*>(l + b * n * n), w, out + b * n * n, n, n)
-
-
-cdef int _one_matrix(object x, object like=None) noexcept:
-    """0..3 (float, double, cfloat, cdouble) for a non-empty square 2-D ndarray of a
-    LAPACK dtype, native-order, aligned, with strides that are multiples of its item
-    size, and (``like`` given) of ``like``'s dtype and shape; else -1. One matrix, which
-    the entry points below take without the stack's views, thread planning and buffer
-    requests (~1.5 µs of a 2 x 2 cholesky_backprop's ~2.1)."""
-    cdef cnp.ndarray arr
-    cdef int typ, code
-    cdef Py_ssize_t isz
-    if type(x) is not np.ndarray:
-        return -1
-    arr = <cnp.ndarray>x
-    if (cnp.PyArray_NDIM(arr) != 2 or not cnp.PyArray_ISALIGNED(arr)
-            or not cnp.PyArray_ISNOTSWAPPED(arr)
-            or cnp.PyArray_DIMS(arr)[0] != cnp.PyArray_DIMS(arr)[1]
-            or cnp.PyArray_DIMS(arr)[0] == 0):
-        return -1
-    typ = cnp.PyArray_TYPE(arr)
-    if typ == cnp.NPY_DOUBLE:
-        code = 1
-    elif typ == cnp.NPY_FLOAT:
-        code = 0
-    elif typ == cnp.NPY_CDOUBLE:
-        code = 3
-    elif typ == cnp.NPY_CFLOAT:
-        code = 2
-    else:
-        return -1
-    isz = cnp.PyArray_ITEMSIZE(arr)
-    if cnp.PyArray_STRIDES(arr)[0] % isz or cnp.PyArray_STRIDES(arr)[1] % isz:
-        return -1
-    if like is not None and (cnp.PyArray_TYPE(<cnp.ndarray>like) != typ or
-                             cnp.PyArray_DIMS(<cnp.ndarray>like)[0] != cnp.PyArray_DIMS(arr)[0]):
-        return -1
-    return code
 
 
 @cython.wraparound(True)

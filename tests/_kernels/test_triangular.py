@@ -89,6 +89,28 @@ def trsm_cases(dtype, lower, trans, unit, left, rng):
         assert_close(kern.trsm(strided(a), strided(b), *args), want, dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lower,trans,unit,left", FLAGS)
+def test_trsm_and_backprop_one_matrix_equal_stack(dtype, lower, trans, unit, left):
+    # a single C-ordered a with one right-hand side matrix takes its own entry path (no
+    # stack views): bit for bit the matrix of a stack, b and X̄ in any layout
+    rng = np.random.default_rng(3)
+    args = (lower, trans, unit, left)
+    for n, k in [(1, 1), (5, 1), (5, 3), (45, 7)]:
+        a, b = tri_operands((2,), (2,), n, k, dtype, left, rng)
+        x = kern.trsm(a, b, *args)
+        gx = random_array(x.shape, dtype, rng)
+        ga, gb = kern.solve_triangular_backprop(a, x, gx, *args)
+        for j in range(2):
+            for lay in ((lambda v: v), strided, np.asfortranarray):
+                assert np.array_equal(kern.trsm(a[j].copy(), lay(b[j]), *args), x[j])
+                for need_a in (True, False):
+                    oa, ob = kern.solve_triangular_backprop(
+                        a[j].copy(), x[j].copy(), lay(gx[j]), *args, need_a=need_a)
+                    assert np.array_equal(ob, gb[j])
+                    assert (oa is None) if not need_a else np.array_equal(oa, ga[j])
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 @pytest.mark.parametrize("nb", [1, 3, 16, 48])
 def test_trsm_large_against_numpy(dtype, nb):
