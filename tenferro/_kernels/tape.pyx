@@ -867,7 +867,7 @@ def apply(op, inputs, outs, ctx=None):
 # runs the Python rule. An Op opts in with ``op.kernel = VJP_KERNELS[op.name]``
 # (_engine.install_vjp_kernels). create_graph=True always runs the rule on Tensors.
 
-from numpy import cos as _np_cos, empty as _np_empty, sin as _np_sin
+from numpy import cos as _np_cos, empty as _np_empty, sin as _np_sin, zeros as _np_zeros
 
 VJP_KERNELS = {
     "exp": 1, "sin": 2, "cos": 3, "tanh": 4, "log": 5, "negative": 6, "sum": 7,
@@ -877,6 +877,8 @@ VJP_KERNELS = {
     # Tensor ∘ ndarray / ndarray ∘ Tensor (the ndarray in ctx; _ops/elementwise.py)
     "multiply_array": 17, "array_multiply": 17, "add_array": 18, "array_add": 18,
     "subtract_array": 18, "array_subtract": 19, "divide_array": 20, "array_divide": 21,
+    # the 2-norm of every entry (linalg/matfuncs.py _norm_all: ctx None, 0-d output)
+    "vector_norm": 22,
 }
 
 
@@ -923,6 +925,15 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
     if not cnp.PyArray_ISFLOAT(<cnp.ndarray>y) or not _real_like(g, dt):
         return None
     x = xs[0]
+    if kernel == 22:
+        # x̄ = x·(n̄/n) with the scalar a C double, as _vnorm_vjp computes it in Python
+        # floats (0 at n = 0); other norms (ctx set) and complex x take the rule
+        if ctx is not None or not _real_like(x, dt) or cnp.PyArray_NDIM(<cnp.ndarray>y) != 0:
+            return None
+        nf = float(y)
+        if nf == 0:
+            return (_np_zeros(x.shape, x.dtype),)
+        return (x * (float(g) / nf),)
     if kernel >= 17:
         # x ∘ c or c ∘ x with c = ctx of x's dtype; covered when nothing was broadcast
         # onto x (its cotangent then needs no un-broadcasting sum)

@@ -184,3 +184,29 @@ def test_backward_with_kernels_equals_backward_with_rules(compiled_tape):
             OPS[name].kernel = code
     for a, b in zip(with_kernels, with_rules):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3,), (2, 5), (32, 32), (2, 3, 4)])
+def test_vector_norm_kernel_equals_its_rule(shape, dtype):
+    # tf.linalg.norm(x) (2-norm of every entry, ctx None): x̄ = x·(n̄/n), bit for bit the
+    # rule; n = 0 gives zeros; a norm with ctx (axes, ord) and complex x take the rule
+    rng = np.random.default_rng(4)
+    code = tape.VJP_KERNELS["vector_norm"]
+    op = OPS["vector_norm"]
+    for x in (rng.standard_normal(shape).astype(dtype), np.zeros(shape, dtype)):
+        y = np.asarray(np.sqrt(np.dot(x.ravel(), x.ravel()))).astype(dtype)
+        g = np.asarray(rng.standard_normal()).astype(dtype)
+        got = tape.vjp_kernel(code, None, (True,), g, (x,), (y,))
+        assert got is not None
+        _same(got, op.vjp(None, (True,), (g,), (x,), (y,)))
+    ctx = (2.0, tuple(range(len(shape))), False)
+    assert tape.vjp_kernel(code, ctx, (True,), g, (x,), (y,)) is None
+    z = x.astype(np.complex128)
+    assert tape.vjp_kernel(code, None, (True,), g.astype(np.float64), (z,),
+                           (y.astype(np.float64),)) is None
+    # and through the tape: the gradient of the norm itself
+    t = tf.tensor(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+    (gt,) = tf.grad([tf.linalg.norm(t)], [t])
+    np.testing.assert_array_equal(gt.numpy(), t.numpy() * (1.0 / float(np.sqrt(
+        np.dot(t.numpy().ravel(), t.numpy().ravel())))))
