@@ -2084,6 +2084,9 @@ def getrf(a, return_info=False):
     (lu, piv, info), info (*batch) int32 holding LAPACK's info per matrix (k > 0: u[k-1,
     k-1] is exactly zero), for det and solve to use. lu is a per-matrix Fortran-ordered
     view (a transposed C array), which getrs uses without a copy."""
+    cdef int single = _matrix2_code(a)
+    if single >= 0:
+        return _getrf_single(<cnp.ndarray>a, single, return_info)
     a = _lapack_array(a)
     cdef tuple shape = a.shape
     cdef tuple batch = shape[:-2]
@@ -2168,20 +2171,23 @@ def lu(a, return_perm=False):
     return _unflat(p, batch), _unflat(l, batch), _unflat(u, batch)
 
 
-cdef inline int _single_matrix_code(object a) noexcept:
-    """0..3 (float, double, cfloat, cdouble) for a C-ordered, native-order, aligned,
-    non-empty square 2-D ndarray of a LAPACK dtype, else -1: one matrix, which the
-    kernels' entry points take without the stack's views, thread planning and typed
-    memoryviews (~1 µs of the ~1.3 µs of a 2 x 2 potrf)."""
+cdef int _matrix2_code(object a) noexcept:
+    """0..3 (float, double, cfloat, cdouble) for a non-empty 2-D ndarray of a LAPACK
+    dtype, native-order, aligned, with strides that are multiples of its item size,
+    else -1: one matrix, which the kernels' entry points take without the stack's views,
+    thread planning and typed memoryviews (~1 µs of the ~1.3 µs of a 2 x 2 potrf)."""
     cdef cnp.ndarray arr
     cdef int typ
+    cdef Py_ssize_t isz
     if type(a) is not np.ndarray:
         return -1
     arr = <cnp.ndarray>a
-    if (cnp.PyArray_NDIM(arr) != 2 or not cnp.PyArray_ISCARRAY_RO(arr)
+    if (cnp.PyArray_NDIM(arr) != 2 or not cnp.PyArray_ISALIGNED(arr)
             or not cnp.PyArray_ISNOTSWAPPED(arr)
-            or cnp.PyArray_DIMS(arr)[0] != cnp.PyArray_DIMS(arr)[1]
-            or cnp.PyArray_DIMS(arr)[0] == 0):
+            or cnp.PyArray_DIMS(arr)[0] == 0 or cnp.PyArray_DIMS(arr)[1] == 0):
+        return -1
+    isz = cnp.PyArray_ITEMSIZE(arr)
+    if cnp.PyArray_STRIDES(arr)[0] % isz or cnp.PyArray_STRIDES(arr)[1] % isz:
         return -1
     typ = cnp.PyArray_TYPE(arr)
     if typ == cnp.NPY_DOUBLE:
@@ -2193,6 +2199,50 @@ cdef inline int _single_matrix_code(object a) noexcept:
     if typ == cnp.NPY_CFLOAT:
         return 2
     return -1
+
+
+cdef inline int _single_matrix_code(object a) noexcept:
+    """_matrix2_code for a square C-ordered matrix."""
+    cdef int code = _matrix2_code(a)
+    if (code < 0 or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a)
+            or cnp.PyArray_DIMS(<cnp.ndarray>a)[0] != cnp.PyArray_DIMS(<cnp.ndarray>a)[1]):
+        return -1
+    return code
+
+
+cdef object _getrf_single(cnp.ndarray a, int code, bint return_info):
+    """getrf of one matrix (see _matrix2_code; any strides), serially on the calling
+    thread: the same (lu, piv[, info]) as the stack path."""
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
+    cdef cnp.npy_intp dims[2]
+    cdef cnp.npy_intp k = m if m < n else n
+    cdef _GetrfJob job
+    cdef blas_int info = 0, inf = 0
+    dims[0], dims[1] = n, m
+    cdef cnp.ndarray lu = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
+    cdef cnp.ndarray piv = cnp.PyArray_SimpleNew(1, &k, cnp.NPY_INT32)
+    job.a = <const char*>cnp.PyArray_DATA(a)
+    job.lu = <char*>cnp.PyArray_DATA(lu)
+    job.piv = <blas_int*>cnp.PyArray_DATA(piv)
+    job.infos = &inf
+    job.st[0] = 0
+    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
+    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    job.m, job.n, job.code = m, n, code
+    if m > SMALL or n > SMALL:
+        with nogil:
+            bad = _getrf_chunk(&job, 0, 1, True, &info)
+    else:
+        bad = _getrf_chunk(&job, 0, 1, True, &info)
+    if bad != OK:
+        raise _fail(bad, info, (), "getrf", "LU failed")
+    lut = cnp.PyArray_Transpose(lu, NULL)
+    if not return_info:
+        return lut, piv
+    infos = cnp.PyArray_SimpleNew(0, NULL, cnp.NPY_INT32)
+    (<int*>cnp.PyArray_DATA(<cnp.ndarray>infos))[0] = inf
+    return lut, piv, infos
 
 
 cdef object _potrf_single(cnp.ndarray a, int code, bint lower):

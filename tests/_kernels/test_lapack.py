@@ -224,6 +224,25 @@ def test_getrf(dtype, shape):
     np.testing.assert_array_equal(piv2, piv)
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (5, 3), (3, 5), (45, 45)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_getrf_one_matrix_equals_stack(dtype, shape):
+    # a single matrix (any strides) takes its own entry path: bit for bit a stack's
+    # matrix, lu's Fortran-ordered view and info (0-d) included
+    a = rand((3,) + shape, dtype)
+    a[2, :, 0] = 0                      # singular: a zero first pivot
+    lu, piv, info = lp.getrf(a, return_info=True)
+    for k in range(3):
+        for x in (a[k].copy(), np.asfortranarray(a[k]), a[k][::-1][::-1], a[k].T.T):
+            l1, p1, i1 = lp.getrf(x, return_info=True)
+            assert l1.shape == shape and l1.flags.f_contiguous and p1.dtype == np.int32
+            assert np.array_equal(l1, lu[k]) and np.array_equal(p1, piv[k])
+            assert i1.shape == () and i1.dtype == np.int32 and i1 == info[k]
+            l2, p2 = lp.getrf(x)
+            assert np.array_equal(l2, lu[k]) and np.array_equal(p2, piv[k])
+    assert info[2] == 1
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_getrf_singular_is_reported_not_raised(dtype):
     a = rand((3, 4, 4), dtype)
