@@ -2371,6 +2371,51 @@ cdef tuple _solve_operands(a, b, str name):
     return a, b, dt, batch
 
 
+cdef object _getrs_single(cnp.ndarray lu, cnp.ndarray piv, cnp.ndarray b, int code,
+                          int trans, object outer):
+    """getrs of one matrix and one right-hand side matrix (see _matrix2_code; any
+    strides; piv an int32 vector), serially on the calling thread."""
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(lu)[0], isz = cnp.PyArray_ITEMSIZE(lu), bad
+    cdef cnp.ndarray x = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(b), cnp.PyArray_TYPE(b))
+    cdef cnp.ndarray o, out = None
+    cdef _GetrsJob job
+    cdef blas_int info = 0
+    job.lu = <const char*>cnp.PyArray_DATA(lu)
+    job.sa[0] = 0
+    job.sa[1] = cnp.PyArray_STRIDES(lu)[0] // isz
+    job.sa[2] = cnp.PyArray_STRIDES(lu)[1] // isz
+    job.piv = <const int*>cnp.PyArray_DATA(piv)
+    job.sp[0] = 0
+    job.sp[1] = cnp.PyArray_STRIDES(piv)[0] // sizeof(int)
+    job.rhs = <const char*>cnp.PyArray_DATA(b)
+    job.sb[0] = 0
+    job.sb[1] = cnp.PyArray_STRIDES(b)[0] // isz
+    job.sb[2] = cnp.PyArray_STRIDES(b)[1] // isz
+    job.x = <char*>cnp.PyArray_DATA(x)
+    job.o = NULL
+    job.outer = NULL
+    if outer is not None:
+        o = <cnp.ndarray>outer
+        out = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(lu), cnp.PyArray_TYPE(lu))
+        job.o = <const char*>cnp.PyArray_DATA(o)
+        job.so[0] = 0
+        job.so[1] = cnp.PyArray_STRIDES(o)[0] // isz
+        job.so[2] = cnp.PyArray_STRIDES(o)[1] // isz
+        job.outer = <char*>cnp.PyArray_DATA(out)
+    job.n = n
+    job.nrhs = cnp.PyArray_DIMS(b)[1]
+    job.trans = trans
+    job.code = code
+    if n > SMALL:
+        with nogil:
+            bad = _getrs_chunk(&job, 0, 1, True, &info)
+    else:
+        bad = _getrs_chunk(&job, 0, 1, True, &info)
+    if bad != OK:
+        raise _fail(bad, info, (), "getrs", "solve failed")
+    return x if outer is None else (x, out)
+
+
 @cython.wraparound(True)   # negative indices of Python tuples below
 def getrs(lu, piv, b, trans=0, outer=None):
     """Solve with getrf's factors: op(a) x = b, op = (identity, transpose, conj-transpose)
@@ -2381,6 +2426,21 @@ def getrs(lu, piv, b, trans=0, outer=None):
     outer product up to side SMALL; NumPy's matmul beyond)."""
     if trans not in (0, 1, 2):
         raise ValueError(f"getrs: trans must be 0, 1 or 2, got {trans!r}")
+    cdef int single = _matrix2_code(lu)
+    if (single >= 0 and _matrix2_code(b) == single
+            and cnp.PyArray_DIMS(<cnp.ndarray>lu)[0] == cnp.PyArray_DIMS(<cnp.ndarray>lu)[1]
+            and cnp.PyArray_DIMS(<cnp.ndarray>b)[0] == cnp.PyArray_DIMS(<cnp.ndarray>lu)[0]
+            and type(piv) is np.ndarray and cnp.PyArray_NDIM(<cnp.ndarray>piv) == 1
+            and cnp.PyArray_TYPE(<cnp.ndarray>piv) == cnp.NPY_INT32
+            and cnp.PyArray_ISALIGNED(<cnp.ndarray>piv)
+            and cnp.PyArray_DIMS(<cnp.ndarray>piv)[0] == cnp.PyArray_DIMS(<cnp.ndarray>lu)[0]
+            and (outer is None or (
+                _matrix2_code(outer) == single
+                and cnp.PyArray_DIMS(<cnp.ndarray>outer)[0] == cnp.PyArray_DIMS(<cnp.ndarray>b)[0]
+                and cnp.PyArray_DIMS(<cnp.ndarray>outer)[1] == cnp.PyArray_DIMS(<cnp.ndarray>b)[1]
+                and cnp.PyArray_DIMS(<cnp.ndarray>b)[0] <= SMALL))):
+        return _getrs_single(<cnp.ndarray>lu, <cnp.ndarray>piv, <cnp.ndarray>b, single,
+                             trans, outer)
     lu, b, dt, batch = _solve_operands(lu, b, "getrs")
     cdef Py_ssize_t n = b.shape[-2], nrhs = b.shape[-1], nb = _prod(batch)
     cdef int code = _code_of(dt)

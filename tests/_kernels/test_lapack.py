@@ -427,6 +427,30 @@ def test_bad_trans_raises():
             fn(*args, np.ones((2, 1)), trans=3)
 
 
+@pytest.mark.parametrize("n,k", [(1, 1), (4, 2), (16, 3), (40, 5)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_getrs_one_matrix_equals_stack(dtype, n, k):
+    # a single matrix and right-hand side (any strides, int32 pivots) take their own
+    # entry path: bit for bit a stack's matrix, with the outer product −X Yᴴ (n <= 16)
+    a = rand((2, n, n), dtype) + n * np.eye(n, dtype=dtype)
+    b, y = rand((2, n, k), dtype, seed=1), rand((2, n, k), dtype, seed=2)
+    lu, piv = lp.getrf(a)
+    for trans in (0, 1, 2):
+        x = lp.getrs(lu, piv, b, trans)
+        xo, o = (lp.getrs(lu, piv, b, trans, outer=y) if n <= 16 else (x, None))
+        for j in range(2):
+            for lay in ((lambda v: v), np.ascontiguousarray, np.asfortranarray):
+                got = lp.getrs(lay(lu[j]), piv[j], lay(b[j]), trans)
+                assert got.shape == (n, k) and np.array_equal(got, x[j])
+                if o is not None:
+                    g1, g2 = lp.getrs(lay(lu[j]), piv[j], lay(b[j]), trans, outer=y[j])
+                    assert np.array_equal(g1, xo[j]) and np.array_equal(g2, o[j])
+    bad = piv[0].copy()
+    bad[0] = n             # a 1-based pivot: LAPACK would index past the matrix
+    with pytest.raises(ValueError, match="pivots of the matrix"):
+        lp.getrs(lu[0], bad, b[0])
+
+
 def test_getrs_rejects_pivots_out_of_range():
     lu, piv = lp.getrf(np.stack([np.eye(3) + 1] * 2))
     bad = piv.copy()
