@@ -2029,19 +2029,45 @@ def eigh(a, lower=True, compute_v=True):
     return w, _unflat(v, batch)
 
 
+cdef object _qr_single(cnp.ndarray a, int code, int imode):
+    """qr of one matrix (see _matrix2_code; any strides), serially on the calling
+    thread: the stack path's q, r without its views and thread plan."""
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
+    cdef Py_ssize_t k = m if m < n else n, isz = cnp.PyArray_ITEMSIZE(a)
+    cdef cnp.npy_intp dims[2]
+    cdef _QrJob job
+    cdef blas_int info = 0
+    dims[0], dims[1] = (m if imode == 2 else k), n
+    cdef cnp.ndarray r = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
+    cdef cnp.ndarray q = None
+    job.q = NULL
+    if imode:
+        dims[0], dims[1] = m, (m if imode == 2 else k)
+        q = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
+        job.q = <char*>cnp.PyArray_DATA(q)
+    job.a = <const char*>cnp.PyArray_DATA(a)
+    job.st[0] = 0
+    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
+    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    job.r = <char*>cnp.PyArray_DATA(r)
+    job.m, job.n, job.rrows = m, n, cnp.PyArray_DIMS(r)[0]
+    job.mode, job.code = imode, code
+    if m > SMALL or n > SMALL:
+        with nogil:
+            bad = _qr_chunk(&job, 0, 1, True, &info)
+    else:
+        bad = _qr_chunk(&job, 0, 1, True, &info)
+    if bad != OK:
+        raise _fail(bad, info, (), "geqrf/geqrt/orgqr", "QR failed")
+    return r if not imode else (q, r)
+
+
 @cython.wraparound(True)   # negative indices of Python tuples below
 def qr(a, mode="reduced"):
     """(q, r) like numpy.linalg.qr for mode "reduced" (q m x k, r k x n) or "complete"
     (q m x m, r m x n); r alone (k x n) for mode "r". geqrf + orgqr/ungqr for small
     matrices, geqrt + block accumulation of Q for larger ones (see _qr_block)."""
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
     cdef int imode
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     if mode == "reduced":
         imode = 1
     elif mode == "complete":
@@ -2050,6 +2076,16 @@ def qr(a, mode="reduced"):
         imode = 0
     else:
         raise ValueError(f"qr mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    cdef int single = _matrix2_code(a)
+    if single >= 0:
+        return _qr_single(<cnp.ndarray>a, single, imode)
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
+    cdef int code = _code_of(a.dtype)
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
     if nb == 0 or k == 0:
         return _ref.qr(a, mode)
     a3 = _flat3(a, batch, nb)

@@ -243,6 +243,26 @@ def test_getrf_one_matrix_equals_stack(dtype, shape):
     assert info[2] == 1
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (5, 3), (3, 5), (45, 45), (70, 40)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_qr_one_matrix_equals_stack(dtype, shape):
+    # a single matrix (any strides) takes its own entry path: bit for bit a stack's
+    # matrix, for every mode
+    a = rand((2,) + shape, dtype)
+    for mode in ("reduced", "complete", "r"):
+        want = lp.qr(a, mode)
+        want = want if isinstance(want, tuple) else (want,)
+        for k in range(2):
+            for x in (a[k].copy(), np.asfortranarray(a[k]), a[k][::-1][::-1]):
+                got = lp.qr(x, mode)
+                got = got if isinstance(got, tuple) else (got,)
+                assert len(got) == len(want)
+                for g, w in zip(got, want):
+                    assert g.dtype == w.dtype and np.array_equal(g, w[k])
+    with pytest.raises(ValueError, match="qr mode"):
+        lp.qr(a[0], "full")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_getrf_singular_is_reported_not_raised(dtype):
     a = rand((3, 4, 4), dtype)
