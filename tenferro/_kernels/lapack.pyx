@@ -1064,13 +1064,14 @@ cdef Py_ssize_t _getrf_rows(const lapack_t* a, lapack_t* lu, _GetrfJob* j, Py_ss
     return OK
 
 
-cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
-                     lapack_t[:, :, ::1] u, Py_ssize_t* perm_out, blas_int* info) noexcept:
+cdef Py_ssize_t _plu(const lapack_t* a, const Py_ssize_t* st, Py_ssize_t nb, Py_ssize_t m,
+                     Py_ssize_t n, char* p, lapack_t* l, lapack_t* u, Py_ssize_t* perm_out,
+                     blas_int* info) noexcept:
     # a = p @ l @ u with p (m x m) a permutation matrix of a's real type, l (m x k) unit
-    # lower trapezoidal, u (k x n) upper trapezoidal; exactly singular input is fine.
+    # lower trapezoidal, u (k x n) upper trapezoidal (both C-ordered stacks); exactly
+    # singular input is fine. a: (nb, m, n), element strides st.
     # perm_out (nb x m, or NULL): row i of l @ u is row perm_out[i] of a.
-    cdef Py_ssize_t nb = a.shape[0], m = a.shape[1], n = a.shape[2], b, i, j, t
-    cdef Py_ssize_t st[3]
+    cdef Py_ssize_t b, i, j, t
     cdef Py_ssize_t k = m if m < n else n
     cdef blas_int M = <blas_int>m, N = <blas_int>n, inf = 0
     cdef lapack_t* buf = NULL
@@ -1082,8 +1083,6 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
     cdef bint single = _real_size(<lapack_t*>NULL) == sizeof(float)
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    if not _elem_strides(a.strides, sizeof(lapack_t), 3, st):
-        return BAD_STRIDES
     buf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
     ipiv = <blas_int*>_alloc(&pool, k, sizeof(blas_int))
     perm = <Py_ssize_t*>_alloc(&pool, m, sizeof(Py_ssize_t))
@@ -1091,19 +1090,19 @@ cdef Py_ssize_t _plu(const lapack_t[:, :, :] a, char* p, lapack_t[:, :, ::1] l,
         return _release(&pool, NO_MEMORY)
     with nogil:
         for b in range(nb):
-            _copy(&a[b, 0, 0], st[1], st[2], buf, 1, m, m, n, False)
+            _copy(a + b * st[0], st[1], st[2], buf, 1, m, m, n, False)
             xgetrf(&M, &N, buf, &M, ipiv, &inf)
             if inf < 0:
                 info[0] = inf
                 result = b
                 break
-            lb = &l[b, 0, 0]
+            lb = l + b * m * k
             _copy(buf, 1, m, lb, k, 1, m, k, False)       # tiled, then the unit upper part
             for i in range(k):
                 lb[i * k + i] = 1
                 for j in range(i + 1, k):
                     lb[i * k + j] = 0
-            _upper(buf, m, &u[b, 0, 0], k, n)
+            _upper(buf, m, u + b * k * n, k, n)
             # Row i of (row-swapped a) is a[perm[i]]: a = p (l u) with p[perm[i], i] = 1.
             for i in range(m):
                 perm[i] = i
@@ -2181,30 +2180,49 @@ def lu(a, return_perm=False):
     cdef Py_ssize_t* qp = NULL
     if nb == 0 or k == 0:
         return _ref.lu(a, return_perm)
-    a3 = _flat3(a, batch, nb)
-    p = np.empty((nb, m, m), _REAL[code])
-    l = np.empty((nb, m, k), a.dtype)
-    u = np.empty((nb, k, n), a.dtype)
+    cdef Py_ssize_t st[3]
+    cdef cnp.npy_intp dims[4]
+    cdef int nd = len(batch) + 2, i
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    if nd == 2:
+        st[0] = 0
+        st[1] = cnp.PyArray_STRIDES(arr)[0]
+        st[2] = cnp.PyArray_STRIDES(arr)[1]
+    else:
+        a3 = _flat3(a, batch, nb)
+        arr = <cnp.ndarray>a3
+        for i in range(3):
+            st[i] = cnp.PyArray_STRIDES(arr)[i]
+    for i in range(3):
+        if st[i] % cnp.PyArray_ITEMSIZE(arr):
+            return lu(a.copy(), return_perm)
+        st[i] //= cnp.PyArray_ITEMSIZE(arr)
+    # the outputs are made with the final shapes (a C-ordered stack is its flat stack)
+    p = np.empty(batch + (m, m), _REAL[code])
+    l = np.empty(batch + (m, k), a.dtype)
+    u = np.empty(batch + (k, n), a.dtype)
     perm = None
     if return_perm:
-        perm = np.empty((nb, m), np.intp)
-        qp = <Py_ssize_t*>_ptr(perm)
-    pp = _ptr(p)
+        perm = np.empty(batch + (m,), np.intp)
+        qp = <Py_ssize_t*>cnp.PyArray_DATA(<cnp.ndarray>perm)
+    pp = <char*>cnp.PyArray_DATA(<cnp.ndarray>p)
+    cdef char* ap = <char*>cnp.PyArray_DATA(arr)
+    cdef char* lp_ = <char*>cnp.PyArray_DATA(<cnp.ndarray>l)
+    cdef char* up = <char*>cnp.PyArray_DATA(<cnp.ndarray>u)
     if code == 0:
-        bad = _plu[float](a3, pp, l, u, qp, &info)
+        bad = _plu(<const float*>ap, st, nb, m, n, pp, <float*>lp_, <float*>up, qp, &info)
     elif code == 1:
-        bad = _plu[double](a3, pp, l, u, qp, &info)
+        bad = _plu(<const double*>ap, st, nb, m, n, pp, <double*>lp_, <double*>up, qp, &info)
     elif code == 2:
-        bad = _plu[cfloat](a3, pp, l, u, qp, &info)
+        bad = _plu(<const cfloat*>ap, st, nb, m, n, pp, <cfloat*>lp_, <cfloat*>up, qp, &info)
     else:
-        bad = _plu[cdouble](a3, pp, l, u, qp, &info)
-    if bad == BAD_STRIDES:
-        return lu(a.copy(), return_perm)
+        bad = _plu(<const cdouble*>ap, st, nb, m, n, pp, <cdouble*>lp_, <cdouble*>up, qp,
+                   &info)
     if bad != OK:
         raise _fail(bad, info, batch, "getrf", "LU failed")
     if return_perm:
-        return _unflat(p, batch), _unflat(l, batch), _unflat(u, batch), _unflat(perm, batch)
-    return _unflat(p, batch), _unflat(l, batch), _unflat(u, batch)
+        return p, l, u, perm
+    return p, l, u
 
 
 cdef int _matrix2_code(object a) noexcept:
