@@ -1953,12 +1953,15 @@ def svd(a, full_matrices=False, compute_uv=True):
 
     gesdd on each matrix, falling back to gesvd for a matrix where it does not converge;
     LinAlgError naming the batch index when both fail (e.g. a NaN entry)."""
+    cdef int jobz = (2 if full_matrices else 1) if compute_uv else 0
+    cdef int single = _matrix2_code(a)
+    if single >= 0:
+        return _svd_single(<cnp.ndarray>a, single, jobz)
     a = _lapack_array(a)
     cdef tuple shape = a.shape
     cdef tuple batch = shape[:-2]
     cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
     cdef int code = _code_of(a.dtype)
-    cdef int jobz = (2 if full_matrices else 1) if compute_uv else 0
     cdef blas_int info = 0
     cdef Py_ssize_t bad
     if nb == 0 or k == 0:
@@ -1994,6 +1997,9 @@ def eigh(a, lower=True, compute_v=True):
     """(w, v): ascending eigenvalues and unit eigenvectors (columns of v) of Hermitian
     matrices, reading their lower (or upper) triangle; w alone if ``compute_v`` is False.
     syevd/heevd; LinAlgError naming the batch index when it does not converge."""
+    cdef int single = _matrix2_code(a)
+    if single >= 0 and cnp.PyArray_DIMS(<cnp.ndarray>a)[0] == cnp.PyArray_DIMS(<cnp.ndarray>a)[1]:
+        return _eigh_single(<cnp.ndarray>a, single, lower, compute_v)
     a = _lapack_array(a)
     cdef tuple shape = a.shape
     cdef tuple batch = shape[:-2]
@@ -2026,6 +2032,69 @@ def eigh(a, lower=True, compute_v=True):
     if not jobv:
         return w
     return w, _unflat(v, batch)
+
+
+cdef inline int _real_type(int code) noexcept:
+    return cnp.NPY_FLOAT if code == 0 or code == 2 else cnp.NPY_DOUBLE
+
+
+cdef object _svd_single(cnp.ndarray a, int code, int jobz):
+    """svd of one matrix (see _matrix2_code; any strides), serially on the calling
+    thread: the stack path's results without its views and thread plan."""
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
+    cdef cnp.npy_intp k = m if m < n else n
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
+    cdef cnp.npy_intp dims[2]
+    cdef _SvdJob job
+    cdef blas_int info = 0
+    cdef cnp.ndarray s = cnp.PyArray_SimpleNew(1, &k, _real_type(code))
+    cdef cnp.ndarray u = None, vt = None
+    job.u = job.vt = NULL
+    if jobz:
+        dims[0], dims[1] = m, (m if jobz == 2 else k)
+        u = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
+        dims[0], dims[1] = (n if jobz == 2 else k), n
+        vt = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
+        job.u = <char*>cnp.PyArray_DATA(u)
+        job.vt = <char*>cnp.PyArray_DATA(vt)
+    job.a = <const char*>cnp.PyArray_DATA(a)
+    job.st[0] = 0
+    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
+    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    job.s = <char*>cnp.PyArray_DATA(s)
+    job.m, job.n, job.jobz, job.code = m, n, jobz, code
+    with nogil:
+        bad = _svd_chunk(&job, 0, 1, True, &info)
+    if bad != OK:
+        raise _fail(bad, info, (), "gesdd/gesvd", "SVD did not converge")
+    return (u, s, vt) if jobz else s
+
+
+cdef object _eigh_single(cnp.ndarray a, int code, bint lower, bint jobv):
+    """eigh of one square matrix (see _matrix2_code; any strides), serially on the
+    calling thread: the stack path's results without its views and thread plan."""
+    cdef cnp.npy_intp n = cnp.PyArray_DIMS(a)[0]
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a), bad
+    cdef _EighJob job
+    cdef blas_int info = 0
+    cdef cnp.ndarray w = cnp.PyArray_SimpleNew(1, &n, _real_type(code))
+    cdef cnp.ndarray v = None
+    job.v = NULL
+    if jobv:
+        v = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(a), cnp.PyArray_TYPE(a))
+        job.v = <char*>cnp.PyArray_DATA(v)
+    job.a = <const char*>cnp.PyArray_DATA(a)
+    job.st[0] = 0
+    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
+    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    job.w = <char*>cnp.PyArray_DATA(w)
+    job.n, job.lower, job.code = n, lower, code
+    with nogil:
+        bad = _eigh_chunk(&job, 0, 1, True, &info)
+    if bad != OK:
+        raise _fail(bad, info, (), "heevd" if code >= 2 else "syevd",
+                    "eigh did not converge")
+    return (w, v) if jobv else w
 
 
 cdef object _qr_single(cnp.ndarray a, int code, int imode):

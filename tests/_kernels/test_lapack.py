@@ -263,6 +263,42 @@ def test_qr_one_matrix_equals_stack(dtype, shape):
         lp.qr(a[0], "full")
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (5, 3), (3, 5), (30, 30)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_svd_and_eigh_one_matrix_equal_stack(dtype, shape):
+    # a single matrix (any strides) takes its own entry path: bit for bit a stack's
+    # matrix, every mode; a NaN names "the matrix"
+    a = rand((2,) + shape, dtype)
+    h = a + mH(a) if shape[0] == shape[1] else None
+    for args in ((False, True), (True, True), (False, False)):
+        want = lp.svd(a, *args)
+        want = want if isinstance(want, tuple) else (want,)
+        for k in range(2):
+            for x in (a[k].copy(), np.asfortranarray(a[k]), a[k][::-1][::-1]):
+                got = lp.svd(x, *args)
+                got = got if isinstance(got, tuple) else (got,)
+                for g, w in zip(got, want):
+                    assert g.dtype == w.dtype and np.array_equal(g, w[k])
+    if h is not None:
+        for args in ((True, True), (False, True), (True, False)):
+            want = lp.eigh(h, *args)
+            want = want if isinstance(want, tuple) else (want,)
+            for k in range(2):
+                for x in (h[k].copy(), np.asfortranarray(h[k])):
+                    got = lp.eigh(x, *args)
+                    got = got if isinstance(got, tuple) else (got,)
+                    for g, w in zip(got, want):
+                        assert g.dtype == w.dtype and np.array_equal(g, w[k])
+        bad = h[0].copy()
+        bad[0, 0] = np.nan
+        with pytest.raises(tf.LinAlgError, match="the matrix"):
+            lp.eigh(bad)
+    bad = a[0].copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(tf.LinAlgError, match="the matrix"):
+        lp.svd(bad)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_getrf_singular_is_reported_not_raised(dtype):
     a = rand((3, 4, 4), dtype)
