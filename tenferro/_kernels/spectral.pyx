@@ -331,13 +331,44 @@ cdef struct _SpecJob:      # one call of a kernel of this module, for run_chunks
     double eps, rel
 
 
+cdef inline int _typenum(str c) noexcept:
+    """The NumPy type number of the dtype char c (one of "fdFD"), else -1."""
+    if c == "d":
+        return cnp.NPY_DOUBLE
+    if c == "D":
+        return cnp.NPY_CDOUBLE
+    if c == "f":
+        return cnp.NPY_FLOAT
+    if c == "F":
+        return cnp.NPY_CFLOAT
+    return -1
+
+
+cdef inline bint _fits(object a, int typ, tuple shape) noexcept:
+    """``a`` is a C-contiguous, aligned, native ndarray of type ``typ`` and ``shape``
+    (read from the array struct: ~1 µs less over a kernel's operands than through the
+    dtype and shape attributes)."""
+    cdef cnp.ndarray arr
+    cdef int i, nd
+    if type(a) is not np.ndarray:
+        return False
+    arr = <cnp.ndarray>a
+    nd = len(shape)
+    if (cnp.PyArray_TYPE(arr) != typ or cnp.PyArray_NDIM(arr) != nd
+            or not cnp.PyArray_ISCARRAY_RO(arr) or not cnp.PyArray_ISNOTSWAPPED(arr)):
+        return False
+    for i in range(nd):
+        if cnp.PyArray_DIMS(arr)[i] != <cnp.npy_intp>(<Py_ssize_t>shape[i]):
+            return False
+    return True
+
+
 cdef const char* _cptr(object a, str c, tuple shape) except? NULL:
     """Data pointer of ``a``, a C-contiguous ndarray of dtype char ``c`` and the given
     shape (what the typed memoryviews of these kernels checked); NULL for None."""
     if a is None:
         return NULL
-    if (type(a) is not np.ndarray or a.dtype.char != c or a.shape != shape or
-            not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a)):
+    if not _fits(a, _typenum(c), shape):
         raise ValueError(f"expected a C-contiguous {np.dtype(c)} array of shape {shape}, "
                          f"got {getattr(a, 'dtype', type(a))} {getattr(a, 'shape', '')}")
     return <const char*>cnp.PyArray_DATA(<cnp.ndarray>a)
@@ -356,7 +387,7 @@ cdef Py_ssize_t _run_spec(_SpecJob* job, Py_ssize_t nb, Py_ssize_t side,
                           Py_ssize_t work, bint blas3) except? -2:
     cdef blas_int info = 0
     cdef Py_ssize_t bad
-    cdef int t = _threads._threads_for(nb, side, work, blas3)
+    cdef int t = 1 if nb < 2 else _threads._threads_for(nb, side, work, blas3)
     with nogil:
         bad = run_chunks(_spec_chunk, job, nb, t, &info)
     if bad == NO_MEMORY:
