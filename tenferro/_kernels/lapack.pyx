@@ -413,7 +413,11 @@ cdef inline blas_int _lreal(void* q, bint single) noexcept nogil:
 
 
 cdef enum:
-    COPY_TILE = 32     # the tile edge of _copy's transposing copy
+    # the tile edge of _copy's transposing copy: at a power-of-two row stride the
+    # strided side's lines fall into few L1 sets (f64 256 x 256: 2 KB apart, 2 of 64
+    # sets), so a tile of 32 lines evicts itself; 16 fits (f64 256 x 256 lu 1.42 ->
+    # 1.30 ms, qr 2.37 -> 2.26 ms; 8 alike; n <= 64 unchanged)
+    COPY_TILE = 16
 
 
 cdef inline void _copy(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1,
@@ -431,8 +435,8 @@ cdef inline void _copy(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1,
     if d1 > d0:   # write along dst's faster axis: walk the transposed problem
         m, n, s0, s1, d0, d1 = n, m, s1, s0, d1, d0
     # a transposing copy (src strided along j) goes in tile x tile blocks so that the
-    # lines of both sides stay in cache: f64 256 x 256 63 -> ~20 µs, the copy that
-    # qr/lu/cholesky/eigh make of a C-ordered A
+    # lines of both sides stay in cache (see COPY_TILE): the copy that qr/lu/cholesky/
+    # eigh make of a C-ordered A
     cdef Py_ssize_t tile = COPY_TILE if s1 != 1 else n, ib = 0, jb, ie, je
     while ib < m:
         ie = ib + tile if ib + tile < m else m
