@@ -54,7 +54,7 @@ cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf
-from tenferro._kernels._workers cimport run_chunks
+from tenferro._kernels._workers cimport run_chunks, work_give, work_take
 
 import numpy as np
 
@@ -309,7 +309,7 @@ cdef Py_ssize_t _inverse_rows(const lapack_t* lu, const lapack_t* scale, lapack_
     cdef lapack_t* work = NULL
     cdef Py_ssize_t result = OK
     if j.trans == 0:
-        work = <lapack_t*>malloc(n * n * isz)
+        work = <lapack_t*>work_take(n * n * isz)
         if work == NULL:
             return NO_MEMORY
     for b in range(b0, b1):
@@ -331,7 +331,8 @@ cdef Py_ssize_t _inverse_rows(const lapack_t* lu, const lapack_t* scale, lapack_
                 for i in range(n):
                     w[i + k * n] = src[i * s1 + k * s2]
         _inverse_one(w, o, pv, j.sp[1], n, scale + b if scale != NULL else NULL, j.trans)
-    free(work)
+    if work != NULL:
+        work_give(work, n * n * isz)
     return result
 
 

@@ -54,7 +54,7 @@ cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm, xtrsv
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_potrf
-from tenferro._kernels._workers cimport run_chunks
+from tenferro._kernels._workers cimport SPARE_MIN, run_chunks, spare_keep, spare_take
 
 import numpy as np
 cimport numpy as cnp
@@ -508,6 +508,7 @@ cdef enum:
 cdef struct Pool:
     void* ptr[POOL_SIZE]
     int count
+    int spare           # bit i: ptr[i] came from spare_take (_workers.pyx)
     bint failed
 
 
@@ -521,11 +522,15 @@ cdef inline void* _alloc(Pool* pool, size_t count, size_t size) noexcept nogil:
     """A buffer of count (at least 1) items of the given size, recorded in the pool;
     NULL, with pool.failed set, when out of memory."""
     cdef void* p = NULL
+    cdef size_t nbytes = (count if count > 0 else 1) * size
+    cdef bint spare = nbytes >= SPARE_MIN
     if pool.count < POOL_SIZE:
-        p = malloc((count if count > 0 else 1) * size)
+        p = spare_take(nbytes) if spare else malloc(nbytes)
     if p == NULL:
         pool.failed = True
     else:
+        if spare:
+            pool.spare |= 1 << pool.count
         pool.ptr[pool.count] = p
         pool.count += 1
     return p
@@ -535,8 +540,12 @@ cdef inline Py_ssize_t _release(Pool* pool, Py_ssize_t result) noexcept nogil:
     """Free the pool's buffers; returns ``result`` (the kernel's return code)."""
     cdef int i
     for i in range(pool.count):
-        free(pool.ptr[i])
+        if pool.spare & (1 << i):
+            spare_keep(pool.ptr[i])
+        else:
+            free(pool.ptr[i])
     pool.count = 0
+    pool.spare = 0
     return result
 
 

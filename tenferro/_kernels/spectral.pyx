@@ -51,7 +51,7 @@ import numpy as np
 
 from tenferro import _threads
 from tenferro._kernels._blas cimport blas_int
-from tenferro._kernels._workers cimport run_chunks
+from tenferro._kernels._workers cimport run_chunks, work_give, work_take
 
 
 cnp.import_array()
@@ -422,6 +422,7 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
     cdef scalar_t* out = <scalar_t*>j.out
     cdef scalar_t* work = NULL
     cdef real_t* sinv = NULL
+    cdef size_t wbytes = 0
     cdef scalar_t one = 1, zero = 0
     if j.kind == SVD_CORE:           # p: X, Y, s, sbar
         X, Y = <const scalar_t*>j.p[0], <const scalar_t*>j.p[1]
@@ -442,10 +443,11 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
         V, ev, VT = <const scalar_t*>j.p[0], <const real_t*>j.p[1], <const scalar_t*>j.p[2]
         G1, bar, G2 = (<const scalar_t*>j.p[3], <const real_t*>j.p[4],
                        <const scalar_t*>j.p[5])
-        work = <scalar_t*>malloc(sizeof(scalar_t) * (3 * k * k + max(m, n) * k))
+        wbytes = sizeof(scalar_t) * (3 * k * k + max(m, n) * k)
+        work = <scalar_t*>work_take(wbytes)
         sinv = <real_t*>malloc(sizeof(real_t) * k)
         if work == NULL or sinv == NULL:
-            free(work)
+            work_give(work, wbytes)
             free(sinv)
             return NO_MEMORY
         for b in range(b0, b1):
@@ -455,12 +457,13 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
                               G2 + b * k * n if G2 != NULL else NULL,
                               _svd_e2(ev + b * k, k, j.eps, j.rel), m, n, k,
                               out + b * m * n, work, sinv)
-        free(work)
+        work_give(work, wbytes)
         free(sinv)
     else:                            # EIGH_BACKWARD, p: V, w, GV, wbar
         V, ev = <const scalar_t*>j.p[0], <const real_t*>j.p[1]
         G1, bar = <const scalar_t*>j.p[2], <const real_t*>j.p[3]
-        work = <scalar_t*>malloc(sizeof(scalar_t) * 3 * k * k)
+        wbytes = sizeof(scalar_t) * 3 * k * k
+        work = <scalar_t*>work_take(wbytes)
         if work == NULL:
             return NO_MEMORY
         for b in range(b0, b1):
@@ -472,7 +475,7 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
                     work + 2 * k * k, k, _LOOPS)                           # V·core
             rm_gemm(c'N', c'C', k, k, k, one, work + 2 * k * k, k, V + b * k * k, k, zero,
                     out + b * k * k, k, _LOOPS)                            # ·Vᴴ
-        free(work)
+        work_give(work, wbytes)
     return OK
 
 

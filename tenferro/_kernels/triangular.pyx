@@ -49,7 +49,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
 cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, rm_gemm, s_hemm, s_trmm, s_trsm
-from tenferro._kernels._workers cimport run_chunks
+from tenferro._kernels._workers cimport run_chunks, work_give, work_take
 
 from tenferro._kernels._blas cimport (blas_int, cfloat, cdouble, lapack_t, xgemm, xgemm_ab,
                                      xhemm, xtrmm, xtrsm, xtrsv)

@@ -107,3 +107,37 @@ def test_probe_checks_its_arrays():
     with pytest.raises(ValueError, match="one non-zero length"):
         _workers._probe(np.zeros(3, np.int64), np.zeros(2, np.int64),
                         np.zeros(3, np.int64), 2)
+
+
+def test_spare_buffers_reused_across_sizes_and_threads():
+    # large work buffers go back to spare slots and serve later calls of any size up to
+    # theirs (a smaller one is kept aside, a larger call takes a new block): the results
+    # are those of fresh buffers, also with Python threads and native workers taking and
+    # returning blocks at once
+    from concurrent.futures import ThreadPoolExecutor
+
+    import tenferro as tf
+    from tenferro._kernels import lapack
+    rng = np.random.default_rng(0)
+    mats = [rng.standard_normal((n, n)) + n * np.eye(n) for n in (100, 300, 120, 256, 90)]
+    _workers._drop_spare_buffers()
+    fresh = []
+    for a in mats:
+        fresh.append((lapack.lu(a), lapack.qr(a), lapack.svd(a)))
+        _workers._drop_spare_buffers()       # every call on new blocks
+    for _ in range(2):                       # now on kept ones, in another order
+        for a, want in reversed(list(zip(mats, fresh))):
+            for got, w in zip((lapack.lu(a), lapack.qr(a), lapack.svd(a)), want):
+                assert all(np.array_equal(x, y) for x, y in zip(got, w))
+
+    def run(k):
+        a = mats[k % len(mats)]
+        return k, lapack.qr(a), lapack.svd(np.stack([a, a]))
+
+    with tf.num_threads(2), ThreadPoolExecutor(4) as pool:
+        for k, q, s in pool.map(run, range(20)):
+            want = fresh[k % len(mats)]
+            assert all(np.array_equal(x, y) for x, y in zip(q, want[1]))
+            assert all(np.array_equal(x[0], y) and np.array_equal(x[1], y)
+                       for x, y in zip(s, want[2]))
+    _workers._drop_spare_buffers()
