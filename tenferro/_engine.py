@@ -22,13 +22,15 @@ if TYPE_CHECKING:
     from ._tensor import Tensor
 else:
     _tape = _load_kernel("tape")     # compiled, or tape_twin under TENFERRO_PURE_PYTHON=1
-(Node, backward_plain, new_version, grad_plain, owned, run_backward, set_inplace_error,
- set_sparse_type, leaf_tensor) = (
-    _tape.Node, _tape.backward_plain, _tape.new_version, _tape.grad_plain, _tape.owned,
-    _tape.run_backward, _tape.set_inplace_error, _tape.set_sparse_type, _tape.leaf_tensor)
+(Node, backward_plain, new_version, grad_plain, grad_graph, owned, run_backward,
+ set_inplace_error, set_sparse_type, leaf_tensor) = (
+    _tape.Node, _tape.backward_plain, _tape.new_version, _tape.grad_plain, _tape.grad_graph,
+    _tape.owned, _tape.run_backward, _tape.set_inplace_error, _tape.set_sparse_type,
+    _tape.leaf_tensor)
 
-__all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "backward_plain", "owned",
-           "graph_rule", "sum_small", "new_version", "leaf_tensor", "GraphFreedError"]
+__all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
+           "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
+           "GraphFreedError"]
 
 set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)

@@ -16,9 +16,9 @@ from numpy.typing import ArrayLike
 
 from ._engine import graph_rule
 if TYPE_CHECKING:   # (_engine is not typed yet; it re-exports these from the tape)
-    from ._kernels.tape import backward_plain, grad_plain, owned, run_backward
+    from ._kernels.tape import backward_plain, grad_graph, grad_plain, owned, run_backward
 else:
-    from ._engine import backward_plain, grad_plain, owned, run_backward
+    from ._engine import backward_plain, grad_graph, grad_plain, owned, run_backward
 from ._errors import DTypeError, GraphFreedError, ShapeError, TenferroError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor
@@ -247,6 +247,13 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: ArrayLike | None = N
     outputs with one element.
     """
     if options is not None or retain_graph is not None or create_graph:
+        if (create_graph and options is None and retain_graph is None
+                and grad_outputs is None):
+            # create_graph's common call (implicit seeds) compiled too (tape.pyx)
+            res = grad_graph(outputs, inputs, Tensor, STATE, _ONES, GraphFreedError,
+                             graph_rule)
+            if res is not None:
+                return res
         retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
     else:
         # the common call in one compiled function (tape.pyx), None if it is not that

@@ -241,6 +241,40 @@ def test_third_order():
     assert t.item() == pytest.approx(np.exp(0.7) * (0.7 + 3))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_create_graph_common_call_equals_general_path(dtype):
+    # tf.grad(outs, ins, create_graph=True) with implicit seeds takes a compiled path;
+    # options=GradOptions(create_graph=True) the general one: the same gradients, the
+    # same graph behind them (second derivatives), None for an unreachable input, the
+    # output itself as an input, and the graph kept (retain_graph)
+    x = leaf(np.array([0.3, -0.7, 1.1], dtype))
+    y = leaf(np.array([2.0], dtype))
+    unused = leaf(np.array([1.0], dtype))
+    opts = tf.GradOptions(create_graph=True)
+
+    def outs():
+        a = (x.exp() * x).sum()
+        b = (x.sin() * y).sum()
+        return a, b
+
+    a, b = outs()
+    fast = tf.grad([a, b], [x, y, unused], create_graph=True)
+    a2, b2 = outs()
+    slow = tf.grad([a2, b2], [x, y, unused], options=opts)
+    assert fast[2] is None and slow[2] is None
+    for f, s_ in zip(fast[:2], slow[:2]):
+        assert f.requires_grad and f.dtype == s_.dtype
+        np.testing.assert_array_equal(f.numpy(), s_.numpy())
+        (h1,) = tf.grad(f.sum(), [x], retain_graph=True)
+        (h2,) = tf.grad(s_.sum(), [x], retain_graph=True)
+        np.testing.assert_array_equal(h1.numpy(), h2.numpy())
+    again = tf.grad([a], [x], create_graph=True)          # the graph was kept
+    np.testing.assert_array_equal(again[0].numpy(),
+                                  tf.grad([a2], [x], options=opts)[0].numpy())
+    (same,) = tf.grad([a], [a], create_graph=True)       # d a / d a = 1
+    assert same.item() == 1.0
+
+
 # ---- tensors, dtypes, conventions -------------------------------------------------------
 
 def test_dtype_promotion_and_cotangent_dtypes():

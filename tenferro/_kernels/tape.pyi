@@ -41,6 +41,9 @@ def grad_plain(outputs: Any, inputs: Any, grad_outputs: Any,
                tensor_type: type[Tensor],
                state: Any, ones: dict[Any, Any],
                freed_error: type[BaseException]) -> list[Any] | None: ...
+def grad_graph(outputs: Any, inputs: Any, tensor_type: type[Tensor], state: Any,
+               ones: dict[Any, Any], freed_error: type[BaseException],
+               rule: Callable[..., Any]) -> list[Any] | None: ...
 def backward_plain(outputs: Any, grad_outputs: Any, tensor_type: type[Tensor], state: Any,
                    ones: dict[Any, Any], freed_error: type[BaseException]) -> bool: ...
 def bind_engine(tensor_type: type[Tensor], state: Any,

@@ -327,6 +327,38 @@ def grad_plain(outputs: Any, inputs: Any, grad_outputs: Any,
     return out
 
 
+def grad_graph(outputs: Any, inputs: Any, tensor_type: "type[Tensor]", state: Any,
+               ones: dict[Any, Any], freed_error: type[BaseException],
+               rule: Callable[..., Any]) -> list[Any] | None:
+    """tf.grad(..., create_graph=True) with implicit seeds, or None (tape.pyx)."""
+    outs = _tensor_list(outputs, tensor_type)
+    ins = _tensor_list(inputs, tensor_type)
+    if outs is None or ins is None:
+        return None
+    roots, seeds = [], []
+    for o in outs:
+        d = o._data
+        if o._node is None or d.ndim != 0 or d.dtype.kind != "f" or d.dtype not in ones:
+            return None
+        roots.append((o._node, o._index))
+        seeds.append(tensor_type._wrap(ones[d.dtype]))
+    targets = [(x._node, x._index) for x in ins if x._node is not None]
+    saved = state.grad_enabled
+    state.grad_enabled = True
+    try:
+        res = run_backward(roots, seeds, targets, True, True, rule, freed_error)
+    finally:
+        state.grad_enabled = saved
+    out: list[Any] = []
+    it = iter(res)
+    for x in ins:
+        g = None if x._node is None else next(it)
+        if g is not None and not isinstance(g, tensor_type):   # (as autograd._own)
+            g = tensor_type._wrap(owned(g))
+        out.append(g)
+    return out
+
+
 def backward_plain(outputs: Any, grad_outputs: Any, tensor_type: "type[Tensor]",
                    state: Any, ones: dict[Any, Any], freed_error: type[BaseException]) -> bool:
     """tf.backward's common call (True), or False for the general path (tape.pyx)."""

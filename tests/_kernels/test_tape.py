@@ -169,6 +169,37 @@ def test_grad_plain_equals_general_path(call, impl, request):
 
 
 @pytest.mark.parametrize("impl", ["compiled", "twin"])
+def test_grad_graph_equals_general_path_and_declines(impl, request):
+    """tf.grad(..., create_graph=True) with implicit seeds in one compiled call: the
+    general path's Tensors (requiring grad, differentiable again), grad mode restored;
+    the calls it does not cover get None back with nothing changed."""
+    from tenferro._engine import graph_rule
+    from tenferro._kernels import tape
+    from tenferro._state import STATE
+    request.getfixturevalue(TAPES[impl])
+    graph = tape.grad_graph if impl == "compiled" else tape_twin.grad_graph
+    args = (tf.Tensor, STATE, autograd._ONES, tf.GraphFreedError, graph_rule)
+    x, w, c, h, s, t = _graph()
+    tf.grad(t, x, retain_graph=True)       # (the general path caches the 0-d float64 one)
+    got = graph([s, t], [x, w, c], *args)
+    x2, w2, c2, h2, s2, t2 = _graph()
+    want = tf.grad([s2, t2], [x2, w2, c2], options=tf.GradOptions(create_graph=True))
+    assert _as_lists(got) == _as_lists(want) and got[2] is None
+    assert got[0].requires_grad and got[1].requires_grad
+    (hx,) = tf.grad(got[0].sum(), [x], retain_graph=True)
+    (hx2,) = tf.grad(want[0].sum(), [x2], retain_graph=True)
+    assert hx.numpy().tolist() == hx2.numpy().tolist()
+    assert STATE.grad_enabled
+    z = (x * (1 + 2j)).sum()
+    for outs, ins in [(h, x), (z, x), (c, x), (s.numpy(), x), (s, [x, x.numpy()])]:
+        assert graph(outs, ins, *args) is None
+    assert STATE.grad_enabled
+    (g,) = tf.grad(s, x, create_graph=True)           # the graph is still there
+    (g2,) = tf.grad(s2, x2, options=tf.GradOptions(create_graph=True))
+    assert g.numpy().tolist() == g2.numpy().tolist()
+
+
+@pytest.mark.parametrize("impl", ["compiled", "twin"])
 def test_grad_plain_declines_without_side_effects(impl, request):
     """Calls that need the general path get None back, the graph intact: tf.grad then
     validates (and raises) or converts exactly as before."""
