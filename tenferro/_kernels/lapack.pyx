@@ -53,6 +53,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTI
 cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm, xtrsv
+from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_potrf
 from tenferro._kernels._workers cimport SPARE_MIN, run_chunks, spare_keep, spare_take
 
@@ -1967,7 +1968,7 @@ def svd(a, full_matrices=False, compute_uv=True):
     gesdd on each matrix, falling back to gesvd for a matrix where it does not converge;
     LinAlgError naming the batch index when both fail (e.g. a NaN entry)."""
     cdef int jobz = (2 if full_matrices else 1) if compute_uv else 0
-    cdef int single = _matrix2_code(a)
+    cdef int single = matrix2_code(a)
     if single >= 0:
         return _svd_single(<cnp.ndarray>a, single, jobz)
     a = _lapack_array(a)
@@ -2010,7 +2011,7 @@ def eigh(a, lower=True, compute_v=True):
     """(w, v): ascending eigenvalues and unit eigenvectors (columns of v) of Hermitian
     matrices, reading their lower (or upper) triangle; w alone if ``compute_v`` is False.
     syevd/heevd; LinAlgError naming the batch index when it does not converge."""
-    cdef int single = _matrix2_code(a)
+    cdef int single = matrix2_code(a)
     if single >= 0 and cnp.PyArray_DIMS(<cnp.ndarray>a)[0] == cnp.PyArray_DIMS(<cnp.ndarray>a)[1]:
         return _eigh_single(<cnp.ndarray>a, single, lower, compute_v)
     a = _lapack_array(a)
@@ -2052,7 +2053,7 @@ cdef inline int _real_type(int code) noexcept:
 
 
 cdef object _svd_single(cnp.ndarray a, int code, int jobz):
-    """svd of one matrix (see _matrix2_code; any strides), serially on the calling
+    """svd of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the stack path's results without its views and thread plan."""
     cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
     cdef cnp.npy_intp k = m if m < n else n
@@ -2084,7 +2085,7 @@ cdef object _svd_single(cnp.ndarray a, int code, int jobz):
 
 
 cdef object _eigh_single(cnp.ndarray a, int code, bint lower, bint jobv):
-    """eigh of one square matrix (see _matrix2_code; any strides), serially on the
+    """eigh of one square matrix (see _single.pxd's matrix2_code; any strides), serially on the
     calling thread: the stack path's results without its views and thread plan."""
     cdef cnp.npy_intp n = cnp.PyArray_DIMS(a)[0]
     cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a), bad
@@ -2111,7 +2112,7 @@ cdef object _eigh_single(cnp.ndarray a, int code, bint lower, bint jobv):
 
 
 cdef object _qr_single(cnp.ndarray a, int code, int imode):
-    """qr of one matrix (see _matrix2_code; any strides), serially on the calling
+    """qr of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the stack path's q, r without its views and thread plan."""
     cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
     cdef Py_ssize_t k = m if m < n else n, isz = cnp.PyArray_ITEMSIZE(a)
@@ -2157,7 +2158,7 @@ def qr(a, mode="reduced"):
         imode = 0
     else:
         raise ValueError(f"qr mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    cdef int single = _matrix2_code(a)
+    cdef int single = matrix2_code(a)
     if single >= 0:
         return _qr_single(<cnp.ndarray>a, single, imode)
     a = _lapack_array(a)
@@ -2201,7 +2202,7 @@ def getrf(a, return_info=False):
     (lu, piv, info), info (*batch) int32 holding LAPACK's info per matrix (k > 0: u[k-1,
     k-1] is exactly zero), for det and solve to use. lu is a per-matrix Fortran-ordered
     view (a transposed C array), which getrs uses without a copy."""
-    cdef int single = _matrix2_code(a)
+    cdef int single = matrix2_code(a)
     if single >= 0:
         return _getrf_single(<cnp.ndarray>a, single, return_info)
     a = _lapack_array(a)
@@ -2307,39 +2308,9 @@ def lu(a, return_perm=False):
     return p, l, u
 
 
-cdef int _matrix2_code(object a) noexcept:
-    """0..3 (float, double, cfloat, cdouble) for a non-empty 2-D ndarray of a LAPACK
-    dtype, native-order, aligned, with strides that are multiples of its item size,
-    else -1: one matrix, which the kernels' entry points take without the stack's views,
-    thread planning and typed memoryviews (~1 µs of the ~1.3 µs of a 2 x 2 potrf)."""
-    cdef cnp.ndarray arr
-    cdef int typ
-    cdef Py_ssize_t isz
-    if type(a) is not np.ndarray:
-        return -1
-    arr = <cnp.ndarray>a
-    if (cnp.PyArray_NDIM(arr) != 2 or not cnp.PyArray_ISALIGNED(arr)
-            or not cnp.PyArray_ISNOTSWAPPED(arr)
-            or cnp.PyArray_DIMS(arr)[0] == 0 or cnp.PyArray_DIMS(arr)[1] == 0):
-        return -1
-    isz = cnp.PyArray_ITEMSIZE(arr)
-    if cnp.PyArray_STRIDES(arr)[0] % isz or cnp.PyArray_STRIDES(arr)[1] % isz:
-        return -1
-    typ = cnp.PyArray_TYPE(arr)
-    if typ == cnp.NPY_DOUBLE:
-        return 1
-    if typ == cnp.NPY_FLOAT:
-        return 0
-    if typ == cnp.NPY_CDOUBLE:
-        return 3
-    if typ == cnp.NPY_CFLOAT:
-        return 2
-    return -1
-
-
 cdef inline int _single_matrix_code(object a) noexcept:
-    """_matrix2_code for a square C-ordered matrix."""
-    cdef int code = _matrix2_code(a)
+    """matrix2_code (_single.pxd) for a square C-ordered matrix."""
+    cdef int code = matrix2_code(a)
     if (code < 0 or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a)
             or cnp.PyArray_DIMS(<cnp.ndarray>a)[0] != cnp.PyArray_DIMS(<cnp.ndarray>a)[1]):
         return -1
@@ -2347,7 +2318,7 @@ cdef inline int _single_matrix_code(object a) noexcept:
 
 
 cdef object _getrf_single(cnp.ndarray a, int code, bint return_info):
-    """getrf of one matrix (see _matrix2_code; any strides), serially on the calling
+    """getrf of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the same (lu, piv[, info]) as the stack path."""
     cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
     cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
@@ -2509,7 +2480,7 @@ cdef tuple _solve_operands(a, b, str name):
 
 cdef object _getrs_single(cnp.ndarray lu, cnp.ndarray piv, cnp.ndarray b, int code,
                           int trans, object outer):
-    """getrs of one matrix and one right-hand side matrix (see _matrix2_code; any
+    """getrs of one matrix and one right-hand side matrix (see _single.pxd's matrix2_code; any
     strides; piv an int32 vector), serially on the calling thread."""
     cdef Py_ssize_t n = cnp.PyArray_DIMS(lu)[0], isz = cnp.PyArray_ITEMSIZE(lu), bad
     cdef cnp.ndarray x = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(b), cnp.PyArray_TYPE(b))
@@ -2562,8 +2533,8 @@ def getrs(lu, piv, b, trans=0, outer=None):
     outer product up to side SMALL; NumPy's matmul beyond)."""
     if trans not in (0, 1, 2):
         raise ValueError(f"getrs: trans must be 0, 1 or 2, got {trans!r}")
-    cdef int single = _matrix2_code(lu)
-    if (single >= 0 and _matrix2_code(b) == single
+    cdef int single = matrix2_code(lu)
+    if (single >= 0 and matrix2_code(b) == single
             and cnp.PyArray_DIMS(<cnp.ndarray>lu)[0] == cnp.PyArray_DIMS(<cnp.ndarray>lu)[1]
             and cnp.PyArray_DIMS(<cnp.ndarray>b)[0] == cnp.PyArray_DIMS(<cnp.ndarray>lu)[0]
             and type(piv) is np.ndarray and cnp.PyArray_NDIM(<cnp.ndarray>piv) == 1
@@ -2571,7 +2542,7 @@ def getrs(lu, piv, b, trans=0, outer=None):
             and cnp.PyArray_ISALIGNED(<cnp.ndarray>piv)
             and cnp.PyArray_DIMS(<cnp.ndarray>piv)[0] == cnp.PyArray_DIMS(<cnp.ndarray>lu)[0]
             and (outer is None or (
-                _matrix2_code(outer) == single
+                matrix2_code(outer) == single
                 and cnp.PyArray_DIMS(<cnp.ndarray>outer)[0] == cnp.PyArray_DIMS(<cnp.ndarray>b)[0]
                 and cnp.PyArray_DIMS(<cnp.ndarray>outer)[1] == cnp.PyArray_DIMS(<cnp.ndarray>b)[1]
                 and cnp.PyArray_DIMS(<cnp.ndarray>b)[0] <= SMALL))):

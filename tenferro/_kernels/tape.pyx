@@ -509,35 +509,40 @@ def grad_plain(object outputs, object inputs, object grad_outputs, object tensor
     views; a gradient that is a view or read-only is copied before it is returned."""
     cdef list outs = _tensor_list(outputs, tensor_type)
     cdef list ins = _tensor_list(inputs, tensor_type)
-    cdef list targets = [], res, out
     cdef tuple rs
-    cdef Py_ssize_t j
     if outs is None or ins is None:
         return None
     rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
     if rs is None:
         return None
+    return _grad_pass(ins, rs[0], rs[1], state, False, None, freed_error, tensor_type)
+
+
+cdef list _grad_pass(list ins, list roots, list seeds, object state, bint graph,
+                     object rule, object freed_error, object tensor_type):
+    """The walk of grad_plain (graph False) and grad_graph: grad mode set to ``graph``
+    while it runs (restored after), the graph kept when ``graph``; one result per input,
+    None where unreachable, arrays handed out as owned Tensors (Tensors as they are)."""
+    cdef list targets = [], res, out = []
+    cdef Py_ssize_t j = 0
     for x in ins:
         if x._node is not None:
             targets.append((x._node, x._index))
     saved = state.grad_enabled
-    state.grad_enabled = False
+    state.grad_enabled = graph
     try:
-        res = _run_backward(rs[0], rs[1], targets, False, False, None, freed_error)
+        res = _run_backward(roots, seeds, targets, graph, graph, rule, freed_error)
     finally:
         state.grad_enabled = saved
-    out = []
-    j = 0
     for x in ins:
         if x._node is None:
             out.append(None)
             continue
         g = res[j]
         j += 1
-        if g is None:
-            out.append(None)
-            continue
-        out.append(_wrap_as(tensor_type, owned(g)))
+        if g is not None and not isinstance(g, tensor_type):
+            g = _wrap_as(tensor_type, owned(g))
+        out.append(g)
     return out
 
 
@@ -550,8 +555,7 @@ def grad_graph(object outputs, object inputs, object tensor_type, object state,
     the Python argument handling around it in C (~1.5 µs of x.exp().sum()'s ~9 µs)."""
     cdef list outs = _tensor_list(outputs, tensor_type)
     cdef list ins = _tensor_list(inputs, tensor_type)
-    cdef list targets = [], roots = [], seeds = [], res, out
-    cdef Py_ssize_t j
+    cdef list roots = [], seeds = []
     if outs is None or ins is None:
         return None
     for o in outs:
@@ -565,27 +569,7 @@ def grad_graph(object outputs, object inputs, object tensor_type, object state,
             return None
         roots.append((o._node, o._index))
         seeds.append(_wrap_as(tensor_type, g))
-    for x in ins:
-        if x._node is not None:
-            targets.append((x._node, x._index))
-    saved = state.grad_enabled
-    state.grad_enabled = True
-    try:
-        res = _run_backward(roots, seeds, targets, True, True, rule, freed_error)
-    finally:
-        state.grad_enabled = saved
-    out = []
-    j = 0
-    for x in ins:
-        if x._node is None:
-            out.append(None)
-            continue
-        g = res[j]
-        j += 1
-        if g is not None and not isinstance(g, tensor_type):   # (as autograd._own)
-            g = _wrap_as(tensor_type, owned(g))
-        out.append(g)
-    return out
+    return _grad_pass(ins, roots, seeds, state, True, rule, freed_error, tensor_type)
 
 
 def backward_plain(object outputs, object grad_outputs, object tensor_type, object state,

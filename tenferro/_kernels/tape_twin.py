@@ -312,18 +312,27 @@ def grad_plain(outputs: Any, inputs: Any, grad_outputs: Any,
     rs = _plain_seeds(outs, grad_outputs, ones, tensor_type)
     if rs is None:
         return None
+    return _grad_pass(ins, rs[0], rs[1], state, False, None, freed_error, tensor_type)
+
+
+def _grad_pass(ins: list[Any], roots: list[Any], seeds: list[Any], state: Any, graph: bool,
+               rule: Callable[..., Any] | None, freed_error: type[BaseException],
+               tensor_type: "type[Tensor]") -> list[Any]:
+    """The walk of grad_plain (graph False) and grad_graph (tape.pyx)."""
     targets = [(x._node, x._index) for x in ins if x._node is not None]
     saved = state.grad_enabled
-    state.grad_enabled = False
+    state.grad_enabled = graph
     try:
-        res = run_backward(rs[0], rs[1], targets, False, False, None, freed_error)
+        res = run_backward(roots, seeds, targets, graph, graph, rule, freed_error)
     finally:
         state.grad_enabled = saved
     out: list[Any] = []
     it = iter(res)
     for x in ins:
         g = None if x._node is None else next(it)
-        out.append(None if g is None else tensor_type._wrap(owned(g)))
+        if g is not None and not isinstance(g, tensor_type):
+            g = tensor_type._wrap(owned(g))
+        out.append(g)
     return out
 
 
@@ -342,21 +351,7 @@ def grad_graph(outputs: Any, inputs: Any, tensor_type: "type[Tensor]", state: An
             return None
         roots.append((o._node, o._index))
         seeds.append(tensor_type._wrap(ones[d.dtype]))
-    targets = [(x._node, x._index) for x in ins if x._node is not None]
-    saved = state.grad_enabled
-    state.grad_enabled = True
-    try:
-        res = run_backward(roots, seeds, targets, True, True, rule, freed_error)
-    finally:
-        state.grad_enabled = saved
-    out: list[Any] = []
-    it = iter(res)
-    for x in ins:
-        g = None if x._node is None else next(it)
-        if g is not None and not isinstance(g, tensor_type):   # (as autograd._own)
-            g = tensor_type._wrap(owned(g))
-        out.append(g)
-    return out
+    return _grad_pass(ins, roots, seeds, state, True, rule, freed_error, tensor_type)
 
 
 def backward_plain(outputs: Any, grad_outputs: Any, tensor_type: "type[Tensor]",

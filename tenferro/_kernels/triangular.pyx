@@ -48,6 +48,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
 
 cimport scipy.linalg.cython_lapack as lp
 
+from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, rm_gemm, s_hemm, s_trmm, s_trsm
 from tenferro._kernels._workers cimport run_chunks, work_give, work_take
 
@@ -226,40 +227,10 @@ cdef int _op3(object arr, _Op3* op) except -1:
     return 0
 
 
-cdef int _matrix2(object x) noexcept:
-    """0..3 (float, double, cfloat, cdouble) for a non-empty 2-D ndarray of a LAPACK
-    dtype, native-order, aligned, with strides that are multiples of its item size;
-    else -1. Single matrices take the entry points' own paths below, without the stack's
-    views, thread planning and buffer requests (~1.5 µs of a 2 x 2 cholesky_backprop's
-    ~2.1)."""
-    cdef cnp.ndarray arr
-    cdef int typ
-    cdef Py_ssize_t isz
-    if type(x) is not np.ndarray:
-        return -1
-    arr = <cnp.ndarray>x
-    if (cnp.PyArray_NDIM(arr) != 2 or not cnp.PyArray_ISALIGNED(arr)
-            or not cnp.PyArray_ISNOTSWAPPED(arr)
-            or cnp.PyArray_DIMS(arr)[0] == 0 or cnp.PyArray_DIMS(arr)[1] == 0):
-        return -1
-    isz = cnp.PyArray_ITEMSIZE(arr)
-    if cnp.PyArray_STRIDES(arr)[0] % isz or cnp.PyArray_STRIDES(arr)[1] % isz:
-        return -1
-    typ = cnp.PyArray_TYPE(arr)
-    if typ == cnp.NPY_DOUBLE:
-        return 1
-    if typ == cnp.NPY_FLOAT:
-        return 0
-    if typ == cnp.NPY_CDOUBLE:
-        return 3
-    if typ == cnp.NPY_CFLOAT:
-        return 2
-    return -1
-
-
 cdef int _one_matrix(object x, object like=None) noexcept:
-    """_matrix2 for a square x (and, ``like`` given, of ``like``'s dtype and shape)."""
-    cdef int code = _matrix2(x)
+    """matrix2_code (_single.pxd) for a square x (and, ``like`` given, of ``like``'s
+    dtype and shape)."""
+    cdef int code = matrix2_code(x)
     if code < 0 or cnp.PyArray_DIMS(<cnp.ndarray>x)[0] != cnp.PyArray_DIMS(<cnp.ndarray>x)[1]:
         return -1
     if like is not None and (
@@ -532,7 +503,7 @@ cdef inline object _unflat(object m, tuple batch):
 cdef tuple _backprop_one(cnp.ndarray a, cnp.ndarray x, cnp.ndarray gx, int code, bint lo,
                         int t, bint un, bint le, bint need_a, bint need_b):
     """solve_triangular_backprop of one matrix: a, x C-ordered, gx any strides, one
-    LAPACK dtype (see _matrix2)."""
+    LAPACK dtype (see _single.pxd's matrix2_code)."""
     cdef cnp.ndarray g = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(x), cnp.PyArray_TYPE(x))
     cdef cnp.ndarray ga = None
     cdef Py_ssize_t n = cnp.PyArray_DIMS(a)[0]
@@ -573,8 +544,8 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     dtype is the common one. Empty operands go to the NumPy twin, and so do
     other dtypes than the four LAPACK ones (which it rejects with DTypeError)."""
     cdef int one = _one_matrix(a)
-    if (one >= 0 and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a) and _matrix2(x) == one
-            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x) and _matrix2(gx) == one
+    if (one >= 0 and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a) and matrix2_code(x) == one
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x) and matrix2_code(gx) == one
             and cnp.PyArray_DIMS(<cnp.ndarray>gx)[0] == cnp.PyArray_DIMS(<cnp.ndarray>x)[0]
             and cnp.PyArray_DIMS(<cnp.ndarray>gx)[1] == cnp.PyArray_DIMS(<cnp.ndarray>x)[1]
             and cnp.PyArray_DIMS(<cnp.ndarray>x)[0 if left else 1]
@@ -629,7 +600,7 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
 cdef object _trsm_one(cnp.ndarray a, cnp.ndarray b, int code, bint lo, int t, bint un,
                      bint le, bint ch):
     """trsm of one C-ordered matrix a and one right-hand side matrix b (any strides),
-    of one LAPACK dtype (see _matrix2)."""
+    of one LAPACK dtype (see _single.pxd's matrix2_code)."""
     cdef cnp.ndarray x = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(b), cnp.PyArray_TYPE(b))
     cdef Py_ssize_t n = cnp.PyArray_DIMS(a)[0], bad
     cdef Py_ssize_t r = cnp.PyArray_DIMS(b)[0], c = cnp.PyArray_DIMS(b)[1]
@@ -665,7 +636,7 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
     unless ``check``: then LinAlgError naming the first such matrix (nothing is solved).
     Empty operands and other dtypes than the four LAPACK ones go to the NumPy twin."""
     cdef int one = _one_matrix(a)
-    if (one >= 0 and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a) and _matrix2(b) == one
+    if (one >= 0 and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>a) and matrix2_code(b) == one
             and cnp.PyArray_DIMS(<cnp.ndarray>b)[0 if left else 1]
             == cnp.PyArray_DIMS(<cnp.ndarray>a)[0]):
         return _trsm_one(<cnp.ndarray>a, <cnp.ndarray>b, one, lower, trans, unit_diagonal,
