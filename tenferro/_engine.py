@@ -23,14 +23,14 @@ if TYPE_CHECKING:
 else:
     _tape = _load_kernel("tape")     # compiled, or tape_twin under TENFERRO_PURE_PYTHON=1
 (Node, backward_plain, new_version, grad_plain, grad_graph, owned, run_backward,
- set_inplace_error, set_sparse_type, leaf_tensor) = (
+ set_inplace_error, set_sparse_type, leaf_tensor, as_view) = (
     _tape.Node, _tape.backward_plain, _tape.new_version, _tape.grad_plain, _tape.grad_graph,
     _tape.owned, _tape.run_backward, _tape.set_inplace_error, _tape.set_sparse_type,
-    _tape.leaf_tensor)
+    _tape.leaf_tensor, _tape.as_view)
 
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
-           "GraphFreedError"]
+           "as_view", "GraphFreedError"]
 
 set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)

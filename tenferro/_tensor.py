@@ -69,7 +69,8 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, copy: bool = True) -> N
 
 class Tensor:
     """An n-dimensional array that records the ops applied to it for differentiation."""
-    __slots__ = ("_data", "_node", "_index", "_fw", "grad", "_version", "__weakref__")
+    __slots__ = ("_data", "_node", "_index", "_fw", "grad", "_version", "_view",
+                 "__weakref__")
 
     _data: NDArray[Any]
     _node: Any
@@ -77,6 +78,7 @@ class Tensor:
     _fw: tuple[int, Any] | None
     grad: Tensor | None
     _version: int
+    _view: Any
 
     def __init__(self, data: ArrayLike, dtype: DTypeLike | None = None,
                  requires_grad: bool = False) -> None:
@@ -86,6 +88,7 @@ class Tensor:
         self._fw = None
         self.grad = None
         self._version = 0
+        self._view = None
         if requires_grad:
             if self._data.dtype in _dtypes.DIFFERENTIABLE:   # the requires_grad setter's
                 self._node = _engine.Node(None, None, (), None, weakref.ref(self))
@@ -101,6 +104,7 @@ class Tensor:
         t._fw = None
         t.grad = None
         t._version = 0
+        t._view = None
         return t
 
     # ---- array protocol -------------------------------------------------------------

@@ -22,7 +22,7 @@ checks that both agree.
 
 from cpython.number cimport PyNumber_InPlaceAdd
 from cpython.object cimport PyObject, PyTypeObject
-from cpython.ref cimport Py_INCREF, Py_REFCNT
+from cpython.ref cimport Py_INCREF, Py_REFCNT, Py_XDECREF
 from cpython.weakref cimport PyWeakref_NewRef
 
 
@@ -624,12 +624,12 @@ def set_node_type(cls):
     _node_type = None if cls is Node else cls
 
 
-# A Tensor is made by its type's tp_new (object's: zeroed slots, no __init__) and its six
+# A Tensor is made by its type's tp_new (object's: zeroed slots, no __init__) and its seven
 # __slots__ are filled through their offsets in the object, which the slots' member
 # descriptors give: setting them by name costs ~230 instructions each (~8% of a small
 # op's forward + backward). Dealloc clears the slots as for any instance.
-cdef Py_ssize_t[6] _slot_offsets
-cdef tuple _SLOTS = ("_data", "_node", "_index", "_fw", "grad", "_version")
+cdef Py_ssize_t[7] _slot_offsets
+cdef tuple _SLOTS = ("_data", "_node", "_index", "_fw", "grad", "_version", "_view")
 cdef object _zero = 0
 cdef tuple _no_args = ()
 
@@ -639,7 +639,7 @@ def bind_engine(tensor_type, state, forward):
     forward-mode step (called once by ``tenferro._engine``)."""
     global _tensor_type, _tensor_new, _state, _state_native, _forward
     cdef Py_ssize_t k
-    for k in range(6):
+    for k in range(7):
         descr = tensor_type.__dict__[_SLOTS[k]]
         if type(descr).__name__ != "member_descriptor":
             raise TypeError(f"{tensor_type.__name__}.{_SLOTS[k]} is not a __slots__ member")
@@ -703,6 +703,7 @@ cdef inline object _new_tensor(object data, object node, Py_ssize_t index):
     _set_slot(t, 3, None)
     _set_slot(t, 4, None)
     _set_slot(t, 5, _zero)
+    _set_slot(t, 6, None)
     return t
 
 
@@ -769,6 +770,74 @@ cdef object _apply1(object op, tuple inputs, object out, object ctx):
     if _fw_level():
         _forward(op, ctx, inputs, (out,), (t,), node)
     return t
+
+
+# ---------------------------------------------------------------------------------------
+# Views: tensors that show part of another tensor's values (x[1:], x.T, x.reshape(..), ...)
+# ---------------------------------------------------------------------------------------
+# A view's ``_view`` slot holds ``(group, steps)``: the ViewGroup of its base tensor and the
+# steps that make the view's value from the base's (tenferro/_ops/views.py defines and
+# replays them; a view of a view has the base's group and the steps joined). The base's
+# slot holds a weak reference to the group: views keep the group and the group keeps the
+# base, with no reference cycle. A write through any member (views.py) gives the base its
+# new value and every live view its new value and graph place. Registering a view costs a
+# tuple and a weak reference; dead references are pruned whenever the list has doubled.
+
+cdef inline void _replace_slot(object t, Py_ssize_t k, object value):
+    """Store ``value`` in slot ``k`` of Tensor ``t``, releasing what it held."""
+    cdef PyObject** p = <PyObject**>((<char*><PyObject*>t) + _slot_offsets[k])
+    cdef PyObject* old = p[0]
+    Py_INCREF(value)
+    p[0] = <PyObject*>value
+    Py_XDECREF(old)
+
+
+cdef class ViewGroup:
+    """A base tensor and the views made of it (weak references)."""
+    cdef public object base        # the base Tensor
+    cdef public list views         # weakref.ref of each view made of the base
+    cdef Py_ssize_t prune_at       # prune dead references when views grows past this
+    cdef object __weakref__
+
+    def __init__(self, base):
+        self.base = base
+        self.views = []
+        self.prune_at = 16
+
+    def members(self):
+        """The views that are alive, in the order they were made (prunes the dead)."""
+        cdef list live = []
+        cdef list refs = []
+        for r in self.views:
+            v = r()
+            if v is not None:
+                live.append(v)
+                refs.append(r)
+        self.views = refs
+        self.prune_at = 2 * len(refs) + 16
+        return live
+
+
+def as_view(out, src, step):
+    """Make the new Tensor ``out`` the view of ``src`` by ``step`` (returns ``out``)."""
+    cdef ViewGroup group
+    cdef tuple steps
+    link = _slot(src, 6)
+    if type(link) is tuple:
+        group = <ViewGroup>(<tuple>link)[0]
+        steps = (<tuple>link)[1] + (step,)
+    else:
+        g = None if link is None else link()
+        if g is None:                       # src is no base yet (or its views all died)
+            g = ViewGroup(src)
+            _replace_slot(src, 6, PyWeakref_NewRef(g, None))
+        group = <ViewGroup>g
+        steps = (step,)
+    _replace_slot(out, 6, (group, steps))
+    group.views.append(PyWeakref_NewRef(out, None))
+    if len(group.views) > group.prune_at:
+        group.members()
+    return out
 
 
 # ---------------------------------------------------------------------------------------

@@ -434,6 +434,41 @@ def apply1(op: "Op", inputs: "Sequence[Tensor]", out: NDArray[Any] | generic,
     return t
 
 
+class ViewGroup:
+    """A base tensor and the views made of it (weak references; see tape.pyx)."""
+    __slots__ = ("base", "views", "prune_at", "__weakref__")
+
+    def __init__(self, base: "Tensor") -> None:
+        self.base = base
+        self.views: list[Any] = []
+        self.prune_at = 16
+
+    def members(self) -> "list[Tensor]":
+        """The views that are alive, in the order they were made (prunes the dead)."""
+        refs = [r for r in self.views if r() is not None]
+        self.views = refs
+        self.prune_at = 2 * len(refs) + 16
+        return [v for v in (r() for r in refs) if v is not None]
+
+
+def as_view(out: "Tensor", src: "Tensor", step: Any) -> "Tensor":
+    """Make the new Tensor ``out`` the view of ``src`` by ``step`` (returns ``out``)."""
+    link = src._view
+    if type(link) is tuple:
+        group, steps = link[0], link[1] + (step,)
+    else:
+        group = None if link is None else link()
+        if group is None:                   # src is no base yet (or its views all died)
+            group = ViewGroup(src)
+            src._view = weakref.ref(group)
+        steps = (step,)
+    out._view = (group, steps)
+    group.views.append(weakref.ref(out))
+    if len(group.views) > group.prune_at:
+        group.members()
+    return out
+
+
 def sum_small(op: "Op", t: Any) -> "Tensor | None":
     """``apply1(op, (t,), numpy.add.reduce(t._data, None))`` for a Tensor ``t`` whose
     payload is an aligned, native-order, C-contiguous float64/float32 array of at most

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from .._engine import apply1
+from .._engine import apply1, as_view
 from .._errors import DTypeError
 from .._tensor import Tensor
 from .registry import Op, defop, register, register_nondiff
@@ -216,21 +216,21 @@ _imag_op = defop("imag", lambda ctx, needs, gs, xs, ys: (1j * gs[0],),
 
 
 def real(x: ArrayLike, /) -> Tensor:
-    """Real part (the tensor itself when real)."""
+    """Real part: a view of a complex ``x`` (a write through it changes x's real parts, as
+    ``z.real[...] = v`` does in NumPy and PyTorch); the tensor itself when real."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
         return x
-    # .copy(): a contiguous array that does not alias x (np.ascontiguousarray would turn a
-    # 0-d result into shape (1,))
-    return apply1(_real_op, (x,), x._data.real.copy())
+    return as_view(apply1(_real_op, (x,), x._data.real), x, ("real", None))
 
 
 def imag(x: ArrayLike, /) -> Tensor:
-    """Imaginary part (a constant zero tensor when x is real)."""
+    """Imaginary part: a view of a complex ``x`` (writes go through, as for ``real``); a
+    constant zero tensor when x is real."""
     x = to_tensor(x)
     if x.dtype.kind != "c":
         return Tensor._wrap(np.zeros_like(x._data))
-    return apply1(_imag_op, (x,), x._data.imag.copy())
+    return as_view(apply1(_imag_op, (x,), x._data.imag), x, ("imag", None))
 
 
 _pos_op = defop("positive", lambda ctx, needs, gs, xs, ys: (gs[0],),

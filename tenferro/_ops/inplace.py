@@ -21,9 +21,9 @@ are pointed at t's old value; any other recorded op that used ``t`` before the c
 refuses to run its backward (:class:`InPlaceError` naming the op) instead of silently
 reading the new value.
 A leaf that requires grad cannot be changed in place while grad mode is on (under
-``tf.no_grad()`` it can: the optimizer-step pattern ``w -= lr * w.grad``). The payload
-is never written in place: another tensor sliced from ``t`` (or that ``t`` was sliced
-from) keeps its values, unlike PyTorch's views.
+``tf.no_grad()`` it can: the optimizer-step pattern ``w -= lr * w.grad``). A write to a
+view (``x[1:]``, ``x.T``, ...) or to a tensor that has views changes them all, as in NumPy
+and PyTorch; ``views.py`` has those rules. Payload arrays are never written in place.
 """
 from __future__ import annotations
 
@@ -35,11 +35,10 @@ import operator
 
 import numpy as np
 
-from .. import _engine
 from .._engine import apply1
-from .._errors import DTypeError, InPlaceError, IndexingError, ShapeError
-from .._state import STATE
+from .._errors import DTypeError, IndexingError, ShapeError
 from .._tensor import Tensor
+from . import views
 from .registry import defop, register
 from ._util import to_tensor, unbroadcast
 from .structure import (_gather, _index_key, _scatter, astype, broadcast_to, getitem,
@@ -92,7 +91,7 @@ _index_set_op = defop("index_set", _index_set_vjp, _index_set_jvp)
 
 def _key(x: Tensor, idx: Any) -> tuple[tuple[Any, ...], bool, tuple[int, ...]]:
     """(normalized key, whether it hits every position at most once, x[key].shape)."""
-    key, unique = _index_key(idx)
+    key, unique, _ = _index_key(idx)
     try:
         shape = x._data[key].shape
     except IndexError as e:
@@ -262,95 +261,39 @@ setattr(Tensor, "at", property(_At, doc="Functional index updates: ``t.at[idx].s
 
 
 # ---- in place ----------------------------------------------------------------------------
-
-def _check_not_leaf(t: Tensor, what: str) -> None:
-    if t._node is not None and t._node.op is None and STATE.grad_enabled:
-        raise InPlaceError(
-            f"{what} would change a leaf tensor that requires grad in place, which would "
-            "lose the value its gradient is taken at; change a copy (u = tf.asarray(t, "
-            "copy=True)), use t.at[...].set(v), or do it under tf.no_grad() (e.g. an "
-            "optimizer step)")
-
-
-def _snapshot(t: Tensor) -> Tensor:
-    """A new Tensor object for t's current value and graph place (what a node keeps)."""
-    s = Tensor._wrap(t._data, t._node, t._index)
-    s._fw = t._fw
-    return s
-
-
-_REDIRECT_BUDGET = 10_000   # nodes one in-place change looks at (beyond: the check raises)
-
-
-def _redirect(t: Tensor, snap: Tensor, v: Any) -> None:
-    """Point the nodes that computed ``v`` from ``t`` at ``snap`` (t's value before the
-    change), so that ``t[m] = f(t[m])`` and ``t += g(t)`` differentiate through the old t.
-
-    Only the graph of ``v`` is searched, and only nodes made since t got its current
-    value. Any other node that used t keeps pointing at the changed t, and a backward
-    through it raises InPlaceError (never a silently wrong gradient).
-    """
-    node = v._node if isinstance(v, Tensor) else None
-    if node is None:
-        return
-    bound = max(t._version, t._node.seq if t._node is not None else 0)
-    seen: set[int]
-    stack, seen, budget = [node], set(), _REDIRECT_BUDGET
-    while stack and budget:
-        n = stack.pop()
-        if n.op is None or n.seq <= bound or id(n) in seen:
-            continue
-        seen.add(id(n))
-        budget -= 1
-        ins = n.inputs
-        for x in ins:
-            if x is t:
-                n.inputs = tuple(snap if y is t else y for y in ins)
-                break
-        stack.extend(x._node for x in ins if x._node is not None)
-
-
-def _rebind(t: Tensor, new: Tensor, snap: Tensor, v: Any) -> Tensor:
-    """Make the Tensor object ``t`` hold ``new`` (its value, graph place and tangent) and
-    give it a new version. Under no_grad, t keeps its place in the graph (a leaf stays a
-    leaf that requires grad)."""
-    _redirect(t, snap, v)
-    t._data = new._data
-    if STATE.grad_enabled:
-        t._node, t._index = new._node, new._index
-    t._fw = new._fw
-    t._version = _engine.new_version()
-    return t
-
+# t[idx] = v and t op= u rebind t to a new node and write the change through to t's base
+# and every view of it (views.write; the module docstring there has the rules).
 
 def _setitem(self: Tensor, idx: Any, v: ArrayLike) -> None:
-    _check_not_leaf(self, "t[...] = v")
-    snap = _snapshot(self)
-    _rebind(self, index_set(snap, idx, v), snap, v)
+    key, _, basic = _index_key(idx)
+    if basic and views.is_view_at(v, self, key):     # the last step of t[idx] += u
+        views.check_write(self, "t[...] = v")
+        return
+    views.write(self, lambda old: index_set(old, idx, v), v, "t[...] = v")
 
 
 def _inplace(spelling: str, fn: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Any]:
     """``t op= u``: t rebound to ``fn(t, u)`` with t's shape and (same-kind cast) dtype."""
     # -> Any: the result is t or NotImplemented (which mypy types as Any)
     def method(self: Tensor, other: Any) -> Any:
-        _check_not_leaf(self, f"t {spelling} u")
-        snap = _snapshot(self)
-        new = fn(snap, other)
-        if new is NotImplemented:
-            return NotImplemented
-        if new.shape != self.shape:
-            raise ShapeError(f"t {spelling} u: the result has shape {new.shape}, but t has "
-                             f"shape {self.shape}; an in-place update cannot change the "
-                             f"shape (broadcast u to t's shape, or write t = t "
-                             f"{spelling[:-1]} u)")
-        dt = self._data.dtype
-        if new.dtype != dt:
-            if not np.can_cast(new.dtype, dt, casting="same_kind"):
-                raise DTypeError(f"t {spelling} u: the result is {new.dtype}, which a {dt} "
-                                 f"tensor cannot hold; convert t first (t = t.astype("
-                                 f"tf.{new.dtype}))")
-            new = astype(new, dt)
-        return _rebind(self, new, snap, other)
+        def update(old: Tensor) -> Any:
+            new = fn(old, other)
+            if new is NotImplemented:
+                return NotImplemented
+            if new.shape != old.shape:
+                raise ShapeError(f"t {spelling} u: the result has shape {new.shape}, but t "
+                                 f"has shape {old.shape}; an in-place update cannot change "
+                                 f"the shape (broadcast u to t's shape, or write t = t "
+                                 f"{spelling[:-1]} u)")
+            dt = old._data.dtype
+            if new.dtype != dt:
+                if not np.can_cast(new.dtype, dt, casting="same_kind"):
+                    raise DTypeError(f"t {spelling} u: the result is {new.dtype}, which a "
+                                     f"{dt} tensor cannot hold; convert t first (t = "
+                                     f"t.astype(tf.{new.dtype}))")
+                new = astype(new, dt)
+            return new
+        return views.write(self, update, other, f"t {spelling} u")
     return method
 
 

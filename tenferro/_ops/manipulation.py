@@ -32,7 +32,7 @@ import operator
 
 import numpy as np
 
-from .._engine import apply, apply1
+from .._engine import apply, apply1, as_view
 from .._errors import DTypeError, IndexingError, ShapeError
 from .._sparse import ScatterKind, SparseCotangent
 from .._tensor import Tensor
@@ -263,7 +263,8 @@ _unstack_op = defop("unstack", _unstack_vjp,
 
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
-    """The slices of ``x`` along ``axis``, as a tuple of tensors (stack's inverse)."""
+    """The slices of ``x`` along ``axis``, as a tuple of tensors (stack's inverse); each
+    is a view of ``x``, like ``x[..., i, ...]``."""
     t: Tensor = to_tensor(x)
     if t.ndim == 0:
         raise ShapeError("unstack needs a tensor of dimension >= 1, got a 0-d tensor")
@@ -271,7 +272,11 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     outs = tuple(np.moveaxis(t._data, axis, 0))
     if not outs:
         return ()
-    return apply(_unstack_op, (t,), outs, ctx=axis)
+    parts = apply(_unstack_op, (t,), outs, ctx=axis)
+    lead = (slice(None),) * axis
+    for i, p in enumerate(parts):      # each part is a view of t, as x[..., i, ...] is
+        as_view(p, t, ("index", lead + (i, Ellipsis)))
+    return parts
 
 
 # ---- take / take_along_axis (gather) <-> take_add (scatter-add) --------------------------

@@ -25,7 +25,7 @@ import operator
 
 import numpy as np
 
-from .._engine import apply1
+from .._engine import apply1, as_view
 from .._sparse import ScatterKind, SparseCotangent
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
@@ -96,7 +96,16 @@ def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
         raise ShapeError(f"cannot reshape a tensor of shape {t.shape} to {dims}: {e}") \
             from None
     y: Tensor = apply1(_reshape_op, (t,), out)
+    if copy is not True and _shares(out, t._data):
+        as_view(y, t, ("reshape", out.shape))
     return y
+
+
+def _shares(out: NDArray[Any], d: NDArray[Any]) -> bool:
+    """Whether ``out`` (what reshape made of ``d``) is a NumPy view of d's memory rather
+    than a copy: NumPy gives a view the array that owns the memory as its base."""
+    base = out.base
+    return base is not None and (base is d or base is d.base)
 
 
 def _reshape_method(self: Tensor, *shape: Any, copy: bool | None = None) -> Tensor:
@@ -110,7 +119,10 @@ def _reshape_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``x`` (a Tensor) with the already-validated ``shape`` (x itself when unchanged)."""
     if x._data.shape == shape:
         return x
-    y: Tensor = apply1(_reshape_op, (x,), x._data.reshape(shape))
+    out = x._data.reshape(shape)
+    y: Tensor = apply1(_reshape_op, (x,), out)
+    if _shares(out, x._data):
+        as_view(y, x, ("reshape", shape))
     return y
 
 
@@ -211,7 +223,7 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Tensor:
     except ValueError:
         raise ShapeError(f"cannot broadcast a tensor of shape {t.shape} to {shape}") from None
     y: Tensor = apply1(_broadcast_op, (t,), out)
-    return y
+    return as_view(y, t, ("broadcast", shape))
 
 
 # ---- axis permutations ------------------------------------------------------------------
@@ -235,7 +247,7 @@ def _permuted(x: Tensor, perm: tuple[int, ...]) -> Tensor:
     if perm == tuple(range(len(perm))):
         return x
     y: Tensor = apply1(_transpose_op, (x,), x._data.transpose(perm), ctx=perm)
-    return y
+    return as_view(y, x, ("transpose", perm))
 
 
 def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
@@ -342,12 +354,15 @@ def _index_array(k: Any) -> Any:
     return k
 
 
-def _index_key(key: Any) -> tuple[tuple[Any, ...], bool]:
-    """``key`` as a tuple ending in Ellipsis (so results are arrays, never scalars) and
-    whether each position is hit at most once."""
+def _index_key(key: Any) -> tuple[tuple[Any, ...], bool, bool]:
+    """``key`` as a tuple ending in Ellipsis (so results are arrays, never scalars),
+    whether each position is hit at most once, and whether the key is basic indexing
+    (ints, slices, None, Ellipsis: NumPy returns a view, tenferro too) rather than
+    advanced (index arrays, masks, bools: a copy)."""
     if type(key) is not tuple:
         key = (key,)
     unique = True
+    basic = True
     has_ellipsis = False
     out: list[Any] | None = None
     for i, k in enumerate(key):
@@ -358,16 +373,19 @@ def _index_key(key: Any) -> tuple[tuple[Any, ...], bool]:
         if out is None:
             out = list(key)
         if isinstance(k, (bool, np.bool_)):
+            basic = False
             continue
         k = _index_array(k)
         out[i] = k
-        if isinstance(k, np.ndarray) and k.dtype != bool:
-            unique = False
+        if isinstance(k, np.ndarray):
+            basic = False
+            if k.dtype != bool:
+                unique = False
     if out is not None:
         key = tuple(out)
     if not has_ellipsis:
         key = key + (Ellipsis,)
-    return key, unique
+    return key, unique, basic
 
 
 def _gather(a: Any, key: Any) -> Any:
@@ -427,13 +445,15 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     Index arrays are constants; a Tensor used as an index must hold integer values.
     The gradient adds up at repeated indices.
     """
-    key, unique = _index_key(key)
+    key, unique, basic = _index_key(key)
     d = x._data
     try:
         out = d[key]
     except IndexError as e:
         raise IndexingError(f"{e} (indexing a tensor of shape {d.shape})") from None
     y: Tensor = apply1(_getitem_op, (x,), out, ctx=(key, unique))
+    if basic:
+        as_view(y, x, ("index", key))       # basic indexing: a view, as in NumPy
     return y
 
 
@@ -584,10 +604,12 @@ _embed_op = defop("diag_embed",
 
 
 def diagonal(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
-    """The diagonal(s) as a new tensor, like ``numpy.diagonal`` (the diagonal axis last)."""
+    """The diagonal(s), like ``numpy.diagonal`` (the diagonal axis last): a view of ``x``
+    (a write through it changes x's diagonal)."""
     t: Tensor = to_tensor(x)
-    y: Tensor = _diagonal(t, _diag_axes(t.shape, offset, axis1, axis2))
-    return y
+    diag = _diag_axes(t.shape, offset, axis1, axis2)
+    y: Tensor = apply1(_diagonal_op, (t,), np.diagonal(t._data, *diag), ctx=diag)
+    return as_view(y, t, ("diagonal", diag))
 
 
 def diag(v: ArrayLike, k: int = 0) -> Tensor:

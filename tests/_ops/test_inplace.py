@@ -297,12 +297,3 @@ def test_float32_keeps_its_dtype_in_place():
     assert y.dtype == np.float32
     y[0] = np.float64(5.0)
     assert y.dtype == np.float32 and y.numpy()[0] == 5.0
-
-
-def test_slices_do_not_share_writes():
-    x = tf.tensor([1.0, 2.0, 3.0])
-    s = x[:2]
-    s[0] = 9.0
-    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])
-    x[1] = 7.0
-    np.testing.assert_array_equal(s.numpy(), [9.0, 2.0])
