@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ._errors import DTypeError
+from ._errors import DTypeError, ShapeError
 
 __all__ = [
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -178,7 +178,7 @@ def isdtype(dtype: DTypeLike, kind: Union[DTypeLike, str, tuple[Any, ...]]) -> b
         try:
             return dt in _KINDS[kind]
         except KeyError:
-            raise ValueError(f"isdtype: unknown kind {kind!r}; use one of "
+            raise ShapeError(f"isdtype: unknown kind {kind!r}; use one of "
                              f"{', '.join(map(repr, _KINDS))}") from None
     return dt == as_dtype(kind)
 
@@ -276,7 +276,7 @@ class _Info:
             chosen = set()
             for k in (kind if isinstance(kind, tuple) else (kind,)):
                 if k not in _KINDS:
-                    raise ValueError(f"unknown dtype kind {k!r}; use one of "
+                    raise ShapeError(f"unknown dtype kind {k!r}; use one of "
                                      f"{', '.join(map(repr, _KINDS))}")
                 chosen |= _KINDS[k]
         return {d.name: d for d in order if d in chosen}
@@ -284,7 +284,7 @@ class _Info:
 
 def _check_cpu(device: str | None) -> None:
     if device is not None and device != "cpu":
-        raise ValueError(f"tenferro has one device, 'cpu', not {device!r}")
+        raise ShapeError(f"tenferro has one device, 'cpu', not {device!r}")
 
 
 def __array_namespace_info__() -> _Info:

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _dtypes, _engine
-from ._errors import DTypeError, GraphFreedError, UnsupportedADError
+from ._errors import DTypeError, GraphFreedError, ShapeError, UnsupportedADError
 from ._ops import registry
 from ._state import STATE
 
@@ -137,7 +137,7 @@ class Tensor:
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
         """The array API namespace of tensors: the ``tenferro`` module itself."""
         if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(f"tenferro implements the array API standard "
+            raise ShapeError(f"tenferro implements the array API standard "
                              f"{_API_VERSIONS[-1]} (and the versions it contains: "
                              f"{', '.join(_API_VERSIONS[:-1])}), not {api_version!r}")
         import tenferro
@@ -168,7 +168,7 @@ class Tensor:
         if dtype is None or np.dtype(dtype) == d.dtype:
             return d
         if copy is False:
-            raise ValueError(f"converting a {d.dtype} tensor to {np.dtype(dtype)} needs a "
+            raise ShapeError(f"converting a {d.dtype} tensor to {np.dtype(dtype)} needs a "
                              "copy, but copy=False was passed")
         return d.astype(dtype)
 
@@ -583,7 +583,7 @@ _DEFAULT_REPR_DTYPES = frozenset((np.dtype(np.float64), np.dtype(np.int64), np.d
 
 def _check_device(device: str | None) -> None:
     if device is not None and device != "cpu":
-        raise ValueError(f"tenferro tensors live on the CPU: device must be None or 'cpu', "
+        raise ShapeError(f"tenferro tensors live on the CPU: device must be None or 'cpu', "
                          f"got {device!r}")
 
 

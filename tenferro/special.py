@@ -93,7 +93,7 @@ import scipy.special as _sc
 from scipy.special import _ufuncs as _u
 
 from ._engine import apply1
-from ._errors import DTypeError, UnsupportedADError
+from ._errors import DTypeError, ShapeError, UnsupportedADError
 from ._tensor import Tensor, _tracked
 from ._ops.registry import FUNCTIONS, Op, defop, register
 from ._dtypes import float_result_type
@@ -467,12 +467,12 @@ def multigammaln(a: ArrayLike, d: int) -> Tensor:
     dv: Any = np.asarray(payload(d) if isinstance(d, Tensor) else d)[()]
     scalar = np.isscalar(dv)    # (a bool of its own: np.isscalar's TypeGuard would narrow dv)
     if not scalar or np.floor(dv) != dv or dv < 1:
-        raise ValueError("d should be a positive integer (dimension)")
+        raise ShapeError("d should be a positive integer (dimension)")
     dd = int(dv)
     at: Tensor = floating(to_tensor(a))
     _check_complex("multigammaln", False, at)
     if np.any(at._data <= 0.5 * (dd - 1)):
-        raise ValueError(f"condition a ({at._data}) > 0.5 * (d-1) ({0.5 * (dd - 1)}) not met")
+        raise ShapeError(f"condition a ({at._data}) > 0.5 * (d-1) ({0.5 * (dd - 1)}) not met")
     res = gammaln(at)
     for j in range(2, dd + 1):
         res = res + gammaln(at - 0.5 * (j - 1))

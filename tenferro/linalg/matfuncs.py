@@ -305,7 +305,7 @@ def _vnorm_np(d: Any, p: Any, axes: Any, keepdims: Any, name: Any) -> Any:
 
 
 def _vector_ord(ord: Any, name: Any) -> Any:
-    """A vector ord as a float (None -> 2); strings and non-numbers raise ValueError."""
+    """A vector ord as a float (None -> 2); strings and non-numbers raise ShapeError."""
     if ord is None:
         return 2.0
     if isinstance(ord, str):
