@@ -103,6 +103,7 @@ import functools
 import inspect
 import math
 import operator
+import sys
 import warnings
 from typing import Any, Callable, Literal, NoReturn, Sequence, SupportsIndex, TypeAlias, \
     TypeVar, cast
@@ -191,6 +192,79 @@ def _numpy_version(np_fn: _NpFn, *, plain: bool = True) -> Callable[[_F], _F]:
         return cast(_F, dispatch)    # at import only; functools.wraps keeps fn's signature
 
     return deco
+
+
+# ---- a tensor that requires grad reaching np.asarray -------------------------------------
+#
+# NumPy dispatches a call to __array_function__ only for arguments that are arrays
+# themselves: a list or tuple holding tensors (np.mean([x, y]), np.array([x, y])) and the
+# items of np.r_[x, y] / np.c_[x, y] are converted with np.asarray, which calls
+# Tensor.__array__ and cannot return a tensor. np.stack, np.concatenate, np.vstack, np.block
+# and the other functions whose dispatcher lists the sequence's items do dispatch. For a
+# tensor that requires grad the conversion raises; this error names the NumPy call from
+# the stack (it runs on the error path only) and the tf spelling that keeps the gradient.
+
+def _numpy_caller(frame: Any) -> str | None:
+    """The public name of the NumPy function whose Python code converted the tensor
+    (walking out from ``frame`` over NumPy's frames: the outermost is the one the user
+    called), 'np.r_' / 'np.c_' for the index tricks, None when no NumPy frame is there
+    (np.array, np.asarray and the ufuncs are C functions called from the user's code)."""
+    outer = None
+    while frame is not None and \
+            str(frame.f_globals.get("__name__", "")).split(".")[0] == "numpy":
+        outer, frame = frame, frame.f_back
+    if outer is None:
+        return None
+    name = outer.f_code.co_name
+    if name == "__getitem__":
+        self = outer.f_locals.get("self")
+        for obj, spelling in ((np.c_, "np.c_"), (np.r_, "np.r_")):
+            if type(self) is type(obj):
+                return spelling
+    module = str(outer.f_globals.get("__name__", ""))
+    for sub in ("linalg", "fft"):
+        if module.startswith(f"numpy.{sub}"):
+            return f"np.{sub}.{name}"
+    return f"np.{name}"
+
+
+def conversion_error(depth: int = 2) -> UnsupportedADError:
+    """The error of ``np.asarray(t)`` for a tensor ``t`` that requires grad (called from
+    Tensor.__array__; ``depth``: frames from here to the code that asked for the array)."""
+    caller = _numpy_caller(sys._getframe(depth))
+    if caller == "np.r_":
+        return UnsupportedADError(
+            "np.r_[...] holds a tensor that requires grad: np.r_ converts each item with "
+            "np.array, which NumPy does not dispatch to tenferro: that would drop its "
+            "gradient. Use tf.concatenate([x, y]) (tf.reshape(t, (-1,)) for a tensor of "
+            "another ndim, tf.asarray([...]) for numbers, tf.arange for a slice), or "
+            "t.detach() to say that no gradient should flow")
+    if caller == "np.c_":
+        return UnsupportedADError(
+            "np.c_[...] holds a tensor that requires grad: np.c_ converts each item with "
+            "np.array, which NumPy does not dispatch to tenferro: that would drop its "
+            "gradient. Use tf.stack([x, y], axis=-1) for 1-d tensors (np.column_stack([x, "
+            "y]) dispatches to the same) or tf.concatenate([a, b], axis=-1) for 2-d ones, "
+            "or t.detach() to say that no gradient should flow")
+    if caller is not None:
+        fn: Any = tf               # the tf function of the same name, when there is one
+        for part in caller.split(".")[1:]:
+            fn = getattr(fn, part, None)
+        tf_hint = f" or tf.{caller[3:]}(tf.stack([x, y]))" if callable(fn) else ""
+        return UnsupportedADError(
+            f"{caller} got a tensor that requires grad inside a list or tuple: NumPy "
+            f"converts such an argument with np.asarray without dispatching to tenferro, "
+            f"which would drop its gradient. Make one tensor of the pieces first: "
+            f"{caller}(tf.stack([x, y])){tf_hint} (or tf.concatenate; np.stack and "
+            f"np.concatenate of a list dispatch too), or pass t.detach() to say that no "
+            f"gradient should flow")
+    return UnsupportedADError(
+        "converting a tensor that requires grad to a NumPy array would drop its gradient: "
+        "keep computing with tf.* ops (NumPy functions and ufuncs called on the tensor "
+        "itself dispatch to them), or convert t.detach() / t.numpy() to say that no "
+        "gradient should flow. A list or tuple of tensors given to np.array, np.asarray "
+        "or a ufunc (np.array([x, y]), np.exp([x, y])) is converted without dispatching: "
+        "use tf.stack([x, y]) (or tf.concatenate) to make one tensor of them")
 
 
 def _fallback(np_fn: _NpFn, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

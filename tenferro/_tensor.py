@@ -157,11 +157,10 @@ class Tensor:
     def __array__(self, dtype: DTypeLike | None = None,
                   copy: bool | None = None) -> NDArray[Any]:
         if _tracked(self):
-            raise UnsupportedADError(
-                "converting a tensor that requires grad to a NumPy array would drop its "
-                "gradient: keep computing with tf.* ops (NumPy functions and ufuncs called "
-                "on the tensor itself dispatch to them), or convert t.detach() / t.numpy() "
-                "to say that no gradient should flow")
+            # the message names the NumPy call (np.mean([x, y]), np.r_[x, y]) and the tf
+            # spelling that keeps the gradient (tenferro/_numpy.py, at call time)
+            from ._numpy import conversion_error
+            raise conversion_error()
         d = self._data
         if copy:
             return np.array(d, dtype=dtype, copy=True)
