@@ -16,7 +16,10 @@ class TenferroError(Exception):
 
 
 class ShapeError(TenferroError, ValueError):
-    """Shapes do not match, do not broadcast, or are not what the op needs."""
+    """Shapes do not match, do not broadcast, or are not what the op needs; also the
+    ValueError of every other argument value an op does not accept (a negative rtol, an
+    unknown mode, UPLO or ord, copy=False where a copy is needed), as NumPy raises
+    ValueError for them."""
 
 
 class AxisError(ShapeError, IndexError):

@@ -103,6 +103,7 @@ import functools
 import inspect
 import math
 import operator
+import sys
 import warnings
 from typing import Any, Callable, Literal, NoReturn, Sequence, SupportsIndex, TypeAlias, \
     TypeVar, cast
@@ -191,6 +192,79 @@ def _numpy_version(np_fn: _NpFn, *, plain: bool = True) -> Callable[[_F], _F]:
         return cast(_F, dispatch)    # at import only; functools.wraps keeps fn's signature
 
     return deco
+
+
+# ---- a tensor that requires grad reaching np.asarray -------------------------------------
+#
+# NumPy dispatches a call to __array_function__ only for arguments that are arrays
+# themselves: a list or tuple holding tensors (np.mean([x, y]), np.array([x, y])) and the
+# items of np.r_[x, y] / np.c_[x, y] are converted with np.asarray, which calls
+# Tensor.__array__ and cannot return a tensor. np.stack, np.concatenate, np.vstack, np.block
+# and the other functions whose dispatcher lists the sequence's items do dispatch. For a
+# tensor that requires grad the conversion raises; this error names the NumPy call from
+# the stack (it runs on the error path only) and the tf spelling that keeps the gradient.
+
+def _numpy_caller(frame: Any) -> str | None:
+    """The public name of the NumPy function whose Python code converted the tensor
+    (walking out from ``frame`` over NumPy's frames: the outermost is the one the user
+    called), 'np.r_' / 'np.c_' for the index tricks, None when no NumPy frame is there
+    (np.array, np.asarray and the ufuncs are C functions called from the user's code)."""
+    outer = None
+    while frame is not None and \
+            str(frame.f_globals.get("__name__", "")).split(".")[0] == "numpy":
+        outer, frame = frame, frame.f_back
+    if outer is None:
+        return None
+    name = outer.f_code.co_name
+    if name == "__getitem__":
+        self = outer.f_locals.get("self")
+        for obj, spelling in ((np.c_, "np.c_"), (np.r_, "np.r_")):
+            if type(self) is type(obj):
+                return spelling
+    module = str(outer.f_globals.get("__name__", ""))
+    for sub in ("linalg", "fft"):
+        if module.startswith(f"numpy.{sub}"):
+            return f"np.{sub}.{name}"
+    return f"np.{name}"
+
+
+def conversion_error(depth: int = 2) -> UnsupportedADError:
+    """The error of ``np.asarray(t)`` for a tensor ``t`` that requires grad (called from
+    Tensor.__array__; ``depth``: frames from here to the code that asked for the array)."""
+    caller = _numpy_caller(sys._getframe(depth))
+    if caller == "np.r_":
+        return UnsupportedADError(
+            "np.r_[...] holds a tensor that requires grad: np.r_ converts each item with "
+            "np.array, which NumPy does not dispatch to tenferro: that would drop its "
+            "gradient. Use tf.concatenate([x, y]) (tf.reshape(t, (-1,)) for a tensor of "
+            "another ndim, tf.asarray([...]) for numbers, tf.arange for a slice), or "
+            "t.detach() to say that no gradient should flow")
+    if caller == "np.c_":
+        return UnsupportedADError(
+            "np.c_[...] holds a tensor that requires grad: np.c_ converts each item with "
+            "np.array, which NumPy does not dispatch to tenferro: that would drop its "
+            "gradient. Use tf.stack([x, y], axis=-1) for 1-d tensors (np.column_stack([x, "
+            "y]) dispatches to the same) or tf.concatenate([a, b], axis=-1) for 2-d ones, "
+            "or t.detach() to say that no gradient should flow")
+    if caller is not None:
+        fn: Any = tf               # the tf function of the same name, when there is one
+        for part in caller.split(".")[1:]:
+            fn = getattr(fn, part, None)
+        tf_hint = f" or tf.{caller[3:]}(tf.stack([x, y]))" if callable(fn) else ""
+        return UnsupportedADError(
+            f"{caller} got a tensor that requires grad inside a list or tuple: NumPy "
+            f"converts such an argument with np.asarray without dispatching to tenferro, "
+            f"which would drop its gradient. Make one tensor of the pieces first: "
+            f"{caller}(tf.stack([x, y])){tf_hint} (or tf.concatenate; np.stack and "
+            f"np.concatenate of a list dispatch too), or pass t.detach() to say that no "
+            f"gradient should flow")
+    return UnsupportedADError(
+        "converting a tensor that requires grad to a NumPy array would drop its gradient: "
+        "keep computing with tf.* ops (NumPy functions and ufuncs called on the tensor "
+        "itself dispatch to them), or convert t.detach() / t.numpy() to say that no "
+        "gradient should flow. A list or tuple of tensors given to np.array, np.asarray "
+        "or a ufunc (np.array([x, y]), np.exp([x, y])) is converted without dispatching: "
+        "use tf.stack([x, y]) (or tf.concatenate) to make one tensor of them")
 
 
 def _fallback(np_fn: _NpFn, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -316,7 +390,7 @@ def _cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: 
     b = tf.moveaxis(_arr(b), axisb, -1)
     na, nb = a.shape[-1], b.shape[-1]
     if na not in (2, 3) or nb not in (2, 3):
-        raise ValueError("incompatible dimensions for cross product\n"
+        raise ShapeError("incompatible dimensions for cross product\n"
                          "(dimension must be 2 or 3)")
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
@@ -365,7 +439,7 @@ def _multi_dot(arrays: Any, *, out: object = None) -> Tensor:
     _no_out(np.linalg.multi_dot, out)
     arrays = [_arr(a) for a in arrays]
     if len(arrays) < 2:
-        raise ValueError("Expecting at least two arrays.")
+        raise ShapeError("Expecting at least two arrays.")
     if len(arrays) == 2:
         return _dot(*arrays)
     first, last = arrays[0].ndim, arrays[-1].ndim
@@ -507,7 +581,7 @@ def _cond(x: ArrayLike, p: float | Literal["fro", "nuc"] | None = None) -> Tenso
 def _tensorinv(a: ArrayLike, ind: int = 2) -> Tensor:
     a = _arr(a)
     if ind <= 0:
-        raise ValueError("Invalid ind argument.")
+        raise ShapeError("Invalid ind argument.")
     inv_shape = a.shape[ind:] + a.shape[:ind]
     n = math.prod(a.shape[ind:])
     return tf.reshape(tf.linalg.inv(tf.reshape(a, (n, -1))), inv_shape)
@@ -544,7 +618,7 @@ def _average(a: ArrayLike, axis: _Axis = None, weights: ArrayLike | None = None,
             if axes is None:
                 raise TypeError("Axis must be specified when shapes of a and weights differ.")
             if w.shape != tuple(a.shape[ax] for ax in axes):
-                raise ValueError("Shape of weights must be consistent with shape of a along "
+                raise ShapeError("Shape of weights must be consistent with shape of a along "
                                  "specified axis.")
             w = tf.transpose(w, tuple(np.argsort(axes)))
             w = tf.reshape(w, tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
@@ -565,15 +639,15 @@ def _cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bo
          ddof: int | None = None, fweights: ArrayLike | None = None,
          aweights: ArrayLike | None = None, *, dtype: DTypeLike | None = None) -> Tensor:
     if ddof is not None and ddof != int(ddof):
-        raise ValueError("ddof must be integer")
+        raise ShapeError("ddof must be integer")
     m = _arr(m)
     if m.ndim > 2:
-        raise ValueError("m has more than 2 dimensions")
+        raise ShapeError("m has more than 2 dimensions")
     dt = np.result_type(m.dtype, np.float64) if dtype is None else np.dtype(dtype)
     if y is not None:
         y = _arr(y)
         if y.ndim > 2:
-            raise ValueError("y has more than 2 dimensions")
+            raise ShapeError("y has more than 2 dimensions")
         if dtype is None:
             dt = np.result_type(dt, y.dtype)
     x = _cast(_atleast(m, 2), dt)
@@ -687,7 +761,7 @@ def _masked(kind: str, a: ArrayLike, mask: ArrayLike, axis: _Axis = None,
         return r
     if kind in ("max", "min"):
         if strict and initial is None and not mask.all():
-            raise ValueError(f"reduction operation '{kind}imum' does not have an identity, "
+            raise ShapeError(f"reduction operation '{kind}imum' does not have an identity, "
                              f"so to use a where mask one has to specify 'initial'")
         fill = -np.inf if kind == "max" else np.inf
         r = getattr(tf, kind)(tf.where(mask, a, fill), axes, keepdims=keepdims)
@@ -896,11 +970,11 @@ def _quantile(np_fn: _NpFn, a: ArrayLike, q: ArrayLike, axis: _Axis, method: str
     if method not in _LERP_METHODS and method not in _INDEX_METHODS:
         if method in ("inverted_cdf", "closest_observation"):
             _unsupported(np_fn, f"method={method!r}")
-        raise ValueError(f"{method!r} is not a valid method")
+        raise ShapeError(f"{method!r} is not a valid method")
     qdt = np.asarray(payload(q)).dtype
     qp = np.asarray(payload(q), dtype=np.float64)
     if not (np.all(qp >= 0) and np.all(qp <= 1)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
+        raise ShapeError("Quantiles must be in the range [0, 1]")
     a, s, axes, cnt, has_nan = _order_stats(a, axis, ignore_nan)
     if s.shape[-1] == 0:
         _unsupported(np_fn, "an empty reduction")
@@ -1018,7 +1092,7 @@ for _n, _fn in enumerate((np.atleast_1d, np.atleast_2d, np.atleast_3d), 1):
 
 def _joined(parts: Sequence[Tensor], axis: int, dtype: DTypeLike | None = None) -> Tensor:
     if not parts:
-        raise ValueError("need at least one array to concatenate")
+        raise ShapeError("need at least one array to concatenate")
     return _cast(tf.concatenate(parts, axis=axis), dtype)
 
 
@@ -1212,9 +1286,9 @@ def _choose(a: ArrayLike, choices: Any, out: object = None,
 def _select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
             default: ArrayLike = 0) -> Tensor:
     if len(condlist) != len(choicelist):
-        raise ValueError("list of cases must be same length as list of conditions")
+        raise ShapeError("list of cases must be same length as list of conditions")
     if len(condlist) == 0:
-        raise ValueError("select with an empty condition list is not possible")
+        raise ShapeError("select with an empty condition list is not possible")
     conds = [_payload_of(c) for c in condlist]
     for i, c in enumerate(conds):
         if c.dtype != np.bool_:
@@ -1256,7 +1330,7 @@ def _trim_zeros(filt: ArrayLike, trim: str = "fb", axis: _Axis = None) -> Tensor
     filt = _arr(filt)
     trim = trim.lower()
     if trim not in ("fb", "bf", "f", "b"):
-        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+        raise ShapeError(f"unexpected character(s) in `trim`: {trim!r}")
     axes = range(filt.ndim) if axis is None else normalize_axis_tuple(axis, filt.ndim)
     nz = filt._data != 0
     key = [slice(None)] * filt.ndim
@@ -1305,9 +1379,9 @@ def _gradient(f: ArrayLike, *varargs: ArrayLike, axis: _Axis = None, edge_order:
                 continue
             d = _farr(d)
             if d.ndim != 1:
-                raise ValueError("distances must be either scalars or 1d")
+                raise ShapeError("distances must be either scalars or 1d")
             if d.shape[0] != f.shape[axes[i]]:
-                raise ValueError("when 1d, distances must match the length of the "
+                raise ShapeError("when 1d, distances must match the length of the "
                                  "corresponding dimension")
             diff = tf.diff(d)
             uniform = _find_tracked(d) is None and np.all(diff._data == diff._data[0])
@@ -1315,14 +1389,14 @@ def _gradient(f: ArrayLike, *varargs: ArrayLike, axis: _Axis = None, edge_order:
     else:
         raise TypeError("invalid number of arguments")
     if edge_order > 2:
-        raise ValueError("'edge_order' greater than 2 not supported")
+        raise ShapeError("'edge_order' greater than 2 not supported")
     out = [_gradient_axis(f, ax, d, edge_order) for ax, d in zip(axes, dx)]
     return out[0] if len(axes) == 1 else tuple(out)
 
 
 def _gradient_axis(f: Tensor, axis: int, dx: Any, edge_order: int) -> Tensor:
     if f.shape[axis] < edge_order + 1:
-        raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+        raise ShapeError("Shape of array too small to calculate a numerical gradient, at "
                          "least (edge_order + 1) elements are required.")
     def at(s: slice) -> Tensor:
         return f[(slice(None),) * axis + (s,)]
@@ -1375,14 +1449,14 @@ def _interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None =
     cdt = np.complex128 if fp.dtype.kind == "c" else np.float64
     x, xp, fp = _cast(x, np.float64), _cast(xp, np.float64), _cast(fp, cdt)
     if xp.ndim != 1 or fp.ndim != 1:
-        raise ValueError("object too deep for desired array")
+        raise ShapeError("object too deep for desired array")
     if xp.shape[0] != fp.shape[0]:
-        raise ValueError("fp and xp are not of the same length.")
+        raise ShapeError("fp and xp are not of the same length.")
     if xp.shape[0] == 0:
-        raise ValueError("array of sample points is empty")
+        raise ShapeError("array of sample points is empty")
     if period is not None:
         if period == 0:
-            raise ValueError("period must be a non-zero value")
+            raise ShapeError("period must be a non-zero value")
         period = abs(period)
         left = right = None
         x = x - period * np.floor(x._data / period)        # x mod period
@@ -1440,17 +1514,17 @@ def _conv_crop(full: Tensor, n: int, m: int, mode: str, swapped_end: bool = Fals
         return full[start:start + hi]
     if mode == "valid":
         return full[lo - 1:hi]
-    raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    raise ShapeError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
 
 
 def _conv_inputs(np_fn: _NpFn, a: ArrayLike, v: ArrayLike) -> tuple[Tensor, Tensor]:
     a, v = _arr(a), _arr(v)
     if a.ndim != 1 or v.ndim != 1:
-        raise ValueError("object too deep for desired array")
+        raise ShapeError("object too deep for desired array")
     if a.shape[0] == 0:
-        raise ValueError("a cannot be empty")
+        raise ShapeError("a cannot be empty")
     if v.shape[0] == 0:
-        raise ValueError("v cannot be empty")
+        raise ShapeError("v cannot be empty")
     dt = np.result_type(a.dtype, v.dtype)
     return _cast(a, dt), _cast(v, dt)
 
@@ -1555,7 +1629,7 @@ def _vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Ten
     """Columns 1, x, x·x, ... as a cumulative product (as NumPy computes them)."""
     x = _arr(x)
     if x.ndim != 1:
-        raise ValueError("x must be a one-dimensional array or sequence.")
+        raise ShapeError("x must be a one-dimensional array or sequence.")
     x = _cast(x, np.promote_types(x.dtype, int))
     n = x.shape[0] if N is None else N
     cols = [tf.ones((x.shape[0], min(n, 1)), dtype=x.dtype)]
@@ -1572,7 +1646,7 @@ def _linspace(start: ArrayLike, stop: ArrayLike, num: SupportsIndex = 50, endpoi
               device: str | None = None) -> Any:
     num = operator.index(num)
     if num < 0:
-        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+        raise ShapeError(f"Number of samples, {num}, must be non-negative.")
     start, stop = _farr(start), _farr(stop)
     dt = np.result_type(start.dtype, stop.dtype, 1.0)       # inexact, weak like NumPy
     if dtype is not None and np.dtype(dtype).kind in "iub":
@@ -1620,7 +1694,7 @@ def _geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool 
                dtype: DTypeLike | None = None, axis: int = 0) -> Any:
     start, stop = _farr(start), _farr(stop)
     if np.any(start._data == 0) or np.any(stop._data == 0):
-        raise ValueError("Geometric sequence cannot include zero")
+        raise ShapeError("Geometric sequence cannot include zero")
     dt = np.result_type(start.dtype, stop.dtype, float(num))
     if np.dtype(dt).kind == "c":
         return _fallback(np.geomspace, (start, stop, num),
@@ -1688,7 +1762,7 @@ def _polymul(a1: ArrayLike, a2: ArrayLike) -> Tensor:
 def _polyder(p: ArrayLike, m: int = 1) -> Tensor:
     m = int(m)
     if m < 0:
-        raise ValueError("Order of derivative must be positive (see polyint)")
+        raise ShapeError("Order of derivative must be positive (see polyint)")
     p = _arr(p)
     for _ in range(m):
         n = p.shape[0] - 1
@@ -1700,12 +1774,12 @@ def _polyder(p: ArrayLike, m: int = 1) -> Tensor:
 def _polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Tensor:
     m = int(m)
     if m < 0:
-        raise ValueError("Order of integral must be positive (see polyder)")
+        raise ShapeError("Order of integral must be positive (see polyder)")
     k = tf.zeros((m,)) if k is None else _atleast(_farr(k), 1)
     if k.shape[0] == 1 and m > 1:
         k = tf.broadcast_to(k[0], (m,))
     if k.shape[0] < m:
-        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+        raise ShapeError("k must be a scalar or a rank-1 array of length 1 or >m.")
     p = _arr(p)
     for i in range(m):
         p = tf.concatenate([p / np.arange(p.shape[0], 0, -1), k[i:i + 1]])
@@ -1742,7 +1816,7 @@ def _polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
     if cov:
         return _fallback(np.polyfit, (x, y, deg), dict(rcond=rcond, full=full, w=w, cov=cov))
     if deg < 0:
-        raise ValueError("expected deg >= 0")
+        raise ShapeError("expected deg >= 0")
     if x.ndim != 1:
         raise TypeError("expected 1D vector for x")
     if x.size == 0:
@@ -1781,7 +1855,7 @@ def _roots(p: ArrayLike) -> Tensor:
     tf.linalg.eigvals: differentiable where the roots are simple."""
     p = _atleast(p, 1)
     if p.ndim != 1:
-        raise ValueError("Input must be a rank-1 array.")
+        raise ShapeError("Input must be a rank-1 array.")
     nz = np.flatnonzero(p._data)
     if nz.size == 0:
         return tf.zeros((0,))
@@ -1809,7 +1883,7 @@ def _poly(seq_of_zeros: ArrayLike) -> Tensor | float:
     elif z.ndim == 1:
         z = floating(z)
     else:
-        raise ValueError("input must be 1d or non-empty square 2d array.")
+        raise ShapeError("input must be 1d or non-empty square 2d array.")
     if z.shape[0] == 0:
         return 1.0
     a = tf.ones((1,), dtype=z.dtype)
@@ -1832,7 +1906,7 @@ def _apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *ar
     moved = tf.moveaxis(arr, axis, -1)
     batch = moved.shape[:-1]
     if any(s == 0 for s in batch):
-        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+        raise ShapeError("Cannot apply_along_axis when any iteration dimensions are 0")
     outs = [_arr(func1d(moved[idx], *args, **kwargs)) for idx in np.ndindex(*batch)]
     res = tf.reshape(tf.stack(outs), batch + outs[0].shape)
     k = outs[0].ndim            # the function's output axes go where ``axis`` was
@@ -1852,7 +1926,7 @@ def _apply_over_axes(func: Callable[..., Any], a: ArrayLike, axes: int | Sequenc
         if res.ndim != val.ndim:
             res = tf.expand_dims(res, axis=axis)
             if res.ndim != val.ndim:
-                raise ValueError("function is not returning an array of the correct shape")
+                raise ShapeError("function is not returning an array of the correct shape")
         val = res
     return val
 
@@ -1871,7 +1945,7 @@ def _piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
     if len(conds) == len(funclist) - 1:
         conds.append(~np.any(conds, axis=0))
     elif len(conds) != len(funclist):
-        raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or "
+        raise ShapeError(f"with {len(conds)} condition(s), either {len(conds)} or "
                          f"{len(conds) + 1} functions are expected")
     y = tf.zeros_like(x)
     for cond, func in zip(conds, funclist):

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from . import _dtypes, _engine
-from ._errors import DTypeError, GraphFreedError, UnsupportedADError
+from ._errors import DTypeError, GraphFreedError, ShapeError, UnsupportedADError
 from ._ops import registry
 from ._state import STATE
 
@@ -141,7 +141,7 @@ class Tensor:
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
         """The array API namespace of tensors: the ``tenferro`` module itself."""
         if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(f"tenferro implements the array API standard "
+            raise ShapeError(f"tenferro implements the array API standard "
                              f"{_API_VERSIONS[-1]} (and the versions it contains: "
                              f"{', '.join(_API_VERSIONS[:-1])}), not {api_version!r}")
         import tenferro
@@ -161,18 +161,17 @@ class Tensor:
     def __array__(self, dtype: DTypeLike | None = None,
                   copy: bool | None = None) -> NDArray[Any]:
         if _tracked(self):
-            raise UnsupportedADError(
-                "converting a tensor that requires grad to a NumPy array would drop its "
-                "gradient: keep computing with tf.* ops (NumPy functions and ufuncs called "
-                "on the tensor itself dispatch to them), or convert t.detach() / t.numpy() "
-                "to say that no gradient should flow")
+            # the message names the NumPy call (np.mean([x, y]), np.r_[x, y]) and the tf
+            # spelling that keeps the gradient (tenferro/_numpy.py, at call time)
+            from ._numpy import conversion_error
+            raise conversion_error()
         d = self._data
         if copy:
             return np.array(d, dtype=dtype, copy=True)
         if dtype is None or np.dtype(dtype) == d.dtype:
             return d
         if copy is False:
-            raise ValueError(f"converting a {d.dtype} tensor to {np.dtype(dtype)} needs a "
+            raise ShapeError(f"converting a {d.dtype} tensor to {np.dtype(dtype)} needs a "
                              "copy, but copy=False was passed")
         return d.astype(dtype)
 
@@ -563,7 +562,7 @@ class Tensor:
                  check_finite: bool = True) -> Tensor: ...
         def cholesky(self, upper: bool = False, *, check_finite: bool = True) -> Tensor: ...
         def lu(self, *, check_finite: bool = True) -> LUResult: ...
-        def matrix_exp(self, *, check_finite: bool = True) -> Tensor: ...
+        def matrix_exp(self, *, check_finite: bool = False) -> Tensor: ...
         def eig(self, *, check_finite: bool = True, check_gauge: bool = True) -> EigResult: ...
         def eigvals(self, *, check_finite: bool = True) -> Tensor: ...
         def eigh(self, UPLO: str = "L", *, derivative_eps: float | None = None,
@@ -587,7 +586,7 @@ _DEFAULT_REPR_DTYPES = frozenset((np.dtype(np.float64), np.dtype(np.int64), np.d
 
 def _check_device(device: str | None) -> None:
     if device is not None and device != "cpu":
-        raise ValueError(f"tenferro tensors live on the CPU: device must be None or 'cpu', "
+        raise ShapeError(f"tenferro tensors live on the CPU: device must be None or 'cpu', "
                          f"got {device!r}")
 
 

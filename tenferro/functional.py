@@ -117,12 +117,12 @@ def _check_argnums(argnums: object, fname: str) -> tuple[bool, tuple[int, ...]]:
                         f"{type(argnums).__name__}")
     if isinstance(argnums, (tuple, list)):
         if not argnums:
-            raise ValueError(f"{fname}: argnums is empty; name at least one argument")
+            raise ShapeError(f"{fname}: argnums is empty; name at least one argument")
         for a in argnums:
             if isinstance(a, bool) or not isinstance(a, int):
                 raise TypeError(f"{fname}: argnums must hold ints, got {type(a).__name__}")
         if len(set(argnums)) != len(argnums):
-            raise ValueError(f"{fname}: argnums {tuple(argnums)} has duplicates")
+            raise ShapeError(f"{fname}: argnums {tuple(argnums)} has duplicates")
     return (False, (argnums,)) if isinstance(argnums, int) else (True, tuple(argnums))
 
 
@@ -147,7 +147,7 @@ class _Inputs:
         nargs = len(args)
         for i in nums:
             if not -nargs <= i < nargs:
-                raise ValueError(f"{fname}: argnums has {i} but the function was called with "
+                raise ShapeError(f"{fname}: argnums has {i} but the function was called with "
                                  f"{nargs} positional argument(s)")
         self.fname, self.many = fname, many
         self.nums = tuple(i % nargs for i in nums)
@@ -314,7 +314,7 @@ def jacobian(f: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
     complex inputs; J is then f'(z)).
     """
     if mode not in ("auto", "rev", "fwd"):
-        raise ValueError(f"jacobian: mode must be 'auto', 'rev' or 'fwd', got {mode!r}")
+        raise ShapeError(f"jacobian: mode must be 'auto', 'rev' or 'fwd', got {mode!r}")
     _check_argnums(argnums, "jacobian")
 
     @functools.wraps(f)
@@ -565,7 +565,7 @@ def linear_operator(f: Callable[[Tensor], Tensor], x: ArrayLike,
     """
     from scipy.sparse.linalg import LinearOperator
     if kind not in ("jvp", "vjp", "hvp"):
-        raise ValueError(f"linear_operator: kind must be 'jvp', 'vjp' or 'hvp', got {kind!r}")
+        raise ShapeError(f"linear_operator: kind must be 'jvp', 'vjp' or 'hvp', got {kind!r}")
     fname = "linear_operator"
     if kind == "hvp" and (holomorphic or np.iscomplexobj(_leaf_array(x, fname, "x"))):
         raise DTypeError("linear_operator: kind='hvp' needs a real x and a real scalar f "

@@ -73,7 +73,12 @@ continued to
 complex z by the recurrence ψ⁽ⁿ⁾(z) = ψ⁽ⁿ⁾(z+1) + (−1)ⁿ⁺¹n!/zⁿ⁺¹ with the asymptotic series
 [5.15.8], and the reflection formula [5.15.6] far left (it is the derivative of the complex
 digamma). Other functions raise
-:class:`DTypeError` for complex input. Integer and bool inputs become float64.
+:class:`DTypeError` for complex input.
+
+Promotion: NumPy 2's, by ``_dtypes.float_result_type`` (shared with tf.stats and the
+elementwise ops): integer and bool inputs alone become float64; mixed with floating
+tensors they take NumPy 2's dtype (an int64 tensor with a float32 one: float64, computed
+in float64; int16 with float32: float32); Python numbers are weak.
 """
 from __future__ import annotations
 
@@ -88,11 +93,12 @@ import scipy.special as _sc
 from scipy.special import _ufuncs as _u
 
 from ._engine import apply1
-from ._errors import DTypeError, UnsupportedADError
+from ._errors import DTypeError, ShapeError, UnsupportedADError
 from ._tensor import Tensor, _tracked
 from ._ops.registry import FUNCTIONS, Op, defop, register
-from ._ops._util import broadcast_shape, conj, floating, operands, payload, to_tensor, \
-    unbroadcast
+from ._dtypes import float_result_type
+from ._ops._util import broadcast_shape, conj, floating, floating_args, operands, payload, \
+    to_tensor, unbroadcast
 from ._ops.elementwise import logaddexp as _logaddexp
 from ._ops.reductions import logsumexp as _lse
 
@@ -194,12 +200,10 @@ def _result_dtype(*tensors: Tensor) -> np.dtype[Any]:
 
 
 def _weak_floats(args: Sequence[ArrayLike]) -> list[Tensor]:
-    """The arguments as floating Tensors; Python numbers take the arrays' precision
-    (NumPy 2's weak scalars: betainc(1.5, 2.5, float32 x) stays float32)."""
-    arrays = [floating(to_tensor(v)) for v in args if type(v) not in (bool, int, float)]
-    dt = np.result_type(*(t._data.dtype for t in arrays)) if arrays else np.float64
-    return [Tensor._wrap(np.asarray(v, dtype=dt)) if type(v) in (bool, int, float)
-            else floating(to_tensor(v)) for v in args]
+    """The arguments as floating Tensors, promoted as everywhere (``float_result_type``,
+    NumPy 2): Python numbers take the arrays' precision (betainc(1.5, 2.5, float32 x)
+    stays float32), an int64 tensor with a float32 one gives float64."""
+    return floating_args(*args)
 
 
 def _bcast(t: Any, shape: tuple[int, ...]) -> Any:
@@ -284,7 +288,8 @@ def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs, *, complex_ok
         a: Tensor
         b: Tensor
         a, b = operands(x1, x2)
-        a, b = floating(a), floating(b)
+        if a._data.dtype.kind not in "fc" or b._data.dtype.kind not in "fc":
+            a, b = floating_args(a, b)            # NumPy 2's promotion, scalars weak
         _check_complex(name, complex_ok, a, b)
         for i, why in (nondiff or {}).items():
             _no_derivative(name, argnames[i], (a, b)[i], why)
@@ -439,11 +444,16 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Tensor:
     (DLMF 5.15)."""
     nt: Tensor = to_tensor(n)
     _no_derivative("polygamma", "n", nt, "n is an integer order")
-    xt: Tensor = floating(to_tensor(x))
+    xt: Tensor = to_tensor(x)
+    # NumPy 2's promotion of (n, x), as scipy.special.polygamma gives: an int64 n array
+    # with a float32 x is float64 (computed in it), a Python int n keeps x's precision
+    dt = float_result_type(*(v if type(v) in (bool, int, float) else t
+                             for v, t in ((n, nt), (x, xt))))
+    xt = floating(xt)
     nd = nt._data
     broadcast_shape("polygamma", nd.shape, xt.shape)
-    out = _polygamma_np(nd, xt._data)
-    return apply1(_polygamma_op, (Tensor._wrap(nd), xt), _cast(out, xt._data.dtype))
+    out = _polygamma_np(nd, xt._data.astype(dt, copy=False))
+    return apply1(_polygamma_op, (Tensor._wrap(nd), xt), _cast(out, dt))
 
 
 polygamma._np = _polygamma_np  # type: ignore[attr-defined]  # as _unary's
@@ -457,12 +467,12 @@ def multigammaln(a: ArrayLike, d: int) -> Tensor:
     dv: Any = np.asarray(payload(d) if isinstance(d, Tensor) else d)[()]
     scalar = np.isscalar(dv)    # (a bool of its own: np.isscalar's TypeGuard would narrow dv)
     if not scalar or np.floor(dv) != dv or dv < 1:
-        raise ValueError("d should be a positive integer (dimension)")
+        raise ShapeError("d should be a positive integer (dimension)")
     dd = int(dv)
     at: Tensor = floating(to_tensor(a))
     _check_complex("multigammaln", False, at)
     if np.any(at._data <= 0.5 * (dd - 1)):
-        raise ValueError(f"condition a ({at._data}) > 0.5 * (d-1) ({0.5 * (dd - 1)}) not met")
+        raise ShapeError(f"condition a ({at._data}) > 0.5 * (d-1) ({0.5 * (dd - 1)}) not met")
     res = gammaln(at)
     for j in range(2, dd + 1):
         res = res + gammaln(at - 0.5 * (j - 1))
@@ -892,12 +902,16 @@ def expn(n: ArrayLike, x: ArrayLike) -> Tensor:
     order, not differentiated (UnsupportedADError when it carries a derivative)."""
     nt: Tensor = to_tensor(n)
     _no_derivative("expn", "n", nt, "n is an integer order")
-    xt: Tensor = floating(to_tensor(x))
+    xt: Tensor = to_tensor(x)
     _check_complex("expn", False, xt)
+    # NumPy 2's promotion of (n, x) (an int64 n array with a float32 x: float64)
+    dt = float_result_type(*(v if type(v) in (bool, int, float) else t
+                             for v, t in ((n, nt), (x, xt))))
+    xt = floating(xt)
     nd = nt._data
     broadcast_shape("expn", nd.shape, xt.shape)
     return apply1(_expn_op, (Tensor._wrap(nd), xt),
-                  _cast(_u.expn(nd, xt._data), xt._data.dtype))
+                  _cast(_u.expn(nd, xt._data.astype(dt, copy=False)), dt))
 
 
 expn._np = lambda n, x: _arr(_u.expn(n, x))  # type: ignore[attr-defined]  # as _unary's
@@ -1964,8 +1978,8 @@ def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayL
                                           np.ones_like(out._data)))
     from ._ops.elementwise import abs as _abs, exp, log, real, sign, where
     from ._ops.reductions import sum as _sum
-    bt: Tensor = floating(to_tensor(b))
-    dt = _result_dtype(at, bt)    # as SciPy: a float32 a with a float64 b sums in float64
+    at, bt = floating_args(a, b)   # as SciPy: a float32 a with a float64 b sums in float64
+    dt = _result_dtype(at, bt)
     at, bt = ((at if at.dtype == dt else at.astype(dt)),
               (bt if bt.dtype == dt else bt.astype(dt)))
     shape: tuple[int, ...] = broadcast_shape("logsumexp", at.shape, bt.shape)

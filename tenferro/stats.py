@@ -62,6 +62,7 @@ import math
 import numpy as np
 import scipy.special
 
+from ._dtypes import float_result_type
 from ._errors import LinAlgError, ShapeError, TenferroError, UnsupportedADError
 from ._tensor import Tensor, _tracked, as_tensor
 from ._ops._util import broadcast_shape, require_real
@@ -118,11 +119,13 @@ _sp = _Special()
 
 def _floats(name: str, values: Sequence[Any], counts: int = 0
             ) -> tuple[list[Tensor], np.dtype[Any]]:
-    """Each value as a real floating Tensor. Integer/bool arrays become float64; Python
-    numbers take the precision of the array arguments (float64 when there are none), so
-    ``norm.logpdf(x32, 0, 1)`` stays float32 like NumPy 2's weak scalars. The first
-    ``counts`` values (a discrete k and its loc: integers) take the parameters' precision
-    and decide it only when no parameter is an array."""
+    """Each value as a real floating Tensor, in the dtype of NumPy 2's promotion
+    (``float_result_type``, as tf.special and the elementwise ops): Python numbers take
+    the precision of the array arguments (float64 when there are none), so
+    ``norm.logpdf(x32, 0, 1)`` stays float32 like NumPy 2's weak scalars; an int64 array
+    with a float32 one gives float64, integer arrays alone float64. The first ``counts``
+    values (a discrete k and its loc: integers) take the parameters' precision and decide
+    it only when no parameter is an array."""
     out: list[Any] = []
     dtypes: list[np.dtype[Any]] = []
     count_dtypes: list[np.dtype[Any]] = []
@@ -132,15 +135,16 @@ def _floats(name: str, values: Sequence[Any], counts: int = 0
             continue
         v = v if isinstance(v, Tensor) else as_tensor(np.asarray(v))
         require_real(name, v)
-        if v._data.dtype.kind not in "f":
-            v = Tensor._wrap(v._data.astype(np.float64)) if v._node is None else v
         (count_dtypes if i < counts else dtypes).append(v._data.dtype)
         out.append(v)
     dtypes = dtypes or count_dtypes
-    dtype = np.result_type(*dtypes) if dtypes else np.dtype(np.float64)
-    return [(v if i >= counts or v.dtype == dtype else v.astype(dtype))
+    dtype = float_result_type(*dtypes)      # float64 for none, or for integers alone
+    # every value in the common dtype (a differentiable astype for a float32 parameter
+    # of a float64 result): a term computed from one parameter alone, such as log(scale),
+    # would otherwise keep float32 rounding in a float64 result
+    return [(v if v.dtype == dtype else v.astype(dtype))
             if isinstance(v, Tensor) else Tensor._wrap(np.asarray(v, dtype=dtype))
-            for i, v in enumerate(out)], dtype
+            for v in out], dtype
 
 
 def _bind(name: str, params: Sequence[str], defaults: dict[str, Any], args: Sequence[Any],

@@ -51,6 +51,27 @@ def test_transcendental_functions_of_integers_give_float64():
     assert tf.square(tf.arange(3, dtype=tf.int16)).dtype == np.int16
 
 
+def test_float_result_type_is_numpy2_with_float64_for_integers():
+    """The one promotion of the functions with a floating-point result (tf.special,
+    tf.stats, atan2/hypot/...): NumPy 2's result_type (Python numbers weak), float64 where
+    that is an integer or bool dtype."""
+    from tenferro._dtypes import float_result_type as frt
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    assert frt(tf.int64, tf.float32) == f64 and frt(tf.float32, tf.int64) == f64
+    assert frt(tf.int32, tf.float32) == f64 and frt(tf.uint64, tf.float32) == f64
+    assert frt(tf.int16, tf.float32) == f32 and frt(tf.int8, tf.float32) == f32
+    assert frt(tf.bool, tf.float32) == f32 and frt(tf.uint8, tf.complex64) == np.complex64
+    for dt in (tf.bool, tf.int8, tf.uint8, tf.int16, tf.int64, tf.uint64):
+        assert frt(dt) == f64 and frt(dt, dt) == f64
+    assert frt(tf.uint64, tf.int64) == f64           # NumPy: float64 too
+    assert frt(tf.float32, 0.5) == f32 and frt(2, tf.float32) == f32      # weak
+    assert frt(tf.float32, 1j) == np.complex64 and frt(tf.int8, 0.5) == f64
+    assert frt(0.5) == f64 and frt(2, 3) == f64 and frt(1j) == np.complex128 and frt() == f64
+    assert frt(tf.ones(2, dtype=tf.int64), np.ones(2, np.float32)) == f64   # tensors, arrays
+    with pytest.raises(tf.DTypeError, match="float16"):
+        frt(np.float16, tf.float32)
+
+
 def test_data_type_functions():
     assert tf.can_cast(tf.int8, tf.int16) and not tf.can_cast(tf.int16, tf.int8)
     assert tf.can_cast(tf.ones(2, dtype=tf.float32), tf.float64)

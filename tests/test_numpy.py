@@ -750,3 +750,80 @@ def test_coverage_script_runs(capsys):
     assert coverage.main(["--group", "fallback"]) == 0
     out = capsys.readouterr().out
     assert "numpy.i0" in out and "dispatching callables" in out
+
+
+# ---- lists of tensors, np.r_ and np.c_ (issue 24) -------------------------------------------
+#
+# NumPy dispatches to __array_function__ only for arguments that are arrays: a list holding
+# tensors, and np.r_/np.c_'s items, are converted with np.asarray (Tensor.__array__). For
+# tracked tensors that raises, naming the call and the tf spelling; the spelling works.
+
+def _pair():
+    return (tf.tensor([1.0, -2.0, 0.5], requires_grad=True),
+            tf.tensor([3.0, 4.0, -1.5], requires_grad=True))
+
+
+# (call, words the error must hold, the tf spelling it names, NumPy's reference on arrays)
+LIST_CASES = {
+    "r_": (lambda x, y: np.r_[x, y], ["np.r_", "tf.concatenate([x, y])"],
+           lambda x, y: tf.concatenate([x, y]), lambda a, b: np.r_[a, b]),
+    "c_": (lambda x, y: np.c_[x, y], ["np.c_", "tf.stack([x, y], axis=-1)"],
+           lambda x, y: tf.stack([x, y], axis=-1), lambda a, b: np.c_[a, b]),
+    "mean": (lambda x, y: np.mean([x, y]), ["np.mean got", "tf.mean(tf.stack([x, y]))"],
+             lambda x, y: tf.mean(tf.stack([x, y])), lambda a, b: np.mean([a, b])),
+    "sum": (lambda x, y: np.sum((x, y), axis=0), ["np.sum got", "tf.sum(tf.stack([x, y]))"],
+            lambda x, y: np.sum(tf.stack([x, y]), axis=0), lambda a, b: np.sum((a, b), axis=0)),
+    "max": (lambda x, y: np.max([x, y]), ["np.max got", "tf.max(tf.stack([x, y]))"],
+            lambda x, y: tf.max(tf.stack([x, y])), lambda a, b: np.max([a, b])),
+    "median": (lambda x, y: np.median([x, y]), ["np.median got", "np.median(tf.stack("],
+               lambda x, y: np.median(tf.stack([x, y])), lambda a, b: np.median([a, b])),
+    "linalg.norm": (lambda x, y: np.linalg.norm([x, y]),
+                    ["np.linalg.norm got", "tf.linalg.norm(tf.stack([x, y]))"],
+                    lambda x, y: tf.linalg.norm(tf.stack([x, y])),
+                    lambda a, b: np.linalg.norm([a, b])),
+    "array": (lambda x, y: np.array([x, y]), ["drop its gradient", "tf.stack([x, y])"],
+              lambda x, y: tf.stack([x, y]), lambda a, b: np.array([a, b])),
+    "ufunc": (lambda x, y: np.exp([x, y]), ["drop its gradient", "tf.stack([x, y])"],
+              lambda x, y: np.exp(tf.stack([x, y])), lambda a, b: np.exp([a, b])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LIST_CASES))
+def test_list_of_tracked_tensors_names_the_tf_spelling(case):
+    call, words, spelling, ref = LIST_CASES[case]
+    x, y = _pair()
+    with pytest.raises(tf.UnsupportedADError) as info:
+        call(x, y)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+    assert x.grad is None and y.grad is None
+    # plain tensors: NumPy's own result, as for arrays
+    a, b = x.detach(), y.detach()
+    np.testing.assert_allclose(np.asarray(call(a, b)), ref(a.numpy(), b.numpy()))
+    # the named spelling: the same value, with the gradient
+    out = spelling(x, y)
+    assert isinstance(out, tf.Tensor) and out.requires_grad
+    np.testing.assert_allclose(out.detach().numpy(), ref(a.numpy(), b.numpy()), rtol=1e-14)
+    check_grads(lambda u, v: spelling(u, v), [a.numpy(), b.numpy()])
+
+
+def test_list_of_dual_tensors_raises_too():
+    # forward mode carries a derivative as well: the same refusal inside a dual level
+    with tf.forward_ad.dual_level():
+        d = tf.forward_ad.make_dual(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+        with pytest.raises(tf.UnsupportedADError, match="np.mean got"):
+            np.mean([d, d])
+
+
+@pytest.mark.parametrize("fn", [np.stack, np.concatenate, np.vstack, np.hstack,
+                                np.column_stack, np.block, np.dstack])
+def test_sequence_functions_dispatch_on_a_list(fn):
+    """The functions whose dispatcher lists the sequence's items do reach tenferro: a
+    list of tracked tensors keeps its gradient (each piece gets its share)."""
+    x, y = _pair()
+    out = fn([x, y])
+    assert isinstance(out, tf.Tensor) and out.requires_grad
+    np.testing.assert_array_equal(out.detach().numpy(), fn([x.numpy(), y.numpy()]))
+    gx, gy = tf.grad([tf.sum(out * out)], [x, y])
+    np.testing.assert_allclose(gx.numpy(), 2 * x.numpy())
+    np.testing.assert_allclose(gy.numpy(), 2 * y.numpy())

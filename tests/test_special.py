@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -143,6 +144,52 @@ def test_binary_values_match_scipy(name):
         _same(getattr(S, name)(za, zb), getattr(sc, name)(za, zb))
 
 
+# every function of several arguments: (number of arguments, scipy function)
+_MULTI = {name: (getattr(sc, name).nin, getattr(sc, name)) for name in S.__all__
+          if isinstance(getattr(sc, name, None), np.ufunc) and getattr(sc, name).nin > 1}
+_MULTI["polygamma"] = (2, sc.polygamma)      # Python functions in SciPy
+_MULTI["logsumexp"] = (2, lambda a, b: sc.logsumexp(a, b=b))
+
+
+@pytest.mark.parametrize("name", sorted(_MULTI))
+def test_mixed_integer_float_promotion_is_numpy2(name):
+    """Issue 24: an int64 tensor with a float32 one gives float64, computed in float64
+    (SciPy's value to rounding), in every position; int16 or bool with float32 stays
+    float32 (NumPy 2's result_type); a Python number is weak (float32 stays float32)."""
+    nin, ref_fn = _MULTI[name]
+    f = S.logsumexp if name == "logsumexp" else getattr(S, name)
+    fn = (lambda a, b: f(a, b=b)) if name == "logsumexp" else f
+    ints = np.array([1, 2, 3])
+    f32 = np.array([0.25, 0.5, 0.75], np.float32)
+    for pos in range(nin):
+        for other in ("f32", "int64"):
+            for int_dt, want in ((np.int64, np.float64), (np.int16, np.float32),
+                                 (np.bool_, np.float32)):
+                if int_dt == np.bool_ and name in ("polygamma", "expn"):
+                    continue                 # an order n: SciPy rejects bool
+                args = [ints.astype(int_dt) if k == pos else
+                        (f32 if other == "f32" or k != (pos + 1) % nin else ints)
+                        for k in range(nin)]
+                if not any(a.dtype == np.float32 for a in args):
+                    continue
+                exp_dt = np.result_type(*(a.dtype for a in args))
+                assert exp_dt == want or other == "int64", (args, exp_dt)
+                # (SciPy warns when expn/polygamma truncate a float order, and so do we)
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    got = fn(*(tf.tensor(a) for a in args))
+                    ref = np.asarray(ref_fn(*(a.astype(np.float64) for a in args)))
+                assert got.dtype == exp_dt, (name, [a.dtype for a in args], got.dtype)
+                tol = 1e-14 if exp_dt == np.float64 else 1e-5   # float32 loops
+                np.testing.assert_allclose(got.numpy(), ref, rtol=tol, atol=0, equal_nan=True)
+    # Python numbers are weak: the float32 tensor keeps its precision in every position
+    for pos in range(nin):
+        args = [2 if k == pos else tf.tensor(f32) for k in range(nin)]
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            assert fn(*args).dtype == np.float32, (name, pos)
+
+
 def test_scipy_gammaln_on_a_tensor_has_a_gradient():
     x = tf.tensor([0.3, 1.7, 4.2, -0.5], requires_grad=True)
     y = sc.gammaln(x)
@@ -248,7 +295,8 @@ def test_grads_in_the_differentiable_argument_only():
         (lambda t: S.betaincc(_fixed(a, t), _fixed(a[::-1], t), t), p),
         (lambda t: S.stdtr(_fixed(a, t), t), x - 2.5),
         (lambda t: S.stdtr(_fixed(np.inf, t), t), x - 2.5),
-        (lambda t: S.polygamma(np.array([[0], [1], [3]]), t), x),
+        # an int16 order keeps float32 x in float32 (NumPy 2; int64 would give float64)
+        (lambda t: S.polygamma(np.array([[0], [1], [3]], np.int16), t), x),
         (lambda t: S.polygamma(2, t), np.array([-2.4, -0.3, 0.7, 3.0])),
         (lambda t: S.multigammaln(t, 4), x + 2),
         (lambda t: S.softplus(t), x - 2.5),
@@ -431,7 +479,8 @@ def test_expn_and_radian():
     _same(S.radian(30.0, x, x[::-1]), sc.radian(30.0, x, x[::-1]))
     # d/dx Eₙ = −Eₙ₋₁, and E₋₁(x) = e^(−x)(1/x + 1/x²) below n = 0 (SciPy's is NaN)
     check_grads(lambda t: S.expn(n, t), (x,))
-    check_low_precision(lambda t: S.expn(n, t), (x,), rtol=5e-3)
+    # an int16 n keeps float32 x in float32 (NumPy 2; int64 n gives float64, as SciPy)
+    check_low_precision(lambda t: S.expn(n.astype(np.int16), t), (x,), rtol=5e-3)
     _same(_d1(lambda t: S.expn(3, t), x), -sc.expn(2, x), rtol=1e-15)
     np.testing.assert_allclose(_d2(lambda t: S.expn(0, t), x),
                                np.exp(-x) * (1 / x + 2 / x ** 2 + 2 / x ** 3), rtol=1e-14)

@@ -243,6 +243,28 @@ def test_continuous_float32(name, method):
     assert out.dtype == np.float32
 
 
+def test_mixed_integer_float_promotion_is_numpy2():
+    """Issue 24: an int64 array with a float32 one gives float64 (NumPy 2, as tf.special
+    and the elementwise ops), an int16 or bool one float32, integers alone float64; the
+    value is SciPy's. A discrete distribution's k (a count) takes its parameters'
+    precision (documented in stats._floats)."""
+    x32 = np.array([0.25, 0.5, 1.5], np.float32)
+    i64, i16 = np.array([0, 1, 2]), np.array([0, 1, 2], np.int16)
+    norm = tf.stats.norm
+    for args, want in (((i64, x32), np.float64), ((x32, i64), np.float64),
+                       ((i16, x32), np.float32), ((x32, i64, x32), np.float64),
+                       ((i64,), np.float64), ((i64, i64), np.float64),
+                       ((x32, 1, 2.0), np.float32), ((i16.astype(bool), x32), np.float32),
+                       # a float32 scale in a float64 result: log(scale) in float64 too
+                       ((x32, i64.astype(np.float64), x32), np.float64)):
+        out = norm.logpdf(*(tf.tensor(a) if isinstance(a, np.ndarray) else a for a in args))
+        assert out.dtype == want, (args, out.dtype)
+        ref = scipy.stats.norm.logpdf(*(np.asarray(a, np.float64) for a in args))
+        np.testing.assert_allclose(out.numpy(), ref, rtol=1e-6 if want == np.float32 else 1e-14)
+    assert tf.stats.poisson.logpmf(tf.tensor(i64), tf.tensor(x32)).dtype == np.float32
+    assert tf.stats.poisson.logpmf(tf.tensor(i64), tf.tensor(i16)).dtype == np.float64
+
+
 def _grads(out, inputs):
     return [g.numpy() for g in tf.grad(tf.sum(out), inputs)]
 

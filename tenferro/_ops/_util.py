@@ -4,6 +4,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._dtypes import float_result_of
 from .._errors import DTypeError, ShapeError
 from .._tensor import Tensor, as_tensor
 
@@ -38,11 +39,37 @@ def _weak_scalar(s: Any, like: Tensor) -> Tensor:
 
 def floating(x: Tensor) -> Tensor:
     """``x`` (a Tensor) with integer and bool payloads converted to float64: the input of
-    functions with a floating-point result (exp, sqrt, atan2, linalg...). NumPy's ufuncs
-    would give float16 for small integer types, which tenferro does not have."""
+    functions of one argument with a floating-point result (exp, sqrt, linalg...), the
+    one-argument case of ``_dtypes.float_result_type`` (NumPy's ufuncs would give float16 for
+    small integer types, which tenferro does not have)."""
     if x._node is None and x._data.dtype.kind not in "fc":
         return Tensor._wrap(x._data.astype(np.float64))
     return x
+
+
+def floating_args(*args: Any) -> list[Tensor]:
+    """The arguments of a function with a floating-point result (atan2, the special
+    functions of several arguments) as Tensors, promoted by ``_dtypes.float_result_type``
+    (NumPy 2, Python numbers weak): Python numbers become 0-d arrays of the result dtype,
+    integer and bool payloads are converted to it (an int64 tensor with a float32 one:
+    float64), floating tensors are kept as they are (the op computes in their mixed
+    precision and casts to the result; rules promote to the output's dtype)."""
+    for v in args:
+        if type(v) is not Tensor or v._data.dtype.kind not in "fc":
+            break
+    else:
+        return list(args)             # the common case: floating tensors, kept
+    ts = [v if type(v) in _PY_SCALARS else to_tensor(v) for v in args]
+    dt = float_result_of(tuple(type(v) if type(v) in _PY_SCALARS else v._data.dtype
+                               for v in ts))
+    out: list[Tensor] = []
+    for v in ts:
+        if type(v) in _PY_SCALARS:
+            v = Tensor._wrap(np.asarray(v, dtype=dt))
+        elif v._node is None and v._data.dtype.kind not in "fc":
+            v = Tensor._wrap(v._data.astype(dt))
+        out.append(v)
+    return out
 
 
 def float_tensor(x: Tensor | ArrayLike) -> Tensor:

@@ -78,14 +78,14 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
     if isinstance(obj, Tensor):
         if dt is not None and dt != obj._data.dtype:
             if copy is False:
-                raise ValueError(f"asarray: casting {obj.dtype} to {dt} needs a copy, but "
+                raise ShapeError(f"asarray: casting {obj.dtype} to {dt} needs a copy, but "
                                  "copy=False was passed")
             from .structure import astype
             return astype(obj, dt)
         return _copy(obj) if copy else obj
     if isinstance(obj, (list, tuple)) and _find_tracked(obj) is not None:
         if copy is False:
-            raise ValueError("asarray: a sequence of tensors needs a copy, but copy=False "
+            raise ShapeError("asarray: a sequence of tensors needs a copy, but copy=False "
                              "was passed")
         from .structure import stack
         out = stack([asarray(o) for o in obj])
@@ -97,12 +97,12 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
             try:
                 memoryview(data)
             except TypeError:
-                raise ValueError(f"asarray: a {type(data).__name__} cannot be turned into "
+                raise ShapeError(f"asarray: a {type(data).__name__} cannot be turned into "
                                  "a tensor without a copy, but copy=False was "
                                  "passed") from None
         arr = np.asarray(data, dtype=dt)
         if dt is not None and isinstance(data, np.ndarray) and data.dtype != dt:
-            raise ValueError(f"asarray: casting {data.dtype} to {dt} needs a copy, but "
+            raise ShapeError(f"asarray: casting {data.dtype} to {dt} needs a copy, but "
                              "copy=False was passed")
         return Tensor._wrap(_to_array(arr, copy=False))
     return Tensor._wrap(_to_array(data, dt, copy=builtins.bool(copy)))
@@ -121,7 +121,7 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
                    for v in (start, stop, step))
         dt = _dtypes.int64 if ints else _dtypes.float64
     if step == 0:
-        raise ValueError("arange: step must not be zero")
+        raise ShapeError("arange: step must not be zero")
     return _new(np.arange(start, stop, step, dtype=dt))
 
 

@@ -30,7 +30,7 @@ Size-1 dimensions broadcast against any size for every label, as in ``numpy.eins
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence, TypeAlias, cast
+from typing import Any, Iterable, NamedTuple, Sequence, TypeAlias, cast
 
 from numpy.typing import ArrayLike, NDArray
 
@@ -411,12 +411,26 @@ def _dummies(shapes: Iterable[tuple[int, ...]]) -> list[NDArray[Any]]:
     return [np.broadcast_to(np.empty(()), shape) for shape in shapes]
 
 
+class _MemoryLimited(NamedTuple):
+    """NumPy's ``optimize=(strategy, memory_limit)``: the strategy's search with no
+    intermediate larger than ``limit`` elements (a cache key of its own; a NamedTuple
+    subclass, which ``_path`` tells from an explicit path's plain tuple)."""
+    strategy: str
+    limit: int
+
+    def __repr__(self) -> str:
+        return repr((self.strategy, self.limit))
+
+
 def _search_path(equation: str, shapes: Iterable[tuple[int, ...]],
                  optimize: Any) -> list[tuple[int, ...]]:
     """opt_einsum's path search (one call per plan: ``_plan`` is cached)."""
+    limit = None
+    if isinstance(optimize, _MemoryLimited):
+        optimize, limit = optimize
     return [tuple(int(i) for i in step) for step in
             opt_einsum.contract_path(equation, *_dummies(shapes), optimize=optimize,
-                                     memory_limit=None)[0]]
+                                     memory_limit=limit)[0]]
 
 
 def _int_steps(subscripts: Any, path: Any) -> tuple[tuple[int, ...], ...]:
@@ -465,16 +479,23 @@ def _path(subscripts: Any, labels: Sequence[tuple[int, ...]], out: tuple[int, ..
     PathOptimizer), searched without a memory cap.
     """
     n = len(labels)
-    if isinstance(optimize, tuple):
+    if isinstance(optimize, tuple) and not isinstance(optimize, _MemoryLimited):
         _check_path(subscripts, optimize, n)
         return list(optimize)
     if optimize is False:
         return [(0, 1)] * (n - 1)
     try:
+        if isinstance(optimize, _MemoryLimited) and optimize.limit < 1:
+            # no intermediate fits (opt_einsum wants a limit >= 1): NumPy contracts all
+            # operands at once, tenferro in one step folded left to right
+            opt_einsum.paths.get_path_fn(optimize.strategy)
+            return [tuple(range(n))] if n > 1 else [(0,)]
         if n > 2:
             return _search_path(_equation(labels, out), shapes, optimize)
         # one possible path: no search, but the strategy is still checked
-        if isinstance(optimize, str):
+        if isinstance(optimize, _MemoryLimited):
+            opt_einsum.paths.get_path_fn(optimize.strategy)
+        elif isinstance(optimize, str):
             opt_einsum.paths.get_path_fn(optimize)
         elif not callable(optimize):
             raise TypeError("not a strategy name, a path or a PathOptimizer")
@@ -483,8 +504,9 @@ def _path(subscripts: Any, labels: Sequence[tuple[int, ...]], out: tuple[int, ..
         raise _err(subscripts, f"optimize={optimize!r} was not understood ({e!r}); use "
                    "'auto' (default), 'auto-hq', 'greedy', 'optimal', 'dp', 'branch-all', "
                    "'branch-2', 'branch-1', 'random-greedy', 'random-greedy-128', True "
-                   "(= 'auto'), False/None (left to right), an opt_einsum PathOptimizer or an "
-                   "explicit path such as [(0, 1), (0, 1)]") from None
+                   "(= 'auto'), False/None (left to right), an opt_einsum PathOptimizer, "
+                   "NumPy's (strategy, memory_limit) or an explicit path such as "
+                   "[(0, 1), (0, 1)]") from None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -561,6 +583,16 @@ def _normalize_optimize(optimize: Any) -> Any:
         steps = list(optimize)
         if steps and isinstance(steps[0], str) and steps[0] == "einsum_path":
             steps = steps[1:]
+        elif len(steps) == 2 and isinstance(steps[0], str) and \
+                isinstance(steps[1], (int, float, np.integer, np.floating)):
+            # NumPy's (path type, memory limit): int() as numpy.einsum_path does
+            limit = steps[1]
+            if not math.isfinite(limit):
+                if limit > 0:               # no limit at all
+                    return steps[0]
+                raise ShapeError(f"einsum: memory_limit {limit!r} is not a number of "
+                                 "elements; give an int, e.g. optimize=('greedy', 10**6)")
+            return _MemoryLimited(steps[0], int(limit))
         return tuple(tuple(s) if isinstance(s, (list, tuple)) else s for s in steps)
     return optimize
 
@@ -593,6 +625,11 @@ _OPTIMIZE_DOC = """\
       (dynamic programming, Pfeifer, Haegeman & Verstraete, PRE 90, 033315, 2014),
       ``"branch-all"``, ``"branch-2"``, ``"branch-1"``, ``"auto-hq"``, ``"random-greedy"``,
       ``"random-greedy-128"``, or an ``opt_einsum.paths.PathOptimizer`` instance;
+    * ``(strategy, memory_limit)`` (NumPy's spelling, e.g. ``("greedy", 10**6)``): that
+      search with no intermediate of more than ``memory_limit`` elements where a path
+      allows it. Where no pair fits, the path ends with one step over the remaining
+      operands, which tenferro contracts left to right, pairwise (NumPy runs that step
+      as one unsplit einsum): the limit steers the search and is not a bound there;
     * ``False`` or ``None``: no search, contract left to right (``[(0, 1)] * (n - 1)``);
     * an explicit path: a list of tuples of operand positions as returned by
       ``einsum_path``/``opt_einsum.contract_path`` (each step removes its operands from
@@ -651,7 +688,7 @@ def _prepare(subscripts: Any, operands: Any, optimize: Any) -> tuple[_Plan, list
 
 def _cached_plan(subscripts: str, shapes: tuple[tuple[int, ...], ...], optimize: Any) -> _Plan:
     optimize = _normalize_optimize(optimize)
-    if isinstance(optimize, tuple):
+    if isinstance(optimize, tuple) and not isinstance(optimize, _MemoryLimited):
         optimize = _int_steps(subscripts, optimize)
     elif isinstance(optimize, (int, float, complex, np.number)) and optimize is not False:
         # 0 == False and 1 == True as cache keys: numbers must not reach the cache

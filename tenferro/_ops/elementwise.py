@@ -8,7 +8,10 @@ their cotangents back to each input's shape.
 Three kinds of results (the array API standard 2024.12 names every function here):
 
 * differentiable (float/complex results): exp, log2, logaddexp, copysign, remainder, clip...
-  Integer and bool inputs of a function with a floating-point result become float64.
+  A function with a floating-point result promotes as NumPy 2 (``float_result_type``
+  in _dtypes.py, shared with tf.special and tf.stats): integer and bool inputs alone
+  become float64; with a floating tensor they take NumPy 2's common dtype (int64 with
+  float32: float64; int16 with float32: float32).
 * piecewise constant with a floating-point result (round, floor, ceil, trunc, sign of a
   real tensor, floor_divide): a tensor whose derivative is exactly zero (not missing), as in
   PyTorch and JAX; integer inputs give integer tensors (rounding an integer is the identity).
@@ -33,8 +36,8 @@ from .._engine import apply1, as_view
 from .._errors import DTypeError
 from .._tensor import Tensor
 from .registry import Op, defop, register, register_nondiff
-from ._util import (broadcast_shape, conj as _conj, floating, operands, payload,
-                    require_real, to_tensor, unbroadcast)
+from ._util import (broadcast_shape, conj as _conj, floating, floating_args, operands,
+                    payload, require_real, to_tensor, unbroadcast)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "negative", "positive", "abs", "conj",
@@ -468,8 +471,8 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
 
     vjp_a(g, a, b, y) / vjp_b(...) give the cotangents before un-broadcasting (or
     vjp_both(g, a, b, y) gives both, when they share work); jvp(ta, tb, a, b, y) gets None
-    for a zero tangent. ``floats``: integer and bool operands become float64 first
-    (functions with a floating-point result). ``scalar_right``/``scalar_left``: the
+    for a zero tangent. ``floats``: integer and bool operands are converted first to the
+    dtype of ``float_result_type`` (functions with a floating-point result). ``scalar_right``/``scalar_left``: the
     ``_scalar_op`` of ``ufunc(x, s)`` / ``ufunc(s, x)`` for a real Python scalar s (both
     or neither).
     """
@@ -592,8 +595,9 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
             a, b = x1, x2          # the common case: what operands() would return
         else:
             a, b = operands(x1, x2)
-            if floats:
-                a, b = floating(a), floating(b)
+            # integer/bool operands: NumPy 2's promotion (float_result_type)
+            if floats and (a._data.dtype.kind not in "fc" or b._data.dtype.kind not in "fc"):
+                a, b = floating_args(a, b)
             if real_only:
                 require_real(name, a, b)
         try:
@@ -1083,16 +1087,17 @@ def _check_kinds(name: str, kinds: str, *tensors: Tensor) -> None:
 
 def _nondiff_binary(name: str, ufunc: np.ufunc, method: str | None = None,
                     rmethod: str | None = None, kinds: str | None = None,
-                    prepare: Callable[[Tensor], Tensor] | None = None
+                    prepare: Callable[[Tensor, Tensor], list[Tensor]] | None = None
                     ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """Register a non-differentiable elementwise x1 ∘ x2 (broadcasting, NumPy promotion).
-    ``kinds``: the dtype kinds both operands must have (DTypeError otherwise)."""
+    ``kinds``: the dtype kinds both operands must have (DTypeError otherwise).
+    ``prepare(a, b)``: the operands to compute with (floating_args: NumPy 2's floats)."""
     def f(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
         a, b = operands(x1, x2)
         if kinds is not None:
             _check_kinds(name, kinds, a, b)
         if prepare is not None:
-            a, b = prepare(a), prepare(b)
+            a, b = prepare(a, b)
         try:
             out = ufunc(a._data, b._data)
         except ValueError:
@@ -1172,6 +1177,6 @@ signbit = _nondiff_unary("signbit", np.signbit, kinds="biuf")
 # The next float after x1 towards x2 differs from x1 by one ulp: treated as a discrete
 # operation (a tensor without a gradient, like PyTorch's nextafter). Integer inputs are
 # converted to float64 first.
-nextafter = _nondiff_binary("nextafter", np.nextafter, kinds="biuf", prepare=floating)
+nextafter = _nondiff_binary("nextafter", np.nextafter, kinds="biuf", prepare=floating_args)
 nextafter.__doc__ = ("The next representable floating-point value after x1 towards x2 "
                      "(``numpy.nextafter``); not differentiable: a tensor without a gradient.")

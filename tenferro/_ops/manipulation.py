@@ -412,7 +412,7 @@ def _np_take(a: Any, indices: Any, axis: Any = None, out: Any = None,
         elif mode == "clip":
             indices = np.clip(idx, 0, n - 1) if n else idx
         else:
-            raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+            raise ShapeError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     return take(a, indices, axis=axis)
 
 
@@ -559,7 +559,7 @@ def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> list[T
     Each output broadcasts one input, so its gradient sums over the other axes. Inputs
     of other ranks are flattened first, as in NumPy."""
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+        raise ShapeError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     return _grids(arrays, indexing, sparse=False)
 
 
@@ -583,7 +583,7 @@ def _np_meshgrid(*xi: Any, copy: bool = True, sparse: bool = False,
                  indexing: str = "xy") -> tuple[Tensor, ...]:
 
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+        raise ShapeError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     return tuple(_grids(xi, indexing, sparse))
 
 

@@ -134,7 +134,7 @@ def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: Literal["left", "righ
                          f"{d.shape}; search each row separately or flatten it with "
                          "tf.reshape(x1, (-1,)) after sorting")
     if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        raise ShapeError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if sorter is not None:
         s = sorter._data if isinstance(sorter, Tensor) else np.asarray(sorter)
         if s.dtype.kind not in "iu":

@@ -88,7 +88,7 @@ def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
             t._data.reshape(dims)
     except ValueError as e:
         if copy is False and "copy" in str(e):
-            raise ValueError(f"reshape: {t.shape} -> {dims} needs a copy, but copy=False "
+            raise ShapeError(f"reshape: {t.shape} -> {dims} needs a copy, but copy=False "
                              "was passed") from None
         raise ShapeError(f"cannot reshape a tensor of shape {t.shape} to {dims}: {e}") \
             from None
@@ -821,7 +821,7 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
     t: Tensor = to_tensor(x)
     dt = _dtypes.as_dtype(dtype)
     if device is not None and device != "cpu":
-        raise ValueError(f"astype: tenferro tensors live on the CPU, got device={device!r}")
+        raise ShapeError(f"astype: tenferro tensors live on the CPU, got device={device!r}")
     src = t._data.dtype
     if dt == src:
         return _fresh(t) if copy else t

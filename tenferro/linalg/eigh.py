@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._engine import apply
+from .._errors import ShapeError
 from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
@@ -126,7 +127,7 @@ _eigh_op = defop("eigh", _eigh_vjp, _eigh_jvp,
 def _uplo(UPLO: object, name: str) -> bool:
     u = UPLO.upper() if isinstance(UPLO, str) else None
     if u not in ("L", "U"):
-        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
+        raise ShapeError(f"{name}: UPLO must be 'L' or 'U', got {UPLO!r}")
     return u == "L"
 
 

@@ -40,10 +40,19 @@ with these subgradients (RULES.md "norm"), never NaN for finite input:
 * ±inf (vector) and ±1, ±inf (matrix): max/min with the cotangent split evenly over ties.
 * 'nuc': n̄·U Vᴴ; ±2: n̄·u₁v₁ᴴ of the largest (smallest) singular value, ties split.
 
-Deliberate differences from NumPy: a NaN or Inf entry raises LinAlgError unless
-``check_finite=False`` (DESIGN.md §2, as scipy.linalg.norm does); an invalid ``axis`` or
-``ord`` raises ShapeError (a ValueError; NumPy raises AxisError/TypeError for a bad axis),
-and only real numbers, None and the strings NumPy accepts are valid ``ord`` values.
+Non-finite input: NaN and Inf propagate as in NumPy through every norm that needs no
+factorization (vector norms, 'fro', ±1, ±inf), and the gradient is what the formulas
+give there: x/‖x‖ is NaN where ‖x‖ is NaN or x is ±inf; sgn(NaN) is NaN, so a NaN entry
+of a ±inf- or 1-norm gets a NaN gradient and the others their usual one. (scipy.stats'
+pearsonr/spearmanr call vector_norm on data that may hold NaN and expect NaN back.) The
+SVD orders ('nuc', ±2) check the input first (``check_finite``, default None: check
+there only), since LAPACK cannot decompose a non-finite matrix; ``check_finite=True``
+checks every order, False none. matrix_exp propagates too (NaN, as scipy.linalg.expm
+and torch.linalg.matrix_exp do).
+
+Deliberate differences from NumPy: an invalid ``axis`` or ``ord`` raises ShapeError (a
+ValueError; NumPy raises AxisError/TypeError for a bad axis), and only real numbers, None
+and the strings NumPy accepts are valid ``ord`` values.
 """
 from __future__ import annotations
 
@@ -152,13 +161,14 @@ _expm_op = defop("matrix_exp", _expm_vjp, _expm_jvp,
                  doc="exp(A) by scaling and squaring; rules by the Fréchet derivative")
 
 
-def matrix_exp(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
+def matrix_exp(a: ArrayLike, *, check_finite: bool = False) -> Tensor:
     """Matrix exponential of each square matrix of ``a`` (*batch, n, n) (alias ``expm``),
     like ``scipy.linalg.expm``.
 
     Differentiable in both modes and to every order through its Fréchet derivative
     (Al-Mohy & Higham 2009). float32/complex64 inputs are computed in double precision
-    and rounded back.
+    and rounded back. A matrix with a NaN or Inf entry gives NaN (value and derivative),
+    as scipy.linalg.expm does; ``check_finite=True`` raises LinAlgError for it instead.
     """
     a = matrix_input(a, "tf.linalg.matrix_exp", square=True, check_finite=check_finite)
     d = a._data
@@ -196,7 +206,8 @@ def _raw(v: Any) -> Any:
 
 def _tie_weights(x: Any, nk: Any, axes: Any) -> Any:
     """1/#ties where |x| attains the max (min) nk over ``axes``, else 0 (a constant: the
-    rule is linear in the cotangent, so second order is exact)."""
+    rule is linear in the cotangent, so second order is exact). A NaN extremum matches no
+    entry, and the gradient's NaN comes from sgn(NaN)·0 at the NaN entries."""
     ax = np.abs(_raw(x))
     w = (ax == _raw(nk)).astype(ax.dtype)
     cnt = w.sum(axis=axes, keepdims=True)
@@ -294,7 +305,7 @@ def _vnorm_np(d: Any, p: Any, axes: Any, keepdims: Any, name: Any) -> Any:
 
 
 def _vector_ord(ord: Any, name: Any) -> Any:
-    """A vector ord as a float (None -> 2); strings and non-numbers raise ValueError."""
+    """A vector ord as a float (None -> 2); strings and non-numbers raise ShapeError."""
     if ord is None:
         return 2.0
     if isinstance(ord, str):
@@ -311,9 +322,9 @@ def _vector_ord(ord: Any, name: Any) -> Any:
 
 
 def _checked(out: Any, d: Any, name: Any, check_finite: Any) -> Any:
-    """``out``, after the finiteness check of the input ``d`` when ``out`` is not finite
-    (a NaN or Inf entry shows in a p-norm with 0 < p < inf; a finite input whose norm
-    overflowed passes, and the result is inf as in NumPy)."""
+    """``out``, after the finiteness check of the input ``d`` (``check_finite=True`` only)
+    when ``out`` is not finite (a NaN or Inf entry shows in a p-norm with 0 < p < inf; a
+    finite input whose norm overflowed passes, and the result is inf as in NumPy)."""
     if check_finite and not np.isfinite(out).all():
         check_finite_or_raise(d, name)
     return out
@@ -330,12 +341,13 @@ def _vector_norm(x: Any, p: Any, axes: Any, keepdims: Any, name: Any,
 
 
 def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
-                keepdims: bool = False, ord: float = 2, check_finite: bool = True) -> Tensor:
+                keepdims: bool = False, ord: float = 2, check_finite: bool = False) -> Tensor:
     """Vector norm over ``axis`` (None: all entries; a tuple: the entries of those axes
     as one vector), like ``numpy.linalg.vector_norm``.
 
     ord: any real p (Σ|x|^p)^(1/p), inf/-inf (max/min |x|), 0 (number of non-zeros).
-    A NaN or Inf entry raises LinAlgError unless ``check_finite=False``.
+    NaN and Inf entries propagate as in NumPy (a NaN entry gives NaN for every ord but 0);
+    ``check_finite=True`` raises LinAlgError for them instead.
     """
     x = float_tensor(x)
     p = _vector_ord(ord, "tf.linalg.vector_norm")
@@ -437,7 +449,8 @@ _MatrixOrd: TypeAlias = Literal["fro", "f", "nuc"]
 def _matrix_norm(x: Any, ord: Any, row: Any, col: Any, keepdims: Any, name: Any,
                  check_finite: Any) -> Tensor:
     if ord is None or (isinstance(ord, str) and ord in ("fro", "f")):
-        return _vector_norm(x, 2.0, tuple(sorted((row, col))), keepdims, name, check_finite)
+        return _vector_norm(x, 2.0, tuple(sorted((row, col))), keepdims, name,
+                            check_finite is True)
     p = ord
     if not isinstance(ord, str):
         try:
@@ -447,7 +460,8 @@ def _matrix_norm(x: Any, ord: Any, row: Any, col: Any, keepdims: Any, name: Any,
     if p not in ("nuc", 2.0, -2.0, 1.0, -1.0, math.inf, -math.inf):
         raise ShapeError(f"Invalid norm order {ord!r} for matrices ({name}); use "
                          f"{_MATRIX_ORDS}")
-    if check_finite:
+    # None (the default) checks only where LAPACK decomposes the matrix (the SVD orders)
+    if check_finite or (check_finite is None and p in ("nuc", 2.0, -2.0)):
         check_finite_or_raise(x._data, name)
     if p == "nuc":
         out = _nuclear(_move_last(x, row, col))
@@ -485,22 +499,24 @@ def _axis_index(a: Any, nd: Any, name: Any) -> Any:
 
 def norm(x: ArrayLike, ord: float | _MatrixOrd | None = None,
          axis: int | tuple[int, int] | None = None, keepdims: bool = False, *,
-         check_finite: bool = True) -> Tensor:
+         check_finite: bool | None = None) -> Tensor:
     """Matrix or vector norm, like ``numpy.linalg.norm`` (same ``ord``/``axis`` rules).
 
     axis None: the 2-norm of all entries when ``ord`` is None (any ndim); otherwise x must
     be 1-D (vector norm) or 2-D (matrix norm). axis int: vector norms along it; axis a
     2-tuple: matrix norms over those axes.
     Vector ords: any real p, inf, -inf, 0. Matrix ords: None/'fro', 'nuc', ±1, ±2, ±inf.
-    A NaN or Inf entry raises LinAlgError unless ``check_finite=False`` (then the norm is
-    NaN/Inf as in NumPy; 'nuc' and ±2 still raise, from the SVD).
+    NaN and Inf entries propagate as in NumPy, except for the matrix orders that need an
+    SVD ('nuc', ±2), which raise LinAlgError for them (``check_finite=None``, the
+    default); ``check_finite=True`` raises for every order, False for none (then 'nuc'
+    and ±2 still raise, from the SVD).
     """
     x = float_tensor(x)
     if axis is None and not keepdims:
         if ord is None:                          # the common calls, kept lean
-            return _norm_all(x, False, check_finite)
+            return _norm_all(x, False, check_finite is True)
         if isinstance(ord, str) and ord == "nuc" and x.ndim == 2:
-            if check_finite:
+            if check_finite is not False:
                 check_finite_or_raise(x._data, "tf.linalg.norm")
             return _nuclear(x)
     name = "tf.linalg.norm"
@@ -508,7 +524,7 @@ def norm(x: ArrayLike, ord: float | _MatrixOrd | None = None,
     if axis is None:
         if ord is None or (nd == 2 and isinstance(ord, str) and ord in ("f", "fro")) or \
                 (nd == 1 and not isinstance(ord, str) and ord == 2):
-            return _norm_all(x, keepdims, check_finite)
+            return _norm_all(x, keepdims, check_finite is True)
         axes = tuple(range(nd))
     elif isinstance(axis, tuple):
         axes = tuple(_axis_index(a, nd, name) for a in axis)
@@ -516,7 +532,7 @@ def norm(x: ArrayLike, ord: float | _MatrixOrd | None = None,
         axes = (_axis_index(axis, nd, name),)
     if len(axes) == 1:
         p = _vector_ord(ord, name)
-        return _vector_norm(x, p, axes, keepdims, name, check_finite)
+        return _vector_norm(x, p, axes, keepdims, name, check_finite is True)
     if len(axes) == 2:
         row, col = axes
         if row == col:
@@ -549,11 +565,12 @@ def _norm_all(x: Any, keepdims: Any, check_finite: Any) -> Tensor:
 
 
 def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False,
-                ord: float | _MatrixOrd = "fro", check_finite: bool = True) -> Tensor:
+                ord: float | _MatrixOrd = "fro", check_finite: bool | None = None) -> Tensor:
     """Matrix norm over the last two axes, like ``numpy.linalg.matrix_norm``.
 
-    ord: 'fro' (default), 'nuc', 1, -1, 2, -2, inf, -inf. A NaN or Inf entry raises
-    LinAlgError unless ``check_finite=False``.
+    ord: 'fro' (default), 'nuc', 1, -1, 2, -2, inf, -inf. NaN and Inf entries propagate
+    as in NumPy, except for 'nuc' and ±2 (an SVD), which raise LinAlgError for them;
+    ``check_finite=True`` raises for every order, False for none (as in ``norm``).
     """
     x = float_tensor(x)
     if x.ndim < 2:

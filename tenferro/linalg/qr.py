@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import load as load_kernel
 from .._engine import apply
-from .._errors import LinAlgError, UnsupportedADError
+from .._errors import LinAlgError, ShapeError, UnsupportedADError
 from .._state import STATE
 from .._tensor import Tensor
 from .._ops.registry import defop, register
@@ -224,7 +224,7 @@ def qr(a: ArrayLike, mode: _Mode = "reduced", *,
     mode with m > n the extra columns of Q are not differentiable (see the module doc).
     """
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"{_NAME}: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+        raise ShapeError(f"{_NAME}: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     a = matrix_input(a, _NAME, check_finite=check_finite)
     d = a._data
     if mode == "r" and not _records(a):

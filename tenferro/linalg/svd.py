@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike
 
 from .._kernels import load as load_kernel
 from .._engine import apply
-from .._errors import GaugeError, UnsupportedADError
+from .._errors import GaugeError, ShapeError, UnsupportedADError
 from .._ops.registry import defop, register
 from .._state import STATE
 from .._tensor import Tensor
@@ -76,7 +76,7 @@ def _check_eps(derivative_eps: Any, name: str) -> float | None:
         raise TypeError(f"{name}: derivative_eps must be a real number or None, got "
                         f"{derivative_eps!r}") from None
     if not (e >= 0 and math.isfinite(e)):
-        raise ValueError(f"{name}: derivative_eps must be finite and >= 0, got {e}; "
+        raise ShapeError(f"{name}: derivative_eps must be finite and >= 0, got {e}; "
                          "pass None for the dtype-aware default")
     return e
 

@@ -102,7 +102,7 @@ def check_truncation(max_rank: Any, rtol: Any, atol: Any, full_matrices: Any,
             raise TypeError(f"{name}: {what} must be a real number or None, got {v!r}") \
                 from None
         if not (f >= 0 and np.isfinite(f)):
-            raise ValueError(f"{name}: {what} must be finite and >= 0, got {v!r}")
+            raise ShapeError(f"{name}: {what} must be finite and >= 0, got {v!r}")
         tols.append(f)
     if full_matrices:
         raise ShapeError(f"{name}: full_matrices=True cannot be combined with max_rank/rtol/"

@@ -278,7 +278,7 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, lower: bool = False, trans: int
     try:
         t = _TRANS[trans]
     except (KeyError, TypeError):
-        raise ValueError(f"{name}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}"
+        raise ShapeError(f"{name}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}"
                          ) from None
     a = matrix_input(a, name, square=True, check_finite=check_finite)
     bt: Tensor = float_tensor(b)

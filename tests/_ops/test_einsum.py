@@ -1,4 +1,5 @@
 """tf.einsum: values against numpy.einsum, derivatives to second order, path reuse, errors."""
+import math
 import re
 
 import numpy as np
@@ -391,6 +392,55 @@ def test_every_optimize_option(optimize):
     if optimize is False or optimize is None:
         assert path == [(0, 1)] * 4                     # documented: left to right
     check_grads(lambda *xs: tf.einsum(subscripts, *xs, optimize=optimize), args, order=1)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "optimal"])
+@pytest.mark.parametrize("limit", [0, 1, 8, 24, 10**6, 1e6, np.int64(12), np.float32(30.0)])
+def test_numpy_memory_limit_tuple(strategy, limit):
+    """NumPy's optimize=(path type, memory limit) (issue 24), as a tuple or a list: the
+    value NumPy gives, no pairwise intermediate above the limit (a limit no pair fits
+    gives one step over all operands, folded left to right), gradients."""
+    subscripts = "ab,bcd,de,ecf,fa->"
+    args = _args([(2, 3), (3, 2, 4), (4, 3), (3, 2, 2), (2, 2)], np.complex128, seed=21)
+    # (NumPy takes Python numbers only; tenferro NumPy's scalars too)
+    np_limit = limit.item() if isinstance(limit, np.generic) else limit
+    for opt in ((strategy, limit), [strategy, limit]):
+        want = np.einsum(subscripts, *args, optimize=(strategy, np_limit))
+        got = tf.einsum(subscripts, *args, optimize=opt)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+        path, info = tf.einsum_path(subscripts, *args, optimize=opt)
+        assert sum(len(step) - 1 for step in path) == 4
+        if all(len(step) == 2 for step in path):
+            assert info.largest_intermediate <= max(int(limit), 1)
+        else:                                  # nothing fits: the remaining ones at once
+            assert len(path[-1]) > 2
+        if int(limit) < 1:
+            assert path == [(0, 1, 2, 3, 4)]
+        if int(limit) >= 24:                   # every intermediate fits: pairs only
+            assert all(len(step) == 2 for step in path)
+    # numpy.einsum on tensors dispatches here with the tuple, keeping the gradient
+    xs = [tf.tensor(a, requires_grad=True) for a in args]
+    out = np.einsum(subscripts, *xs, optimize=(strategy, limit))
+    assert isinstance(out, tf.Tensor) and out.requires_grad
+    check_grads(lambda *ts: tf.einsum(subscripts, *ts, optimize=(strategy, limit)), args,
+                order=2 if limit == 8 else 1)
+
+
+def test_memory_limit_tuple_cache_and_errors():
+    subscripts = "ij,jk,kl->il"
+    args = _args([(2, 3), (3, 4), (4, 5)])
+    key = einsum_mod._normalize_optimize(("greedy", 1e6))
+    assert key == einsum_mod._normalize_optimize(["greedy", 1000000]) and hash(key)
+    assert einsum_mod._normalize_optimize(("greedy", math.inf)) == "greedy"   # no limit
+    with pytest.raises(tf.ShapeError, match=re.escape("optimize=('nope', 10) was not "
+                                                      "understood")):
+        tf.einsum(subscripts, *args, optimize=("nope", 10))
+    with pytest.raises(tf.ShapeError, match=re.escape("optimize=('nope', 10)")):
+        tf.einsum("ij,jk->ik", *args[:2], optimize=("nope", 10))   # no search: still checked
+    with pytest.raises(tf.ShapeError, match="memory_limit nan"):
+        tf.einsum(subscripts, *args, optimize=("greedy", math.nan))
+    with pytest.raises(tf.ShapeError, match="step 0 is 'greedy'"):     # not NumPy's form
+        tf.einsum(subscripts, *args, optimize=("greedy",))
 
 
 def test_optimize_true_is_auto_and_shares_its_plan():

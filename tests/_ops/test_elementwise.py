@@ -458,6 +458,35 @@ def test_python_complex_promotes_to_matching_precision():
     np.testing.assert_array_equal(g.numpy(), np.full(3, 2, np.float32))
 
 
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "pow", "atan2",
+                                  "hypot", "maximum", "minimum", "logaddexp", "copysign",
+                                  "remainder", "nextafter"])
+def test_mixed_integer_float_promotion_is_numpy2(name):
+    """Issue 24: an integer or bool tensor with a floating one gives NumPy 2's dtype, in
+    either order (int64 with float32: float64; int8/int16/uint8/bool with float32:
+    float32), with NumPy's values; the functions with a floating-point result share
+    _dtypes.float_result_type with tf.special and tf.stats (all-integer input: float64
+    where NumPy would pick float16/float32)."""
+    fn = getattr(tf, name)
+    ref_fn = {"pow": np.power, "atan2": np.arctan2}.get(name) or getattr(np, name)
+    ints = np.array([1, 2, 3])
+    flts = np.array([0.5, 1.5, 2.5])
+    complex_ok = name in ("add", "subtract", "multiply", "divide", "pow")
+    for idt in (np.bool_, np.int8, np.int16, np.uint8, np.int32, np.int64, np.uint64):
+        for fdt in (np.float32, np.float64) + ((np.complex64,) if complex_ok else ()):
+            i, f = ints.astype(idt), flts.astype(fdt)
+            for a, b in ((i, f), (f, i)):
+                want = np.result_type(a.dtype, b.dtype)
+                got = fn(tf.tensor(a), tf.tensor(b))
+                assert got.dtype == want, (name, a.dtype, b.dtype, got.dtype)
+                with np.errstate(all="ignore"):
+                    np.testing.assert_allclose(got.numpy(), ref_fn(a, b),
+                                               rtol=1e-6 if want in (np.float32, np.complex64) else 1e-15)
+    # Python numbers stay weak: a float32 tensor keeps float32 on either side
+    f32 = tf.tensor(flts.astype(np.float32))
+    assert fn(f32, 2).dtype == fn(2, f32).dtype == fn(f32, 0.5).dtype == np.float32
+
+
 @pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "power",
                                   "atan2", "hypot", "maximum", "minimum", "logaddexp",
                                   "copysign", "remainder"])

@@ -139,8 +139,8 @@ def test_expm_errors(monkeypatch):
         tf.linalg.matrix_exp(np.ones(3))
     bad = np.eye(2)
     bad[0, 1] = np.inf
-    with pytest.raises(tf.LinAlgError, match="non-finite"):
-        tf.linalg.matrix_exp(tf.tensor(bad, requires_grad=True))
+    with pytest.raises(tf.LinAlgError, match="non-finite"):       # opt-in check
+        tf.linalg.matrix_exp(tf.tensor(bad, requires_grad=True), check_finite=True)
     with pytest.raises(tf.DTypeError):
         tf.linalg.matrix_exp(np.eye(2).astype(object))
     assert recorded == [] and x.grad is None
@@ -242,24 +242,31 @@ def test_norm_errors():
         tf.linalg.norm(np.ones((0, 3)), -2)
     with pytest.raises(tf.DTypeError):
         tf.linalg.norm(np.ones(2, dtype=object))
+    # the opt-in finiteness check (check_finite=True) raises for every order, also where
+    # the value hides the bad entry (p <= 0, ±inf); the SVD orders check by default
     bad = np.array([1.0, np.nan])
     for fn in (tf.linalg.norm, tf.linalg.vector_norm):
         with pytest.raises(tf.LinAlgError, match="non-finite"):
-            fn(tf.tensor(bad, requires_grad=True))
-        assert np.isnan(fn(bad, check_finite=False).item())      # NumPy's answer
-    for o in (-1, -inf, 0, 1, 3.5):     # hidden in the value for p <= 0 and ±inf: checked
+            fn(tf.tensor(bad, requires_grad=True), check_finite=True)
+    for o in (-1, -inf, 0, 1, 3.5):
         with pytest.raises(tf.LinAlgError, match="non-finite"):
-            tf.linalg.vector_norm(np.array([1.0, np.inf]), ord=o)
+            tf.linalg.vector_norm(np.array([1.0, np.inf]), ord=o, check_finite=True)
     for o in (None, "nuc", 1, -inf, 2):
         with pytest.raises(tf.LinAlgError, match="non-finite"):
-            tf.linalg.norm(np.array([[1.0, np.nan], [0.0, 1.0]]), o, keepdims=True)
+            tf.linalg.norm(np.array([[1.0, np.nan], [0.0, 1.0]]), o, keepdims=True,
+                           check_finite=True)
+    for o in ("nuc", 2, -2):
+        with pytest.raises(tf.LinAlgError, match="non-finite"):
+            tf.linalg.norm(np.array([[1.0, np.nan], [0.0, 1.0]]), o)
+        with pytest.raises(tf.LinAlgError, match="non-finite"):
+            tf.linalg.matrix_norm(np.array([[1.0, np.inf], [0.0, 1.0]]), ord=o)
     # a finite input whose norm overflows is not an error: inf, as in NumPy
     big = np.array([1e200, 1e200])
     with np.errstate(over="ignore"):    # NumPy warns about the overflow, and so do we
-        assert tf.linalg.norm(big).item() == np.linalg.norm(big) == inf
+        assert tf.linalg.norm(big, check_finite=True).item() == np.linalg.norm(big) == inf
     with pytest.raises(tf.LinAlgError, match="non-finite"):
-        tf.linalg.matrix_norm(np.array([[1.0, np.inf]]))
-    assert tf.linalg.matrix_norm(np.array([[1.0, np.inf]]), check_finite=False).item() == inf
+        tf.linalg.matrix_norm(np.array([[1.0, np.inf]]), check_finite=True)
+    assert tf.linalg.matrix_norm(np.array([[1.0, np.inf]])).item() == inf
     assert x.grad is None
 
 
@@ -292,8 +299,12 @@ def test_norm_short_paths_match_general(dtype):
         (gg,) = tf.grad([general], [y], [np.array(0.5)])
         assert gs.dtype == np.dtype(dtype)
         np.testing.assert_allclose(gs.numpy(), gg.numpy(), rtol=tol, atol=tol)
-        with pytest.raises(tf.LinAlgError, match="non-finite"):
-            tf.linalg.norm(np.where(np.eye(4, 3) > 0, np.nan, a), o)
+        bad = np.where(np.eye(4, 3) > 0, np.nan, a)
+        if o == "nuc":                           # an SVD: checked first
+            with pytest.raises(tf.LinAlgError, match="non-finite"):
+                tf.linalg.norm(bad, o)
+        else:                                    # NumPy's NaN
+            assert np.isnan(tf.linalg.norm(bad, o).item())
     z = tf.tensor(np.zeros((4, 3), dtype), requires_grad=True)
     (g,) = tf.grad([tf.linalg.norm(z)], [z])
     assert g.dtype == np.dtype(dtype) and not g.numpy().any()     # no 0/0 at x = 0
@@ -401,6 +412,147 @@ def test_norm_low_precision(dtype):
     for o in (None, "nuc", 1, inf, 2):
         check_low_precision(lambda t: tf.linalg.norm(t, o), [x])
     check_low_precision(lambda t: tf.linalg.vector_norm(t, ord=3.5, axis=0), [x])
+
+
+# ==== non-finite input: NumPy's NaN/Inf, the formulas' gradients ==========================
+
+NONFINITE_VECTOR_ORDS = [None, 2, 1, 0, inf, -inf, 3.5, 0.5, -0.5, -1]
+NONFINITE_MATRIX_ORDS = [None, "fro", 1, -1, inf, -inf]     # no SVD: NaN/Inf propagate
+
+
+def _nonfinite_inputs(dtype):
+    """(3, 4) matrices with a NaN, a +inf, a -inf, and a NaN beside an inf."""
+    out = []
+    for entries in ({(1, 2): np.nan}, {(0, 0): np.inf}, {(2, 3): -np.inf},
+                    {(0, 1): np.nan, (2, 1): np.inf}):
+        a = np.arange(1.0, 13.0).reshape(3, 4) * np.where(np.arange(12) % 3, 1, -1).reshape(3, 4)
+        for ij, v in entries.items():
+            a[ij] = v
+        a = a.astype(dtype)
+        if a.dtype.kind == "c":
+            a = a + 0.5j
+        out.append(a)
+    return out
+
+
+def _same_nan(got, ref):
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.shape == ref.shape and got.dtype == ref.dtype, (got, ref)
+    np.testing.assert_allclose(got, ref, rtol=1e-5 if ref.dtype == np.float32 else 1e-12,
+                               equal_nan=True)
+    assert (np.isnan(got) == np.isnan(ref)).all() and (np.isposinf(got) == np.isposinf(ref)).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_norm_nonfinite_values_like_numpy(dtype):
+    """NaN and Inf give NumPy's value through every norm that needs no SVD (issue 24:
+    scipy.stats.pearsonr calls vector_norm on data with NaN); NumPy dispatch too."""
+    for a in _nonfinite_inputs(dtype):
+        t = tf.tensor(a)
+        with np.errstate(all="ignore"):
+            for o in NONFINITE_VECTOR_ORDS:
+                for axis in (None, 0, 1, (0, 1)):
+                    for kd in (False, True):
+                        _same_nan(tf.linalg.vector_norm(t, axis=axis, keepdims=kd,
+                                                        ord=2 if o is None else o),
+                                  np.linalg.vector_norm(a, axis=axis, keepdims=kd,
+                                                        ord=2 if o is None else o))
+                for axis in (0, -1):
+                    _same_nan(tf.linalg.norm(t, o, axis), np.linalg.norm(a, o, axis))
+            for o in NONFINITE_MATRIX_ORDS:
+                for kd in (False, True):
+                    _same_nan(tf.linalg.norm(t, o, keepdims=kd),
+                              np.linalg.norm(a, o, keepdims=kd))
+                    _same_nan(tf.linalg.norm(t[None], o, (1, 2), kd),
+                              np.linalg.norm(a[None], o, (1, 2), kd))
+                if o is not None:
+                    _same_nan(tf.linalg.matrix_norm(t, ord=o), np.linalg.matrix_norm(a, ord=o))
+            _same_nan(tf.linalg.norm(t.reshape(-1)), np.linalg.norm(a.reshape(-1)))
+            _same_nan(np.linalg.norm(t), np.linalg.norm(a))              # NumPy dispatch
+            _same_nan(np.linalg.vector_norm(t, ord=1), np.linalg.vector_norm(a, ord=1))
+            for o in ("nuc", 2, -2):             # an SVD: LinAlgError before LAPACK
+                with pytest.raises(tf.LinAlgError, match="non-finite"):
+                    tf.linalg.norm(t, o)
+                with pytest.raises(tf.LinAlgError, match="non-finite"):
+                    tf.linalg.matrix_norm(t, ord=o)
+
+
+def _rev_fwd(f, a):
+    """The reverse gradient (plain and create_graph) and the forward derivative along
+    ones of the real function f at ``a``; the three must agree entry for entry."""
+    x = tf.tensor(a, requires_grad=True)
+    (g,) = tf.grad([f(x)], [x])
+    x2 = tf.tensor(a, requires_grad=True)
+    (g2,) = tf.grad([f(x2)], [x2], create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), g2.numpy())
+    _, jv = tf.jvp(f, [a], [np.ones_like(a)])
+    ref = np.real(np.vdot(g.numpy(), np.ones_like(a))) if np.isfinite(g.numpy()).all() \
+        else None
+    if ref is not None:
+        np.testing.assert_allclose(jv.numpy(), ref, rtol=1e-12)
+    return g.numpy(), jv.numpy()
+
+
+def test_norm_nonfinite_gradients():
+    """At NaN/Inf the derivative is what the formulas give: x/‖x‖ (NaN where ‖x‖ is NaN,
+    NaN at an infinite entry and 0 at the finite ones when ‖x‖ = inf); sgn x for ord 1;
+    the ±inf norms and matrix ±1/±inf pass the cotangent to the extreme entries (to the
+    NaN entries for a NaN extremum, as tf.max). Reverse, create_graph and forward agree."""
+    nan = np.nan
+    cases = [
+        # (f, input, expected gradient)
+        (lambda t: tf.linalg.vector_norm(t), [3.0, nan, 4.0], [nan, nan, nan]),
+        (lambda t: tf.linalg.vector_norm(t), [3.0, inf, 4.0], [0.0, nan, 0.0]),
+        (lambda t: tf.linalg.norm(t), [3.0, -inf, 4.0], [0.0, nan, 0.0]),
+        (lambda t: tf.linalg.vector_norm(t, ord=3.5), [3.0, inf, 4.0], [0.0, nan, 0.0]),
+        (lambda t: tf.linalg.vector_norm(t, ord=1), [3.0, nan, -4.0], [1.0, nan, -1.0]),
+        (lambda t: tf.linalg.vector_norm(t, ord=1), [3.0, -inf, -4.0], [1.0, -1.0, -1.0]),
+        (lambda t: tf.linalg.vector_norm(t, ord=inf), [3.0, nan, -4.0], [0.0, nan, 0.0]),
+        (lambda t: tf.linalg.vector_norm(t, ord=inf), [3.0, -inf, 4.0], [0.0, -1.0, 0.0]),
+        (lambda t: tf.linalg.vector_norm(t, ord=-inf), [3.0, inf, -2.0], [0.0, 0.0, -1.0]),
+        (lambda t: tf.linalg.vector_norm(t, ord=0), [3.0, nan, 0.0], [0.0, 0.0, 0.0]),
+        (lambda t: tf.linalg.norm(t, "fro"), [[3.0, nan], [1.0, 2.0]], [[nan, nan]] * 2),
+        (lambda t: tf.linalg.matrix_norm(t, ord=1), [[3.0, nan], [-1.0, 2.0]],
+         [[0.0, nan], [0.0, 1.0]]),                # NaN column: its entries' sgn
+        (lambda t: tf.linalg.matrix_norm(t, ord=inf), [[3.0, -inf], [-1.0, 2.0]],
+         [[1.0, -1.0], [0.0, 0.0]]),
+        (lambda t: tf.linalg.matrix_norm(t, ord=-1), [[3.0, inf], [-1.0, 2.0]],
+         [[1.0, 0.0], [-1.0, 0.0]]),
+    ]
+    for f, a, want in cases:
+        with np.errstate(invalid="ignore"):    # inf/inf and 0·inf in the rules, as NumPy
+            g, jv = _rev_fwd(f, np.array(a))
+        np.testing.assert_array_equal(g, np.array(want), err_msg=str(a))
+        # forward: Σ g·1 with NaN wherever a NaN entry of g meets the tangent
+        assert np.isnan(jv) == np.isnan(np.sum(g)), (a, jv)
+    # complex: sgn z = z/|z| at a finite extreme entry, NaN at a NaN one
+    z = np.array([3.0 + 4.0j, complex(nan, 1.0), 1.0])
+    with np.errstate(invalid="ignore"):
+        g, _ = _rev_fwd(lambda t: tf.linalg.vector_norm(t, ord=1), z)
+    np.testing.assert_allclose(g[[0, 2]], [0.6 + 0.8j, 1.0])
+    assert np.isnan(g[1])
+    with np.errstate(invalid="ignore"):
+        g, _ = _rev_fwd(lambda t: tf.linalg.vector_norm(t, ord=inf),
+                        np.array([3.0 + 4.0j, complex(inf, 1.0), 1.0]))
+    assert g[0] == 0 and g[2] == 0 and np.isnan(g[1])     # inf/inf in sgn: the formula
+
+
+def test_expm_nonfinite_propagates():
+    """matrix_exp of a matrix with NaN/Inf is NaN (value, reverse and forward), as
+    scipy.linalg.expm and torch.linalg.matrix_exp; the rest of the stack is untouched."""
+    a = np.stack([np.array([[0.1, 0.2], [0.3, 0.4]]), np.array([[1.0, np.nan], [0.5, 1.0]]),
+                  np.array([[1.0, np.inf], [0.5, 1.0]])])
+    with np.errstate(all="ignore"):
+        ref = sla.expm(a)
+    assert np.isnan(ref[1:]).all()
+    for grad in (False, True):
+        y = tf.linalg.matrix_exp(tf.tensor(a, requires_grad=grad))
+        np.testing.assert_allclose(y.numpy(), ref, rtol=1e-13, equal_nan=True)
+    x = tf.tensor(a, requires_grad=True)
+    (g,) = tf.grad([tf.linalg.matrix_exp(x).sum()], [x])
+    assert np.isfinite(g.numpy()[0]).all() and np.isnan(g.numpy()[1:]).all()
+    _, t = tf.jvp(tf.linalg.matrix_exp, [a], [np.ones_like(a)])
+    assert np.isfinite(t.numpy()[0]).all() and np.isnan(t.numpy()[1:]).all()
 
 
 # ==== shared reference derivatives (../shared/oracles) ===================================

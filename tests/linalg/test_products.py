@@ -202,6 +202,25 @@ def test_vecdot_vjp_formula():
     np.testing.assert_allclose(gb.numpy(), g[:, None] * a, rtol=1e-14)
 
 
+def test_vecdot_nonfinite_propagates():
+    """NaN/Inf give NumPy's value (no LinAlgError: no factorization), and the gradient is
+    the formula's: ā = conj(ȳ)·b, b̄ = ȳ·a, so the bad entries reach only the other
+    operand's gradient; forward mode Σ ȧ·b + a·ḃ likewise."""
+    a = np.array([[1.0, np.nan, 2.0], [np.inf, 1.0, 0.0]])
+    b = np.array([[2.0, 1.0, -1.0], [1.0, 3.0, 1.0]])
+    with np.errstate(invalid="ignore"):
+        _close(L.vecdot(a, b), np.vecdot(a, b))
+        _close(tf.vecdot(b, a), np.vecdot(b, a))
+    x, y = tf.tensor(a, requires_grad=True), tf.tensor(b, requires_grad=True)
+    ga, gb = tf.grad(L.vecdot(x, y), [x, y], np.ones(2))
+    np.testing.assert_array_equal(ga.numpy(), b)                 # finite: b
+    np.testing.assert_array_equal(gb.numpy(), a)                 # a, NaN and inf kept
+    _, t = tf.jvp(lambda u: L.vecdot(u, b), [a], [np.zeros_like(a)])
+    np.testing.assert_array_equal(t.numpy(), [0.0, 0.0])        # ȧ = 0: Σ 0·b = 0
+    _, t = tf.jvp(lambda v: L.vecdot(a, v), [b], [np.ones_like(b)])
+    assert np.isnan(t.numpy()[0]) and t.numpy()[1] == np.inf
+
+
 def test_vecdot_errors(monkeypatch):
     recorded = record_calls(monkeypatch, prod, "apply1")
     x = tf.tensor(np.ones((2, 3)), requires_grad=True)
@@ -302,9 +321,24 @@ def test_matrix_power_errors(monkeypatch):
         L.matrix_power(sq, -2)
     bad = np.eye(2)
     bad[1, 0] = np.inf
-    with pytest.raises(tf.LinAlgError, match="non-finite"):
+    with pytest.raises(tf.LinAlgError, match="non-finite"):    # inv: LAPACK, checked
         L.matrix_power(bad, -1)
     assert recorded == [] and x.grad is None and sq.grad is None
+
+
+def test_matrix_power_nonfinite_propagates():
+    # n >= 0 multiplies (no factorization): NumPy's NaN/Inf, and the gradient of the
+    # products (Σ_k (Aᴴ)^k Ḡ (Aᴴ)^(n−1−k), here with the NaN spread by the products)
+    bad = np.array([[1.0, np.nan], [0.5, 2.0]])
+    for n in (0, 1, 2, 3):
+        with np.errstate(invalid="ignore"):
+            _close(L.matrix_power(bad, n), np.linalg.matrix_power(bad, n))
+    x = tf.tensor(bad, requires_grad=True)
+    (g,) = tf.grad([L.matrix_power(x, 2).sum()], [x])
+    ref = np.ones((2, 2)) @ bad.T + bad.T @ np.ones((2, 2))
+    np.testing.assert_array_equal(g.numpy(), ref)
+    (g,) = tf.grad([L.matrix_power(x, 1).sum()], [x])
+    np.testing.assert_array_equal(g.numpy(), np.ones((2, 2)))
 
 
 # ==== matrix_rank =========================================================================
