@@ -1,8 +1,11 @@
 """The eager Tensor: a NumPy payload plus its place in the autograd graph.
 
-A Tensor is immutable. ``_node``/``_index`` name the graph node that produced it
-(``None`` for a constant); a leaf with ``requires_grad=True`` owns a leaf node.
-``_fw`` holds ``(dual level, tangent)`` while a forward-AD level is active.
+A Tensor's payload array is never written in place. ``_node``/``_index`` name the graph
+node that produced it (``None`` for a constant); a leaf with ``requires_grad=True`` owns a
+leaf node. ``_fw`` holds ``(dual level, tangent)`` while a forward-AD level is active.
+``_view`` links views and their base (``_ops/views.py``): an in-place write (``t[i] = v``,
+``t += u``) rebinds the written tensor object, its base and every live view of the base to
+their new values.
 Operators, NumPy ufuncs (``np.exp(t)``) and NumPy functions (``np.sum(t)``) dispatch to
 tenferro's differentiable ops; the ops modules register them in ``_ops.registry``.
 """
@@ -320,7 +323,8 @@ class Tensor:
         return None if node is None or node.op is None else node
 
     def detach(self) -> Tensor:
-        """The same values, cut from the graph (shares memory)."""
+        """The same values, cut from the graph (sharing the payload). Unlike PyTorch's,
+        it is not a view: a later write to either tensor does not show in the other."""
         return Tensor._wrap(self._data)
 
     def zero_grad(self) -> None:
