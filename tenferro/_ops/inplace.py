@@ -41,7 +41,7 @@ from .._tensor import Tensor
 from . import views
 from .registry import defop, register
 from ._util import to_tensor, unbroadcast
-from .structure import (_gather, _index_key, _scatter, astype, broadcast_to, getitem,
+from .structure import (_broadcast, _gather, _index_key, _scatter, astype, getitem,
                         reshape)
 
 __all__: list[str] = []
@@ -142,7 +142,7 @@ def _value(v: ArrayLike, x: Tensor, where: str) -> Tensor:
 
 def _broadcast_value(v: Tensor, shape: tuple[int, ...], where: str) -> Tensor:
     try:
-        return broadcast_to(v, shape)
+        return _broadcast(v, shape)
     except ShapeError:
         raise ShapeError(f"{where}: a value of shape {v.shape} cannot be broadcast to the "
                          f"indexed shape {shape}") from None
@@ -265,10 +265,11 @@ setattr(Tensor, "at", property(_At, doc="Functional index updates: ``t.at[idx].s
 # and every view of it (views.write; the module docstring there has the rules).
 
 def _setitem(self: Tensor, idx: Any, v: ArrayLike) -> None:
-    key, _, basic = _index_key(idx)
-    if basic and views.is_view_at(v, self, key):     # the last step of t[idx] += u
-        views.check_write(self, "t[...] = v")
-        return
+    if isinstance(v, Tensor) and type(v._view) is tuple:
+        key, _, basic = _index_key(idx)
+        if basic and views.is_view_at(v, self, key):     # the last step of t[idx] += u
+            views.check_write(self, "t[...] = v")
+            return
     views.write(self, lambda old: index_set(old, idx, v), v, "t[...] = v")
 
 

@@ -212,10 +212,19 @@ _broadcast_op = defop("broadcast_to",
 
 
 def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Tensor:
-    """``x`` broadcast to ``shape``, like ``numpy.broadcast_to`` (read-only; a view of ``x``
-    when the result has more than 4096 elements, a copy otherwise)."""
+    """``x`` broadcast to ``shape``, like ``numpy.broadcast_to``: a view of ``x`` that
+    follows writes to x and refuses writes of its own (its entries share values; its
+    payload is NumPy's read-only view when it has more than 4096 elements, a copy
+    otherwise)."""
     t: Tensor = to_tensor(x)
     shape = tuple(shape)
+    y = _broadcast(t, shape)
+    return y if y is t else as_view(y, t, ("broadcast", shape))
+
+
+def _broadcast(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``broadcast_to`` for the ops' own use: the recorded op, not registered as a view
+    (a value nobody writes to)."""
     if t.shape == shape:
         return t
     try:
@@ -223,7 +232,7 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Tensor:
     except ValueError:
         raise ShapeError(f"cannot broadcast a tensor of shape {t.shape} to {shape}") from None
     y: Tensor = apply1(_broadcast_op, (t,), out)
-    return as_view(y, t, ("broadcast", shape))
+    return y
 
 
 # ---- axis permutations ------------------------------------------------------------------
