@@ -117,6 +117,100 @@ def _gap_inverse(d: Any, eps2: Any, matrix: Any = True) -> Any:
     return d / den
 
 
+def _same_block(x: Any, delta: Any) -> Any:
+    """Mask (..., k, k) of the pairs i ≠ j of one degenerate block of the sorted values
+    x (..., k) (ndarray): a run of consecutive values each within delta (shape
+    x.shape[:-1]) of the next. The kernels (spectral.pyx ``_run_end``) use the same
+    blocks; docs/degenerate_derivatives.md says why these pairs get the exact limit 0."""
+    k = x.shape[-1]
+    eye = np.eye(k, dtype=bool)
+    if k < 2:
+        return np.zeros(x.shape + (k,), bool)
+    close = np.abs(np.diff(x.astype(np.float64), axis=-1)) <= np.asarray(delta)[..., None]
+    if not close.any():
+        return np.zeros(x.shape + (k,), bool)
+    ids = np.cumsum(~close, axis=-1)
+    ids = np.concatenate([np.zeros(x.shape[:-1] + (1,), ids.dtype), ids], axis=-1)
+    return (ids[..., :, None] == ids[..., None, :]) & ~eye
+
+
+def _svd_delta(s: Any, m: Any, n: Any) -> Any:
+    """The block tolerance δ per matrix (shape s.shape[:-1]) of the svd rules:
+    max(m, n)·eps(dtype)·s_max, numpy's rank tolerance — singular values closer than that
+    are equal to working precision (the ``drel`` of the kernels times s_max)."""
+    if s.shape[-1] == 0:
+        return np.zeros(s.shape[:-1])
+    return _svd_drel(m, n, s.dtype) * s[..., 0].astype(np.float64)
+
+
+def _svd_drel(m: Any, n: Any, dtype: Any) -> float:
+    """drel of the kernels for svd: max(m, n)·eps(dtype) (relative to s_max)."""
+    return max(m, n) * _EPS[np.dtype(dtype)]
+
+
+def _input_tangent(a: Tensor) -> Any:
+    """The ndarray of ``a``'s forward tangent at the active dual level, or None."""
+    level = STATE.fw_level
+    if level and a._fw is not None and a._fw[0] == level:
+        return _data(a._fw[1])
+    return None
+
+
+def _block_runs(x: Any, delta: Any) -> Any:
+    """The degenerate blocks [i0, i1) with i1 − i0 ≥ 2 of one sorted spectrum x (1-D
+    ndarray), runs of consecutive values within delta of each other (_same_block)."""
+    runs = []
+    i0 = 0
+    k = x.shape[0]
+    for i in range(1, k + 1):
+        if i == k or abs(float(x[i]) - float(x[i - 1])) > delta:
+            if i - i0 >= 2:
+                runs.append((i0, i))
+            i0 = i
+    return runs
+
+
+def adapt_degenerate_basis(left: Any, x: Any, right: Any, t: Any, delta: Any,
+                           descending: bool) -> None:
+    """Degenerate perturbation theory: within every degenerate block of the spectrum x
+    (..., k), rotate the columns of ``left`` (..., m, ≥k) and ``right`` (..., n, ≥k) by
+    the unitary Q that diagonalizes the Hermitian part of the block of leftᴴ·t·right
+    (t the input's tangent), in place, eigenvalues of that block in the order of x. Used
+    by the primal of svd (left = U, right = V) and eigh (left = right = V) when the input
+    carries a forward tangent: the result is as valid a decomposition as before (the
+    block's values are equal), and it is the basis that the values split into along t,
+    so that the within-block terms of the rules, whose exact limit is then 0, are 0
+    (docs/degenerate_derivatives.md). Blocks whose values are ~0 (|x| ≤ delta) are left
+    as they are (a zero singular value does not split by the Hermitian part)."""
+    k = x.shape[-1]
+    if k < 2:
+        return
+    B = math.prod(x.shape[:-1])
+    xs = x.reshape(B, k)
+    ds = np.broadcast_to(delta, x.shape[:-1]).reshape(B)
+    ts = t.reshape((B,) + t.shape[-2:])
+    L = left.reshape((B,) + left.shape[-2:])
+    R = right.reshape((B,) + right.shape[-2:])
+    same = right is left
+    for b in range(B):
+        for i0, i1 in _block_runs(xs[b], ds[b]):
+            if abs(float(xs[b, i0])) <= ds[b] and abs(float(xs[b, i1 - 1])) <= ds[b]:
+                continue
+            lb = L[b, :, i0:i1]
+            rb = R[b, :, i0:i1]
+            c = lb.conj().T @ ts[b] @ rb
+            mu, q = np.linalg.eigh(0.5 * (c + c.conj().T))
+            if descending:
+                q = q[:, ::-1]
+            L[b, :, i0:i1] = lb @ q
+            if not same:
+                R[b, :, i0:i1] = rb @ q
+    if not np.shares_memory(L, left):
+        left[...] = L.reshape(left.shape)
+    if not same and not np.shares_memory(R, right):
+        right[...] = R.reshape(right.shape)
+
+
 _PHASE_TOL = {np.dtype(np.complex64): math.sqrt(_EPS[np.dtype(np.float32)]),
               np.dtype(np.complex128): math.sqrt(_EPS[np.dtype(np.float64)])}
 
@@ -350,29 +444,34 @@ def _thin(ctx: Any, gs: Any, ys: Any, m: Any, n: Any) -> Any:
     return (gu, gs_, gvt), (u, s, vt)
 
 
-def _poles(s: Any, eps2: Any) -> Any:
+def _poles(s: Any, eps2: Any, block: Any) -> Any:
     """The two poles of the SVD rules' 1/(s_j² − s_i²) (RULES.md svd), as matrices
     (σF, G): σF = σ·d/(d² + ε²) ≈ 1/(s_j − s_i), broadened at a repeated singular value,
     and G = σ³/(σ⁴ + ε²) ≈ 1/(s_j + s_i), exact unless s_i + s_j ~ 0 (σ = s_i + s_j,
     d = s_j² − s_i², zero diagonals). Only the first pole is singular at a degeneracy, and
     a loss invariant under rotations of the degenerate vectors puts no weight on it there;
     broadening both (one F on the whole 1/d) would drop the finite second term — see the
-    module docstring of _kernels/spectral.pyx."""
+    module docstring of _kernels/spectral.pyx. ``block`` (ndarray mask, _same_block, or
+    None): the pairs of a degenerate block, where σF is the constant 0 — its exact limit,
+    with derivative 0 (differentiating the broadening would give 1/ε² times rounding)."""
     s2 = s * s
     sig = s[..., None, :] + s[..., :, None]
     minus = sig * _gap_inverse(s2[..., None, :] - s2[..., :, None], eps2[..., None, None])
+    if block is not None and block.any():
+        minus = minus * (~block).astype(_data(s).dtype)
     sig2 = sig * sig
     off = 1 - np.eye(s.shape[-1], dtype=_data(s).dtype)    # G_ii = 0 (the phase term)
     plus = _gap_inverse(sig2, eps2[..., None, None], False) * sig * off
     return minus, plus
 
 
-def _core_tensor(X: Any, Y: Any, s: Any, sbar: Any, eps2: Any) -> Any:
+def _core_tensor(X: Any, Y: Any, s: Any, sbar: Any, eps2: Any, block: Any) -> Any:
     """The k x k core of the SVD pullback on Tensors (create_graph), the formula of
     ``spectral.svd_core`` for a square matrix:
     (F∘(X − Xᴴ))S + S(F∘(Y − Yᴴ)) + diag(s̄) + diag(i·Im diag(X)/s) = (J + Jᴴ)S + S(K + Kᴴ) + ...
-    (J = F∘X and F antisymmetric). Returns (core, sinv) with sinv the broadened 1/s."""
-    minus, plus = _poles(s, eps2)
+    (J = F∘X and F antisymmetric; ``block`` as in _poles). Returns (core, sinv) with sinv
+    the broadened 1/s."""
+    minus, plus = _poles(s, eps2, block)
     sinv = _gap_inverse(s * s, eps2[..., None], False) * s      # s³/(s⁴ + ε²)
     P = None if X is None else X - mH(X)
     Q = None if Y is None else Y - mH(Y)
@@ -437,7 +536,8 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
             u.reshape(nb, m, k), s.reshape(nb, k), vt.reshape(nb, k, n),
             None if gu is None else gu.reshape(nb, m, k),
             None if sbar is None else sbar.reshape(nb, k),
-            None if gvt is None else gvt.reshape(nb, k, n), eps, rel, out.reshape(nb, m, n))
+            None if gvt is None else gvt.reshape(nb, k, n), eps, rel, out.reshape(nb, m, n),
+            _svd_drel(m, n, s.dtype))
         return (out,)
     if X is None and gu is not None:
         X = _mH(u) @ gu
@@ -445,7 +545,8 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         Y = vt @ _mH(gvt)
     # create_graph / forward-over-reverse: RULES.md's formula on Tensors
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
-    core, sinv = _core_tensor(X, Y, s, sbar, eps2)
+    sd = _data(s)
+    core, sinv = _core_tensor(X, Y, s, sbar, eps2, _same_block(sd, _svd_delta(sd, m, n)))
     ga = u @ core @ vt
     if m > k and gu is not None:
         # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ
@@ -476,7 +577,8 @@ def _svd_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     if values_only:
         return (None, ds, None)
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
-    minus, plus = _poles(s, eps2)
+    sd = _data(s)
+    minus, plus = _poles(s, eps2, _same_block(sd, _svd_delta(sd, m, n)))
     sinv = _gap_inverse(s * s, eps2[..., None], False) * s      # broadened 1/s
     # F∘(CS + SCᴴ) = H/(s_j − s_i) + K/(s_j + s_i) with H, K the Hermitian and
     # anti-Hermitian parts of C; F∘(SC + CᴴS) = H/(s_j − s_i) − K/(s_j + s_i) (_poles)
@@ -539,6 +641,14 @@ def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
         outs = _empty_svd(d, full_matrices)
     else:
         outs = _lapack.svd(d, full_matrices=full_matrices)
+        t = _input_tangent(a)
+        if t is not None:
+            # forward mode: the basis of each degenerate block in which it splits along t
+            u, s, vt = outs
+            m, n = d.shape[-2:]
+            v = np.ascontiguousarray(_mH(vt))
+            adapt_degenerate_basis(u, s, v, t, _svd_delta(s, m, n), True)
+            outs = (u, s, np.ascontiguousarray(_mH(v)))
     ctx = (bool(full_matrices), derivative_eps, bool(check_gauge),
            values_only and _values_only_jvp(a))
     return apply(_svd_op, (a,), outs, ctx)
