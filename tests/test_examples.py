@@ -85,6 +85,24 @@ def test_trg_specific_heat_in_the_ordered_phase(trg, chi, betas):
         assert abs(c - trg.exact_specific_heat(b)) < 0.02 * trg.exact_specific_heat(b)
 
 
+def test_trg_example_checks_itself(trg, monkeypatch, capsys):
+    # the docs' run passes; a wrong specific heat (what issue 25 printed with status 0)
+    # makes it exit 1, and points near beta_c are printed but not checked
+    args = ["--chi", "8", "--iterations", "12", "--betas", "0.40", str(trg.BETA_C)]
+    assert trg.main(args) == 0
+    out = capsys.readouterr().out
+    assert "[OK]" in out and "near beta_c: not checked" in out
+    real = trg.thermodynamics
+
+    def wrong_c(b, *a, **k):
+        ln_z, u, c = real(b, *a, **k)
+        return ln_z, u, -107.5
+
+    monkeypatch.setattr(trg, "thermodynamics", wrong_c)
+    assert trg.main(args) == 1
+    assert "[FAILED]" in capsys.readouterr().out
+
+
 # ---- examples/mps_energy.py ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")
