@@ -184,6 +184,13 @@ def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | No
       ε = n · eps(dtype) · max|λ|, the rounding level of the computed eigenvalues (the
       same as numpy's rank tolerance): smaller gaps carry no information, larger ones keep
       F = 1/d to working precision. ε is a constant of the derivative.
+    * Degenerate blocks: eigenvalues within n · eps(dtype) · max|λ| of each other (a run)
+      are equal to working precision; for their pairs F takes its exact limit 0, a
+      constant, so losses invariant under rotations of a block's eigenvectors have exact
+      derivatives of every order along directions that keep the degeneracy; under a
+      forward tangent the eigenvectors of each block are those in which it splits along
+      the tangent (exact ``tf.jvp``/``tf.hvp`` in every direction;
+      docs/degenerate_derivatives.md).
     * Complex input: a cotangent that makes the loss depend on the free phase of an
       eigenvector (Im(VᴴV̄)_ii ≠ 0 beyond √eps(dtype) times the cotangent's column norm)
       raises GaugeError; ``check_gauge=False`` skips the check. Real input never raises.

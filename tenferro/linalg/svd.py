@@ -677,6 +677,14 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
       (ε/d)²); below, the gradient is bounded (|F| ≤ 1/(2ε)) instead of infinite — exact
       degeneracy makes the derivative of the vectors undefined, and a gauge-invariant loss
       then gets a finite (regularized) gradient.
+    * Degenerate blocks: singular values within max(m, n) · eps(dtype) · s_max of each
+      other (a run of consecutive values) are equal to working precision; for their pairs
+      the pole 1/(s_j − s_i) takes its exact limit 0, a constant. A loss invariant under
+      rotations of a block's vectors then has exact derivatives of every order along
+      directions that keep the degeneracy (symmetric tensors), and, when ``a`` carries a
+      forward tangent, the vectors of each block are those in which it splits along the
+      tangent, which makes ``tf.jvp``/``tf.hvp`` exact in every direction
+      (docs/degenerate_derivatives.md).
     * ``derivative_eps`` is ε, in the units of d (squared singular values). The default,
       per matrix, is ε = max(m, n) · eps(dtype) · s_max²: gaps d = (s_j − s_i)(s_j + s_i)
       with |s_j − s_i| below numpy's rank tolerance max(m, n)·eps·s_max are at the

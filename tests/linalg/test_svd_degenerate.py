@@ -318,3 +318,44 @@ def test_block_mask_runs():
     assert blocks == {(1, 2), (2, 1), (1, 3), (3, 1), (2, 3), (3, 2), (5, 6), (6, 5)}
     assert not _same_block(np.array([1.0, 0.5]), np.array(0.0)).any()
     assert _same_block(np.zeros((2, 0)), np.zeros(2)).shape == (2, 0, 0)
+
+
+# ---- the truncated SVD: repeated values among the kept ones ------------------------------
+
+@pytest.mark.parametrize("n", [8, 300])      # the full path, and the partial one (svds)
+def test_truncated_svd_second_order_with_repeated_kept_values(n):
+    # A(θ) = (1 + 0.3 sin θ) R(θ) A0, R a rotation of the first two rows: the singular
+    # values 3, 2, 2 (kept: max_rank = 3) stay repeated; the loss ‖U₃U₃ᵀC‖² is invariant
+    # under rotations of the pair and couples to the discarded subspace
+    rng = np.random.default_rng(n)
+    q1 = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    q2 = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    s = np.concatenate([[3.0, 2.0, 2.0], np.linspace(1.0, 0.1, n - 3)])
+    a0 = tf.tensor((q1 * s) @ q2.T)
+    d = np.zeros((n, n))
+    d[0, 0] = d[1, 1] = 1.0
+    k = np.zeros((n, n))
+    k[1, 0], k[0, 1] = 1.0, -1.0
+    c = tf.tensor(rng.standard_normal((n, 2)))
+
+    def loss(theta):
+        r = tf.tensor(np.eye(n)) + (tf.cos(theta) - 1) * tf.tensor(d) \
+            + tf.sin(theta) * tf.tensor(k)
+        a = (1 + 0.3 * tf.sin(theta)) * (r @ a0)
+        u, sv, vt = tf.linalg.svd(a, max_rank=3)
+        p = u @ (u.mT @ c)
+        return tf.sum(p * p) + tf.sum(sv ** 3)
+
+    theta0, h = 0.3, 1e-5
+    fd = (_first(loss, theta0 + h) - _first(loss, theta0 - h)) / (2 * h)
+    if n > 8:
+        # the partial path is slow on Tensors (dense shifted solves): reverse-over-reverse
+        th = tf.tensor(theta0, requires_grad=True)
+        (g,) = tf.grad([loss(th)], [th], create_graph=True)
+        (gg,) = tf.grad([g], [th])
+        assert float(gg) == pytest.approx(fd, rel=1e-6)
+        return
+    g, got = _second(loss, theta0)
+    np.testing.assert_allclose(got, [fd] * 3, rtol=1e-6, atol=1e-7)
+    fd1 = (float(loss(tf.tensor(theta0 + h))) - float(loss(tf.tensor(theta0 - h)))) / (2 * h)
+    assert g == pytest.approx(fd1, rel=1e-7)
