@@ -539,22 +539,70 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
             None if gvt is None else gvt.reshape(nb, k, n), eps, rel, out.reshape(nb, m, n),
             _svd_drel(m, n, s.dtype))
         return (out,)
-    if X is None and gu is not None:
-        X = _mH(u) @ gu
-    if Y is None and gvt is not None:
-        Y = vt @ _mH(gvt)
     # create_graph / forward-over-reverse: RULES.md's formula on Tensors
+    r = _leading(gu, sbar, gvt, k)
+    if 2 * r > k or k < _LEADING_MIN_K:
+        r = k
+    if X is None and gu is not None:
+        X = _pad(_mH(u) @ gu[..., :, :r], k) if r < k else _mH(u) @ gu
+    if Y is None and gvt is not None:
+        Y = _pad(vt @ _mH(gvt[..., :r, :]), k) if r < k else vt @ _mH(gvt)
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
     sd = _data(s)
     core, sinv = _core_tensor(X, Y, s, sbar, eps2, _same_block(sd, _svd_delta(sd, m, n)))
-    ga = u @ core @ vt
+    if r == k:
+        ga = u @ core @ vt
+    else:
+        # only the first r columns of Ū, V̄ and s̄ are nonzero (the natural truncation
+        # u[:, :r] after a full svd), so X, Y and the core vanish outside the first r rows
+        # and columns: Ā = U_r (core[:r, :] Vᴴ) + U_⊥ (core[r:, :r] V_rᴴ), O((m + n) k r)
+        # instead of O((m + n) k²) — the second pass of a tensor network (TRG) is mostly
+        # this formula and its derivative
+        ga = u[..., :, :r] @ (core[..., :r, :] @ vt) \
+            + u[..., :, r:] @ (core[..., r:, :r] @ vt[..., :r, :])
     if m > k and gu is not None:
-        # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ
-        ga = ga + ((gu - u @ X) * sinv[..., None, :]) @ vt
+        # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ (zero outside the first r columns)
+        ga = ga + ((gu[..., :, :r] - u @ X[..., :, :r]) * sinv[..., None, :r]) @ vt[..., :r, :]
     if n > k and gvt is not None:
-        # [n > k] U S⁻¹ (V̄ − V(VᴴV̄))ᴴ = U S⁻¹ (gvt − Yᴴ vt)
-        ga = ga + (u * sinv[..., None, :]) @ (gvt - mH(Y) @ vt)
+        # [n > k] U S⁻¹ (V̄ − V(VᴴV̄))ᴴ = U S⁻¹ (gvt − Yᴴ vt) (zero outside the first r rows)
+        ga = ga + (u[..., :, :r] * sinv[..., None, :r]) @ (
+            gvt[..., :r, :] - mH(Y[..., :, :r]) @ vt)
     return (ga,)
+
+
+# the reduced formula pays from this k on (below, the products are cheap and one fewer
+# pass over the cotangents matters more)
+_LEADING_MIN_K = 16
+
+
+def _leading(gu: Any, sbar: Any, gvt: Any, k: int) -> int:
+    """r: 1 + the last index j < k with a nonzero ū_j, v̄_j or s̄_j anywhere in the stack
+    (the cotangents of the leading triplets a loss uses, e.g. u[:, :r] after a full
+    svd); 0 when all are zero. Reads the data (a structural fact, not differentiated)."""
+    r = 0
+    for g, axis in ((gu, -2), (gvt, -1), (sbar, None)):
+        if g is None:
+            continue
+        d = _data(g)
+        nz = d != 0
+        if axis is not None:
+            nz = nz.any(axis=axis)
+        nz = nz.reshape(-1, k).any(axis=0)
+        idx = np.flatnonzero(nz)
+        if idx.size:
+            r = max(r, int(idx[-1]) + 1)
+            if r == k:
+                break
+    return r
+
+
+def _pad(x: Any, k: int) -> Any:
+    """x (..., k, r) with zero columns appended to (..., k, k)."""
+    r = x.shape[-1]
+    if r == k:
+        return x
+    zeros = np.zeros(x.shape[:-1] + (k - r,), _data(x).dtype)
+    return np.concatenate([x, zeros], axis=-1)
 
 
 def _svd_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
