@@ -58,7 +58,7 @@ def _eigh_eps2(w: Any, n: Any, derivative_eps: Any) -> Any:
 
 def _eigh_drel(n: Any, dtype: Any) -> float:
     """drel of the kernels for eigh: n·eps(dtype) (relative to max|λ|)."""
-    return n * _EPS[np.dtype(dtype)]
+    return float(n * _EPS[np.dtype(dtype)])
 
 
 def _eigh_F(w: Any, derivative_eps: Any) -> Any:

@@ -145,7 +145,7 @@ def _svd_delta(s: Any, m: Any, n: Any) -> Any:
 
 def _svd_drel(m: Any, n: Any, dtype: Any) -> float:
     """drel of the kernels for svd: max(m, n)·eps(dtype) (relative to s_max)."""
-    return max(m, n) * _EPS[np.dtype(dtype)]
+    return float(max(m, n) * _EPS[np.dtype(dtype)])
 
 
 def _input_tangent(a: Tensor) -> Any:
@@ -560,10 +560,10 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         # this formula and its derivative
         ga = u[..., :, :r] @ (core[..., :r, :] @ vt) \
             + u[..., :, r:] @ (core[..., r:, :r] @ vt[..., :r, :])
-    if m > k and gu is not None:
+    if m > k and gu is not None and X is not None:
         # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ (zero outside the first r columns)
         ga = ga + ((gu[..., :, :r] - u @ X[..., :, :r]) * sinv[..., None, :r]) @ vt[..., :r, :]
-    if n > k and gvt is not None:
+    if n > k and gvt is not None and Y is not None:
         # [n > k] U S⁻¹ (V̄ − V(VᴴV̄))ᴴ = U S⁻¹ (gvt − Yᴴ vt) (zero outside the first r rows)
         ga = ga + (u[..., :, :r] * sinv[..., None, :r]) @ (
             gvt[..., :r, :] - mH(Y[..., :, :r]) @ vt)
