@@ -359,3 +359,16 @@ def test_truncated_svd_second_order_with_repeated_kept_values(n):
     np.testing.assert_allclose(got, [fd] * 3, rtol=1e-6, atol=1e-7)
     fd1 = (float(loss(tf.tensor(theta0 + h))) - float(loss(tf.tensor(theta0 - h)))) / (2 * h)
     assert g == pytest.approx(fd1, rel=1e-7)
+
+
+def test_phase_dependent_loss_at_repeated_values_still_raises():
+    # the degenerate blocks change nothing about the gauge check: a loss that depends on
+    # the free phase of a complex singular pair has no derivative, repeated values or not
+    a_of = _family((4, 4), [3.0, 1.0, 1.0, 0.5], np.complex128)
+    x = tf.tensor(a_of(tf.tensor(0.3)).numpy(), requires_grad=True)
+    u, s, vt = tf.linalg.svd(x)
+    with pytest.raises(tf.GaugeError, match="phase"):
+        tf.grad([tf.real(u[0, 1])], [x])
+    w, v = tf.linalg.eigh(x @ x.mH)
+    with pytest.raises(tf.GaugeError, match="phase"):
+        tf.grad([tf.real(v[0, 1])], [x])
