@@ -31,7 +31,7 @@ has exactly repeated singular values (the lattice symmetry); the second derivati
 goes through svd's exact limit for degenerate blocks (docs/degenerate_derivatives.md).
 
 Run time (one thread, OMP_NUM_THREADS=1, CPU time measured on a shared machine): the
-default (chi 16 and 24, 7 betas, 20 steps) about 55 s, of which chi = 16 about 12 s; the
+default (chi 16 and 24, 7 betas, 20 steps) about 55 s, of which chi = 16 about 8 s; the
 docs' run (chi 8, 12 steps, 5 betas) about 1 s.
 
     python examples/trg_ising.py                  # chi = 16 and 24, beta in [0.38, 0.50]
