@@ -540,8 +540,8 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
             _svd_drel(m, n, s.dtype))
         return (out,)
     # create_graph / forward-over-reverse: RULES.md's formula on Tensors
-    r = _leading(gu, sbar, gvt, k)
-    if 2 * r > k or k < _LEADING_MIN_K:
+    r = _leading(gu, sbar, gvt, k) if k >= _LEADING_MIN_K else k
+    if 2 * r > k:
         r = k
     if X is None and gu is not None:
         X = _pad(_mH(u) @ gu[..., :, :r], k) if r < k else _mH(u) @ gu
@@ -580,6 +580,8 @@ def _leading(gu: Any, sbar: Any, gvt: Any, k: int) -> int:
     (the cotangents of the leading triplets a loss uses, e.g. u[:, :r] after a full
     svd); 0 when all are zero. Reads the data (a structural fact, not differentiated)."""
     r = 0
+    if k == 0:
+        return 0
     for g, axis in ((gu, -2), (gvt, -1), (sbar, None)):
         if g is None:
             continue

@@ -492,3 +492,5 @@ def test_leading_count():
     sbar[0, 2] = 1.0
     assert _leading(gu, sbar, None, 4) == 3
     assert _leading(np.zeros((5, 4)), None, np.zeros((4, 6)), 4) == 0
+    assert _leading(np.zeros((3, 0)), np.zeros((0,)), None, 0) == 0
+    assert _leading(np.zeros((2, 0, 3, 4)), None, None, 4) == 0     # an empty stack
