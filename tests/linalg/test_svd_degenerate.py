@@ -372,3 +372,20 @@ def test_phase_dependent_loss_at_repeated_values_still_raises():
     w, v = tf.linalg.eigh(x @ x.mH)
     with pytest.raises(tf.GaugeError, match="phase"):
         tf.grad([tf.real(v[0, 1])], [x])
+
+
+def test_forward_mode_full_matrices_stays_unitary():
+    rng = np.random.default_rng(6)
+    q1, q2 = np.linalg.qr(rng.standard_normal((5, 5)))[0], np.linalg.qr(
+        rng.standard_normal((3, 3)))[0]
+    a = (q1[:, :3] * [2.0, 2.0, 1.0]) @ q2.T
+    t = rng.standard_normal((5, 3))
+    with tf.forward_ad.dual_level():
+        u, s, vt = tf.linalg.svd(tf.forward_ad.make_dual(tf.tensor(a), tf.tensor(t)),
+                                 full_matrices=True)
+        du = tf.forward_ad.unpack_dual(u).tangent.numpy()
+    u, s, vt = u.numpy(), s.numpy(), vt.numpy()
+    np.testing.assert_allclose(u.T @ u, np.eye(5), atol=1e-14)
+    np.testing.assert_allclose((u[:, :3] * s) @ vt, a, atol=1e-14)
+    # the tangent keeps u unitary to first order
+    np.testing.assert_allclose(du.T @ u + u.T @ du, 0, atol=1e-12)
