@@ -558,8 +558,9 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         # and columns: Ā = U_r (core[:r, :] Vᴴ) + U_⊥ (core[r:, :r] V_rᴴ), O((m + n) k r)
         # instead of O((m + n) k²) — the second pass of a tensor network (TRG) is mostly
         # this formula and its derivative
+        # (associated so that every product has r on one side)
         ga = u[..., :, :r] @ (core[..., :r, :] @ vt) \
-            + u[..., :, r:] @ (core[..., r:, :r] @ vt[..., :r, :])
+            + (u[..., :, r:] @ core[..., r:, :r]) @ vt[..., :r, :]
     if m > k and gu is not None and X is not None:
         # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ (zero outside the first r columns)
         ga = ga + ((gu[..., :, :r] - u @ X[..., :, :r]) * sinv[..., None, :r]) @ vt[..., :r, :]
