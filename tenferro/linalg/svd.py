@@ -180,8 +180,9 @@ def adapt_degenerate_basis(left: Any, x: Any, right: Any, t: Any, delta: Any,
     carries a forward tangent: the result is as valid a decomposition as before (the
     block's values are equal), and it is the basis that the values split into along t,
     so that the within-block terms of the rules, whose exact limit is then 0, are 0
-    (docs/degenerate_derivatives.md). Blocks whose values are ~0 (|x| ≤ delta) are left
-    as they are (a zero singular value does not split by the Hermitian part)."""
+    (docs/degenerate_derivatives.md). ``descending`` (svd): singular values, whose block
+    of ~0 values (≤ delta) is left as it is — a zero singular value splits by the
+    singular values of the block, not by its Hermitian part."""
     k = x.shape[-1]
     if k < 2:
         return
@@ -194,8 +195,8 @@ def adapt_degenerate_basis(left: Any, x: Any, right: Any, t: Any, delta: Any,
     same = right is left
     for b in range(B):
         for i0, i1 in _block_runs(xs[b], ds[b]):
-            if abs(float(xs[b, i0])) <= ds[b] and abs(float(xs[b, i1 - 1])) <= ds[b]:
-                continue
+            if descending and float(xs[b, i0]) <= ds[b]:
+                continue          # svd: a block of ~0 singular values (see above)
             lb = L[b, :, i0:i1]
             rb = R[b, :, i0:i1]
             c = lb.conj().T @ ts[b] @ rb

@@ -459,3 +459,14 @@ def test_forward_mode_takes_the_splitting_basis_in_a_stack(dtype):
     h = 1e-7                           # one-sided: the sorted values split like |h|
     fd = (np.linalg.eigvalsh(a + h * t) - w) / h
     np.testing.assert_allclose(dw, fd, atol=1e-5)
+
+
+def test_forward_mode_splits_a_repeated_zero_eigenvalue():
+    # a projector: eigenvalue 0 three times; it splits along t like any other
+    rng = np.random.default_rng(36)
+    a = with_eigenvalues([0.0, 0.0, 0.0, 1.0], np.float64, rng)
+    t = herm(random_array((4, 4), np.float64, rng))
+    _, (dw, _) = tf.jvp(tf.linalg.eigh, [a], [t])
+    h = 1e-7
+    np.testing.assert_allclose(dw.numpy(), (np.linalg.eigvalsh(a + h * t)
+                                            - np.linalg.eigvalsh(a)) / h, atol=1e-5)
