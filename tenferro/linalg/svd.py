@@ -542,34 +542,93 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         return (out,)
     # create_graph / forward-over-reverse: RULES.md's formula on Tensors
     r = _leading(gu, sbar, gvt, k) if k >= _LEADING_MIN_K else k
-    if 2 * r > k:
-        r = k
-    if X is None and gu is not None:
-        X = _pad(_mH(u) @ gu[..., :, :r], k) if r < k else _mH(u) @ gu
-    if Y is None and gvt is not None:
-        Y = _pad(vt @ _mH(gvt[..., :r, :]), k) if r < k else vt @ _mH(gvt)
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
     sd = _data(s)
-    core, sinv = _core_tensor(X, Y, s, sbar, eps2, _same_block(sd, _svd_delta(sd, m, n)))
-    if r == k:
-        ga = u @ core @ vt
-    else:
+    block = _same_block(sd, _svd_delta(sd, m, n))
+    if r < k and 2 * r <= k:
         # only the first r columns of Ū, V̄ and s̄ are nonzero (the natural truncation
-        # u[:, :r] after a full svd), so X, Y and the core vanish outside the first r rows
-        # and columns: Ā = U_r (core[:r, :] Vᴴ) + U_⊥ (core[r:, :r] V_rᴴ), O((m + n) k r)
-        # instead of O((m + n) k²) — the second pass of a tensor network (TRG) is mostly
+        # u[:, :r] after a full svd): X, Y and the core vanish outside the first r rows and
+        # columns, and Ā = U_r (core[:r, :] Vᴴ) + (U_⊥ core[r:, :r]) V_rᴴ, every product
+        # with r on one side: O((m + n) k r) instead of O((m + n) k²), and the core's
+        # elementwise work O(k r) — the second pass of a tensor network (TRG) is mostly
         # this formula and its derivative
-        # (associated so that every product has r on one side)
-        ga = u[..., :, :r] @ (core[..., :r, :] @ vt) \
-            + (u[..., :, r:] @ core[..., r:, :r]) @ vt[..., :r, :]
+        XK = None if gu is None else (X[..., :, :r] if X is not None
+                                      else _mH(u) @ gu[..., :, :r])
+        YK = None if gvt is None else (Y[..., :, :r] if Y is not None
+                                       else vt @ _mH(gvt[..., :r, :]))
+        top, left, sinvK = _core_strips(XK, YK, s, sbar, eps2, block, r)
+        ga = u[..., :, :r] @ (top @ vt) + (u[..., :, r:] @ left) @ vt[..., :r, :]
+        if m > k and XK is not None:
+            ga = ga + ((gu[..., :, :r] - u @ XK) * sinvK[..., None, :]) @ vt[..., :r, :]
+        if n > k and YK is not None:
+            ga = ga + (u[..., :, :r] * sinvK[..., None, :]) @ (gvt[..., :r, :] - mH(YK) @ vt)
+        return (ga,)
+    if X is None and gu is not None:
+        X = _mH(u) @ gu
+    if Y is None and gvt is not None:
+        Y = vt @ _mH(gvt)
+    core, sinv = _core_tensor(X, Y, s, sbar, eps2, block)
+    ga = u @ core @ vt
     if m > k and gu is not None and X is not None:
-        # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ (zero outside the first r columns)
-        ga = ga + ((gu[..., :, :r] - u @ X[..., :, :r]) * sinv[..., None, :r]) @ vt[..., :r, :]
+        # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ
+        ga = ga + ((gu - u @ X) * sinv[..., None, :]) @ vt
     if n > k and gvt is not None and Y is not None:
-        # [n > k] U S⁻¹ (V̄ − V(VᴴV̄))ᴴ = U S⁻¹ (gvt − Yᴴ vt) (zero outside the first r rows)
-        ga = ga + (u[..., :, :r] * sinv[..., None, :r]) @ (
-            gvt[..., :r, :] - mH(Y[..., :, :r]) @ vt)
+        # [n > k] U S⁻¹ (V̄ − V(VᴴV̄))ᴴ = U S⁻¹ (gvt − Yᴴ vt)
+        ga = ga + (u * sinv[..., None, :]) @ (gvt - mH(Y) @ vt)
     return (ga,)
+
+
+def _core_strips(XK: Any, YK: Any, s: Any, sbar: Any, eps2: Any, block: Any,
+                 r: int) -> Any:
+    """_core_tensor's core when X = [X_K, 0] and Y = [Y_K, 0] (X_K = X[..., :, :r]) and s̄
+    is 0 beyond r: its nonzero strips (core[:r, :], core[r:, :r]) and sinv[:r], at O(k r).
+    With P = X − Xᴴ: P[:r, :] = [X_K[:r], 0] − X_Kᴴ, P[r:, :r] = X_K[r:]; the poles on
+    the strip (i < r, any j), σF antisymmetric and G symmetric for the other strip."""
+    k = s.shape[-1]
+    sd = _data(s)
+    sK = s[..., :r]
+    sig = s[..., None, :] + sK[..., :, None]                      # (…, r, k)
+    d = (s * s)[..., None, :] - (sK * sK)[..., :, None]
+    diag = np.zeros((r, k), bool)
+    diag[np.arange(r), np.arange(r)] = True
+    e2 = eps2[..., None, None]
+    den = d * d + e2
+    mask = (_data(den) == 0) | diag
+    if mask.any():
+        den = np.where(mask, 1, den)
+    minus = sig * (d / den)
+    if block is not None and block[..., :r, :].any():
+        minus = minus * (~block[..., :r, :]).astype(sd.dtype)
+    sig2 = sig * sig
+    gden = sig2 * sig2 + e2
+    gmask = _data(gden) == 0
+    if gmask.any():
+        gden = np.where(gmask, 1, gden)
+    plus = (sig2 / gden) * sig * (~diag).astype(sd.dtype)
+    sinvK = _gap_inverse(sK * sK, eps2[..., None], False) * sK
+
+    def strips(Z: Any) -> Any:
+        return (None, None) if Z is None else (_pad(Z[..., :r, :], k) - mH(Z), Z[..., r:, :])
+
+    (P, PL), (Q, QL) = strips(XK), strips(YK)
+    minus_l, plus_l = -mH(minus[..., :, r:]), mH(plus[..., :, r:])
+
+    def combine(mi: Any, pl: Any, A: Any, B: Any) -> Any:
+        if A is None:
+            return 0.5 * (mi * B - pl * B)
+        if B is None:
+            return 0.5 * (mi * A + pl * A)
+        return 0.5 * (mi * (A + B) + pl * (A - B))
+
+    top = combine(minus, plus, P, Q)
+    left = combine(minus_l, plus_l, PL, QL)
+    dg = None if sbar is None else sbar[..., :r]
+    if XK is not None and XK.dtype.kind == "c":
+        ph = 1j * (np.imag(np.diagonal(XK[..., :r, :], 0, -2, -1)) * sinvK)
+        dg = ph if dg is None else dg + ph
+    if dg is not None:
+        top = top + _pad(np.eye(r, dtype=sd.dtype) * dg[..., None, :], k)
+    return top, left, sinvK
 
 
 # the reduced formula pays from this k on (below, the products are cheap and one fewer
