@@ -53,7 +53,7 @@ napoleon_use_rtype = False
 
 # Examples run at build time with these arguments ({outdir}: where they may write PNGs).
 # trg_ising runs with chi = 8 and 12 coarse-graining steps instead of its default
-# (chi 16 and 24, 20 steps, ~1 min): a few seconds, same code path.
+# (chi 16 and 24, 20 steps, ~55 s of CPU time): about 1 s, same code path.
 tenferro_example_args = {
     "fit_demo": [],
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",

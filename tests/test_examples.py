@@ -59,6 +59,51 @@ def test_trg_derivative_equals_the_difference_quotient_of_the_same_function(trg)
     assert float(g) == pytest.approx(fd, rel=1e-8)
 
 
+@pytest.mark.parametrize("chi, betas", [(8, (0.46, 0.48, 0.50)), (16, (0.46,))])
+def test_trg_specific_heat_in_the_ordered_phase(trg, chi, betas):
+    # issue 25: from ~15 coarse-graining steps on, the tensor of the ordered phase has
+    # exactly doubly degenerate singular values (the lattice symmetry), and the second
+    # reverse pass through svd returned noise (chi 16, beta 0.46: c = -107.5; chi 8, beta
+    # 0.50: c = 87.1). 20 steps, c by reverse-over-reverse against the central difference
+    # of the AD internal energy and against Onsager. chi = 16 (the example's default) only
+    # at beta 0.46 (~4 s); chi = 8 shows the same degeneracy at all three (~0.3 s each)
+    import tenferro as tf
+
+    def energy(b):
+        beta = tf.tensor(b, requires_grad=True)
+        (g,) = tf.grad([trg.trg_ln_z(beta, chi, 20)], [beta])
+        return -float(g)
+
+    h = 1e-5
+    for b in betas:
+        _, u, c = trg.thermodynamics(b, chi, 20)
+        fd = -b * b * (energy(b + h) - energy(b - h)) / (2 * h)
+        # the noise of the computed ln Z (its degenerate pairs are split by amplified
+        # rounding, ~1e-13) limits the agreement to ~4e-5 at chi 16, depending on the rounding
+        # of the second pass
+        assert c == pytest.approx(fd, rel=2e-4)
+        assert abs(u - trg.exact_energy(b)) < 3e-3
+        assert abs(c - trg.exact_specific_heat(b)) < 0.02 * trg.exact_specific_heat(b)
+
+
+def test_trg_example_checks_itself(trg, monkeypatch, capsys):
+    # the docs' run passes; a wrong specific heat (what issue 25 printed with status 0)
+    # makes it exit 1, and points near beta_c are printed but not checked
+    args = ["--chi", "8", "--iterations", "12", "--betas", "0.40", str(trg.BETA_C)]
+    assert trg.main(args) == 0
+    out = capsys.readouterr().out
+    assert "[OK]" in out and "near beta_c: not checked" in out
+    real = trg.thermodynamics
+
+    def wrong_c(b, *a, **k):
+        ln_z, u, c = real(b, *a, **k)
+        return ln_z, u, -107.5
+
+    monkeypatch.setattr(trg, "thermodynamics", wrong_c)
+    assert trg.main(args) == 1
+    assert "[FAILED]" in capsys.readouterr().out
+
+
 # ---- examples/mps_energy.py ---------------------------------------------------------------
 
 @pytest.fixture(scope="module")

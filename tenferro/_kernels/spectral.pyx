@@ -33,6 +33,14 @@ so that Ā = U·out·Vᴴ (square), (U·out + Ū·diag(sinv))·Vᴴ (tall), U·(
 eigh core, for i != j: out_ij = ½F_ij (X_ij − conj(X_ji)) with d = λ_j − λ_i; out_ii = λ̄_i;
 so that Ā = V·out·Vᴴ (Hermitian).
 
+Degenerate blocks: values closer than δ_b = drel·scale_b (scale_b = s_max for svd,
+max|λ| for eigh) in a run of consecutive sorted values form one block; for a pair (i, j)
+in one block the pole that is singular there (σF of svd, F of eigh) is 0, its exact limit
+for a loss that is invariant under rotations of the block's vectors (for such a loss
+P_ij + Q_ij, resp. X_ij − conj(X_ji), is 0 up to rounding, and the broadened F would
+multiply that rounding by up to 1/(2ε); docs/degenerate_derivatives.md). drel = 0 makes
+blocks of exactly equal values only, where F is already 0: the former results.
+
 ε is per matrix: ε_b = eps + rel·scale_b with scale_b = s_max² (svd: the units of d) or
 max|λ| (eigh), so both an absolute ε (rel = 0) and the dtype-aware default (eps = 0,
 rel = size·machine eps) are computed here, without an ε array per call. The arithmetic is
@@ -93,12 +101,22 @@ cdef inline double _ratio(double num, double den) noexcept nogil:
 
 
 
+cdef inline Py_ssize_t _run_end(const real_t* x, Py_ssize_t i, Py_ssize_t k,
+                                double delta) noexcept nogil:
+    """The end (exclusive) of the block of sorted x that holds i: consecutive values
+    within delta of each other (either order)."""
+    cdef Py_ssize_t e = i + 1
+    while e < k and fabs(<double>x[e] - <double>x[e - 1]) <= delta:
+        e += 1
+    return e
+
+
 cdef void _svd_one(const scalar_t* X, const scalar_t* Y, const real_t* s, const real_t* sbar,
-                   double e2, Py_ssize_t k, int mode, scalar_t* out,
+                   double e2, double delta, Py_ssize_t k, int mode, scalar_t* out,
                    real_t* sinv) noexcept nogil:
     """One matrix (see the module docstring for the formula): X, Y, out row-major k x k,
-    s, sbar, sinv of length k; X, Y or sbar NULL when absent."""
-    cdef Py_ssize_t i, j, ib, jb, iend, jend
+    s, sbar, sinv of length k; X, Y or sbar NULL when absent; delta the block tolerance."""
+    cdef Py_ssize_t i, j, ib, jb, iend, jend, blk
     # double intermediates: s⁴ and d² overflow float32 for s above ~1e9
     cdef double si, sj, d, f, s2, sig, sig2, g
     cdef scalar_t xij = 0, xji = 0, yij = 0, yji = 0, acc_ij, acc_ji, v
@@ -124,12 +142,14 @@ cdef void _svd_one(const scalar_t* X, const scalar_t* Y, const real_t* s, const 
             jend = min(jb + 32, k)
             for i in range(ib, iend):
                 si = s[i]
+                blk = _run_end(s, i, k, delta)
                 for j in range(max(jb, i + 1), jend):
                     sj = s[j]
                     d = sj * sj - si * si
                     sig = si + sj
                     sig2 = sig * sig
-                    f = sig * _ratio(d, d * d + e2)         # σF ≈ 1/(s_j − s_i)
+                    # σF ≈ 1/(s_j − s_i); 0 within a degenerate block
+                    f = 0 if j < blk else sig * _ratio(d, d * d + e2)
                     g = _ratio(sig2 * sig, sig2 * sig2 + e2)  # G ≈ 1/(s_j + s_i)
                     pij = 0
                     pji = 0
@@ -167,10 +187,10 @@ cdef inline double _svd_e2(const real_t* s, Py_ssize_t k, double eps,
 
 
 cdef void _eigh_one(const scalar_t* X, const real_t* w, const real_t* wbar, double e2,
-                    Py_ssize_t k, scalar_t* out) noexcept nogil:
+                    double delta, Py_ssize_t k, scalar_t* out) noexcept nogil:
     """One matrix: out_ij = ½F_ij (X_ij − conj(X_ji)), out_ii = λ̄_i (row-major k x k;
-    wbar NULL when absent)."""
-    cdef Py_ssize_t i, j, ib, jb, iend, jend
+    wbar NULL when absent; F_ij = 0 within a block of values closer than delta)."""
+    cdef Py_ssize_t i, j, ib, jb, iend, jend, blk
     cdef double d, f
     cdef scalar_t t
     for i in range(k):
@@ -180,9 +200,10 @@ cdef void _eigh_one(const scalar_t* X, const real_t* w, const real_t* wbar, doub
         for jb in range(ib, k, 32):
             jend = min(jb + 32, k)
             for i in range(ib, iend):
+                blk = _run_end(w, i, k, delta)
                 for j in range(max(jb, i + 1), jend):
                     d = w[j] - w[i]
-                    f = _ratio(d, d * d + e2)
+                    f = 0 if j < blk else _ratio(d, d * d + e2)
                     t = (0.5 * f) * (X[i * k + j] - _conj(X[j * k + i]))
                     out[i * k + j] = t
                     out[j * k + i] = _conj(t)
@@ -193,6 +214,16 @@ cdef inline double _eigh_e2(const real_t* w, Py_ssize_t k, double eps,
     """ε² of one matrix: ε = eps + rel·max|λ| (w ascending: max |λ| is at an end)."""
     cdef double e = eps + (rel * max(fabs(w[0]), fabs(w[k - 1])) if k else 0.0)
     return e * e
+
+
+cdef inline double _svd_delta(const real_t* s, Py_ssize_t k, double drel) noexcept nogil:
+    """The block tolerance of one matrix: δ = drel·s_max (s descending)."""
+    return drel * s[0] if k else 0.0
+
+
+cdef inline double _eigh_delta(const real_t* w, Py_ssize_t k, double drel) noexcept nogil:
+    """The block tolerance of one matrix: δ = drel·max|λ| (w ascending)."""
+    return drel * max(fabs(w[0]), fabs(w[k - 1])) if k else 0.0
 
 
 cdef (double, Py_ssize_t) _phase_batch(const complex_t[:, :, :] X,
@@ -274,8 +305,9 @@ cdef enum:
 
 cdef void _svd_backward_one(const scalar_t* U, const real_t* s, const scalar_t* VT,
                             const scalar_t* GU, const real_t* sbar, const scalar_t* GVT,
-                            double e2, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
-                            scalar_t* out, scalar_t* work, real_t* sinv) noexcept nogil:
+                            double e2, double delta, Py_ssize_t m, Py_ssize_t n,
+                            Py_ssize_t k, scalar_t* out, scalar_t* work,
+                            real_t* sinv) noexcept nogil:
     """Ā (m x n) of one thin SVD (k = min(m, n)); GU, sbar or GVT NULL when absent.
     work: 3k² + max(m, n)·k entries; sinv: k."""
     cdef scalar_t* X = work
@@ -289,7 +321,7 @@ cdef void _svd_backward_one(const scalar_t* U, const real_t* s, const scalar_t* 
         rm_gemm(c'C', c'N', k, k, m, one, U, k, GU, k, zero, X, k, _LOOPS)      # UᴴŪ
     if GVT != NULL:
         rm_gemm(c'N', c'C', k, k, n, one, VT, n, GVT, n, zero, Y, k, _LOOPS)    # VᴴV̄
-    _svd_one(X if GU != NULL else NULL, Y if GVT != NULL else NULL, s, sbar, e2, k,
+    _svd_one(X if GU != NULL else NULL, Y if GVT != NULL else NULL, s, sbar, e2, delta, k,
              mode, core, sinv)
     if mode == 2 and GVT != NULL:
         # wide: Ā = U[core·Vᴴ + S⁻¹V̄ᴴ]
@@ -329,6 +361,7 @@ cdef struct _SpecJob:      # one call of a kernel of this module, for run_chunks
     Py_ssize_t m, n, k
     int mode                  # svd_core's 0 square, 1 tall, 2 wide
     double eps, rel
+    double drel               # the block tolerance relative to the spectrum's scale
 
 
 cdef inline int _typenum(str c) noexcept:
@@ -431,14 +464,16 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
             _svd_one(X + b * k * k if X != NULL else NULL,
                      Y + b * k * k if Y != NULL else NULL, ev + b * k,
                      bar + b * k if bar != NULL else NULL,
-                     _svd_e2(ev + b * k, k, j.eps, j.rel), k, j.mode, out + b * k * k,
+                     _svd_e2(ev + b * k, k, j.eps, j.rel), _svd_delta(ev + b * k, k, j.drel),
+                     k, j.mode, out + b * k * k,
                      <real_t*>j.sinv + b * k)
     elif j.kind == EIGH_CORE:        # p: X, w, wbar
         X = <const scalar_t*>j.p[0]
         ev, bar = <const real_t*>j.p[1], <const real_t*>j.p[2]
         for b in range(b0, b1):
             _eigh_one(X + b * k * k, ev + b * k, bar + b * k if bar != NULL else NULL,
-                      _eigh_e2(ev + b * k, k, j.eps, j.rel), k, out + b * k * k)
+                      _eigh_e2(ev + b * k, k, j.eps, j.rel),
+                      _eigh_delta(ev + b * k, k, j.drel), k, out + b * k * k)
     elif j.kind == SVD_BACKWARD:     # p: U, s, VT, GU, sbar, GVT
         V, ev, VT = <const scalar_t*>j.p[0], <const real_t*>j.p[1], <const scalar_t*>j.p[2]
         G1, bar, G2 = (<const scalar_t*>j.p[3], <const real_t*>j.p[4],
@@ -455,7 +490,8 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
                               G1 + b * m * k if G1 != NULL else NULL,
                               bar + b * k if bar != NULL else NULL,
                               G2 + b * k * n if G2 != NULL else NULL,
-                              _svd_e2(ev + b * k, k, j.eps, j.rel), m, n, k,
+                              _svd_e2(ev + b * k, k, j.eps, j.rel),
+                              _svd_delta(ev + b * k, k, j.drel), m, n, k,
                               out + b * m * n, work, sinv)
         work_give(work, wbytes)
         free(sinv)
@@ -470,7 +506,8 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
             rm_gemm(c'C', c'N', k, k, k, one, V + b * k * k, k, G1 + b * k * k, k, zero,
                     work, k, _LOOPS)                                       # X = VᴴV̄
             _eigh_one(work, ev + b * k, bar + b * k if bar != NULL else NULL,
-                      _eigh_e2(ev + b * k, k, j.eps, j.rel), k, work + k * k)
+                      _eigh_e2(ev + b * k, k, j.eps, j.rel),
+                      _eigh_delta(ev + b * k, k, j.drel), k, work + k * k)
             rm_gemm(c'N', c'N', k, k, k, one, V + b * k * k, k, work + k * k, k, zero,
                     work + 2 * k * k, k, _LOOPS)                           # V·core
             rm_gemm(c'N', c'C', k, k, k, one, work + 2 * k * k, k, V + b * k * k, k, zero,
@@ -479,11 +516,12 @@ cdef Py_ssize_t _spec_rows(_SpecJob* j, Py_ssize_t b0, Py_ssize_t b1, scalar_t* 
     return OK
 
 
-def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out):
+def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out, double drel=0.0):
     """Fill ``out`` (B, m, n) with Ā of the thin SVD a = u·diag(s)·vt: u (B, m, k),
     s (B, k) real, vt (B, k, n) with k = min(m, n); the cotangents gu (like u), sbar
     (like s) and gvt (like vt), each None when absent (not all three: the caller takes
-    the exact path Ā = U diag(s̄) Vᴴ then); ε_b = eps + rel·s_max² as in svd_core."""
+    the exact path Ā = U diag(s̄) Vᴴ then); ε_b = eps + rel·s_max² and the block
+    tolerance δ_b = drel·s_max as in svd_core."""
     c = out.dtype.char
     if c not in "dDfF":
         raise TypeError(f"svd_backward: unsupported dtype {out.dtype}")
@@ -496,14 +534,15 @@ def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out):
                     ((nb, m, k), (nb, k), (nb, k, n), (nb, m, k), (nb, k), (nb, k, n)))
     job.kind, job.code, job.out = SVD_BACKWARD, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, m, n))
-    job.m, job.n, job.k, job.eps, job.rel = m, n, k, eps, rel
+    job.m, job.n, job.k, job.eps, job.rel, job.drel = m, n, k, eps, rel, drel
     _run_spec(&job, nb, max(m, n), nb * (3 * k * k + 4 * m * n * k), max(m, n) > _LOOPS)
 
 
-def eigh_backward(v, w, gv, wbar, double eps, double rel, out):
+def eigh_backward(v, w, gv, wbar, double eps, double rel, out, double drel=0.0):
     """Fill ``out`` (B, k, k) with Ā = V·core·Vᴴ of the Hermitian eigendecomposition
     (w (B, k) ascending, v (B, k, k)) from the cotangents gv (like v) and wbar (like w,
-    or None); the core is eigh_core's of X = VᴴV̄, ε_b = eps + rel·max|λ|."""
+    or None); the core is eigh_core's of X = VᴴV̄, ε_b = eps + rel·max|λ|, the block
+    tolerance δ_b = drel·max|λ|."""
     c = out.dtype.char
     if c not in "dDfF":
         raise TypeError(f"eigh_backward: unsupported dtype {out.dtype}")
@@ -516,15 +555,15 @@ def eigh_backward(v, w, gv, wbar, double eps, double rel, out):
                     ((nb, k, k), (nb, k), (nb, k, k), (nb, k)))
     job.kind, job.code, job.out = EIGH_BACKWARD, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, k, k))
-    job.k, job.eps, job.rel = k, eps, rel
+    job.k, job.eps, job.rel, job.drel = k, eps, rel, drel
     _run_spec(&job, nb, k, nb * (k * k + 6 * k * k * k), k > _LOOPS)
 
 
-def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
+def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv, double drel=0.0):
     """Fill ``out`` (B, k, k) and ``sinv`` (B, k) with the SVD pullback core (see the
     module docstring). X, Y: (B, k, k) of out's dtype, or None; s and sbar (or None):
-    (B, k) of the matching real dtype; ε_b = eps + rel·s_max². mode: 0 square, 1 tall
-    (m > n), 2 wide (m < n)."""
+    (B, k) of the matching real dtype; ε_b = eps + rel·s_max², the block tolerance
+    δ_b = drel·s_max. mode: 0 square, 1 tall (m > n), 2 wide (m < n)."""
     c = out.dtype.char
     if c not in "dDfF":
         raise TypeError(f"svd_core: unsupported dtype {out.dtype}")
@@ -537,14 +576,15 @@ def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv):
                     ((nb, k, k), (nb, k, k), (nb, k), (nb, k)))
     job.kind, job.code, job.out, job.sinv = SVD_CORE, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, k, k)), <char*>_cptr(sinv, r, (nb, k))
-    job.k, job.mode, job.eps, job.rel = k, mode, eps, rel
+    job.k, job.mode, job.eps, job.rel, job.drel = k, mode, eps, rel, drel
     # split over the native workers (bit-identical: each b is independent)
     _run_spec(&job, nb, k, 3 * nb * k * k, False)
 
 
-def eigh_core(X, w, wbar, double eps, double rel, out):
+def eigh_core(X, w, wbar, double eps, double rel, out, double drel=0.0):
     """Fill ``out`` (B, k, k) with the eigh pullback core (see the module docstring).
-    X: (B, k, k) of out's dtype; w and wbar (or None): (B, k) real; ε_b = eps + rel·max|λ|."""
+    X: (B, k, k) of out's dtype; w and wbar (or None): (B, k) real; ε_b = eps + rel·max|λ|,
+    the block tolerance δ_b = drel·max|λ|."""
     c = out.dtype.char
     if c not in "dDfF":
         raise TypeError(f"eigh_core: unsupported dtype {out.dtype}")
@@ -557,5 +597,5 @@ def eigh_core(X, w, wbar, double eps, double rel, out):
                     ((nb, k, k), (nb, k), (nb, k)))
     job.kind, job.code, job.out = EIGH_CORE, "fdFD".index(c), \
         <char*>_cptr(out, c, (nb, k, k))
-    job.k, job.eps, job.rel = k, eps, rel
+    job.k, job.eps, job.rel, job.drel = k, eps, rel, drel
     _run_spec(&job, nb, k, nb * k * k, False)

@@ -19,10 +19,23 @@ def _spectral_gap_inverse(d: _Arr, e2: _Arr) -> _Arr:
     return f
 
 
+def _same_block(x: _Arr, delta: _Arr) -> _Arr:
+    """(B, k, k) mask of the pairs i ≠ j in one block of the sorted rows of x (B, k):
+    runs of consecutive values within delta (B,) of each other."""
+    k = x.shape[1]
+    if k == 0:
+        return np.zeros((x.shape[0], 0, 0), bool)
+    gaps = np.abs(np.diff(x.astype(np.float64), axis=1)) <= delta[:, None]
+    ids = np.concatenate([np.zeros((x.shape[0], 1), np.int64),
+                          np.cumsum(~gaps, axis=1)], axis=1)
+    mask: _Arr = (ids[:, :, None] == ids[:, None, :]) & ~np.eye(k, dtype=bool)
+    return mask
+
+
 def svd_core(X: _Arr | None, Y: _Arr | None, s: _Arr, sbar: _Arr | None, eps: float,
-             rel: float, mode: int, out: _Arr, sinv: _Arr) -> None:
+             rel: float, mode: int, out: _Arr, sinv: _Arr, drel: float = 0.0) -> None:
     """Fill ``out`` (B, k, k) and ``sinv`` (B, k) with the SVD pullback core;
-    ε_b = eps + rel·s_max²."""
+    ε_b = eps + rel·s_max², block tolerance δ_b = drel·s_max."""
     smax = s[:, 0].astype(np.float64) if s.shape[1] else np.zeros(s.shape[0])
     e = eps + rel * smax * smax
     eps2 = e * e
@@ -34,6 +47,7 @@ def svd_core(X: _Arr | None, Y: _Arr | None, s: _Arr, sbar: _Arr | None, eps: fl
     # and G ≈ 1/(s_j + s_i) (exact unless s_i + s_j ~ 0)
     sig = (s[:, None, :] + s[:, :, None]).astype(np.float64)
     F = sig * _spectral_gap_inverse(s2[:, None, :] - s2[:, :, None], eps2[:, None, None])
+    F[_same_block(s, drel * smax)] = 0
     sig2 = sig * sig
     gden = sig2 * sig2 + eps2[:, None, None]
     G = np.divide(sig2 * sig, gden, out=np.zeros_like(gden), where=gden != 0)
@@ -59,20 +73,23 @@ def svd_core(X: _Arr | None, Y: _Arr | None, s: _Arr, sbar: _Arr | None, eps: fl
 
 
 def eigh_core(X: _Arr, w: _Arr, wbar: _Arr | None, eps: float, rel: float,
-              out: _Arr) -> None:
-    """Fill ``out`` (B, k, k) with the eigh pullback core; ε_b = eps + rel·max|λ|."""
+              out: _Arr, drel: float = 0.0) -> None:
+    """Fill ``out`` (B, k, k) with the eigh pullback core; ε_b = eps + rel·max|λ|, block
+    tolerance δ_b = drel·max|λ|."""
     k = w.shape[1]
     scale = (np.maximum(np.abs(w[:, 0]), np.abs(w[:, -1])).astype(np.float64) if k
              else np.zeros(w.shape[0]))
     e = eps + rel * scale
     F = _spectral_gap_inverse(w[:, None, :] - w[:, :, None], (e * e)[:, None, None])
+    F[_same_block(w, drel * scale)] = 0
     core = 0.5 * F * (X - X.conj().transpose(0, 2, 1))
     core[:, np.arange(k), np.arange(k)] = 0 if wbar is None else wbar
     out[...] = core
 
 
 def svd_backward(u: _Arr, s: _Arr, vt: _Arr, gu: _Arr | None, sbar: _Arr | None,
-                 gvt: _Arr | None, eps: float, rel: float, out: _Arr) -> None:
+                 gvt: _Arr | None, eps: float, rel: float, out: _Arr,
+                 drel: float = 0.0) -> None:
     """Fill ``out`` (B, m, n) with Ā of the thin SVD from the cotangents (each None when
     absent): svd_core's core of X = UᴴŪ, Y = VᴴV̄, then U·core·Vᴴ with the tall/wide
     terms."""
@@ -85,7 +102,7 @@ def svd_backward(u: _Arr, s: _Arr, vt: _Arr, gu: _Arr | None, sbar: _Arr | None,
     Y = None if gvt is None else vt @ gvt.conj().transpose(0, 2, 1)
     core = np.empty((nb, k, k), out.dtype)
     sinv = np.empty((nb, k), s.dtype)
-    svd_core(X, Y, s, sbar, eps, rel, mode, core, sinv)
+    svd_core(X, Y, s, sbar, eps, rel, mode, core, sinv, drel)
     if mode == 2 and gvt is not None:
         out[...] = u @ (core @ vt + sinv[:, :, None] * gvt)
     elif mode == 1 and gu is not None:
@@ -95,12 +112,12 @@ def svd_backward(u: _Arr, s: _Arr, vt: _Arr, gu: _Arr | None, sbar: _Arr | None,
 
 
 def eigh_backward(v: _Arr, w: _Arr, gv: _Arr, wbar: _Arr | None, eps: float, rel: float,
-                  out: _Arr) -> None:
+                  out: _Arr, drel: float = 0.0) -> None:
     """Fill ``out`` (B, k, k) with Ā = V·core·Vᴴ, the core eigh_core's of X = VᴴV̄."""
     if out.size == 0:
         return
     core = np.empty(out.shape, out.dtype)
-    eigh_core(v.conj().transpose(0, 2, 1) @ gv, w, wbar, eps, rel, core)
+    eigh_core(v.conj().transpose(0, 2, 1) @ gv, w, wbar, eps, rel, core, drel)
     out[...] = v @ core @ v.conj().transpose(0, 2, 1)
 
 

@@ -22,12 +22,18 @@ diagonal of G is replaced by λ̄, so Im diag(VᴴV̄) itself is dropped).
 
 Repeated eigenvalues (policy): the eigenvectors of a repeated eigenvalue are not
 differentiable (E_ij = 0 divides). The reverse rule raises UnsupportedADError only when
-the vector cotangent actually couples two equal eigenvalues (G_ij ≠ 0 for such a pair);
-the forward rule raises when the tangent does (P_ij ≠ 0). Losses of the eigenvalues
-alone take the exact values-only path Ā = V⁻ᴴ diag(λ̄) Vᴴ (``eigvals``, or ``eig`` with
-no cotangent on the vectors), which never builds E and stays finite. "Equal" means
-|λ_i − λ_j| ≤ n·eps·max|λ|: eigenvalues closer than that cannot be told apart in the
-working precision.
+the vector cotangent actually couples two equal eigenvalues (|G_ij| above √eps(dtype)
+times the largest column norm of V̄′ for such a pair: the loss depends on the choice of
+basis in the eigenspace); the forward rule raises when the tangent does (|P_ij| above
+√eps times max|P|: the tangent splits the eigenspace). Below that the coupling is
+rounding, and the pair's term is its exact limit 0 for a loss that does not depend on the
+basis of the eigenspace, along directions that keep the eigenvalue repeated (a
+symmetry): a constant 0, whose derivative (second order) is 0 too
+(docs/degenerate_derivatives.md). Losses of the eigenvalues alone take the exact
+values-only path Ā = V⁻ᴴ diag(λ̄) Vᴴ (``eigvals``, or ``eig`` with no cotangent on the
+vectors), which never builds E and stays finite. "Equal" means |λ_i − λ_j| ≤
+n·eps·max|λ|: eigenvalues closer than that cannot be told apart in the working
+precision.
 """
 from __future__ import annotations
 
@@ -145,11 +151,15 @@ def _eig_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     e = w[..., None, :] - w[..., :, None]   # E_ij = λ_j − λ_i
     mask, eye = _equal_pairs(e, w)
     if mask.any():
-        coupled = _raw(g) != 0
+        # coupled: beyond rounding, relative to the largest column of V̄′ (|G_ij| ≤ ‖v̄′_j‖)
+        vp = _raw(gv) - _raw(v) * np.real(np.diagonal(_raw(vhgv), axis1=-2, axis2=-1))[..., None, :]
+        col = np.sqrt((np.abs(vp) ** 2).sum(axis=-2)).max(axis=-1)[..., None, None]
+        coupled = np.abs(_raw(g)) > np.sqrt(_EPS[_raw(g).dtype]) * col
         if (mask & coupled).any():
             _raise_repeated(mask, coupled, _raw(w), "backward")
-    # G_ij / conj(E_ij) off the diagonal (uncoupled equal pairs have G_ij = 0: divide by 1)
-    g = np.where(eye, 0, g / np.conj(np.where(mask | eye, 1, e)))
+    # G_ij / conj(E_ij) off the diagonal; an uncoupled equal pair takes its exact limit 0
+    # (a constant: no derivative of the rounding left in G_ij)
+    g = np.where(mask | eye, 0, g / np.conj(np.where(mask | eye, 1, e)))
     if gw is not None:  # G_ii = λ̄_i
         g = g + eye * gw[..., None, :]
     # Ā = V⁻ᴴ G Vᴴ
@@ -165,11 +175,13 @@ def _eig_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     e = w[..., None, :] - w[..., :, None]   # E_ij = λ_j − λ_i
     mask, eye = _equal_pairs(e, w)
     if mask.any():
-        coupled = _raw(p) != 0
+        pd = np.abs(_raw(p))
+        coupled = pd > np.sqrt(_EPS[pd.dtype]) * pd.max(axis=(-2, -1), keepdims=True)
         if (mask & coupled).any():
             _raise_repeated(mask, coupled, _raw(w), "forward mode")
-    # Q_ij = P_ij / E_ij, Q_ii = 0; V̇ = VQ − V diag(Re diag(Vᴴ(VQ)))
-    q = np.where(eye, 0, p / np.where(mask | eye, 1, e))
+    # Q_ij = P_ij / E_ij, Q_ii = 0 (and 0, the exact limit, for an uncoupled equal pair);
+    # V̇ = VQ − V diag(Re diag(Vᴴ(VQ)))
+    q = np.where(mask | eye, 0, p / np.where(mask | eye, 1, e))
     vq = v @ q
     dv = vq - v * np.real(np.diagonal(mH(v) @ vq, axis1=-2, axis2=-1))[..., None, :]
     return dw, dv

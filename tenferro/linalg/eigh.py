@@ -34,9 +34,9 @@ from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import field_aliases, mH, matrix_input
-from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
-                  _kernel, _mH, _values_only_jvp, _wants_derivative,
-                  record_pullback)
+from .svd import (_EPS, _check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
+                  _input_tangent, _kernel, _mH, _same_block, _values_only_jvp,
+                  _wants_derivative, adapt_degenerate_basis, record_pullback)
 
 __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
 
@@ -55,6 +55,27 @@ def _eigh_eps2(w: Any, n: Any, derivative_eps: Any) -> Any:
     if w.shape[-1] == 0:
         return np.zeros(w.shape[:-1])
     return _eps2(np.maximum(np.abs(w[..., 0]), np.abs(w[..., -1])), eps, rel)  # ascending
+
+
+def _eigh_drel(n: Any, dtype: Any) -> float:
+    """drel of the kernels for eigh: n·eps(dtype) (relative to max|λ|)."""
+    return float(n * _EPS[np.dtype(dtype)])
+
+
+def _eigh_F(w: Any, derivative_eps: Any) -> Any:
+    """F = d/(d² + ε²), d_ij = λ_j − λ_i, on Tensors (the create_graph formula, the JVP):
+    the constant 0 (derivative 0) on the pairs of a degenerate block — values within
+    δ = n·eps(dtype)·max|λ| in a run — as in the kernel (svd._poles says why)."""
+    wd = _data(w)
+    n = wd.shape[-1]
+    eps2 = _eigh_eps2(wd, n, derivative_eps).astype(w.dtype)
+    F = _gap_inverse(w[..., None, :] - w[..., :, None], eps2[..., None, None])
+    if n:
+        scale = np.maximum(np.abs(wd[..., 0]), np.abs(wd[..., -1])).astype(np.float64)
+        block = _same_block(wd, _eigh_drel(n, wd.dtype) * scale)
+        if block.any():
+            F = F * (~block).astype(wd.dtype)
+    return F
 
 
 def _eigh_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
@@ -93,14 +114,12 @@ def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
         eps, rel = _eps_params(derivative_eps, n, w.dtype)
         _kernel.eigh_backward(v.reshape(nb, n, n), w.reshape(nb, n), gv.reshape(nb, n, n),
                               None if gw is None else gw.reshape(nb, n), eps, rel,
-                              out.reshape(nb, n, n))
+                              out.reshape(nb, n, n), _eigh_drel(n, w.dtype))
         return (out,)
     # create_graph / forward-over-reverse: the same formula on Tensors
     if X is None:
         X = _mH(v) @ gv
-    eps2 = _eigh_eps2(_data(w), n, derivative_eps).astype(w.dtype)
-    F = _gap_inverse(w[..., None, :] - w[..., :, None], eps2[..., None, None])
-    FX = F * X
+    FX = _eigh_F(w, derivative_eps) * X
     core = 0.5 * (FX + mH(FX))
     if gw is not None:
         core = core + np.eye(n, dtype=w.dtype) * gw[..., None, :]
@@ -115,9 +134,7 @@ def _eigh_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     dw = np.real(np.diagonal(C, 0, -2, -1))           # λ̇ = Re diag(C)
     if values_only:
         return (dw, None)
-    eps2 = _eigh_eps2(_data(w), w.shape[-1], derivative_eps).astype(w.dtype)
-    F = _gap_inverse(w[..., None, :] - w[..., :, None], eps2[..., None, None])
-    return (dw, v @ (F * C))                          # V̇ = V(F∘C)
+    return (dw, v @ (_eigh_F(w, derivative_eps) * C))                          # V̇ = V(F∘C)
 
 
 _eigh_op = defop("eigh", _eigh_vjp, _eigh_jvp,
@@ -138,6 +155,14 @@ def _eigh(a: Any, lower: Any, derivative_eps: Any, check_gauge: Any,
         outs = (np.zeros(d.shape[:-1], np.finfo(d.dtype).dtype), np.zeros(d.shape, d.dtype))
     else:
         outs = _lapack.eigh(d, lower=lower)
+        t = _input_tangent(a)
+        if t is not None:
+            # forward mode: the basis of each degenerate block in which it splits along t
+            w, v = outs
+            n = w.shape[-1]
+            scale = np.maximum(np.abs(w[..., 0]), np.abs(w[..., -1])).astype(np.float64)
+            adapt_degenerate_basis(v, w, v, 0.5 * (t + _mH(t)), _eigh_drel(n, w.dtype) * scale,
+                                   False)
     ctx = (derivative_eps, bool(check_gauge), values_only and _values_only_jvp(a))
     return apply(_eigh_op, (a,), outs, ctx)
 
@@ -160,6 +185,13 @@ def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | No
       ε = n · eps(dtype) · max|λ|, the rounding level of the computed eigenvalues (the
       same as numpy's rank tolerance): smaller gaps carry no information, larger ones keep
       F = 1/d to working precision. ε is a constant of the derivative.
+    * Degenerate blocks: eigenvalues within n · eps(dtype) · max|λ| of each other (a run)
+      are equal to working precision; for their pairs F takes its exact limit 0, a
+      constant, so losses invariant under rotations of a block's eigenvectors have exact
+      derivatives of every order along directions that keep the degeneracy; under a
+      forward tangent the eigenvectors of each block are those in which it splits along
+      the tangent (exact ``tf.jvp``/``tf.hvp`` in every direction;
+      docs/degenerate_derivatives.md).
     * Complex input: a cotangent that makes the loss depend on the free phase of an
       eigenvector (Im(VᴴV̄)_ii ≠ 0 beyond √eps(dtype) times the cotangent's column norm)
       raises GaugeError; ``check_gauge=False`` skips the check. Real input never raises.

@@ -117,6 +117,101 @@ def _gap_inverse(d: Any, eps2: Any, matrix: Any = True) -> Any:
     return d / den
 
 
+def _same_block(x: Any, delta: Any) -> Any:
+    """Mask (..., k, k) of the pairs i ≠ j of one degenerate block of the sorted values
+    x (..., k) (ndarray): a run of consecutive values each within delta (shape
+    x.shape[:-1]) of the next. The kernels (spectral.pyx ``_run_end``) use the same
+    blocks; docs/degenerate_derivatives.md says why these pairs get the exact limit 0."""
+    k = x.shape[-1]
+    eye = np.eye(k, dtype=bool)
+    if k < 2:
+        return np.zeros(x.shape + (k,), bool)
+    close = np.abs(np.diff(x.astype(np.float64), axis=-1)) <= np.asarray(delta)[..., None]
+    if not close.any():
+        return np.zeros(x.shape + (k,), bool)
+    ids = np.cumsum(~close, axis=-1)
+    ids = np.concatenate([np.zeros(x.shape[:-1] + (1,), ids.dtype), ids], axis=-1)
+    return (ids[..., :, None] == ids[..., None, :]) & ~eye
+
+
+def _svd_delta(s: Any, m: Any, n: Any) -> Any:
+    """The block tolerance δ per matrix (shape s.shape[:-1]) of the svd rules:
+    max(m, n)·eps(dtype)·s_max, numpy's rank tolerance — singular values closer than that
+    are equal to working precision (the ``drel`` of the kernels times s_max)."""
+    if s.shape[-1] == 0:
+        return np.zeros(s.shape[:-1])
+    return _svd_drel(m, n, s.dtype) * s[..., 0].astype(np.float64)
+
+
+def _svd_drel(m: Any, n: Any, dtype: Any) -> float:
+    """drel of the kernels for svd: max(m, n)·eps(dtype) (relative to s_max)."""
+    return float(max(m, n) * _EPS[np.dtype(dtype)])
+
+
+def _input_tangent(a: Tensor) -> Any:
+    """The ndarray of ``a``'s forward tangent at the active dual level, or None."""
+    level = STATE.fw_level
+    if level and a._fw is not None and a._fw[0] == level:
+        return _data(a._fw[1])
+    return None
+
+
+def _block_runs(x: Any, delta: Any) -> Any:
+    """The degenerate blocks [i0, i1) with i1 − i0 ≥ 2 of one sorted spectrum x (1-D
+    ndarray), runs of consecutive values within delta of each other (_same_block)."""
+    runs = []
+    i0 = 0
+    k = x.shape[0]
+    for i in range(1, k + 1):
+        if i == k or abs(float(x[i]) - float(x[i - 1])) > delta:
+            if i - i0 >= 2:
+                runs.append((i0, i))
+            i0 = i
+    return runs
+
+
+def adapt_degenerate_basis(left: Any, x: Any, right: Any, t: Any, delta: Any,
+                           descending: bool) -> None:
+    """Degenerate perturbation theory: within every degenerate block of the spectrum x
+    (..., k), rotate the columns of ``left`` (..., m, ≥k) and ``right`` (..., n, ≥k) by
+    the unitary Q that diagonalizes the Hermitian part of the block of leftᴴ·t·right
+    (t the input's tangent), in place, eigenvalues of that block in the order of x. Used
+    by the primal of svd (left = U, right = V) and eigh (left = right = V) when the input
+    carries a forward tangent: the result is as valid a decomposition as before (the
+    block's values are equal), and it is the basis that the values split into along t,
+    so that the within-block terms of the rules, whose exact limit is then 0, are 0
+    (docs/degenerate_derivatives.md). ``descending`` (svd): singular values, whose block
+    of ~0 values (≤ delta) is left as it is — a zero singular value splits by the
+    singular values of the block, not by its Hermitian part."""
+    k = x.shape[-1]
+    if k < 2:
+        return
+    B = math.prod(x.shape[:-1])
+    xs = x.reshape(B, k)
+    ds = np.broadcast_to(delta, x.shape[:-1]).reshape(B)
+    ts = t.reshape((B,) + t.shape[-2:])
+    L = left.reshape((B,) + left.shape[-2:])
+    R = right.reshape((B,) + right.shape[-2:])
+    same = right is left
+    for b in range(B):
+        for i0, i1 in _block_runs(xs[b], ds[b]):
+            if descending and float(xs[b, i0]) <= ds[b]:
+                continue          # svd: a block of ~0 singular values (see above)
+            lb = L[b, :, i0:i1]
+            rb = R[b, :, i0:i1]
+            c = lb.conj().T @ ts[b] @ rb
+            mu, q = np.linalg.eigh(0.5 * (c + c.conj().T))
+            if descending:
+                q = q[:, ::-1]
+            L[b, :, i0:i1] = lb @ q
+            if not same:
+                R[b, :, i0:i1] = rb @ q
+    if not np.shares_memory(L, left):
+        left[...] = L.reshape(left.shape)
+    if not same and not np.shares_memory(R, right):
+        right[...] = R.reshape(right.shape)
+
+
 _PHASE_TOL = {np.dtype(np.complex64): math.sqrt(_EPS[np.dtype(np.float32)]),
               np.dtype(np.complex128): math.sqrt(_EPS[np.dtype(np.float64)])}
 
@@ -350,29 +445,34 @@ def _thin(ctx: Any, gs: Any, ys: Any, m: Any, n: Any) -> Any:
     return (gu, gs_, gvt), (u, s, vt)
 
 
-def _poles(s: Any, eps2: Any) -> Any:
+def _poles(s: Any, eps2: Any, block: Any) -> Any:
     """The two poles of the SVD rules' 1/(s_j² − s_i²) (RULES.md svd), as matrices
     (σF, G): σF = σ·d/(d² + ε²) ≈ 1/(s_j − s_i), broadened at a repeated singular value,
     and G = σ³/(σ⁴ + ε²) ≈ 1/(s_j + s_i), exact unless s_i + s_j ~ 0 (σ = s_i + s_j,
     d = s_j² − s_i², zero diagonals). Only the first pole is singular at a degeneracy, and
     a loss invariant under rotations of the degenerate vectors puts no weight on it there;
     broadening both (one F on the whole 1/d) would drop the finite second term — see the
-    module docstring of _kernels/spectral.pyx."""
+    module docstring of _kernels/spectral.pyx. ``block`` (ndarray mask, _same_block, or
+    None): the pairs of a degenerate block, where σF is the constant 0 — its exact limit,
+    with derivative 0 (differentiating the broadening would give 1/ε² times rounding)."""
     s2 = s * s
     sig = s[..., None, :] + s[..., :, None]
     minus = sig * _gap_inverse(s2[..., None, :] - s2[..., :, None], eps2[..., None, None])
+    if block is not None and block.any():
+        minus = minus * (~block).astype(_data(s).dtype)
     sig2 = sig * sig
     off = 1 - np.eye(s.shape[-1], dtype=_data(s).dtype)    # G_ii = 0 (the phase term)
     plus = _gap_inverse(sig2, eps2[..., None, None], False) * sig * off
     return minus, plus
 
 
-def _core_tensor(X: Any, Y: Any, s: Any, sbar: Any, eps2: Any) -> Any:
+def _core_tensor(X: Any, Y: Any, s: Any, sbar: Any, eps2: Any, block: Any) -> Any:
     """The k x k core of the SVD pullback on Tensors (create_graph), the formula of
     ``spectral.svd_core`` for a square matrix:
     (F∘(X − Xᴴ))S + S(F∘(Y − Yᴴ)) + diag(s̄) + diag(i·Im diag(X)/s) = (J + Jᴴ)S + S(K + Kᴴ) + ...
-    (J = F∘X and F antisymmetric). Returns (core, sinv) with sinv the broadened 1/s."""
-    minus, plus = _poles(s, eps2)
+    (J = F∘X and F antisymmetric; ``block`` as in _poles). Returns (core, sinv) with sinv
+    the broadened 1/s."""
+    minus, plus = _poles(s, eps2, block)
     sinv = _gap_inverse(s * s, eps2[..., None], False) * s      # s³/(s⁴ + ε²)
     P = None if X is None else X - mH(X)
     Q = None if Y is None else Y - mH(Y)
@@ -437,23 +537,135 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
             u.reshape(nb, m, k), s.reshape(nb, k), vt.reshape(nb, k, n),
             None if gu is None else gu.reshape(nb, m, k),
             None if sbar is None else sbar.reshape(nb, k),
-            None if gvt is None else gvt.reshape(nb, k, n), eps, rel, out.reshape(nb, m, n))
+            None if gvt is None else gvt.reshape(nb, k, n), eps, rel, out.reshape(nb, m, n),
+            _svd_drel(m, n, s.dtype))
         return (out,)
+    # create_graph / forward-over-reverse: RULES.md's formula on Tensors
+    r = _leading(gu, sbar, gvt, k) if k >= _LEADING_MIN_K else k
+    eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
+    sd = _data(s)
+    block = _same_block(sd, _svd_delta(sd, m, n))
+    if r < k and 2 * r <= k:
+        # only the first r columns of Ū, V̄ and s̄ are nonzero (the natural truncation
+        # u[:, :r] after a full svd): X, Y and the core vanish outside the first r rows and
+        # columns, and Ā = U_r (core[:r, :] Vᴴ) + (U_⊥ core[r:, :r]) V_rᴴ, every product
+        # with r on one side: O((m + n) k r) instead of O((m + n) k²), and the core's
+        # elementwise work O(k r) — the second pass of a tensor network (TRG) is mostly
+        # this formula and its derivative
+        XK = None if gu is None else (X[..., :, :r] if X is not None
+                                      else _mH(u) @ gu[..., :, :r])
+        YK = None if gvt is None else (Y[..., :, :r] if Y is not None
+                                       else vt @ _mH(gvt[..., :r, :]))
+        top, left, sinvK = _core_strips(XK, YK, s, sbar, eps2, block, r)
+        ga = u[..., :, :r] @ (top @ vt) + (u[..., :, r:] @ left) @ vt[..., :r, :]
+        if m > k and XK is not None:
+            ga = ga + ((gu[..., :, :r] - u @ XK) * sinvK[..., None, :]) @ vt[..., :r, :]
+        if n > k and YK is not None:
+            ga = ga + (u[..., :, :r] * sinvK[..., None, :]) @ (gvt[..., :r, :] - mH(YK) @ vt)
+        return (ga,)
     if X is None and gu is not None:
         X = _mH(u) @ gu
     if Y is None and gvt is not None:
         Y = vt @ _mH(gvt)
-    # create_graph / forward-over-reverse: RULES.md's formula on Tensors
-    eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
-    core, sinv = _core_tensor(X, Y, s, sbar, eps2)
+    core, sinv = _core_tensor(X, Y, s, sbar, eps2, block)
     ga = u @ core @ vt
-    if m > k and gu is not None:
+    if m > k and gu is not None and X is not None:
         # [m > k] (Ū − U(UᴴŪ)) S⁻¹ Vᴴ
         ga = ga + ((gu - u @ X) * sinv[..., None, :]) @ vt
-    if n > k and gvt is not None:
+    if n > k and gvt is not None and Y is not None:
         # [n > k] U S⁻¹ (V̄ − V(VᴴV̄))ᴴ = U S⁻¹ (gvt − Yᴴ vt)
         ga = ga + (u * sinv[..., None, :]) @ (gvt - mH(Y) @ vt)
     return (ga,)
+
+
+def _core_strips(XK: Any, YK: Any, s: Any, sbar: Any, eps2: Any, block: Any,
+                 r: int) -> Any:
+    """_core_tensor's core when X = [X_K, 0] and Y = [Y_K, 0] (X_K = X[..., :, :r]) and s̄
+    is 0 beyond r: its nonzero strips (core[:r, :], core[r:, :r]) and sinv[:r], at O(k r).
+    With P = X − Xᴴ: P[:r, :] = [X_K[:r], 0] − X_Kᴴ, P[r:, :r] = X_K[r:]; the poles on
+    the strip (i < r, any j), σF antisymmetric and G symmetric for the other strip."""
+    k = s.shape[-1]
+    sd = _data(s)
+    sK = s[..., :r]
+    sig = s[..., None, :] + sK[..., :, None]                      # (…, r, k)
+    d = (s * s)[..., None, :] - (sK * sK)[..., :, None]
+    diag = np.zeros((r, k), bool)
+    diag[np.arange(r), np.arange(r)] = True
+    e2 = eps2[..., None, None]
+    den = d * d + e2
+    mask = (_data(den) == 0) | diag
+    if mask.any():
+        den = np.where(mask, 1, den)
+    minus = sig * (d / den)
+    if block is not None and block[..., :r, :].any():
+        minus = minus * (~block[..., :r, :]).astype(sd.dtype)
+    sig2 = sig * sig
+    gden = sig2 * sig2 + e2
+    gmask = _data(gden) == 0
+    if gmask.any():
+        gden = np.where(gmask, 1, gden)
+    plus = (sig2 / gden) * sig * (~diag).astype(sd.dtype)
+    sinvK = _gap_inverse(sK * sK, eps2[..., None], False) * sK
+
+    def strips(Z: Any) -> Any:
+        return (None, None) if Z is None else (_pad(Z[..., :r, :], k) - mH(Z), Z[..., r:, :])
+
+    (P, PL), (Q, QL) = strips(XK), strips(YK)
+    minus_l, plus_l = -mH(minus[..., :, r:]), mH(plus[..., :, r:])
+
+    def combine(mi: Any, pl: Any, A: Any, B: Any) -> Any:
+        if A is None:
+            return 0.5 * (mi * B - pl * B)
+        if B is None:
+            return 0.5 * (mi * A + pl * A)
+        return 0.5 * (mi * (A + B) + pl * (A - B))
+
+    top = combine(minus, plus, P, Q)
+    left = combine(minus_l, plus_l, PL, QL)
+    dg = None if sbar is None else sbar[..., :r]
+    if XK is not None and XK.dtype.kind == "c":
+        ph = 1j * (np.imag(np.diagonal(XK[..., :r, :], 0, -2, -1)) * sinvK)
+        dg = ph if dg is None else dg + ph
+    if dg is not None:
+        top = top + _pad(np.eye(r, dtype=sd.dtype) * dg[..., None, :], k)
+    return top, left, sinvK
+
+
+# the reduced formula pays from this k on (below, the products are cheap and one fewer
+# pass over the cotangents matters more)
+_LEADING_MIN_K = 16
+
+
+def _leading(gu: Any, sbar: Any, gvt: Any, k: int) -> int:
+    """r: 1 + the last index j < k with a nonzero ū_j, v̄_j or s̄_j anywhere in the stack
+    (the cotangents of the leading triplets a loss uses, e.g. u[:, :r] after a full
+    svd); 0 when all are zero. Reads the data (a structural fact, not differentiated)."""
+    r = 0
+    if k == 0:
+        return 0
+    for g, axis in ((gu, -2), (gvt, -1), (sbar, None)):
+        if g is None:
+            continue
+        d = _data(g)
+        nz = d != 0
+        if axis is not None:
+            nz = nz.any(axis=axis)
+        nz = nz.reshape(-1, k).any(axis=0)
+        idx = np.flatnonzero(nz)
+        if idx.size:
+            r = max(r, int(idx[-1]) + 1)
+            if r == k:
+                break
+    return r
+
+
+def _pad(x: Any, k: int) -> Any:
+    """x (..., k, r) with zero columns appended to (..., k, k)."""
+    r = x.shape[-1]
+    if r == k:
+        return x
+    zeros = np.zeros(x.shape[:-1] + (k - r,), _data(x).dtype)
+    return np.concatenate([x, zeros], axis=-1)
 
 
 def _svd_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
@@ -476,7 +688,8 @@ def _svd_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     if values_only:
         return (None, ds, None)
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
-    minus, plus = _poles(s, eps2)
+    sd = _data(s)
+    minus, plus = _poles(s, eps2, _same_block(sd, _svd_delta(sd, m, n)))
     sinv = _gap_inverse(s * s, eps2[..., None], False) * s      # broadened 1/s
     # F∘(CS + SCᴴ) = H/(s_j − s_i) + K/(s_j + s_i) with H, K the Hermitian and
     # anti-Hermitian parts of C; F∘(SC + CᴴS) = H/(s_j − s_i) − K/(s_j + s_i) (_poles)
@@ -539,6 +752,14 @@ def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
         outs = _empty_svd(d, full_matrices)
     else:
         outs = _lapack.svd(d, full_matrices=full_matrices)
+        t = _input_tangent(a)
+        if t is not None:
+            # forward mode: the basis of each degenerate block in which it splits along t
+            u, s, vt = outs
+            m, n = d.shape[-2:]
+            v = np.ascontiguousarray(_mH(vt))
+            adapt_degenerate_basis(u, s, v, t, _svd_delta(s, m, n), True)
+            outs = (u, s, np.ascontiguousarray(_mH(v)))
     ctx = (bool(full_matrices), derivative_eps, bool(check_gauge),
            values_only and _values_only_jvp(a))
     return apply(_svd_op, (a,), outs, ctx)
@@ -567,6 +788,14 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
       (ε/d)²); below, the gradient is bounded (|F| ≤ 1/(2ε)) instead of infinite — exact
       degeneracy makes the derivative of the vectors undefined, and a gauge-invariant loss
       then gets a finite (regularized) gradient.
+    * Degenerate blocks: singular values within max(m, n) · eps(dtype) · s_max of each
+      other (a run of consecutive values) are equal to working precision; for their pairs
+      the pole 1/(s_j − s_i) takes its exact limit 0, a constant. A loss invariant under
+      rotations of a block's vectors then has exact derivatives of every order along
+      directions that keep the degeneracy (symmetric tensors), and, when ``a`` carries a
+      forward tangent, the vectors of each block are those in which it splits along the
+      tangent, which makes ``tf.jvp``/``tf.hvp`` exact in every direction
+      (docs/degenerate_derivatives.md).
     * ``derivative_eps`` is ε, in the units of d (squared singular values). The default,
       per matrix, is ε = max(m, n) · eps(dtype) · s_max²: gaps d = (s_j − s_i)(s_j + s_i)
       with |s_j − s_i| below numpy's rank tolerance max(m, n)·eps·s_max are at the

@@ -53,8 +53,8 @@ from .._engine import apply
 from .._errors import ShapeError
 from .._ops.registry import defop
 from .._tensor import Tensor
-from .svd import (_check_phase, _core_tensor, _data, _gap_inverse, _poles, _svd,
-                  _svd_eps2)
+from .svd import (_check_phase, _core_tensor, _data, _gap_inverse, _input_tangent, _poles,
+                  _same_block, _svd, _svd_delta, _svd_eps2, adapt_degenerate_basis)
 from ._common import mH
 from .solve import solve_in_rule
 
@@ -191,6 +191,13 @@ def _partial(a: Any, kmax: Any, rtol: Any, atol: Any, derivative_eps: Any,
         return None
     outs = (U[..., :, :k].astype(d.dtype), S[..., :k].astype(real),
             Vt[..., :k, :].astype(d.dtype))
+    t = _input_tangent(a)
+    if t is not None:
+        # forward mode: the basis in which each degenerate block of the kept values splits
+        u, sk, vt = outs
+        v = np.ascontiguousarray(mH(vt))
+        adapt_degenerate_basis(u, sk, v, t, _svd_delta(S, m, n), True)
+        outs = (u, sk, np.ascontiguousarray(mH(v)))
     extras = (U[..., :, k:], mH(Vt[..., k:, :]), S[..., k:])
     ctx = (derivative_eps, bool(check_gauge), extras)
     return apply(_trunc_op, (a,), outs, ctx)
@@ -406,7 +413,8 @@ def _trunc_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
                      None if gu is None else _data(gu), None if gvt is None else _data(gvt),
                      s.shape[:-1], "tf.linalg.svd(max_rank=...)", "singular vectors")
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
-    core, _ = _core_tensor(X, Y, s, sbar, eps2)
+    sd = _data(s)
+    core, _ = _core_tensor(X, Y, s, sbar, eps2, _same_block(sd, _svd_delta(sd, m, n)))
     V = mH(vt)
     ru = None if gu is None else gu - u @ X               # P Ū
     rv = None if gvt is None else mH(gvt) - V @ Y         # Q V̄
@@ -426,7 +434,8 @@ def _trunc_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     C = mH(u) @ AV                                        # UᴴȦV
     ds = np.real(np.diagonal(C, 0, -2, -1))
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
-    minus, plus = _poles(s, eps2)
+    sd = _data(s)
+    minus, plus = _poles(s, eps2, _same_block(sd, _svd_delta(sd, m, n)))
     herm = minus * (0.5 * (C + mH(C)))
     anti = plus * (0.5 * (C - mH(C)))
     du = u @ (herm + anti)

@@ -274,3 +274,44 @@ def test_phase_check_agrees(dtype, b, m, k, n):
         np.testing.assert_allclose(w, ref, rtol=_tol(dtype))
     with pytest.raises(TypeError, match="complex"):
         kernel.phase_check(X.real.copy(), None, GU.real.copy(), None)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_degenerate_blocks_agree_and_zero_the_pole(dtype):
+    """drel: runs of values within drel·scale form blocks whose singular pole is 0 (σF for
+    svd, F for eigh) — kernel and twin alike; drel = 0 leaves split values alone."""
+    rng = np.random.default_rng(77)
+    real = np.finfo(dtype).dtype
+    k = 6
+    split = 1e-5 if real == np.float32 else 1e-13
+    s = np.array([[3.0, 2.0, 2.0 - split, 2.0 - 2 * split, 1.0, 0.5]], real)
+    X = random_array((1, k, k), dtype, rng)
+    Y = random_array((1, k, k), dtype, rng)
+    drel = 10 * split
+    for mode in (0, 1, 2):
+        got = _run_svd(kernel.svd_core, X, Y, s, None, 0.0, 0.0, mode, dtype)
+        ref = _run_svd(twin.svd_core, X, Y, s, None, 0.0, 0.0, mode, dtype)
+        plain = _run_svd(kernel.svd_core, X, Y, s, None, 0.0, 0.0, mode, dtype)
+        kernel.svd_core(X, Y, s, None, 0.0, 0.0, mode, *got, drel)
+        twin.svd_core(X, Y, s, None, 0.0, 0.0, mode, *ref, drel)
+        np.testing.assert_allclose(got[0], ref[0], rtol=_tol(dtype), atol=_tol(dtype))
+        # in the block (1, 2, 3) only the second pole ½(P − Q)/(s_i + s_j) remains
+        P = X - X.conj().transpose(0, 2, 1)
+        Q = Y - Y.conj().transpose(0, 2, 1)
+        if mode == 0:
+            for i, j in ((1, 2), (1, 3), (2, 3), (3, 1)):
+                want = 0.5 * (P - Q)[0, i, j] / (s[0, i] + s[0, j])
+                assert got[0][0, i, j] == pytest.approx(want, rel=10 * _tol(dtype))
+        # outside the block nothing changes; without drel the block's pairs are 1/gap large
+        outside = np.ones((k, k), bool)
+        outside[1:4, 1:4] = False
+        assert np.array_equal(got[0][0][outside], plain[0][0][outside])
+        assert np.abs(plain[0][0, 1, 2]) > 1e3 * np.abs(got[0][0, 1, 2])
+    w = np.ascontiguousarray(s[:, ::-1])
+    outs = [np.empty((1, k, k), dtype) for _ in range(3)]
+    kernel.eigh_core(X, w, None, 0.0, 0.0, outs[0], drel)
+    twin.eigh_core(X, w, None, 0.0, 0.0, outs[1], drel)
+    kernel.eigh_core(X, w, None, 0.0, 0.0, outs[2])
+    np.testing.assert_allclose(outs[0], outs[1], rtol=_tol(dtype), atol=_tol(dtype))
+    assert np.all(outs[0][0, 2:5, 2:5][~np.eye(3, dtype=bool)] == 0)
+    assert np.all(outs[2][0, 2:5, 2:5][~np.eye(3, dtype=bool)] != 0)

@@ -290,3 +290,68 @@ def test_oracle_eig(case):
 def test_oracle_eigvals(case):
     assert case["observable"]["kind"] == "identity"
     replay_oracle_case(case, tf.linalg.eigvals, ["value"])
+
+
+# ---- repeated eigenvalues along a family that keeps them (issue 25) -----------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_invariant_loss_through_repeated_eigenvalues_to_second_order(dtype):
+    # A(θ) = S(θ) diag(λ(θ)) S(θ)⁻¹ with λ = (2, 2, 5)·(1 + 0.3 sin θ): the eigenvalue 2
+    # stays double. V diag(g(λ)) V⁻¹ = g(A) does not depend on the basis of the eigenspace,
+    # so the vector cotangent couples the equal pair only at rounding level: the pair takes
+    # the exact limit 0 (no UnsupportedADError) and first and second derivatives are exact
+    rng = np.random.default_rng(41)
+    s0 = np.eye(3) + 0.3 * random_array((3, 3), dtype, rng)
+    k = 0.5 * random_array((3, 3), dtype, rng)
+    c = random_array((3, 3), dtype, rng)
+    lam = np.array([2.0, 2.0, 5.0])
+
+    def a_of(theta):
+        s = tf.linalg.matrix_exp(theta * tf.tensor(k)) @ tf.tensor(s0)
+        w = (tf.tensor(lam) * (1 + 0.3 * tf.sin(theta))).astype(dtype)
+        return (s * w) @ tf.linalg.inv(s)
+
+    def through_eig(theta):
+        w, v = tf.linalg.eig(a_of(theta))
+        gw = w ** 3 - 0.5 * w ** 2
+        return tf.real(tf.sum(((v * gw) @ tf.linalg.inv(v)) * tf.tensor(c)))
+
+    def direct(theta):
+        a = a_of(theta)
+        return tf.real(tf.sum((a @ a @ a - 0.5 * a @ a) * tf.tensor(c)))
+
+    def first(fn, theta):
+        th = tf.tensor(theta, requires_grad=True)
+        (g,) = tf.grad([fn(th)], [th])
+        return float(g)
+
+    def second(fn, theta):
+        th = tf.tensor(theta, requires_grad=True)
+        (g,) = tf.grad([fn(th)], [th], create_graph=True)
+        (gg,) = tf.grad([g], [th])
+        _, _, hv = tf.hvp(fn, [np.array(theta)], [np.array(1.0)])
+        return [float(gg), float(hv[0])]
+
+    theta0, h = 0.3, 1e-5
+    w = np.linalg.eigvals(a_of(tf.tensor(theta0)).numpy())
+    w = np.sort_complex(w)
+    assert abs(w[0] - w[1]) < 1e-13 * abs(w).max()
+    assert first(through_eig, theta0) == pytest.approx(first(direct, theta0), rel=1e-9)
+    np.testing.assert_allclose(second(through_eig, theta0), second(direct, theta0),
+                               rtol=1e-7)
+    fd = (first(through_eig, theta0 + h) - first(through_eig, theta0 - h)) / (2 * h)
+    np.testing.assert_allclose(second(through_eig, theta0), [fd, fd], rtol=1e-6)
+    _, t = tf.jvp(through_eig, [np.array(theta0)], [np.array(1.0)])
+    assert float(t) == pytest.approx(first(direct, theta0), rel=1e-9)
+
+
+def test_basis_dependent_loss_at_repeated_eigenvalues_still_raises():
+    # |V| depends on the basis of the eigenspace: above rounding, so the policy holds
+    x = tf.tensor(_repeated(), requires_grad=True)
+    w, v = tf.linalg.eig(x)
+    i = int(np.argmin(np.abs(w.numpy() - 2.0)))        # a column of the double eigenvalue
+    with pytest.raises(tf.UnsupportedADError, match="eigenvalues . and . are equal"):
+        tf.grad(tf.abs(v[:, i]).sum(), [x])
+    with pytest.raises(tf.UnsupportedADError, match="not differentiable"):
+        tf.jvp(lambda y: tf.abs(tf.linalg.eig(y).vectors[:, i]).sum(), [_repeated()],
+               [random_array((3, 3), rng=12)])

@@ -298,3 +298,175 @@ def test_create_graph_value_is_the_kernels():
     graph, = tf.grad([loss], [a], create_graph=True)
     assert graph.grad_fn is not None
     np.testing.assert_allclose(graph.numpy(), plain.numpy(), rtol=1e-13, atol=1e-13)
+
+
+# ---- second order at exactly repeated eigenvalues (issue 25) ------------------------------
+#
+# Pairs of a degenerate block (eigenvalues within n·eps·max|λ|, in a run) take the exact
+# limit 0 of F with derivative 0 (docs/degenerate_derivatives.md). Along a family that
+# keeps the degeneracy, a loss invariant under rotations of the degenerate eigenvectors has
+# exact derivatives of every order; in forward mode the primal takes the eigenvectors of
+# each block in the basis in which it splits along the tangent, which makes forward mode
+# (and tf.hvp) exact in every direction for such losses.
+
+def _eigh_family(n, values, dtype, rng):
+    """θ -> A(θ) = R(θ) Q diag(values·(1 + 0.3 sin θ)) Qᴴ R(θ)ᴴ with R(θ) = expm(θK),
+    K anti-Hermitian: the multiplicities of ``values`` are kept for every θ."""
+    q = np.linalg.qr(random_array((n, n), dtype, rng))[0]
+    k = random_array((n, n), dtype, rng)
+    k = k - k.conj().T
+    lam = np.asarray(values, float)
+
+    def a_of(theta):
+        r = tf.linalg.matrix_exp(theta * tf.tensor(k)) @ tf.tensor(q)
+        w = tf.tensor(lam) * (1 + 0.3 * tf.sin(theta))
+        return (r * w.astype(dtype)) @ r.mH
+    return a_of
+
+
+def _second_derivatives(fn, theta0):
+    th = tf.tensor(theta0, requires_grad=True)
+    (g,) = tf.grad([fn(th)], [th], create_graph=True)
+    (rr,) = tf.grad([g], [th])
+    _, _, fr = tf.hvp(fn, [np.array(theta0)], [np.array(1.0)])
+    return [float(rr), float(fr[0])]
+
+
+def _first_derivative(fn, theta):
+    th = tf.tensor(theta, requires_grad=True)
+    (g,) = tf.grad([fn(th)], [th])
+    return float(g)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_second_derivative_through_repeated_eigenvalues(dtype):
+    rng = np.random.default_rng(31)
+    n = 5
+    a_of = _eigh_family(n, [-1.0, 0.5, 0.5, 0.5, 2.0], dtype, rng)
+    c = random_array((n, n), dtype, rng)
+    c = tf.tensor(c + c.conj().T)
+
+    def through_eigh(theta):
+        # tr(g(A) C) with g(λ) = λ³ − λ²/2 from the eigenvectors: invariant under rotations
+        # of a block, and its derivatives go through the F of the other pairs
+        w, v = tf.linalg.eigh(a_of(theta))
+        gw = (w ** 3 - 0.5 * w ** 2).astype(dtype)
+        return tf.real(tf.sum(((v * gw) @ v.mH) * tf.conj(c)))
+
+    def direct(theta):
+        a = a_of(theta)
+        return tf.real(tf.sum((a @ a @ a - 0.5 * a @ a) * tf.conj(c)))
+
+    def projector(theta):
+        # ‖P C‖² with P the projector on the repeated eigenvalue's eigenspace
+        w, v = tf.linalg.eigh(a_of(theta))
+        vb = v[:, 1:4]
+        p = vb @ (vb.mH @ c)
+        return tf.sum(tf.real(p * tf.conj(p)))
+
+    theta0, h = 0.4, 1e-5
+    w = np.linalg.eigvalsh(a_of(tf.tensor(theta0)).numpy())
+    assert np.ptp(w[1:4]) < 1e-14 * np.abs(w).max()
+    assert _first_derivative(through_eigh, theta0) == pytest.approx(
+        _first_derivative(direct, theta0), rel=1e-10)
+    np.testing.assert_allclose(_second_derivatives(through_eigh, theta0),
+                               _second_derivatives(direct, theta0), rtol=1e-8)
+    for fn in (through_eigh, projector):
+        fd = (_first_derivative(fn, theta0 + h) - _first_derivative(fn, theta0 - h)) / (2 * h)
+        np.testing.assert_allclose(_second_derivatives(fn, theta0), [fd, fd], rtol=1e-6,
+                                   atol=1e-7)
+        check_grads(fn, [np.array(theta0)], order=2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_hvp_of_spectral_function_at_repeated_eigenvalues_in_any_direction(dtype):
+    # f(A) = Σ g(λ_i) (Lewis & Sendov): its Hessian holds (g'(λ_i) − g'(λ_j))/(λ_i − λ_j),
+    # whose limit at λ_i = λ_j is g''(λ). tf.hvp takes each repeated eigenvalue's vectors in
+    # the basis in which it splits along v, so the result is exact in every direction
+    rng = np.random.default_rng(32)
+    a = with_eigenvalues([0.5, 1.0, 1.0, 1.0, 2.0], dtype, rng)
+    v = herm(random_array((5, 5), dtype, rng))
+
+    def f(x):
+        w = tf.linalg.eigvalsh(x)
+        return tf.sum(tf.exp(w) + w ** 4)
+
+    _, g, hv = tf.hvp(f, [a], [v])
+    h = 1e-5
+    fd = (grad_of(f, a + h * v) - grad_of(f, a - h * v)) / (2 * h)
+    np.testing.assert_allclose(g[0].numpy(), grad_of(f, a), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(hv[0].numpy(), fd, rtol=1e-6, atol=1e-6 * np.abs(fd).max())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forward_mode_of_a_matrix_function_at_repeated_eigenvalues(dtype):
+    # tr(g(A) C) through the vectors: its directional derivative at a repeated eigenvalue
+    # has the limit g'(λ) of (g(λ_i) − g(λ_j))/(λ_i − λ_j) within the block; in the basis
+    # that diagonalizes the block of the tangent those terms vanish, so the JVP is exact
+    # in every direction
+    rng = np.random.default_rng(33)
+    a = with_eigenvalues([0.5, 1.0, 1.0, 2.0], dtype, rng)
+    v = herm(random_array((4, 4), dtype, rng))
+    c = herm(random_array((4, 4), dtype, rng))
+
+    def f(x):
+        w, vec = tf.linalg.eigh(x)
+        return tf.real(tf.sum(((vec * tf.exp(w).astype(dtype)) @ vec.mH) * tf.tensor(c)))
+
+    _, t = tf.jvp(f, [a], [v])
+    h = 1e-6
+    fd = (float(f(tf.tensor(a + h * v))) - float(f(tf.tensor(a - h * v)))) / (2 * h)
+    assert float(t) == pytest.approx(fd, rel=1e-7)
+
+
+def test_first_derivative_bit_identical_for_distinct_eigenvalues():
+    # drel = 0 is the kernel's arithmetic before blocks existed
+    from tenferro._kernels import load
+    kernel = load("spectral")
+    rng = np.random.default_rng(34)
+    for dtype in (np.float32, np.float64, np.complex64, np.complex128):
+        a = tf.tensor(herm(random_array((3, 6, 6), dtype, rng)), requires_grad=True)
+        w, v = tf.linalg.eigh(a, check_gauge=False)
+        assert np.all(np.diff(w.numpy(), axis=-1) > 1e-3)
+        gv = random_array(v.shape, dtype, rng)
+        gw = random_array(w.shape, w.dtype, rng)
+        (g,) = tf.grad([w, v], [a], [gw, gv])
+        out = np.empty(v.shape, dtype)
+        kernel.eigh_backward(v.numpy(), w.numpy(), gv, gw, 0.0, 6 * np.finfo(w.dtype).eps,
+                             out, 0.0)
+        assert np.array_equal(g.numpy(), out)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forward_mode_takes_the_splitting_basis_in_a_stack(dtype):
+    # each matrix of a stack, each of its degenerate blocks: the primal under a tangent is
+    # still an eigendecomposition, λ̇ are the one-sided derivatives of the sorted values
+    rng = np.random.default_rng(35)
+    a = np.stack([with_eigenvalues([0.5, 1.0, 1.0, 2.0, 2.0], dtype, rng),
+                  with_eigenvalues([-1.0, -1.0, -1.0, 0.0, 3.0], dtype, rng)])
+    t = herm(random_array(a.shape, dtype, rng))
+    with tf.forward_ad.dual_level():
+        w, v = tf.linalg.eigh(tf.forward_ad.make_dual(tf.tensor(a), tf.tensor(t)))
+        dw = tf.forward_ad.unpack_dual(w).tangent.numpy()
+    w, v = w.numpy(), v.numpy()
+    np.testing.assert_allclose((v * w[..., None, :]) @ np.swapaxes(v, -1, -2).conj(), a,
+                               atol=1e-13)
+    c = np.swapaxes(v, -1, -2).conj() @ t @ v
+    for b, blocks in ((0, [(1, 3), (3, 5)]), (1, [(0, 3)])):
+        for i0, i1 in blocks:
+            cb = c[b, i0:i1, i0:i1]
+            assert np.abs(cb - np.diag(np.diag(cb))).max() < 1e-12
+    h = 1e-7                           # one-sided: the sorted values split like |h|
+    fd = (np.linalg.eigvalsh(a + h * t) - w) / h
+    np.testing.assert_allclose(dw, fd, atol=1e-5)
+
+
+def test_forward_mode_splits_a_repeated_zero_eigenvalue():
+    # a projector: eigenvalue 0 three times; it splits along t like any other
+    rng = np.random.default_rng(36)
+    a = with_eigenvalues([0.0, 0.0, 0.0, 1.0], np.float64, rng)
+    t = herm(random_array((4, 4), np.float64, rng))
+    _, (dw, _) = tf.jvp(tf.linalg.eigh, [a], [t])
+    h = 1e-7
+    np.testing.assert_allclose(dw.numpy(), (np.linalg.eigvalsh(a + h * t)
+                                            - np.linalg.eigvalsh(a)) / h, atol=1e-5)

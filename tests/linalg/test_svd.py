@@ -449,3 +449,48 @@ def test_tangents_on_cotangents_of_a_recorded_rule():
     g2v, = tf.grad([g1], [a], [tf.tensor(v)], retain_graph=True)
     np.testing.assert_allclose(tf.forward_ad.unpack_dual(g2).primal.numpy(), g2v.numpy(),
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(20, 20), (24, 18), (18, 22)])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_second_order_with_leading_cotangents_only(shape, dtype, monkeypatch):
+    # a loss of u[:, :r], s[:r], vt[:r] (truncation after a full svd): the create_graph
+    # formula works on the first r rows/columns of its core only (O((m + n) k r)); its
+    # derivatives equal the full formula's and finite differences
+    rng = np.random.default_rng(sum(shape))
+    a = random_array(shape, dtype, rng)
+    c = random_array((shape[0], shape[1]), dtype, rng)
+
+    def loss(x):
+        u, s, vt = tf.linalg.svd(x)
+        r = 3
+        t = (u[..., :, :r] * s[..., :r].astype(dtype)) @ vt[..., :r, :]
+        return tf.sum(tf.real(tf.tensor(c) * tf.conj(t)) ** 2) + tf.sum(s[:2] ** 3)
+
+    def hvp(x0, v):
+        x = tf.tensor(x0, requires_grad=True)
+        (g,) = tf.grad([loss(x)], [x], create_graph=True)
+        (h,) = tf.grad([g], [x], [tf.tensor(v)])
+        return h.numpy()
+
+    v = random_array(shape, dtype, rng)
+    reduced = hvp(a, v)
+    svd_mod = importlib.import_module("tenferro.linalg.svd")
+    monkeypatch.setattr(svd_mod, "_LEADING_MIN_K", 10 ** 9)      # the full formula
+    full = hvp(a, v)
+    np.testing.assert_allclose(reduced, full, rtol=1e-10, atol=1e-10 * np.abs(full).max())
+    monkeypatch.undo()
+    check_grads(loss, [a], order=2)
+
+
+def test_leading_count():
+    from tenferro.linalg.svd import _leading
+    gu = np.zeros((2, 5, 4))
+    gu[1, 3, 1] = 1.0
+    assert _leading(gu, None, None, 4) == 2
+    sbar = np.zeros((2, 4))
+    sbar[0, 2] = 1.0
+    assert _leading(gu, sbar, None, 4) == 3
+    assert _leading(np.zeros((5, 4)), None, np.zeros((4, 6)), 4) == 0
+    assert _leading(np.zeros((3, 0)), np.zeros((0,)), None, 0) == 0
+    assert _leading(np.zeros((2, 0, 3, 4)), None, None, 4) == 0     # an empty stack
