@@ -40,7 +40,7 @@ root_doc = "index"
 exclude_patterns = ["_build", "_generated", "_ext", "README.md", "**/.ipynb_checkpoints"]
 
 myst_enable_extensions = ["dollarmath", "colon_fence"]
-myst_heading_anchors = 3                 # [text](page.md#a-heading) links resolve
+myst_heading_anchors = 3                 # [views](guide/concepts.md#views) links resolve
 
 autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "none"               # signatures keep their defaults; types are prose

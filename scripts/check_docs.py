@@ -9,16 +9,25 @@
    so has every member a public class defines (``Tensor.shape``, ...);
 4. every local link (href to a page, an anchor in it) and every image in the built HTML
    exists;
-5. if a Chromium is installed (``apt-get install chromium``), screenshots of four pages
+5. every reference to a Markdown file in the sources (tenferro/, docs/, README.md,
+   examples/, scripts/, tests/, asv_bench/) opens: a path such as ``docs/rules.md`` or
+   ``../design.md`` names a file of the repository (relative to the citing file, to the
+   repository root or to docs/), and an anchor (``docs/design.md#conventions``) names a
+   heading of that file; the old citations of the design and rules files that lived
+   outside the repository (the bare words, with or without ``.md``) are reported too.
+   Each offender is printed as ``file:line``. ``--references`` runs this step alone
+   (no build: a second);
+6. if a Chromium is installed (``apt-get install chromium``), screenshots of four pages
    into docs/_build/screenshots (index, a guide page, an API page, an example page);
    without one this step says so and is skipped.
 
-Exits non-zero naming each page or name at fault.
+Exits non-zero naming each page, name or reference at fault.
 """
 import argparse
 import html.parser
 import inspect
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -142,6 +151,130 @@ def check_links():
     return problems
 
 
+# ---- references to documentation files ----------------------------------------------
+
+# Where references are looked for, and what is skipped there (generated and built files).
+REFERENCE_ROOTS = ["tenferro", "docs", "README.md", "examples", "scripts", "tests",
+                   "asv_bench"]
+REFERENCE_SKIP = {"_build", "api", "examples", "_generated", "__pycache__", ".asv",
+                  "results", "html", "tracked-results", "tracked-html", "screenshots",
+                  ".ipynb_checkpoints"}
+REFERENCE_SUFFIXES = {".py", ".pyx", ".pxd", ".pyi", ".md", ".rst", ".txt", ".toml",
+                      ".cfg", ".json", ".build", ".in"}
+# A Markdown path: not preceded by a path character (so URLs and globs such as
+# docs/guide/*.md are not references), with an optional #anchor.
+_MD_REF = re.compile(r"(?<![\w./*{}<>-])((?:\.\./)*\w[\w./-]*\.md)\b(#[\w-]+)?")
+# The citations of the two contract files that used to live outside the repository,
+# without their extension ("§2 of the design file", "(rules: adjoint)"); spelled in
+# pieces so that this file does not cite them itself.
+_OLD_CITATION = re.compile(r"\b(" + "DES" + "IGN" + "|" + "RUL" + "ES" + r")\b(?!\.md)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MYST_TARGET = re.compile(r"^\(([\w-]+)\)=\s*$")
+_SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
+
+
+def _reference_files():
+    """The text files under REFERENCE_ROOTS, generated and built folders left out."""
+    for root in REFERENCE_ROOTS:
+        path = REPO / root
+        if path.is_file():
+            yield path
+            continue
+        for dirpath, dirnames, filenames in os.walk(path):
+            rel = Path(dirpath).relative_to(REPO)
+            generated = rel.parts[:1] == ("docs",) and len(rel.parts) == 1
+            dirnames[:] = sorted(
+                d for d in dirnames
+                if not d.startswith(".") and d not in ("__pycache__", ".ipynb_checkpoints")
+                and not (generated and d in REFERENCE_SKIP)
+                and not (rel.parts[:1] == ("asv_bench",) and d in REFERENCE_SKIP))
+            for name in sorted(filenames):
+                f = Path(dirpath) / name
+                if f.suffix in REFERENCE_SUFFIXES or name == "meson.build":
+                    yield f
+
+
+def slugify(title):
+    """The anchor MyST gives a heading (its GitHub-style slug, myst_heading_anchors): the
+    text and code of the title (roles such as {doc}`x` dropped, as MyST does), lowercase,
+    spaces to hyphens, other punctuation dropped."""
+    text = re.sub(r"\{[\w:-]+\}`[^`]*`", "", title)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)       # [t](u) -> t
+    text = text.replace("`", "").replace("**", "").replace("*", "")
+    return _SLUG_CLEAN.sub("", text.lower().replace(" ", "-"))
+
+
+def heading_anchors(md, depth=3):
+    """The anchors of a Markdown file: the slugs of its headings down to ``depth`` (docs/
+    conf.py's myst_heading_anchors; a repeated slug gets -1, -2, ... as in MyST) and its
+    explicit ``(label)=`` targets."""
+    anchors, fenced = set(), False
+    for line in md.read_text(errors="replace").splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        m = _MYST_TARGET.match(line)
+        if m:
+            anchors.add(m.group(1))
+            continue
+        m = _HEADING.match(line)
+        if m and len(m.group(1)) <= depth:
+            slug = slugify(m.group(2))
+            if slug in anchors:
+                i = 1
+                while f"{slug}-{i}" in anchors:
+                    i += 1
+                slug = f"{slug}-{i}"
+            if slug:
+                anchors.add(slug)
+    return anchors
+
+
+def _resolve(ref, source):
+    """The existing file a reference in ``source`` names, or None."""
+    for base in (source.parent, REPO, DOCS):
+        target = (base / ref).resolve()
+        if target.is_file():
+            return target
+    return None
+
+
+def check_references(files=None):
+    """Every ``*.md`` path mentioned in the sources exists (and has the heading its anchor
+    names); the old citations of the external design/rules files are offenders."""
+    problems, anchors, count = [], {}, 0
+    for f in (_reference_files() if files is None else files):
+        rel = f.relative_to(REPO) if f.is_relative_to(REPO) else f
+        if f.resolve() == Path(__file__).resolve():
+            lines = []      # this file explains the patterns; it cites nothing
+        else:
+            lines = f.read_text(errors="replace").splitlines()
+        for n, line in enumerate(lines, 1):
+            for m in _MD_REF.finditer(line):
+                count += 1
+                ref, frag = m.group(1), (m.group(2) or "")[1:]
+                target = _resolve(ref, f)
+                if target is None:
+                    problems.append(f"{rel}:{n}: {ref}{'#' + frag if frag else ''} "
+                                    "does not exist in the repository")
+                elif frag:
+                    if target not in anchors:
+                        anchors[target] = heading_anchors(target)
+                    if frag not in anchors[target]:
+                        problems.append(f"{rel}:{n}: {ref}#{frag}: no heading of "
+                                        f"{target.relative_to(REPO)} has that anchor")
+            for m in _OLD_CITATION.finditer(line):
+                count += 1
+                problems.append(f"{rel}:{n}: '{line.strip()[:90]}' cites the former "
+                                f"{m.group(1)} file, which is not in the repository; "
+                                "cite docs/design.md or docs/rules.md (with an anchor)")
+    print(f"  {count} references checked")
+    return problems
+
+
 def find_browser():
     """A headless-capable Chromium on PATH, or None."""
     return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
@@ -181,13 +314,18 @@ def screenshots():
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--no-screenshots", action="store_true")
+    p.add_argument("--references", action="store_true",
+                   help="only check the references to Markdown files (step 5)")
     args = p.parse_args(argv)
     failures = []
     steps = [("sphinx-build -W (html)", lambda: build_html() == 0 or ["warnings/errors"]),
              ("doctests of docs/guide/*.md", lambda: doctest_guide() == 0 or ["failed"]),
              ("docstrings of public names", check_docstrings),
-             ("internal links and images", check_links)]
-    if not args.no_screenshots:
+             ("internal links and images", check_links),
+             ("references to documentation files", check_references)]
+    if args.references:
+        steps = steps[-1:]
+    elif not args.no_screenshots:
         steps.append(("screenshots (headless chromium)", screenshots))
     for name, step in steps:
         print(f"== {name}", flush=True)

@@ -10,6 +10,10 @@
 * The ``tenferro-example`` directive runs an example script in a subprocess at build time
   and shows its docstring, its source, its standard output and the PNG files it wrote.
   A script that fails (or times out) fails the build.
+* The ``tenferro-op-table`` directive (docs/rules.md) is the table of every registered op
+  (``tenferro._ops.registry.OPS``, the rows of ``python -m tenferro.rules``), each linked
+  to the section of docs/rules.md that gives its formula. An op whose family has no
+  section there fails the build (a warning under ``-W``).
 """
 import ast
 import re
@@ -27,7 +31,10 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.errors import ExtensionError
+from sphinx.util import logging as sphinx_logging
 from sphinx.util.docutils import SphinxDirective
+
+logger = sphinx_logging.getLogger(__name__)
 
 DOCS = Path(__file__).resolve().parent.parent
 REPO = DOCS.parent
@@ -368,6 +375,142 @@ def _dedent(text):
     return textwrap.dedent(text)
 
 
+# ---- the op table of docs/rules.md -----------------------------------------------------
+# Each registered op is listed with a link to the section of docs/rules.md that gives its
+# formula (the anchor is the section heading's slug). The family of an op is found by its
+# name first, then by the module that defines its rules (``op.vjp.__module__``, a prefix
+# match, so a package split into submodules keeps its section). An op that matches
+# nothing is reported: add its family here and a section to docs/rules.md.
+FAMILY_SECTIONS = [              # the family sections of docs/rules.md, in the page's order
+    "elementwise", "reductions-and-scans", "linear-maps", "in-place-updates-and-views",
+    "einsum", "svd", "truncated-svd", "eigh", "eig", "qr", "lu", "cholesky",
+    "solve-and-inv", "solve_triangular", "det-and-slogdet", "pinv-and-lstsq", "matrix_exp",
+    "norms", "products", "fft", "special-functions", "transforms-and-user-rules",
+]
+OP_FAMILY_BY_NAME = {
+    "matrix_exp": "matrix_exp",
+    "lazy_rule": "svd",
+}
+OP_FAMILY_BY_PREFIX = [          # (op name prefix, anchor)
+    ("special.", "special-functions"),
+    ("fft.", "fft"),
+]
+OP_FAMILY_BY_MODULE = [          # (module of the rules, anchor)
+    ("tenferro._ops.elementwise", "elementwise"),
+    ("tenferro._ops.reductions", "reductions-and-scans"),
+    ("tenferro._ops.structure", "linear-maps"),
+    ("tenferro._ops.manipulation", "linear-maps"),
+    ("tenferro._ops.sorting", "linear-maps"),
+    ("tenferro._ops.sets", "linear-maps"),
+    ("tenferro._ops.creation", "linear-maps"),
+    ("tenferro._ops.inplace", "in-place-updates-and-views"),
+    ("tenferro._ops.views", "in-place-updates-and-views"),
+    ("tenferro._sparse", "in-place-updates-and-views"),
+    ("tenferro._ops.einsum", "einsum"),
+    ("tenferro.linalg.svd_truncated", "truncated-svd"),
+    ("tenferro.linalg.svd", "svd"),
+    ("tenferro.linalg.eigh", "eigh"),
+    ("tenferro.linalg.eig", "eig"),
+    ("tenferro.linalg.qr", "qr"),
+    ("tenferro.linalg.lu", "lu"),
+    ("tenferro.linalg.cholesky", "cholesky"),
+    ("tenferro.linalg.solve", "solve-and-inv"),
+    ("tenferro.linalg.triangular", "solve_triangular"),
+    ("tenferro.linalg.det", "det-and-slogdet"),
+    ("tenferro.linalg.lstsq", "pinv-and-lstsq"),
+    ("tenferro.linalg.matfuncs", "norms"),
+    ("tenferro.linalg.products", "products"),
+    ("tenferro.fft", "fft"),
+    ("tenferro.special", "special-functions"),
+    ("tenferro.custom", "transforms-and-user-rules"),
+    ("tenferro.functional", "transforms-and-user-rules"),
+]
+
+
+def op_family(name, op):
+    """The anchor of the docs/rules.md section of the op ``name``, or None."""
+    if name in OP_FAMILY_BY_NAME:
+        return OP_FAMILY_BY_NAME[name]
+    for prefix, anchor in OP_FAMILY_BY_PREFIX:
+        if name.startswith(prefix):
+            return anchor
+    module = getattr(getattr(op, "vjp", None), "__module__", None) or ""
+    for prefix, anchor in OP_FAMILY_BY_MODULE:
+        if module == prefix or module.startswith(prefix + "."):
+            return anchor
+    return None
+
+
+def _cell(*children):
+    entry = nodes.entry()
+    para = nodes.paragraph()
+    for child in children:
+        para += child
+    entry += para
+    return entry
+
+
+class OpTableDirective(SphinxDirective):
+    """``.. tenferro-op-table::``: every registered op, its family section (a link within
+    the page), the module of its rules, the columns of ``tenferro.rules.table()`` and the
+    op's own one-line note (``Op.doc``)."""
+
+    has_content = False
+
+    def run(self):
+        from tenferro._ops.registry import OPS
+        from tenferro.rules import table
+        order = {anchor: i for i, anchor in enumerate(FAMILY_SECTIONS)}
+        head = ("op", "family", "rules in", "vjp", "jvp", "2nd order", "complex",
+                "batched", "note")
+        rows = []
+        for name, vjp, jvp, second, cplx, batched in table():
+            op = OPS[name]
+            anchor = op_family(name, op)
+            if anchor is None:
+                module = getattr(getattr(op, "vjp", None), "__module__", "?")
+                logger.warning(f"op {name!r} (rules in {module}) has no family section in "
+                               "docs/rules.md: add its module to OP_FAMILY_BY_MODULE in "
+                               "docs/_ext/tenferro_docs.py and its formula to the page",
+                               location=self.get_location())
+                continue
+            module = getattr(getattr(op, "vjp", None), "__module__", "") or ""
+            rows.append((order.get(anchor, len(order)), name, anchor, module,
+                         (vjp, jvp, second, cplx, batched), getattr(op, "doc", "") or ""))
+        rows.sort(key=lambda r: (r[0], r[1]))
+        tbl = nodes.table(classes=["tenferro-op-table"])
+        group = nodes.tgroup(cols=len(head))
+        tbl += group
+        for width in (14, 10, 14, 4, 4, 6, 6, 6, 36):
+            group += nodes.colspec(colwidth=width)
+        thead = nodes.thead()
+        row = nodes.row()
+        for text in head:
+            row += _cell(nodes.Text(text))
+        thead += row
+        group += thead
+        body = nodes.tbody()
+        for _, name, anchor, module, flags, doc in rows:
+            row = nodes.row()
+            row += _cell(nodes.literal(name, name))
+            ref = nodes.reference("", anchor.replace("-", " "), internal=True,
+                                  refuri="#" + anchor)
+            row += _cell(ref)
+            path = module.replace(".", "/") + ".py" if module else ""
+            row += _cell(nodes.literal(path, path))
+            for flag in flags:
+                row += _cell(nodes.Text(flag))
+            row += _cell(nodes.Text(doc))
+            body += row
+        group += body
+        para = nodes.paragraph()
+        para += nodes.Text(f"{len(rows)} ops, generated from the registry when these pages "
+                           "were built (the same rows as ")
+        para += nodes.literal("python -m tenferro.rules", "python -m tenferro.rules")
+        para += nodes.Text(").")
+        return [para, tbl]
+
+
 # ---- docstrings as plain-text math ---------------------------------------------------
 # tenferro's docstrings are prose with ``code`` spans and formulas written in plain text:
 # |x|, |det|, (*batch, n, n), x* = g(x*, *params). reST reads |x| as a substitution and
@@ -452,6 +595,7 @@ def _on_config_inited(app, config):
 def setup(app):
     app.add_config_value("tenferro_example_args", {}, "env")
     app.add_directive("tenferro-example", ExampleDirective)
+    app.add_directive("tenferro-op-table", OpTableDirective)
     app.connect("config-inited", _on_config_inited)
     # before napoleon (priority 500), which escapes *args itself and writes *type*
     app.connect("autodoc-process-docstring", _on_process_docstring, priority=400)
