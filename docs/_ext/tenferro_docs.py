@@ -464,7 +464,8 @@ class OpTableDirective(SphinxDirective):
         head = ("op", "family", "rules in", "vjp", "jvp", "2nd order", "complex",
                 "batched", "note")
         rows = []
-        for name, vjp, jvp, second, cplx, batched in table():
+        for row in table():
+            name, flags = row[0], tuple(row[1:6])   # vjp, jvp, 2nd order, complex, batched
             op = OPS[name]
             anchor = op_family(name, op)
             if anchor is None:
@@ -475,8 +476,8 @@ class OpTableDirective(SphinxDirective):
                                location=self.get_location())
                 continue
             module = getattr(getattr(op, "vjp", None), "__module__", "") or ""
-            rows.append((order.get(anchor, len(order)), name, anchor, module,
-                         (vjp, jvp, second, cplx, batched), getattr(op, "doc", "") or ""))
+            rows.append((order.get(anchor, len(order)), name, anchor, module, flags,
+                         getattr(op, "doc", "") or ""))
         rows.sort(key=lambda r: (r[0], r[1]))
         tbl = nodes.table(classes=["tenferro-op-table"])
         group = nodes.tgroup(cols=len(head))
