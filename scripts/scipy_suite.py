@@ -486,15 +486,18 @@ def run_ci(out, timeout, strict):
     records, _, _ = _read_log(out / "ci.jsonl")
     outcomes = collections.Counter(_column(r["outcome"]) for r in records.values())
     missing = sorted(ids - set(records))
-    unlisted, stale = [], []
+    unlisted = []
+    matched = collections.defaultdict(list)      # entry's pattern -> outcomes it matched
     for tid, rec in sorted(records.items()):
         entry = classify(tid, known)
-        if rec["outcome"] in FAILED and entry is None:
+        if entry is not None:
+            matched[entry[0]].append(rec["outcome"])
+        elif rec["outcome"] in FAILED:
             unlisted.append(rec)
-        elif rec["outcome"] == "passed" and entry is not None:
-            stale.append((tid, entry))
-    listed_failing = sum(1 for r in records.values()
-                         if r["outcome"] in FAILED and classify(r["id"], known))
+    # an entry is stale when the tests it matched in this run all pass now
+    stale = [e for e in known if matched.get(e[0])
+             and all(o == "passed" for o in matched[e[0]])]
+    listed_failing = sum(o in FAILED for outs in matched.values() for o in outs)
     print(f"ran {len(records)} in {seconds:.0f} s: " + ", ".join(
         f"{n} {k}" for k, n in sorted(outcomes.items())))
     print(f"failures listed in known_failures.txt: {listed_failing}")
@@ -503,10 +506,10 @@ def run_ci(out, timeout, strict):
         for tid in missing[:20]:
             print("   ", tid)
     if stale:
-        print(f"{len(stale)} listed tests pass now; remove them from "
-              f"{KNOWN.relative_to(REPO)}:")
-        for tid, entry in stale:
-            print(f"    {tid}   (listed by {entry[0]!r}, {entry[2]})")
+        print(f"{len(stale)} entries of {KNOWN.relative_to(REPO)} match only passing "
+              "tests now; remove them:")
+        for entry in stale:
+            print(f"    {entry[0]}   ({entry[2]}, {len(matched[entry[0]])} tests)")
     if unlisted:
         print(f"{len(unlisted)} failures NOT in {KNOWN.relative_to(REPO)}:")
         for rec in unlisted:
