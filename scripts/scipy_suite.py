@@ -126,10 +126,12 @@ def run_pytest(name, targets, backends, out, timeout, marker, select=None,
                total_timeout=4 * 3600):
     """Run pytest on ``targets`` (module names) into ``out/<name>.jsonl``; restart past
     crashes. Returns the wall time in seconds."""
-    try:
-        import pytest_timeout  # noqa: F401
-    except ImportError:
-        sys.exit("scipy_suite: pytest-timeout is needed (pip install pytest-timeout)")
+    if timeout:
+        try:
+            import pytest_timeout  # noqa: F401
+        except ImportError:
+            sys.exit("scipy_suite: pytest-timeout is needed for --timeout (pip install "
+                     "pytest-timeout; --timeout 0 runs without it)")
     log, stdout = out / f"{name}.jsonl", out / f"{name}.out"
     exclude = out / f"{name}.exclude"
     for p in (log, stdout, exclude):
@@ -142,7 +144,7 @@ def run_pytest(name, targets, backends, out, timeout, marker, select=None,
         cmd = [sys.executable, "-m", "pytest", "-c", str(INI), "--rootdir", str(site),
                "-p", "tenferro_xp_plugin", "-p", "scipy_suite_report",
                "-p", "no:cacheprovider", "-q", "--tb=short", "-o", "console_output_style=classic",
-               f"--timeout={timeout}", f"--scipy-suite-log={log}",
+               *([f"--timeout={timeout}"] if timeout else []), f"--scipy-suite-log={log}",
                f"--scipy-suite-exclude={exclude}", "-m", marker]
         if select is not None:
             cmd.append(f"--scipy-suite-select={select}")
@@ -425,11 +427,12 @@ def _module_of(test_id):
     return test_id.partition("::")[0].removesuffix(".py").replace("/", ".")
 
 
-def make_sample(out, subpackages, budget, per_reason):
+def make_sample(out, subpackages, budget, per_reason, per_function):
     """Pick the CI sample from a baseline in ``out``: for every known-failure reason up
-    to ``per_reason`` of its tenferro ids, then one id of every test function (the one
-    with the smallest CRC32, a fixed choice) while the subpackage's share of ``budget``
-    seconds (by the baseline's durations) lasts, quickest functions first."""
+    to ``per_reason`` of its tenferro ids, then up to ``per_function`` ids of every test
+    function (in CRC32 order of their ids: a fixed choice; one of every function before
+    a second of any) while the subpackage's share of ``budget`` seconds (by the
+    baseline's durations) lasts, quickest first."""
     results = load(out, subpackages)
     known = read_known()
     chosen = {}
@@ -452,18 +455,22 @@ def make_sample(out, subpackages, budget, per_reason):
         funcs = collections.defaultdict(list)
         for tid in tests:
             funcs[_base(tid)].append(tid)
-        picks = []
+        # rounds: the first id of every function (quickest functions first), then the
+        # second of every function, ...; ids that ran (not skipped) first, CRC32 order
+        ranked = {}
         for func, ids in funcs.items():
-            if any(chosen.get(i) for i in ids):
-                continue
-            runnable = [i for i in ids if tests[i]["outcome"] != "skipped"] or ids
-            tid = min(runnable, key=lambda i: zlib.crc32(i.encode()))
-            picks.append((tests[tid]["dur"], tid))
-        for dur, tid in sorted(picks):
-            if spent + dur > per_sub_budget:
-                break
-            chosen[tid] = sub
-            spent += dur
+            runnable = sorted((i for i in ids if tests[i]["outcome"] != "skipped"),
+                              key=lambda i: zlib.crc32(i.encode()))
+            ranked[func] = [i for i in runnable if i not in chosen]
+            if any(i in chosen for i in ids):
+                ranked[func] = ranked[func][1:]     # the reason pick counts as its first
+        for k in range(per_function):
+            picks = sorted((tests[r[k]]["dur"], r[k]) for r in ranked.values() if len(r) > k)
+            for dur, tid in picks:
+                if spent + dur > per_sub_budget:
+                    break
+                chosen[tid] = sub
+                spent += dur
         print(f"  {sub}: {sum(1 for s in chosen.values() if s == sub)} ids, "
               f"{spent:.0f} s in the baseline")
     import scipy
@@ -475,17 +482,12 @@ def make_sample(out, subpackages, budget, per_reason):
     print(f"wrote {len(chosen)} ids to {SAMPLE.relative_to(REPO)}")
 
 
-def run_ci(out, timeout, strict):
-    from scipy_suite_report import read_ids  # tests/scipy_suite on sys.path below
-    ids = read_ids(str(SAMPLE))
-    known = read_known()
-    modules = sorted({_module_of(i) for i in ids})
-    print(f"CI sample: {len(ids)} SciPy tests in {len(modules)} modules ({_versions()})")
-    seconds = run_pytest("ci", modules, ["tenferro"], out, timeout, "array_api_backends",
-                         select=SAMPLE, total_timeout=20 * 60)
-    records, _, _ = _read_log(out / "ci.jsonl")
-    outcomes = collections.Counter(_column(r["outcome"]) for r in records.values())
-    missing = sorted(ids - set(records))
+def evaluate(records, known, ids):
+    """The verdict of a CI run: records (by id) against the known-failure entries and
+    the sample ``ids``. Returns a dict: ``unlisted`` (failed records no entry matches),
+    ``stale`` (entries whose matched tests all passed), ``matched`` (pattern ->
+    outcomes), ``listed_failing``, ``missing`` (sample ids that did not run),
+    ``outcomes`` (Counter of table columns)."""
     unlisted = []
     matched = collections.defaultdict(list)      # entry's pattern -> outcomes it matched
     for tid, rec in sorted(records.items()):
@@ -494,30 +496,53 @@ def run_ci(out, timeout, strict):
             matched[entry[0]].append(rec["outcome"])
         elif rec["outcome"] in FAILED:
             unlisted.append(rec)
-    # an entry is stale when the tests it matched in this run all pass now
-    stale = [e for e in known if matched.get(e[0])
-             and all(o == "passed" for o in matched[e[0]])]
-    listed_failing = sum(o in FAILED for outs in matched.values() for o in outs)
+    return {
+        "unlisted": unlisted,
+        # an entry is stale when the tests it matched in this run all pass now
+        "stale": [e for e in known if matched.get(e[0])
+                  and all(o == "passed" for o in matched[e[0]])],
+        "matched": matched,
+        "listed_failing": sum(o in FAILED for outs in matched.values() for o in outs),
+        "missing": sorted(set(ids) - set(records)),
+        "outcomes": collections.Counter(_column(r["outcome"]) for r in records.values()),
+    }
+
+
+def run_ci(out, timeout, strict, sample=SAMPLE, known_path=KNOWN):
+    from scipy_suite_report import read_ids  # tests/scipy_suite on sys.path (main)
+    ids = read_ids(str(sample))
+    known = read_known(known_path)
+    modules = sorted({_module_of(i) for i in ids})
+    print(f"CI sample: {len(ids)} SciPy tests in {len(modules)} modules ({_versions()})")
+    seconds = run_pytest("ci", modules, ["tenferro"], out, timeout, "array_api_backends",
+                         select=sample, total_timeout=20 * 60)
+    records, _, _ = _read_log(out / "ci.jsonl")
+    v = evaluate(records, known, ids)
+    outcomes, missing, stale, unlisted = v["outcomes"], v["missing"], v["stale"], v["unlisted"]
     print(f"ran {len(records)} in {seconds:.0f} s: " + ", ".join(
         f"{n} {k}" for k, n in sorted(outcomes.items())))
-    print(f"failures listed in known_failures.txt: {listed_failing}")
+    print(f"failures listed in {known_path.name}: {v['listed_failing']}")
     if missing:
         print(f"{len(missing)} sample ids were not collected (another SciPy version?):")
         for tid in missing[:20]:
             print("   ", tid)
     if stale:
-        print(f"{len(stale)} entries of {KNOWN.relative_to(REPO)} match only passing "
-              "tests now; remove them:")
+        print(f"{len(stale)} entries of {known_path.name} match only passing tests now; "
+              "remove them:")
         for entry in stale:
-            print(f"    {entry[0]}   ({entry[2]}, {len(matched[entry[0]])} tests)")
+            print(f"    {entry[0]}   ({entry[2]}, {len(v['matched'][entry[0]])} tests)")
     if unlisted:
-        print(f"{len(unlisted)} failures NOT in {KNOWN.relative_to(REPO)}:")
+        print(f"{len(unlisted)} failures NOT in {known_path.name}:")
         for rec in unlisted:
             print(f"    {rec['id']}\n        {_signature(rec)}")
     ok = (not unlisted and records and not (strict and stale)
           and len(missing) <= len(ids) // 10)
-    n_failed = outcomes["failed"]
-    print(f"{outcomes['passed']} passed, {n_failed} failed, {outcomes['skipped']} skipped")
+    if len(missing) > len(ids) // 10:
+        print("more than a tenth of the sample did not run: rebuild it for this SciPy "
+              "(make-sample)")
+    # the closing line counts only unlisted failures as failed (listed ones are expected)
+    print(f"{outcomes['passed']} passed, {len(unlisted)} failed, {v['listed_failing']} "
+          f"known failures, {outcomes['xfailed']} xfailed, {outcomes['skipped']} skipped")
     return 0 if ok else 1
 
 
@@ -530,18 +555,23 @@ def main(argv=None):
     ap.add_argument("--subpackages", default=",".join(SUBPACKAGES))
     ap.add_argument("--backends", default=",".join(BACKENDS))
     ap.add_argument("--out", default=str(REPO / "scipy-suite-results"))
-    ap.add_argument("--timeout", type=int, default=300, help="seconds per test")
+    ap.add_argument("--timeout", type=int, default=300,
+                    help="seconds per test (pytest-timeout); 0: no limit")
     ap.add_argument("--marker", default="array_api_backends",
                     help="pytest -m expression (default: array_api_backends)")
     ap.add_argument("--update-docs", action="store_true",
                     help="write the table into README.md and the triage into "
                          "docs/scipy_suite.md")
+    ap.add_argument("--sample", default=str(SAMPLE), help="ci: the id file to run")
+    ap.add_argument("--known", default=str(KNOWN), help="ci: the known-failures file")
     ap.add_argument("--strict", action="store_true",
                     help="ci: listed failures that pass now fail the run too")
-    ap.add_argument("--budget", type=float, default=240.0,
+    ap.add_argument("--budget", type=float, default=400.0,
                     help="make-sample: seconds of baseline test time in the sample")
     ap.add_argument("--per-reason", type=int, default=3,
                     help="make-sample: ids of each known-failure reason in the sample")
+    ap.add_argument("--per-function", type=int, default=5,
+                    help="make-sample: at most this many ids of each test function")
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -570,9 +600,9 @@ def main(argv=None):
                args.update_docs, meta)
         return 0
     if args.command == "make-sample":
-        make_sample(out, subpackages, args.budget, args.per_reason)
+        make_sample(out, subpackages, args.budget, args.per_reason, args.per_function)
         return 0
-    return run_ci(out, args.timeout, args.strict)
+    return run_ci(out, args.timeout, args.strict, Path(args.sample), Path(args.known))
 
 
 if __name__ == "__main__":
