@@ -302,6 +302,27 @@ def _cell(c):
     return f"{c['passed']} / {c['failed']} / {c['skipped']} / {c['xfailed']}"
 
 
+def triage_summary(results, known):
+    """One sentence: the tenferro failures by category, those torch passes first."""
+    counts = {True: collections.Counter(), False: collections.Counter()}
+    for tests in results.values():
+        for per in tests.values():
+            rec = per.get("tenferro")
+            if rec is None or rec["outcome"] not in FAILED:
+                continue
+            entry = classify(rec["id"], known)
+            counts[per.get("torch", {}).get("outcome") == "passed"][
+                entry[2] if entry else "unlisted"] += 1
+    order = [*CATEGORIES, "unlisted"]
+
+    def part(c):
+        return ", ".join(f"{c[k]} {k}" for k in order if c[k]) or "none"
+    return (f"tenferro fails {sum(counts[True].values())} tests that torch passes "
+            f"({part(counts[True])}) and {sum(counts[False].values())} that torch fails "
+            f"or skips ({part(counts[False])}); categories as in "
+            "`tests/scipy_suite/known_failures.txt`.")
+
+
 def triage_markdown(results, known):
     """Every tenferro failure grouped by cause: first those torch passes, then the rest."""
     groups = {True: collections.defaultdict(list), False: collections.defaultdict(list)}
@@ -369,24 +390,25 @@ def report(out, subpackages, backends, update_docs, meta=None):
     print()
     print(triage)
     if update_docs:
-        _update_docs(table, triage, meta)
+        _update_docs(table, triage, meta, triage_summary(results, known))
     return results
 
 
-def _update_docs(table, triage, meta):
+def _update_docs(table, triage, meta, summary):
     when = meta.get("date", datetime.date.today().isoformat())
     minutes = meta.get("minutes")
     header = (f"Passed / failed (with errors) / skipped / xfailed, one column per backend "
               f"on the same test ids; {meta.get('versions', _versions())}, {when}"
               + (f", {minutes:.0f} min" if minutes else "") + ". Regenerate with "
               "`python scripts/scipy_suite.py run --update-docs`.")
-    block = f"{TABLE_START}\n{header}\n\n{table}\n{TABLE_END}"
+    block = f"{TABLE_START}\n{header}\n\n{table}\n\n{summary}\n{TABLE_END}"
     text = README.read_text(encoding="utf-8")
     if TABLE_START not in text:
         raise SystemExit(f"README.md has no {TABLE_START} ... {TABLE_END} block")
     start, end = text.index(TABLE_START), text.index(TABLE_END) + len(TABLE_END)
     README.write_text(text[:start] + block + text[end:], encoding="utf-8")
-    DOC.write_text(DOC_TEMPLATE.format(header=header, table=table, triage=triage),
+    DOC.write_text(DOC_TEMPLATE.format(header=header, table=table, triage=triage,
+                                       summary=summary),
                    encoding="utf-8")
     print(f"updated {README.relative_to(REPO)} and {DOC.relative_to(REPO)}")
 
@@ -399,14 +421,16 @@ DOC_TEMPLATE = """\
 SciPy's tests that iterate over array-API backends (`-m array_api_backends`,
 `SCIPY_ARRAY_API=1`), run on the installed SciPy with tenferro added to SciPy's `xp`
 backends by `tests/scipy_suite/tenferro_xp_plugin.py`, next to NumPy and PyTorch. The
-README's section "SciPy's test suite" says how to run it; `tests/scipy_suite/known_failures.txt`
-lists each known tenferro failure with its cause.
+README's section "SciPy's own tests with tenferro as a backend" says how to run it;
+`tests/scipy_suite/known_failures.txt` lists each known tenferro failure with its cause.
 
 ## Results per subpackage
 
 {header}
 
 {table}
+
+{summary}
 
 ## tenferro's failures by cause
 
