@@ -3,8 +3,9 @@
     python scripts/scipy_suite.py run [--subpackages special,stats,...]
         [--backends numpy,torch,tenferro] [--out scipy-suite-results] [--update-docs]
     python scripts/scipy_suite.py report [--out scipy-suite-results] [--update-docs]
-    python scripts/scipy_suite.py ci [--out DIR] [--strict]
+    python scripts/scipy_suite.py ci [--out DIR] [--strict] [--sample FILE] [--known FILE]
     python scripts/scipy_suite.py make-sample [--out scipy-suite-results]
+        [--budget 400] [--per-function 5] [--per-reason 3]
 
 ``run`` runs the installed SciPy's tests that iterate over array-API backends
 (``pytest --pyargs scipy.<subpackage> -m array_api_backends`` with ``SCIPY_ARRAY_API=1``),
