@@ -93,17 +93,18 @@ def result_type(*arrays_and_dtypes: Any) -> _DType:
     """The dtype an operation on these tensors/dtypes (and Python scalars) returns.
 
     Like ``numpy.result_type`` (NumPy 2 rules, Python scalars weak), restricted to the
-    supported dtypes; at least one tensor or dtype is required.
+    supported dtypes. Python scalars alone give what NumPy gives, their default dtypes
+    (``result_type(1, 2.0)`` is float64; the standard leaves that case open, and SciPy
+    relies on NumPy's answer or on a ValueError).
     """
+    if not arrays_and_dtypes:
+        raise DTypeError("result_type needs at least one tensor, dtype or scalar")
     args: list[Any] = []
     for a in arrays_and_dtypes:
         if type(a) in (builtins.bool, int, float, complex):
             args.append(a)
         else:
             args.append(_dtype_of(a))
-    if not any(isinstance(a, np.dtype) for a in args):
-        raise DTypeError("result_type needs at least one tensor or dtype (Python scalars "
-                         "alone have no array dtype)")
     try:
         return as_dtype(np.result_type(*args))
     except TypeError as e:

@@ -97,7 +97,17 @@ def test_data_type_functions():
     with pytest.raises(tf.DTypeError, match="float16"):
         tf.result_type(np.float16)
     with pytest.raises(tf.DTypeError, match="at least one"):
-        tf.result_type(1, 2.0)
+        tf.result_type()
+
+
+@pytest.mark.parametrize("scalars", [(1, 2.0), (1,), (True,), (True, 2), (1j, 2.0),
+                                     (False, 0.5)])
+def test_result_type_of_python_scalars_alone_is_numpys(scalars):
+    # SciPy (signal's _logspace) calls result_type on Python scalars and expects NumPy's
+    # default dtypes (or a ValueError); an int and a float give float64, as in NumPy
+    assert tf.result_type(*scalars) == np.result_type(*scalars)
+    assert tf.result_type(*scalars) == tf.asarray(sum(scalars) if len(scalars) > 1
+                                                  else scalars[0]).dtype
 
 
 def test_inspection_namespace():

@@ -99,9 +99,12 @@ def broadcast_shape(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         return np.broadcast_shapes(*shapes)
     except ValueError:
         raise ShapeError(
-            f"{name}: shapes {', '.join(map(str, shapes))} do not broadcast together; "
-            "insert length-1 axes (t[:, None]) or reshape so that trailing dimensions "
-            "agree") from None
+            # NumPy's wording ("cannot be broadcast to a single shape") too: code written
+            # for NumPy (SciPy's input checks among it) matches on it
+            f"{name}: shapes {', '.join(map(str, shapes))} do not broadcast together "
+            "(shape mismatch: objects cannot be broadcast to a single shape); insert "
+            "length-1 axes (t[:, None]) or reshape so that trailing dimensions agree"
+            ) from None
 
 
 def conj(a: Any) -> Any:

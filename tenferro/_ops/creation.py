@@ -1,5 +1,6 @@
 """Creation functions of the array API standard: arange, asarray, empty(_like), eye,
-from_dlpack, full(_like), linspace, ones(_like), zeros(_like).
+from_dlpack, full(_like), linspace, ones(_like), zeros(_like); and logspace (NumPy's and
+PyTorch's, not the standard's).
 
 Default dtypes are the standard's (and NumPy's): float64 for real floating values, int64
 for Python ints, bool for Python bools, complex128 for Python complex numbers. ``device``
@@ -7,9 +8,9 @@ may be None or ``"cpu"``; anything else raises ValueError.
 
 New tensors are constants, except where a value comes from a tensor that carries a
 derivative: ``asarray(t)``/``asarray(t, copy=True)``, ``asarray([t1, t2])``,
-``full(shape, t)``, ``full_like(x, t)`` and ``linspace(t0, t1, n)`` are differentiable in
-that tensor (a copy, a stack, a broadcast, an affine map), so a gradient never disappears
-into a new tensor.
+``full(shape, t)``, ``full_like(x, t)``, ``linspace(t0, t1, n)`` and
+``logspace(t0, t1, n)`` are differentiable in that tensor (a copy, a stack, a broadcast,
+an affine map, its power), so a gradient never disappears into a new tensor.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from .registry import defop, register
 from ._util import to_tensor
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
-           "full_like", "linspace", "ones", "ones_like", "zeros", "zeros_like"]
+           "full_like", "linspace", "logspace", "ones", "ones_like", "zeros", "zeros_like"]
 
 
 def _dtype(dtype: DTypeLike | None) -> np.dtype[Any] | None:
@@ -256,6 +257,21 @@ def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | N
     if dt.kind != "c" and cplx:
         raise DTypeError(f"linspace: complex endpoints need a complex dtype, not {dt}")
     return _new(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt))
+
+
+def logspace(start: complex, stop: complex, /, num: int = 50, *, base: complex = 10.0,
+             dtype: DTypeLike | None = None, device: str | None = None,
+             endpoint: bool = True) -> Tensor:
+    """``num`` values from ``base ** start`` to ``base ** stop``, evenly spaced on a log
+    scale: ``base ** linspace(start, stop, num)``, like ``numpy.logspace`` and
+    ``torch.logspace`` (not in the array API standard; SciPy's tests call it). float64,
+    or complex128 for complex endpoints; ``dtype`` casts the float64 result, as NumPy
+    does. Differentiable in tensor endpoints and a tensor ``base``."""
+    _check_device(device)
+    from .elementwise import pow as _pow
+    out = _pow(base, linspace(start, stop, num, endpoint=endpoint))
+    dt = _dtype(dtype)
+    return out if dt is None else asarray(out, dtype=dt)
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:

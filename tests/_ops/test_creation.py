@@ -97,6 +97,25 @@ def test_full_and_linspace_are_differentiable_in_tensor_values():
     assert out.numpy()[-1] == 1.0
 
 
+@pytest.mark.parametrize("args,kw", [
+    ((-3, 0, 10), {}), ((0.0, 1.0, 4), {"base": 2.0, "endpoint": False}),
+    ((1, 2), {"dtype": tf.float32}), ((0, 1j, 5), {}), ((2.0, -1.0, 1), {}),
+    ((0.0, 1.0, 0), {}),
+])
+def test_logspace_values_match_numpy(args, kw):
+    t = tf.logspace(*args, **kw)
+    ref = np.logspace(*args, **kw)
+    assert t.dtype == ref.dtype and t.shape == ref.shape and not t.requires_grad
+    np.testing.assert_allclose(t.numpy(), ref, rtol=1e-15, atol=0)
+
+
+def test_logspace_is_differentiable_in_endpoints_and_base():
+    check_grads(lambda a, b: tf.logspace(a, b, 5), [np.array(-1.0), np.array(0.5)])
+    check_grads(lambda a, b, base: tf.logspace(a, b, 4, base=base, endpoint=False),
+                [np.array(-1.0), np.array(2.0), np.array(3.0)])
+    check_grads(lambda a: tf.logspace(a, 1j, 3), [np.array(0.3 - 0.2j)])
+
+
 def test_from_dlpack():
     a = np.arange(4.0)
     t = tf.from_dlpack(a)
@@ -116,6 +135,8 @@ def test_from_dlpack():
     (lambda: tf.full((2,), tf.tensor([1.0, 2.0])), tf.ShapeError, "0-d"),
     (lambda: tf.full((2,), 1j, dtype=tf.float64), tf.DTypeError, "complex"),
     (lambda: tf.linspace(0, 1, -1), tf.ShapeError, "non-negative"),
+    (lambda: tf.logspace(0, 1, -1), tf.ShapeError, "non-negative"),
+    (lambda: tf.logspace(0, 1j, 3, dtype=tf.float64), tf.DTypeError, "complex"),
     (lambda: tf.arange(0, 5, 0), ValueError, "zero"),
     (lambda: tf.zeros(3, dtype=np.float16), tf.DTypeError, "float16"),
     (lambda: tf.eye(2, device="cuda"), ValueError, "cpu"),

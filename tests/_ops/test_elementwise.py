@@ -597,6 +597,9 @@ def test_ndarray_operand_of_another_dtype_promotes_through_the_general_op():
         x32.astype(np.float64) * np.ones((2,))
     with pytest.raises(tf.ShapeError, match="do not broadcast"):
         np.ones((2,)) * x32.astype(np.float64)
+    # NumPy's phrase as well, which code written for NumPy (SciPy's checks) looks for
+    with pytest.raises(tf.ShapeError, match="cannot be broadcast to a single shape"):
+        tf.broadcast_arrays(tf.ones(2), tf.ones(3))
 
 
 def test_promotion_second_order_keeps_input_dtypes():
