@@ -47,7 +47,10 @@ def _axis(a: Any, ndim: int, name: str = "axis") -> int:
     except TypeError:
         raise AxisError(f"{name} must be an int, got {a!r}") from None
     if not -ndim <= i < ndim:
-        raise AxisError(f"{name} {i} is out of bounds for a tensor of dimension {ndim}")
+        # NumPy's wording (SciPy's input checks match it): "source: axis 10 is out of
+        # bounds for array of dimension 1"
+        prefix = "" if name == "axis" else f"{name}: "
+        raise AxisError(f"{prefix}axis {i} is out of bounds for array of dimension {ndim}")
     return i % ndim
 
 

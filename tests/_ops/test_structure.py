@@ -362,7 +362,7 @@ M34 = tf.tensor(np.ones((3, 4)))
     (lambda: tf.transpose(T234, (0, 1)), "do not match a tensor of dimension 3"),
     (lambda: tf.transpose(T234, (0, 1, 3)), "out of bounds"),
     (lambda: T234.permute(2, 1, "x"), "must be an int"),
-    (lambda: tf.swapaxes(T234, 0, 3), "axis2 3 is out of bounds"),
+    (lambda: tf.swapaxes(T234, 0, 3), "axis2: axis 3 is out of bounds"),
     (lambda: tf.moveaxis(T234, (0, 1), 2), "same number of axes"),
     (lambda: tf.expand_dims(M34, 3), "out of bounds"),
     (lambda: tf.squeeze(M34, 0), "length 3, not 1"),
