@@ -59,9 +59,7 @@ FAILED = ("failed", "error")
 MAX_RESTARTS = 20
 TABLE_START, TABLE_END = "<!-- scipy-suite-table:start -->", "<!-- scipy-suite-table:end -->"
 CATEGORIES = {
-    "views": "writes through views (issue 24, deliverable 1): pending",
-    "defects": "tenferro defects of issue 24, deliverable 3: pending",
-    "tenferro": "other tenferro defects, not fixed yet",
+    "tenferro": "tenferro defects, not fixed yet",
     "scipy": "cause on SciPy's side (permanent)",
 }
 
@@ -435,10 +433,8 @@ README's section "SciPy's own tests with tenferro as a backend" says how to run 
 
 ## tenferro's failures by cause
 
-Categories: `views`, SciPy writes into a slice, reshape or `moveaxis` result and expects
-the base to change (write-through views are issue 24, deliverable 1); `defects`,
-tenferro defects of issue 24, deliverable 3; `tenferro`, other tenferro defects not fixed
-yet; `scipy`, the cause is on SciPy's side (a non-standard API, a code path or error
+Categories: `tenferro`, tenferro defects not fixed yet (the write-through views and the
+defects that issue 24 found are fixed); `scipy`, the cause is on SciPy's side (a non-standard API, a code path or error
 message written for named backends only); `unlisted`, not in known_failures.txt (grouped
 by error and innermost non-test frame).
 
