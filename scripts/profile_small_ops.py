@@ -4,9 +4,9 @@ For each call shape of the programs in asv_bench/benchmarks/bench_programs.py (t
 filter, CTMRG) it measures, per op application:
 
 * fwd: recording the op on tensors that require grad (K = 64 applications, CPU time);
-* bwd: its share of a backward pass: ``tf.grad`` of K such outputs (each from its own
-  leaves, seeded with ones) minus ``tf.grad`` of one, divided by K - 1, so that grad's
-  fixed cost drops out;
+* bwd: its share of a backward pass: K calls of ``tf.grad`` of ``op(*leaves).sum()`` minus
+  K calls of ``tf.grad`` of ``z.sum()`` for a leaf z of the op's output shape, divided by
+  K, so that grad's fixed cost and the sum drop out;
 * dual: the op on dual tensors (forward mode, the inner half of tf.hessian);
 * the NumPy/SciPy spelling of the same primal (the floor a user compares with);
 * Python function calls per op, forward and backward (cProfile's count: deterministic),
@@ -26,7 +26,7 @@ Instruction counts (callgrind: independent of the load on a shared machine): run
 
 The ``--callgrind`` run calls libc's strverscmp (through ctypes) as a marker before and
 after each measured segment, so every other dump callgrind writes is one segment (K
-forward ops, a backward of K, a backward of 1); ``--annotate`` prints instructions per
+forward ops; K backward passes with the op; K without); ``--annotate`` prints instructions per
 op, forward and backward, and the C functions with the most instructions in each
 (CPython's interpreter, NumPy's dispatch, the Cython engine, LAPACK), from
 ``callgrind_annotate``.
@@ -71,7 +71,8 @@ def _inputs():
         L2=np.linalg.cholesky(s2), B24=rng.standard_normal((2, 4)),
         K42=rng.standard_normal((4, 2)), th=rng.standard_normal(10), col=rng.standard_normal((4, 1)),
         s0=np.float64(0.7), pos2=np.array([1.3, 0.8]), M32=m32, C16=c16, T16=t16, a=a2222, U32=np.linalg.svd(m32)[0],
-        Ta=rng.standard_normal((32, 2, 32)))
+        Ta=rng.standard_normal((32, 2, 32)), E=rng.standard_normal((16, 2, 16, 2)),
+        P1632=rng.standard_normal((16, 32)))
 
 
 D = _inputs()
@@ -122,11 +123,11 @@ def _spec():
          lambda C, T1, T2, a: tf.einsum("xy,yub,xla,uldr->adbr", C, T1, T2, a),
          lambda C, T1, T2, a: np.einsum("xy,yub,xla,uldr->adbr", C, T1, T2, a,
                                         optimize=True)),
-        ("T(16,2,16,2).reshape(32,32)", ["Ta"],
-         lambda t: t.reshape(16, 2, 32, 2).reshape(32, 128)[:, :32].reshape(32, 32), None),
+        ("T(16,2,16,2).reshape(32,32)", ["E"], lambda t: t.reshape(32, 32),
+         lambda t: t.reshape(32, 32)),
         ("svd T(32x32)", ["M32"], tf.linalg.svd, np.linalg.svd),
         ("T(32x32)[:, :16]", ["U32"], lambda u: u[:, :16], lambda u: u[:, :16]),
-        ("T(16x32) @ T(32x32)", ["U32", "M32"], lambda p, m: p[:16] @ m, None),
+        ("T(16x32) @ T(32x32)", ["P1632", "M32"], lambda p, m: p @ m, None),
         ("einsum P Ta P (chi 16)", ["U32", "Ta"],
          lambda p, t: tf.einsum("ia,ikj,jb->akb", p, t, p),
          lambda p, t: np.einsum("ia,ikj,jb->akb", p, t, p, optimize=True)),
@@ -143,14 +144,25 @@ def _leaves(names):
     return [tf.tensor(D[n], requires_grad=True) for n in names]
 
 
-def _graphs(names, op, k):
-    """k outputs of op, each from its own leaves, and the leaves and ones seeds."""
-    outs, leaves = [], []
+def _graphs(names, op, k, with_op=True):
+    """k single-root graphs for tf.grad: ``op(*leaves).sum()`` (with_op) or, as the
+    baseline, ``z.sum()`` for a leaf z of the op's output shape, the same list of inputs
+    (z in place of the first leaf; the others are then unreachable). Returns a list of
+    (root, inputs)."""
+    graphs = []
     for _ in range(k):
         xs = _leaves(names)
-        outs.append(_first(op(*xs)))
-        leaves.extend(xs)
-    return outs, leaves, [np.ones(o.shape) for o in outs]
+        y = _first(op(*xs))
+        if not with_op:
+            xs[0] = tf.tensor(np.ones(y.shape), requires_grad=True)
+            y = xs[0]
+        graphs.append((y.sum(), xs))
+    return graphs
+
+
+def _grads(graphs):
+    for root, xs in graphs:
+        tf.grad([root], xs)
 
 
 def _cpu_median(fn, prepare=None, repeat=REPEAT):
@@ -170,11 +182,10 @@ def _fwd_us(names, op):
 
 
 def _bwd_us(names, op):
-    def run(g):
-        tf.grad(g[0], g[1], g[2])
-    tk = _cpu_median(run, lambda: _graphs(names, op, K))
-    t1 = _cpu_median(run, lambda: _graphs(names, op, 1), repeat=3 * REPEAT)
-    return (tk - t1) / (K - 1) * 1e6
+    """The op's share of a backward pass: grad of op(x).sum() minus grad of z.sum()."""
+    t1 = _cpu_median(_grads, lambda: _graphs(names, op, K))
+    t0 = _cpu_median(_grads, lambda: _graphs(names, op, K, with_op=False))
+    return (t1 - t0) / K * 1e6
 
 
 def _dual_us(names, op):
@@ -198,7 +209,8 @@ def _profile(fn):
     return pstats.Stats(pr)
 
 
-def _calls_and_top(stats, per, skip=("<lambda>", "<listcomp>", "run", "_graphs"), n=3):
+def _calls_and_top(stats, per, n=3,
+                   skip=("<lambda>", "<listcomp>", "_grads", "grad", "_run", "sum", "_np_sum")):
     """(Python function calls per op, the n functions with most own time)."""
     rows = []
     for (file, line, name), (cc, nc, tt, ct, callers) in stats.stats.items():
@@ -214,11 +226,10 @@ def _calls(names, op):
     xs = _leaves(names)
     fstats = _profile(lambda: [op(*xs) for _ in range(K)])
     fcalls, ftop = _calls_and_top(fstats, K)
-    g = _graphs(names, op, K)
-    bstats = _profile(lambda: tf.grad(g[0], g[1], g[2]))
-    g1 = _graphs(names, op, 1)
-    b1 = _profile(lambda: tf.grad(g1[0], g1[1], g1[2]))
-    bcalls = (bstats.total_calls - b1.total_calls) / (K - 1)
+    g1, g0 = _graphs(names, op, K), _graphs(names, op, K, with_op=False)
+    bstats = _profile(lambda: _grads(g1))
+    b0 = _profile(lambda: _grads(g0))
+    bcalls = (bstats.total_calls - b0.total_calls) / K
     _, btop = _calls_and_top(bstats, K)
     return fcalls, ftop, bcalls, btop
 
@@ -248,7 +259,7 @@ def callgrind(only, outdir):
     libc = ctypes.CDLL(None)
     marker = libc.strverscmp
     marker.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-    labels = []   # one per dump: None (between segments) or (shape, kind, count)
+    labels = []   # one per dump: None (between segments) or (shape, kind)
 
     def segment(label, fn):
         marker(b"a", b"b")     # dumps what ran since the last marker: not a segment
@@ -262,11 +273,11 @@ def callgrind(only, outdir):
             continue
         xs = _leaves(names)
         [op(*xs) for _ in range(4)]     # warm caches (einsum paths, imports)
-        segment((label, "fwd", K), lambda: [op(*xs) for _ in range(K)])
+        segment((label, "fwd"), lambda: [op(*xs) for _ in range(K)])
         g = _graphs(names, op, K)
-        segment((label, "bwd", K), lambda: tf.grad(g[0], g[1], g[2]))
-        g = _graphs(names, op, 1)
-        segment((label, "bwd", 1), lambda: tf.grad(g[0], g[1], g[2]))
+        segment((label, "bwd"), lambda: _grads(g))
+        g = _graphs(names, op, K, with_op=False)
+        segment((label, "bwd0"), lambda: _grads(g))
     marker(b"a", b"b")
     labels.append(None)
     with open(os.path.join(outdir, SEGMENTS_FILE), "w") as f:
@@ -303,15 +314,16 @@ def annotate(outdir):
     res = {}
     for lab, path in zip(labels, dumps):
         if lab is not None:
-            res[(lab[0], lab[1], lab[2])] = _annotate_file(path)
+            res[tuple(lab)] = _annotate_file(path)
     print("| call shape | fwd Ir/op | bwd Ir/op | top own Ir, forward (per op) | "
-          "top own Ir, backward of 64 (per op) |\n|---|---|---|---|---|")
+          "top own Ir, backward incl. the sum and grad's fixed cost (per op) |\n"
+          "|---|---|---|---|---|")
     for label in dict.fromkeys(k[0] for k in res):
-        fwd_total, fwd_top = res[(label, "fwd", K)]
-        bk_total, bk_top = res[(label, "bwd", K)]
-        b1_total, _ = res[(label, "bwd", 1)]
+        fwd_total, fwd_top = res[(label, "fwd")]
+        bk_total, bk_top = res[(label, "bwd")]
+        b0_total, _ = res[(label, "bwd0")]
         fmt = lambda rows: "; ".join(f"{fn} {ir / K:,.0f}" for ir, fn in rows)  # noqa: E731
-        print(f"| {label} | {fwd_total / K:,.0f} | {(bk_total - b1_total) / (K - 1):,.0f} | "
+        print(f"| {label} | {fwd_total / K:,.0f} | {(bk_total - b0_total) / K:,.0f} | "
               f"{fmt(fwd_top)} | {fmt(bk_top)} |")
 
 
