@@ -20,12 +20,13 @@ filter, CTMRG) it measures, per op application:
 
 Instruction counts (callgrind: independent of the load on a shared machine): run
 
-    valgrind --tool=callgrind --dump-before='*strverscmp*' \\
+    valgrind --tool=callgrind --dump-before=sys_getswitchinterval \\
         --callgrind-out-file=/tmp/cg/out python scripts/profile_small_ops.py --callgrind /tmp/cg
     python scripts/profile_small_ops.py --annotate /tmp/cg
 
-The ``--callgrind`` run calls libc's strverscmp (through ctypes) as a marker before and
-after each measured segment, so every other dump callgrind writes is one segment (K
+The ``--callgrind`` run calls ``sys.getswitchinterval`` (C function
+``sys_getswitchinterval``, which nothing else calls) as a marker before and after each
+measured segment, so every other dump callgrind writes is one segment (K
 forward ops; K backward passes with the op; K without); ``--annotate`` prints instructions per
 op, forward and backward, and the C functions with the most instructions in each
 (CPython's interpreter, NumPy's dispatch, the Cython engine, LAPACK), from
@@ -35,12 +36,14 @@ Targets of issue 27: about 1 µs forward and 1.5 µs backward per small op.
 """
 import argparse
 import cProfile
+import gc
 import glob
 import json
 import os
 import pstats
 import re
 import subprocess
+import sys
 import time
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -255,17 +258,14 @@ def table(only):
 # ---- callgrind ------------------------------------------------------------------------------
 
 def callgrind(only, outdir):
-    import ctypes
-    libc = ctypes.CDLL(None)
-    marker = libc.strverscmp
-    marker.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    marker = sys.getswitchinterval   # CPython's C function sys_getswitchinterval
     labels = []   # one per dump: None (between segments) or (shape, kind)
 
     def segment(label, fn):
-        marker(b"a", b"b")     # dumps what ran since the last marker: not a segment
+        marker()     # dumps what ran since the last marker: not a segment
         labels.append(None)
         fn()
-        marker(b"a", b"b")     # dumps the segment
+        marker()     # dumps the segment
         labels.append(label)
 
     for label, names, op, _ in _spec():
@@ -278,53 +278,96 @@ def callgrind(only, outdir):
         segment((label, "bwd"), lambda: _grads(g))
         g = _graphs(names, op, K, with_op=False)
         segment((label, "bwd0"), lambda: _grads(g))
-    marker(b"a", b"b")
+    marker()
     labels.append(None)
     with open(os.path.join(outdir, SEGMENTS_FILE), "w") as f:
         json.dump(labels, f)
 
 
-def _annotate_file(path, n=4):
-    """(total Ir, [(Ir, function)] of the top n by own instructions) of one dump."""
+_CATEGORIES = [          # (name, substring of the object file in callgrind's [...] or,
+    ("BLAS/LAPACK", "openblas"),                        # for inlined code, of the source;
+    ("interp", "libpython"), ("interp", "bin/python"),  # the first that matches)
+    ("interp", "/Python-3."), ("interp", "/Include/"), ("numpy", "numpy"),
+    ("tenferro C", "tenferro"), ("BLAS/LAPACK", "scipy"),
+    ("libc", "libc.so"), ("libc", "libm.so")]
+CATEGORY_NAMES = ["interp", "numpy", "tenferro C", "BLAS/LAPACK", "libc", "other"]
+
+
+def _category(obj):
+    for name, key in _CATEGORIES:
+        if key in obj:
+            return name
+    return "other"
+
+
+def _short(fn):
+    """__pyx_f_8tenferro_8_kernels_4tape__apply1 -> tape._apply1 (Cython's mangling)."""
+    m = re.search(r"__pyx_(?:pw|pf|f)_8tenferro_8_kernels_\d+(\w+?)_\d*(\w+)", fn)
+    if m:
+        return f"{m.group(1)}.{m.group(2)}"
+    return fn
+
+
+def _annotate_file(path):
+    """(total Ir, {category: own Ir}, {function: own Ir}) of one dump. The frames that
+    were active when the dump was taken (the script's loop and everything above it) show
+    the whole segment as their cost and are left out."""
     out = subprocess.run(["callgrind_annotate", "--threshold=100", path], capture_output=True,
                          text=True, check=True).stdout
     total = None
-    rows = []
+    cats = dict.fromkeys(CATEGORY_NAMES, 0)
+    fns = {}
     for line in out.splitlines():
         m = re.match(r"\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?PROGRAM TOTALS", line)
         if m:
             total = int(m.group(1).replace(",", ""))
             continue
-        m = re.match(r"\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(\S.*?)(?:\s+\[.*\])?$", line)
-        if m and total is not None and ":" in m.group(2):
-            rows.append((int(m.group(1).replace(",", "")), m.group(2).split(":", 1)[1]))
-    rows.sort(reverse=True)
-    return total, rows[:n]
+        m = re.match(r"\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(\S.*?)(?:\s+\[(.*)\])?$", line)
+        if not m or total is None or ":" not in m.group(2):
+            continue
+        ir = int(m.group(1).replace(",", ""))
+        if ir >= 0.99 * total:
+            continue
+        src, fn = m.group(2).rsplit(":", 1)
+        cats[_category(m.group(3) or src)] += ir
+        fns[fn] = fns.get(fn, 0) + ir
+    return total, cats, fns
 
 
 def annotate(outdir):
     with open(os.path.join(outdir, SEGMENTS_FILE)) as f:
         labels = json.load(f)
-    dumps = sorted(glob.glob(os.path.join(outdir, "out.*")),
-                   key=lambda p: int(p.rsplit(".", 1)[1]) if p.rsplit(".", 1)[1].isdigit() else 0)
-    dumps = [d for d in dumps if d.rsplit(".", 1)[1].isdigit()]
+    dumps = [d for d in glob.glob(os.path.join(outdir, "out.*")) if d.rsplit(".", 1)[1].isdigit()]
+    dumps.sort(key=lambda p: int(p.rsplit(".", 1)[1]))
     if len(dumps) < len(labels):
         raise SystemExit(f"{len(dumps)} dumps for {len(labels)} segments: was the run made "
-                         f"with --dump-before='*strverscmp*'?")
+                         f"with --dump-before=sys_getswitchinterval?")
     res = {}
     for lab, path in zip(labels, dumps):
         if lab is not None:
             res[tuple(lab)] = _annotate_file(path)
-    print("| call shape | fwd Ir/op | bwd Ir/op | top own Ir, forward (per op) | "
-          "top own Ir, backward incl. the sum and grad's fixed cost (per op) |\n"
-          "|---|---|---|---|---|")
+    print("instructions (Ir) per op; shares of the op's own instructions: CPython (the "
+          "interpreter running tenferro's Python, object allocation) / NumPy / tenferro's "
+          "compiled kernels / BLAS and LAPACK / libc (malloc, memset) / other; the tenferro "
+          "C functions with most instructions")
+    print("| call shape | fwd Ir | fwd shares % | bwd Ir | bwd shares % | tenferro C, fwd; bwd |"
+          "\n|---|---|---|---|---|---|")
     for label in dict.fromkeys(k[0] for k in res):
-        fwd_total, fwd_top = res[(label, "fwd")]
-        bk_total, bk_top = res[(label, "bwd")]
-        b0_total, _ = res[(label, "bwd0")]
-        fmt = lambda rows: "; ".join(f"{fn} {ir / K:,.0f}" for ir, fn in rows)  # noqa: E731
-        print(f"| {label} | {fwd_total / K:,.0f} | {(bk_total - b0_total) / K:,.0f} | "
-              f"{fmt(fwd_top)} | {fmt(bk_top)} |")
+        ft, fc, ff = res[(label, "fwd")]
+        bt, bc, bf = res[(label, "bwd")]
+        b0t, b0c, b0f = res[(label, "bwd0")]
+        bc = {k: bc[k] - b0c[k] for k in bc}
+        bf = {k: v - b0f.get(k, 0) for k, v in bf.items()}
+
+        def shares(c, tot):
+            return " / ".join(f"{100 * c[k] / max(tot, 1):.0f}" for k in CATEGORY_NAMES)
+
+        def top_c(fns):
+            rows = sorted(((v, k) for k, v in fns.items() if "tenferro" in k or "__pyx" in k),
+                          reverse=True)[:2]
+            return ", ".join(f"{_short(k)} {v / K:,.0f}" for v, k in rows if v > 0)
+        print(f"| {label} | {ft / K:,.0f} | {shares(fc, ft)} | {(bt - b0t) / K:,.0f} | "
+              f"{shares(bc, bt - b0t)} | {top_c(ff)}; {top_c(bf)} |")
 
 
 # ---- whole programs ---------------------------------------------------------------------------
@@ -380,13 +423,58 @@ def program(name):
     if name == "hessian":
         _hessian_passes(P, ys, fwd, tf_, tb)
         return
+
+    def fwd_bwd():
+        x, out = fwd()
+        tf.grad([out], [x])
+    t_on = _cpu_median(lambda _: fwd_bwd(), repeat=5)
+    t_off = float(np.median([_gc_off(fwd_bwd) for _ in range(5)]))
+    print(f"forward + backward {t_on * 1e3:.1f} ms; with the garbage collector off "
+          f"{t_off * 1e3:.1f} ms")
     _print_stats(_profile(fwd), "forward")
     g = fwd()
     _print_stats(_profile(lambda: tf.grad([g[1]], [g[0]])), "backward")
 
 
+class _GCLog:
+    """Counts and times the garbage collector's passes per generation (gc.callbacks)."""
+
+    def __init__(self):
+        self.n, self.t, self.freed, self._t0 = [0, 0, 0], [0.0] * 3, [0, 0, 0], 0.0
+
+    def __call__(self, phase, info):
+        g = info["generation"]
+        if phase == "start":
+            self._t0 = time.process_time()
+        else:
+            self.n[g] += 1
+            self.t[g] += time.process_time() - self._t0
+            self.freed[g] += info["collected"]
+
+    def __enter__(self):
+        gc.collect()
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        gc.callbacks.remove(self)
+
+
+def _gc_off(fn):
+    """CPU seconds of fn() with the cyclic garbage collector disabled."""
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.process_time()
+        fn()
+        return time.process_time() - t0
+    finally:
+        gc.enable()
+
+
 def _hessian_passes(P, ys, fwd, tf_, tb):
-    """tf.hessian = one forward-over-reverse pass per input element: time each half."""
+    """tf.hessian = one forward-over-reverse pass per input element: time each half, the
+    garbage collector's share, and reverse-over-reverse by the public API."""
     n = P.THETA0.size
     e = np.zeros(n)
     e[0] = 1.0
@@ -405,23 +493,46 @@ def _hessian_passes(P, ys, fwd, tf_, tb):
         lvl.__exit__(None, None, None)
         return g, h
 
+    def close(s):
+        s[0].__exit__(None, None, None)
+
     lvl, xd, val = dual_fwd()
     n_fwd = _graph_nodes(val)
     g, _ = dual_bwd((lvl, xd, val))
     n_bwd = _graph_nodes(g) - n_fwd
-    td = _cpu_median(lambda _: dual_bwd(dual_fwd()), repeat=3)
-    tdf = _cpu_median(lambda _: _close(dual_fwd()), repeat=3)
-    th = _cpu_median(lambda _: P.kalman_hessian(ys)(P.THETA0), repeat=1)
-    print(f"tf.hessian of the Kalman NLL (10 parameters): {th:.2f} s = {n} passes of "
-          f"forward-over-reverse, each a forward with tangents (dual numbers, recorded: "
-          f"{n_fwd} nodes) {tdf * 1e3:.0f} ms and a backward with create_graph=True "
-          f"(records {n_bwd} more nodes, each carrying a tangent) {(td - tdf) * 1e3:.0f} ms; "
-          f"a plain value+grad is {(tf_ + tb) * 1e3:.0f} ms: one Hessian column costs "
-          f"{td / (tf_ + tb):.1f} gradients, the Hessian {th / (tf_ + tb):.0f}")
+    del lvl, xd, val, g
+    gc.collect()
+    td = _gc_off(lambda: dual_bwd(dual_fwd()))
+    tdf = _gc_off(lambda: close(dual_fwd()))
+    hess = P.kalman_hessian(ys)
+    with _GCLog() as log:
+        t0 = time.process_time()
+        H = hess(P.THETA0)
+        th = time.process_time() - t0
+    th_off = _gc_off(lambda: hess(P.THETA0))
+    print(f"tf.hessian of the Kalman NLL (10 parameters): {th:.2f} s CPU = {n} passes of "
+          f"forward-over-reverse. Each: a forward on dual numbers with the graph recorded "
+          f"({n_fwd} nodes) and a backward with create_graph=True that records {n_bwd} more "
+          f"nodes, each with a tangent. With the garbage collector off: {th_off:.2f} s; one "
+          f"pass {td * 1e3:.0f} ms = forward {tdf * 1e3:.0f} ms + backward "
+          f"{(td - tdf) * 1e3:.0f} ms, against {(tf_ + tb) * 1e3:.0f} ms for a plain "
+          f"value+grad (forward {tf_ * 1e3:.0f} + backward {tb * 1e3:.0f} ms).")
+    print(f"garbage collector during tf.hessian: passes per generation {log.n}, CPU s "
+          f"{[round(t, 2) for t in log.t]}, objects freed {log.freed} (cycles through the "
+          f"tangents: a primal's (level, tangent) and the tangent's graph)")
 
-
-def _close(s):
-    s[0].__exit__(None, None, None)
+    def rev_rev():
+        x = tf.tensor(P.THETA0, requires_grad=True)
+        (g,) = tf.grad([P.kalman_nll(x, ys)], [x], create_graph=True)
+        return np.array([tf.grad([g], [x], [e_i], retain_graph=True)[0].numpy()
+                         for e_i in np.eye(n)])
+    t0 = time.process_time()
+    H2 = rev_rev()
+    tr = time.process_time() - t0
+    assert np.allclose(H2, H, rtol=1e-10, atol=1e-10 * np.abs(H).max())
+    print(f"reverse-over-reverse by the public API (one forward, one create_graph backward, "
+          f"{n} backward passes over the gradient's graph): {tr:.2f} s, the same Hessian "
+          f"(to 1e-10)")
 
 
 def main():
