@@ -40,8 +40,8 @@ SVD derivatives are NaN when two singular values are exactly equal (CTMRG's enla
 corner is rank deficient while chi grows), so their CTMRG uses the usual custom SVD
 backward with a Lorentzian-broadened F (Liao et al., PRX 9, 031041 (2019)), with
 tenferro's default width. Before timing, the three must agree on every value and gradient
-(float64); the frameworks then run round-robin, ``--rounds`` rounds (default 5; 3 for the
-Hessian and the fit), medians of the process's CPU time (``--wall``: wall-clock time).
+(float64); the frameworks then run round-robin, ``--rounds`` rounds (default 5; at most 3
+for the Hessian), medians of the process's CPU time (``--wall``: wall-clock time).
 JAX's compile time (first call after ``jax.clear_caches()`` minus a compiled call) is its
 own column. ``--small``: T = 30, CTMRG chi 8 x 40 steps.
 """
@@ -595,8 +595,7 @@ def _programs(P, small, rounds):
             fresh_vg()
             return fit(vg_jax)
         fns["jax-jit"] = fit_jax
-    progs.append(_Program(f"Kalman T={steps} L-BFGS-B fit", fns, min(rounds, 3),
-                          check=_check_fits))
+    progs.append(_Program(f"Kalman T={steps} L-BFGS-B fit", fns, rounds, check=_check_fits))
 
     # --- CTMRG
     beta = P.BETA

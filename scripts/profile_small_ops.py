@@ -91,6 +91,7 @@ def _spec():
         ("T(4x4) @ ndarray(4)", ["A4"], lambda F: F @ m4, lambda F: F @ m4),
         ("T(4x4) @ T(4)", ["A4", "v4"], lambda F, m: F @ m, None),
         ("T(4x4) @ T(4x4)", ["A4", "P4"], lambda F, P: F @ P, None),
+        ("ndarray(2x4) @ T(4x4)", ["P4"], lambda P: H @ P, lambda P: H @ P),
         ("T(2x4) @ ndarray(4x2)", ["B24"], lambda B: B @ HT, lambda B: B @ HT),
         ("T(4x2) @ T(2x4)", ["K42", "B24"], lambda K_, B: K_ @ B, None),
         ("T(4x2) @ T(2)", ["K42", "v2"], lambda K_, v: K_ @ v, None),
@@ -518,8 +519,8 @@ def _hessian_passes(P, ys, fwd, tf_, tb):
           f"{(td - tdf) * 1e3:.0f} ms, against {(tf_ + tb) * 1e3:.0f} ms for a plain "
           f"value+grad (forward {tf_ * 1e3:.0f} + backward {tb * 1e3:.0f} ms).")
     print(f"garbage collector during tf.hessian: passes per generation {log.n}, CPU s "
-          f"{[round(t, 2) for t in log.t]}, objects freed {log.freed} (cycles through the "
-          f"tangents: a primal's (level, tangent) and the tangent's graph)")
+          f"{[round(t, 2) for t in log.t]}, objects freed {log.freed} (cycles: a node "
+          f"keeps its outputs' tangents, whose recorded graph holds the node's outputs)")
 
     def rev_rev():
         x = tf.tensor(P.THETA0, requires_grad=True)
