@@ -19,10 +19,36 @@ are timed round-robin (tenferro, SciPy, PyTorch, JAX-jit, JAX eager, then again)
 rounds, so that the drift of this VM hits every column alike. The ratio columns divide
 by the baseline (SciPy primal or hand-written NumPy) of the same round; the last rows
 are geometric means of the ratios over the linalg ops for each n.
+
+    python scripts/bench_peers.py programs        # the loop-of-small-ops programs (issue 27)
+    python scripts/bench_peers.py programs --rounds 3 --small
+
+``programs`` times whole programs instead, each written the natural way in each framework
+(the tenferro versions are the functions of asv_bench/benchmarks/bench_programs.py):
+
+* the Kalman filter's negative log-likelihood (state 4, observations 2, T = 300), value and
+  gradient in its 10 parameters; its 10x10 Hessian (tf.hessian,
+  torch.autograd.functional.hessian, jax.hessian under jit); the L-BFGS-B fit
+  (scipy.optimize.minimize with jac=True; JAX's time includes its compilation);
+* the CTMRG of the 2D Ising model (chi 16, 400 unrolled steps), ln Z/N and its derivative
+  in beta.
+
+PyTorch runs eagerly with a Python loop; JAX loops with ``lax.scan`` under ``jax.jit``
+(the CTMRG's first steps, where chi still grows, unrolled), the spelling a JAX user
+picks: a Python loop under jit compiles for minutes at these lengths. PyTorch's and JAX's
+SVD derivatives are NaN when two singular values are exactly equal (CTMRG's enlarged
+corner is rank deficient while chi grows), so their CTMRG uses the usual custom SVD
+backward with a Lorentzian-broadened F (Liao et al., PRX 9, 031041 (2019)), with
+tenferro's default width. Before timing, the three must agree on every value and gradient
+(float64); the frameworks then run round-robin, ``--rounds`` rounds (default 5; at most 3
+for the Hessian), medians of the process's CPU time (``--wall``: wall-clock time).
+JAX's compile time (first call after ``jax.clear_caches()`` minus a compiled call) is its
+own column. ``--small``: T = 30, CTMRG chi 8 x 40 steps.
 """
 import math
 import os
 import sys
+import time
 import timeit
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -35,6 +61,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 
 import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
+from scipy.optimize import minimize  # noqa: E402
 
 import tenferro as tf  # noqa: E402
 
@@ -336,8 +363,388 @@ def linalg_rows(sizes, only):
         print(f"| {'geometric mean n=' + str(n):24} | {'':9} | " + " | ".join(cells) + " |")
 
 
+# ---- programs: loops of small ops (issue 27) ---------------------------------------------
+# The tenferro programs are those of asv_bench/benchmarks/bench_programs.py (loaded by path,
+# so that both time the same code); here are the PyTorch and JAX spellings of each.
+
+def _load_programs():
+    import importlib.util
+    import pathlib
+    path = (pathlib.Path(__file__).resolve().parents[1] / "asv_bench" / "benchmarks"
+            / "bench_programs.py")
+    spec = importlib.util.spec_from_file_location("_tenferro_bench_programs", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _kalman_torch(P):
+    """theta (torch, requires_grad) -> NLL: P.kalman_nll with the constants as tensors."""
+    T = TORCH
+    F0, H = T.as_tensor(P.F0), T.as_tensor(P.H)
+
+    def nll_fn(theta, ys):
+        F = T.tanh(theta[:4])[:, None] * F0
+        Q = T.diag(T.exp(theta[4:8]))
+        R = T.diag(T.exp(theta[8:10]))
+        m, Pc = T.zeros(P.NX, dtype=T.float64), T.eye(P.NX, dtype=T.float64)
+        nll = 0.5 * ys.numel() * math.log(2 * math.pi)
+        for y in ys:
+            m = F @ m
+            Pc = F @ Pc @ F.T + Q
+            v = y - H @ m
+            HP = H @ Pc
+            S = HP @ H.T + R
+            L = T.linalg.cholesky(S)
+            w = T.linalg.solve_triangular(L, v[:, None], upper=False)[:, 0]  # b: a matrix
+            nll = nll + 0.5 * (w @ w) + T.log(T.diagonal(L)).sum()
+            K = T.linalg.solve(S, HP).T
+            m = m + K @ v
+            Pc = Pc - K @ HP
+        return nll
+    return nll_fn
+
+
+def _kalman_jax(P):
+    """theta, ys -> NLL with lax.scan over the observations (jit it)."""
+    F0, H = jnp.asarray(P.F0), jnp.asarray(P.H)
+
+    def nll_fn(theta, ys):
+        F = jnp.tanh(theta[:4])[:, None] * F0
+        Q = jnp.diag(jnp.exp(theta[4:8]))
+        R = jnp.diag(jnp.exp(theta[8:10]))
+
+        def step(carry, y):
+            m, Pc, nll = carry
+            m = F @ m
+            Pc = F @ Pc @ F.T + Q
+            v = y - H @ m
+            HP = H @ Pc
+            S = HP @ H.T + R
+            L = jnp.linalg.cholesky(S)
+            w = jsla.solve_triangular(L, v, lower=True)
+            nll = nll + 0.5 * (w @ w) + jnp.log(jnp.diagonal(L)).sum()
+            K = jnp.linalg.solve(S, HP).T
+            return (m + K @ v, Pc - K @ HP, nll), None
+
+        init = (jnp.zeros(P.NX), jnp.eye(P.NX), 0.5 * ys.size * math.log(2 * math.pi))
+        (_, _, nll), _ = JAX.lax.scan(step, init, ys)
+        return nll
+    return nll_fn
+
+
+def _broadened_f(s, size, eps):
+    """F_ij = d/(d² + ε²), d = s_j² − s_i², ε = size·eps·s_max² (tenferro's default)."""
+    s2 = s * s
+    d = s2[None, :] - s2[:, None]
+    e = size * eps * s2[0]
+    return d / (d * d + e * e)
+
+
+def _svd_backward(U, S, Vh, gU, gS, gVh, xp, size, eps):
+    """Ā = U [(F∘(UᵀŪ − ŪᵀU)) S + diag(S̄) + S (F∘(VᵀV̄ − V̄ᵀV))] Vᵀ for a square real
+    matrix (Townsend, "Differentiating the singular value decomposition", 2016)."""
+    F = _broadened_f(S, size, eps)
+    core = xp.diag(gS)
+    core = core + (F * (U.T @ gU - gU.T @ U)) * S[None, :]
+    V, gV = Vh.T, gVh.T
+    core = core + S[:, None] * (F * (V.T @ gV - gV.T @ V))
+    return U @ core @ Vh
+
+
+def _torch_svd():
+    T = TORCH
+
+    class BroadenedSVD(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            u, s, vh = T.linalg.svd(a, full_matrices=False)
+            ctx.save_for_backward(u, s, vh)
+            return u, s, vh
+
+        @staticmethod
+        def backward(ctx, gu, gs, gvh):
+            u, s, vh = ctx.saved_tensors
+            z = T.zeros_like
+            return _svd_backward(u, s, vh, z(u) if gu is None else gu,
+                                 z(s) if gs is None else gs, z(vh) if gvh is None else gvh,
+                                 T, u.shape[0], float(np.finfo(np.float64).eps))
+    return BroadenedSVD.apply
+
+
+def _jax_svd():
+    @JAX.custom_vjp
+    def svd(a):
+        return jnp.linalg.svd(a, full_matrices=False)
+
+    def fwd(a):
+        out = svd(a)
+        return out, out
+
+    def bwd(res, g):
+        u, s, vh = res
+        return (_svd_backward(u, s, vh, *g, jnp, u.shape[0],
+                              float(np.finfo(np.float64).eps)),)
+    svd.defvjp(fwd, bwd)
+    return svd
+
+
+def _ctmrg_step(C, T_, a, chi, xp, svd, norm):
+    k = C.shape[0]
+    M = xp.einsum("xy,yub,xla,uldr->adbr", C, T_, T_, a).reshape(2 * k, 2 * k)
+    U = svd(M)[0]
+    Pr = U[:, :chi]
+    C = Pr.T @ M @ Pr
+    Ta = xp.einsum("xlz,uldk->xukzd", T_, a).reshape(2 * k, 2, 2 * k)
+    T_ = xp.einsum("ia,ikj,jb->akb", Pr, Ta, Pr)
+    return C / norm(C), T_ / norm(T_)
+
+
+def _ctmrg_lnz_peer(a, chi, steps, xp, svd, norm, scan=None):
+    """P.ctmrg_lnz in torch or jax (``scan``: jax.lax.scan, for the steps at full chi)."""
+    C = xp.einsum("uldr->dr", a)
+    T_ = xp.einsum("uldr->ldr", a)
+    done = 0
+    while done < steps and (scan is None or C.shape[0] < chi):
+        C, T_ = _ctmrg_step(C, T_, a, chi, xp, svd, norm)
+        done += 1
+    if done < steps:
+        (C, T_), _ = scan(lambda ct, _: (_ctmrg_step(*ct, a, chi, xp, svd, norm), None),
+                          (C, T_), None, length=steps - done)
+    z1 = xp.einsum("ab,bic,cd,dje,ef,fkg,gh,hla,ijkl->", C, T_, C, T_, C, T_, C, T_, a)
+    z4 = xp.einsum("ab,bc,cd,da->", C, C, C, C)
+    z2 = xp.einsum("ab,bic,cd,de,eif,fa->", C, T_, C, C, T_, C)
+    return xp.log(z1) + xp.log(z4) - 2 * xp.log(z2)
+
+
+def _ising_tensor_peer(beta, xp):
+    c, s = xp.sqrt(xp.cosh(beta)), xp.sqrt(xp.sinh(beta))
+    W = xp.stack([xp.stack([c, s]), xp.stack([c, -s])])
+    return xp.einsum("su,sl,sd,sr->uldr", W, W, W, W)
+
+
+class _Program:
+    """One program in the three frameworks: ``fns[k]()`` runs it once and returns what is
+    compared (NumPy); ``jax_fresh()`` recompiles JAX's (for its compile time)."""
+
+    def __init__(self, label, fns, rounds, jax_fresh=None, check=None):
+        self.label, self.fns, self.rounds = label, fns, rounds
+        self.jax_fresh, self.check = jax_fresh, check
+
+
+def _programs(P, small, rounds):
+    steps = 30 if small else 300
+    chi, ctm_steps = (8, 40) if small else (16, 400)
+    ys = P.kalman_data(steps)
+    th0 = P.THETA0
+    progs = []
+
+    # --- Kalman value and gradient
+    vg_tf = P.kalman_value_and_grad(ys)
+    fns = {"tenferro": lambda: vg_tf(th0)}
+    if TORCH is not None:
+        nll_t, ys_t = _kalman_torch(P), TORCH.as_tensor(ys)
+
+        def vg_torch(x):
+            t = TORCH.tensor(x, requires_grad=True)
+            val = nll_t(t, ys_t)
+            (g,) = TORCH.autograd.grad(val, t)
+            return val.item(), g.numpy()
+        fns["torch"] = lambda: vg_torch(th0)
+    if JAX is not None:
+        nll_j, ys_j = _kalman_jax(P), jnp.asarray(ys)
+        box = {}
+
+        def fresh_vg():
+            box["f"] = JAX.jit(JAX.value_and_grad(nll_j))
+
+        def vg_jax(x):
+            val, g = box["f"](jnp.asarray(x), ys_j)
+            return float(val), np.asarray(g)
+        fresh_vg()
+        fns["jax-jit"] = lambda: vg_jax(th0)
+    progs.append(_Program(f"Kalman T={steps} value+grad", fns, rounds,
+                          fresh_vg if JAX is not None else None))
+
+    # --- Kalman 10x10 Hessian
+    h_tf = P.kalman_hessian(ys)
+    fns = {"tenferro": lambda: np.asarray(h_tf(th0))}
+    if TORCH is not None:
+        fns["torch"] = lambda: TORCH.autograd.functional.hessian(
+            lambda t: nll_t(t, ys_t), TORCH.tensor(th0)).numpy()
+    if JAX is not None:
+        hbox = {}
+
+        def fresh_h():
+            hbox["f"] = JAX.jit(JAX.hessian(nll_j))
+        fresh_h()
+        fns["jax-jit"] = lambda: np.asarray(hbox["f"](jnp.asarray(th0), ys_j))
+    progs.append(_Program(f"Kalman T={steps} Hessian", fns, min(rounds, 3),
+                          fresh_h if JAX is not None else None))
+
+    # --- the L-BFGS-B fit: JAX's includes its compilation (a fresh jit per run)
+    def fit(vg):
+        r = minimize(vg, th0, jac=True, method="L-BFGS-B")
+        return np.array([r.fun, r.nfev, *r.x])
+    fns = {"tenferro": lambda: fit(vg_tf)}
+    if TORCH is not None:
+        fns["torch"] = lambda: fit(vg_torch)
+    if JAX is not None:
+        def fit_jax():
+            JAX.clear_caches()
+            fresh_vg()
+            return fit(vg_jax)
+        fns["jax-jit"] = fit_jax
+    progs.append(_Program(f"Kalman T={steps} L-BFGS-B fit", fns, rounds, check=_check_fits))
+
+    # --- CTMRG
+    beta = P.BETA
+    fns = {"tenferro": lambda: np.array(P.ctmrg_value_and_grad(beta, chi, ctm_steps))}
+    if TORCH is not None:
+        svd_t = _torch_svd()
+
+        def ctm_torch():
+            b = TORCH.tensor(beta, dtype=TORCH.float64, requires_grad=True)
+            lnz = _ctmrg_lnz_peer(_ising_tensor_peer(b, TORCH), chi, ctm_steps, TORCH,
+                                  svd_t, TORCH.linalg.norm)
+            (g,) = TORCH.autograd.grad(lnz, b)
+            return np.array([lnz.item(), g.item()])
+        fns["torch"] = ctm_torch
+    if JAX is not None:
+        svd_j = _jax_svd()
+        cbox = {}
+
+        def fresh_c():
+            cbox["f"] = JAX.jit(JAX.value_and_grad(lambda b: _ctmrg_lnz_peer(
+                _ising_tensor_peer(b, jnp), chi, ctm_steps, jnp, svd_j, jnp.linalg.norm,
+                JAX.lax.scan)))
+        fresh_c()
+
+        def ctm_jax():
+            val, g = cbox["f"](jnp.float64(beta))
+            return np.array([float(val), float(g)])
+        fns["jax-jit"] = ctm_jax
+    progs.append(_Program(f"CTMRG chi={chi} x {ctm_steps} value+grad", fns, rounds,
+                          fresh_c if JAX is not None else None))
+    return progs
+
+
+def _flat(r):
+    if isinstance(r, tuple):
+        return np.concatenate([np.ravel(np.asarray(x, np.float64)) for x in r])
+    return np.ravel(np.asarray(r, np.float64))
+
+
+def _check_fits(label, results):
+    """The fits must end at the same minimum: equal NLL to 1e-9 relative and equal
+    parameters to 1e-4 (L-BFGS-B's default tolerances; the evaluation counts may differ)."""
+    ref = results["tenferro"]
+    for k, r in results.items():
+        if (abs(r[0] - ref[0]) > 1e-9 * abs(ref[0])
+                or not np.allclose(r[2:], ref[2:], rtol=0, atol=1e-4)):
+            raise AssertionError(f"{label}: {k}'s fit ended at NLL {r[0]!r}, x {r[2:]} "
+                                 f"(tenferro: {ref[0]!r}, x {ref[2:]})")
+
+
+def _check_agree(label, results):
+    """Values and gradients (and Hessians) of the three frameworks agree in float64."""
+    ref = _flat(results["tenferro"])
+    for k, r in results.items():
+        r = _flat(r)
+        if not np.all(np.isfinite(r)) or not np.allclose(r, ref, rtol=1e-7,
+                                                         atol=1e-9 * np.abs(ref).max()):
+            raise AssertionError(f"{label}: {k} computes {r}, tenferro {ref}")
+
+
+# CPU time of the process (all its threads), not wall time: on a shared machine whose
+# load changes by several times within a minute, the CPU time of a one-thread program
+# moves far less; ``--wall`` times with the wall clock instead.
+_clock = time.process_time
+
+
+def _time_once(fn):
+    t0 = _clock()
+    fn()
+    return _clock() - t0
+
+
+def _time_program(prog, first, min_sample=0.2):
+    """{framework: seconds per call in each of ``prog.rounds`` round-robin rounds}; in
+    each round each framework runs enough calls to fill ``min_sample`` seconds, counted
+    from ``first`` (the seconds of an untimed call)."""
+    number = {k: max(1, int(min_sample / max(first[k], 1e-6))) for k in prog.fns}
+    times = {k: [] for k in prog.fns}
+    for _ in range(prog.rounds):
+        for k, fn in prog.fns.items():
+            t0 = _clock()
+            for _ in range(number[k]):
+                fn()
+            times[k].append((_clock() - t0) / number[k])
+    return times
+
+
+def _jax_compile_s(prog, steady):
+    """JAX's compile time: first call after clearing its caches minus a compiled call."""
+    JAX.clear_caches()
+    prog.jax_fresh()
+    return _time_once(prog.fns["jax-jit"]) - steady
+
+
+def _fmt_s(t):
+    return f"{t * 1e3:8.1f} ms" if t < 1 else f"{t:8.2f} s "
+
+
+def programs_main(argv):
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="bench_peers.py programs")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--wall", action="store_true", help="wall-clock time, not CPU time")
+    opts = ap.parse_args(argv)
+    global _clock
+    if opts.wall:
+        _clock = time.perf_counter
+    P = _load_programs()
+    import scipy
+    print(f"one thread; numpy {np.__version__}, scipy {scipy.__version__}, tenferro "
+          f"{tf.__version__}" + (f", torch {TORCH.__version__}" if TORCH else ", no torch")
+          + (f", jax {JAX.__version__}" if JAX else ", no jax")
+          + f"; {'wall' if opts.wall else 'CPU'} time, medians of round-robin rounds; "
+          "ratios = the medians of the per-round ratios")
+    print("| program | rounds | tenferro | torch | jax-jit | jax compile | tf ÷ jax-jit "
+          "| tf ÷ torch |\n|---|---|---|---|---|---|---|---|")
+    for prog in _programs(P, opts.small, opts.rounds):
+        results, first = {}, {}
+        for k, fn in prog.fns.items():
+            t0 = _clock()
+            results[k] = fn()
+            first[k] = _clock() - t0
+        (prog.check or _check_agree)(prog.label, results)
+        times = _time_program(prog, first)
+        med = {k: float(np.median(v)) for k, v in times.items()}
+
+        def ratio(k):
+            if k not in times:
+                return f"{'-':>8}"
+            return f"{np.median(np.array(times['tenferro']) / np.array(times[k])):7.2f}x"
+        comp = (_fmt_s(_jax_compile_s(prog, med["jax-jit"]))
+                if JAX is not None and prog.jax_fresh else f"{'-':>11}")
+        cells = [_fmt_s(med[k]) if k in med else f"{'-':>11}"
+                 for k in ("tenferro", "torch", "jax-jit")]
+        label = prog.label
+        if prog.check is _check_fits:
+            label += " (evaluations: " + ", ".join(
+                f"{k} {int(r[1])}" for k, r in results.items()) + ")"
+        print(f"| {label} | {prog.rounds} | " + " | ".join(cells)
+              + f" | {comp} | {ratio('jax-jit')} | {ratio('torch')} |", flush=True)
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["programs"]:
+        programs_main(args[1:])
+        return
     sizes = [int(x) for x in args if x.isdigit()] or [16, 64, 256]
     only = [x for x in args if not x.isdigit()]
     import scipy
