@@ -15,9 +15,12 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._engine import tangent_of
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
+from ._rule_api import primal_of, set_tangent
 from ._state import STATE
 from ._tensor import Tensor, as_tensor, _to_array
+from .autograd import enable_grad, grad
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "jvp", "hvp"]
 
@@ -64,18 +67,14 @@ def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
                          f"({p.dtype}); pass a real tangent")
     if t.dtype != p.dtype:
         t = t.astype(p.dtype)
-    d = Tensor._wrap(p._data, p._node, p._index)
-    d._fw = (level, t)
+    d = primal_of(p)
+    set_tangent(d, t)
     return d
 
 
 def unpack_dual(tensor: Tensor) -> UnpackedDualTensor:
     """``(primal, tangent)``; the tangent is None when the tensor carries none."""
-    fw = tensor._fw
-    primal = Tensor._wrap(tensor._data, tensor._node, tensor._index)
-    if fw is not None and fw[0] == STATE.fw_level and STATE.fw_level:
-        return UnpackedDualTensor(primal, fw[1])
-    return UnpackedDualTensor(primal, None)
+    return UnpackedDualTensor(primal_of(tensor), tangent_of(tensor))
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
@@ -128,7 +127,6 @@ def hvp(f: Callable[..., Tensor], primals: Any, tangents: Any) -> tuple[Tensor, 
     For real f this is the Hessian applied to v; gradients follow the complex convention
     of DESIGN.md §2, and so do the hvps (the JVP of the gradient map).
     """
-    from .autograd import grad, enable_grad
     ps, ts = _as_tuple(primals), _as_tuple(tangents)
     if len(ps) != len(ts):
         raise ShapeError(f"hvp got {len(ps)} primals but {len(ts)} tangents")

@@ -94,7 +94,8 @@ from scipy.special import _ufuncs as _u
 
 from ._engine import apply1
 from ._errors import DTypeError, ShapeError, UnsupportedADError
-from ._tensor import Tensor, _tracked
+from ._rule_api import is_tracked
+from ._tensor import Tensor
 from ._ops.registry import FUNCTIONS, Op, defop, register
 from ._dtypes import float_result_type
 from ._ops._util import broadcast_shape, conj, floating, floating_args, operands, payload, \
@@ -184,7 +185,7 @@ def _check_complex(name: str, ok: bool, *tensors: Tensor) -> None:
 
 
 def _no_derivative(name: str, argname: str, t: object, why: str) -> None:
-    if isinstance(t, Tensor) and _tracked(t):
+    if isinstance(t, Tensor) and is_tracked(t):
         raise UnsupportedADError(
             f"tf.special.{name}: no derivative in {argname!r} ({why}); pass it without "
             f"requires_grad (e.g. .detach()) to differentiate in the other arguments")

@@ -64,7 +64,8 @@ import scipy.special
 
 from ._dtypes import float_result_type
 from ._errors import LinAlgError, ShapeError, TenferroError, UnsupportedADError
-from ._tensor import Tensor, _tracked, as_tensor
+from ._rule_api import is_tracked
+from ._tensor import Tensor, as_tensor
 from ._ops._util import broadcast_shape, require_real
 from ._ops.elementwise import (arctan2, exp, expm1, floor, log, log1p, logaddexp, power,
                                where)
@@ -185,7 +186,7 @@ def _finish(inside: _Mask, value: Tensor, fill: float | NDArray[Any], bad: _Mask
     if not inside.all():
         value = where(inside, value, np.asarray(fill, dtype=dtype))
     if bad.any():
-        tracked = [u for u in inputs if isinstance(u, Tensor) and _tracked(u)]
+        tracked = [u for u in inputs if isinstance(u, Tensor) and is_tracked(u)]
         if tracked:
             poison = np.where(bad, np.nan, 0.0).astype(dtype)
             total = where(bad, tracked[0], 0)
@@ -324,7 +325,7 @@ class _Continuous:
                     value = getattr(self, "_" + method)(z, *shapes)
             except UnsupportedADError as err:
                 names = [n for n, s in zip(self.shapes, shapes)
-                         if n in self._incomplete.get(method, ()) and _tracked(s)]
+                         if n in self._incomplete.get(method, ()) and is_tracked(s)]
                 _unsupported(self.name, method, names, err)
         return _finish(inside, value, fill, bad, raw)
 
@@ -654,13 +655,13 @@ class _Discrete:
                 value = getattr(self, "_" + method)(kk, *shapes)
             except UnsupportedADError as err:
                 names = [n for n, s in zip(self.shapes, shapes)
-                         if n in self._incomplete.get(method, ()) and _tracked(s)]
+                         if n in self._incomplete.get(method, ()) and is_tracked(s)]
                 _unsupported(self.name, method, names, err)
         if value.shape != inside.shape:     # a formula free of some shape parameter
             value = value + np.zeros(inside.shape, value.dtype)
         # k and loc are data with derivative 0 (as tf.floor): link them with a zero weight
         for u in (k, loc):
-            if _tracked(u):
+            if is_tracked(u):
                 value = value + 0 * floor(where(inside, u, 0))
         return _finish(inside, value, fill, bad, raw)
 

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._rule_api import detached, share_tangent
 from ._tensor import Tensor, as_tensor
 
 if TYPE_CHECKING:
@@ -170,8 +171,8 @@ def _tracked(x: Tensor) -> Tensor:
     """``x`` itself if it requires grad, else a fresh leaf keeping its forward tangent."""
     if x.requires_grad:
         return x
-    t = Tensor._wrap(x.numpy()).set_requires_grad(True)
-    t._fw = x._fw
+    t = detached(x).set_requires_grad(True)
+    share_tangent(t, x)
     return t
 
 

@@ -42,7 +42,7 @@ def floating(x: Tensor) -> Tensor:
     functions of one argument with a floating-point result (exp, sqrt, linalg...), the
     one-argument case of ``_dtypes.float_result_type`` (NumPy's ufuncs would give float16 for
     small integer types, which tenferro does not have)."""
-    if x._node is None and x._data.dtype.kind not in "fc":
+    if x._data.dtype.kind not in "fc" and not x.requires_grad:
         return Tensor._wrap(x._data.astype(np.float64))
     return x
 
@@ -66,7 +66,7 @@ def floating_args(*args: Any) -> list[Tensor]:
     for v in ts:
         if type(v) in _PY_SCALARS:
             v = Tensor._wrap(np.asarray(v, dtype=dt))
-        elif v._node is None and v._data.dtype.kind not in "fc":
+        elif v._data.dtype.kind not in "fc" and not v.requires_grad:
             v = Tensor._wrap(v._data.astype(dt))
         out.append(v)
     return out

@@ -1048,7 +1048,7 @@ def clip(x: ArrayLike, /, min: ArrayLike | None = None,
     out = _arr(out).astype(dt, copy=False)
     if dt.kind not in "fc":
         for b in inputs[1:]:
-            if b._node is not None:
+            if b.requires_grad:
                 raise DTypeError(f"clip of a {dt} tensor has a {dt} result, which cannot "
                                  "carry the gradient of a bound that requires grad; "
                                  "convert x first, e.g. x.astype(tf.float64)")

@@ -30,6 +30,7 @@ from .._sparse import ScatterKind, SparseCotangent
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
 from .._tensor import Tensor, as_tensor
+from .._rule_api import has_node_or_tangent
 from .registry import defop, register
 from ._util import conj, operands, to_tensor, unbroadcast
 
@@ -854,7 +855,7 @@ def _fresh(x: Tensor) -> Tensor:
     a tensor that requires grad, an alias of the payload otherwise: tensors are never
     written in place, so the alias cannot be changed through x). A forward-mode tangent
     travels too (a dual tensor has no node)."""
-    if x._node is not None or x._fw is not None:
+    if has_node_or_tangent(x):
         y: Tensor = apply1(_astype_op, (x,), x._data.copy())
         return y
     return Tensor._wrap(x._data)

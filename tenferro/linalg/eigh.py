@@ -30,13 +30,14 @@ from numpy.typing import ArrayLike
 from .._engine import apply
 from .._errors import ShapeError
 from .._ops.registry import defop, register
+from .._rule_api import record_pullback, wants_derivative
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import field_aliases, mH, matrix_input
 from .svd import (_EPS, _check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
                   _input_tangent, _kernel, _mH, _same_block, _values_only_jvp,
-                  _wants_derivative, adapt_degenerate_basis, record_pullback)
+                  adapt_degenerate_basis)
 
 __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
 
@@ -80,7 +81,7 @@ def _eigh_F(w: Any, derivative_eps: Any) -> Any:
 
 def _eigh_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     if type(ys[0]) is not np.ndarray:
-        # create_graph: one recorded node (svd.py record_pullback)
+        # create_graph: one recorded node (_rule_api.record_pullback)
         return record_pullback(lambda *v: _eigh_pullback(ctx, v[:2], v[2:]),
                                lambda *v: _eigh_pullback(ctx, v[:2], v[2:]),
                                tuple(gs) + tuple(ys))
@@ -214,7 +215,7 @@ def eigvalsh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", check_finite: bool = True
     eigenvalues, no F); the vectors are computed only when a derivative is needed."""
     a = matrix_input(a, "tf.linalg.eigvalsh", square=True, check_finite=check_finite)
     lower = _uplo(UPLO, "tf.linalg.eigvalsh")
-    if _wants_derivative(a):
+    if wants_derivative(a):
         values: Tensor = _eigh(a, lower, None, False, True)[0]
         return values
     d = a._data

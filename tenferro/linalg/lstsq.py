@@ -55,6 +55,7 @@ from .._engine import apply, apply1
 from .._errors import DTypeError, LinAlgError, ShapeError
 from .._ops._util import broadcast_shape, conj, float_tensor, unbroadcast
 from .._ops.registry import defop, register
+from .._rule_api import has_node_or_tangent
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -573,10 +574,6 @@ def _residuals(a: Any, b: Any, x: Any, vector: Any, value: Any = None, cache: An
 _LSTSQ = "tf.linalg.lstsq"
 
 
-def _tracked(t: Any) -> Any:
-    return t._node is not None or t._fw is not None
-
-
 def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
           check_finite: bool = True) -> LstsqResult:
     """Least-squares solution of ``a @ x ≈ b``, like ``numpy.linalg.lstsq``.
@@ -650,7 +647,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     if m > n and ctx.full_col:
         if res is None:     # the empty cases (n = 0, k = 0)
             res = _sq_col_norms(bm - ad @ x)
-        if _tracked(xt):
+        if has_node_or_tangent(xt):
             # an op on the recorded x, so the residuals' cotangent flows into x, a and b;
             # the same R = b − a x (built once, by the first rule that needs it) serves
             # the rules of x and of the residuals (ctx.cache)

@@ -73,7 +73,7 @@ from .._ops import elementwise, reductions
 from .._ops.reductions import _keep, normalize_axis
 from .._ops.registry import defop, register
 from .._ops._util import float_tensor
-from .._state import STATE
+from .._rule_api import is_tracked
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -84,14 +84,6 @@ expm_pade = load_kernel("expm").expm_pade
 
 __all__ = ["matrix_exp", "expm", "norm", "vector_norm", "matrix_norm",
            "matrix_exp_ad", "expm_ad", "norm_ad", "vector_norm_ad", "matrix_norm_ad"]
-
-
-def _needs_derivative(x: Any) -> Any:
-    """Whether an op applied to ``x`` now records a node or propagates a tangent."""
-    if STATE.grad_enabled and x._node is not None:
-        return True
-    fw = x._fw
-    return fw is not None and fw[0] == STATE.fw_level and STATE.fw_level != 0
 
 
 # ==== matrix_exp ==========================================================================
@@ -174,7 +166,7 @@ def matrix_exp(a: ArrayLike, *, check_finite: bool = False) -> Tensor:
     d = a._data
     if d.size == 0:
         return apply1(_expm_op, (a,), np.zeros(d.shape, d.dtype), ctx=None)
-    if _needs_derivative(a):
+    if is_tracked(a):
         out, ctx = expm_pade(d)                  # in double precision
     else:
         ctx = None
@@ -403,7 +395,7 @@ def _nuclear(y: Any) -> Tensor:
     d = y._data
     if d.size == 0:
         return apply1(_nuc_op, (y,), np.zeros(d.shape[:-2], d.real.dtype), ctx=None)
-    if _needs_derivative(y):
+    if is_tracked(y):
         # the gradient U Vᴴ needs the singular vectors: gesdd with them costs ~2.2x the
         # values alone (n = 16...256), the floor of this op's forward
         u, s, vt = _lapack.svd(d, full_matrices=False)

@@ -29,10 +29,10 @@ discarded triplets, live in ``svd_truncated.py`` (docs/truncated_svd.md).
 
 The plain backward is one fused kernel, ``_kernels/spectral.pyx``'s ``svd_backward``
 (X = UᴴŪ, Y = VᴴV̄, the k x k core and the products to Ā). With create_graph=True the
-pullback is recorded as one ``lazy_rule`` node whose value is that kernel's; the same
-formula on Tensors (``_core_tensor``) runs only when a higher derivative differentiates
-that node, or directly under forward tangents (hvp).
-eigh.py and qr.py record their pullbacks the same way.
+pullback is recorded as one ``lazy_rule`` node whose value is that kernel's
+(``_rule_api.record_pullback``); the same formula on Tensors (``_core_tensor``) runs only
+when a higher derivative differentiates that node, or directly under forward tangents
+(hvp). eigh.py and qr.py record their pullbacks the same way.
 """
 import math
 from collections import namedtuple
@@ -45,7 +45,7 @@ from .._kernels import load as load_kernel
 from .._engine import apply
 from .._errors import GaugeError, ShapeError, UnsupportedADError
 from .._ops.registry import defop, register
-from .._state import STATE
+from .._rule_api import record_pullback, tangent_of, tracked_in_reverse, wants_derivative
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -150,10 +150,8 @@ def _svd_drel(m: Any, n: Any, dtype: Any) -> float:
 
 def _input_tangent(a: Tensor) -> Any:
     """The ndarray of ``a``'s forward tangent at the active dual level, or None."""
-    level = STATE.fw_level
-    if level and a._fw is not None and a._fw[0] == level:
-        return _data(a._fw[1])
-    return None
+    t = tangent_of(a)
+    return None if t is None else _data(t)
 
 
 def _block_runs(x: Any, delta: Any) -> Any:
@@ -251,159 +249,6 @@ def _mH(x: Any) -> Any:
         x = x.swapaxes(-1, -2)
         return x.conj() if x.dtype.kind == "c" else x
     return mH(x)
-
-
-# ---- pullbacks recorded as one node (create_graph) ---------------------------------------
-#
-# With create_graph=True a pullback written in Tensor ops records every small op of its
-# formula (46 for svd's): the pass then costs 3-5x the plain one, which runs one compiled
-# kernel. Instead the pullback is recorded as ONE node of the op "lazy_rule": its primal is
-# the fast ndarray pullback, and only when a higher derivative is asked for does its own
-# pullback run the formula on Tensors — on fresh leaves, a graph disjoint from the caller's
-# — and differentiate it (torch.autograd.Function's double-backward pattern). Asked on
-# Tensors (a third order) that pullback is itself recorded as one lazy_rule node, so every
-# order is exact and records one node per rule.
-
-def _has_tangent(values: Any) -> Any:
-    """Whether a value carries a forward tangent at the active dual level (then the rule
-    runs its Tensor formula, whose ops propagate the tangents: forward-over-reverse)."""
-    level = STATE.fw_level
-    if not level:
-        return False
-    for v in values:
-        if isinstance(v, Tensor) and v._fw is not None and v._fw[0] == level:
-            return True
-    return False
-
-
-def _formula_vjp(formula: Any, xs: Any, gs: Any, wanted: Any, create_graph: Any) -> Any:
-    """The pullback of ``formula`` at ``xs`` for the output cotangents ``gs`` (None: zero),
-    for the inputs listed in ``wanted``: ndarrays (``create_graph=False``: on fresh leaves)
-    or Tensors whose graph holds only what ``formula`` records (``create_graph=True``: the
-    caller's leaves). A cotangent that does not reach an input is returned as zeros."""
-    from ..autograd import grad
-    saved = STATE.grad_enabled
-    STATE.grad_enabled = True
-    try:
-        if create_graph:
-            leaves = xs
-        else:
-            leaves = tuple(Tensor._wrap(x).set_requires_grad() for x in xs)
-        outs = formula(*leaves)
-        roots, seeds = [], []
-        for o, g in zip(outs, gs):
-            if g is not None and isinstance(o, Tensor) and o._node is not None:
-                roots.append(o)
-                seeds.append(g)
-        targets = [leaves[i] for i in wanted]
-        res = grad(roots, targets, seeds, create_graph=create_graph) if roots else \
-            [None] * len(targets)
-    finally:
-        STATE.grad_enabled = saved
-    cots = []
-    for t, r in zip(targets, res):
-        if r is None:
-            r = Tensor._wrap(np.zeros(t.shape, t.dtype))
-        cots.append(r if create_graph else r._data)
-    return tuple(cots)
-
-
-def _lazy_rule_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-    formula = ctx
-    wanted = [i for i, nd in enumerate(needs) if nd]
-    tensors = type(xs[0]) is not np.ndarray or any(isinstance(g, Tensor) for g in gs)
-    if not tensors:
-        cots = _formula_vjp(formula, xs, gs, wanted, False)
-    else:
-        gs = tuple(g if g is None or isinstance(g, Tensor) else Tensor._wrap(g) for g in gs)
-        if _has_tangent(xs):
-            # record_pullback records a lazy_rule only where no input has a tangent
-            raise RuntimeError("internal error: a lazy_rule node with forward tangents on "
-                               "its inputs; please report")
-        n = len(xs)
-        present = [i for i, g in enumerate(gs) if g is not None]
-
-        def split(vals: Any) -> Any:
-            g = [None] * len(gs)
-            for j, i in enumerate(present):
-                g[i] = vals[n + j]
-            return vals[:n], g
-
-        def fast(*arrays: Any) -> Any:
-            x, g = split(arrays)
-            return _formula_vjp(formula, x, g, wanted, False)
-
-        def formula_of_vjp(*tensors_: Any) -> Any:
-            x, g = split(tensors_)
-            return _formula_vjp(formula, x, g, wanted, True)
-
-        level = STATE.fw_level
-        dots = None
-        if _has_tangent(gs):
-            # cotangents with forward tangents (forward-over-reverse through a graph
-            # recorded before the dual level): the pullback is linear in them and xs carry
-            # none, so the tangent of the result is the pullback of the tangents
-            dots = [None if g is None or g._fw is None or g._fw[0] != level else g._fw[1]
-                    for g in gs]
-            gs = tuple(None if g is None else Tensor._wrap(g._data, g._node, g._index)
-                       for g in gs)
-        cots = lazy_rule(fast, formula_of_vjp, tuple(xs) + tuple(gs[i] for i in present))
-        if dots is not None:
-            live = [i for i in present if dots[i] is not None]
-            if live:
-                tangent = _lazy_rule_vjp(formula, needs, tuple(dots), xs, ys)
-                for j, i in enumerate(wanted):
-                    if tangent[i] is not None:
-                        cots[j]._fw = (level, tangent[i])
-    out = [None] * len(needs)
-    for j, i in enumerate(wanted):
-        out[i] = cots[j]
-    return tuple(out)
-
-
-def _lazy_rule_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    # lazy_rule records only where no input carries a tangent (_has_tangent), so forward
-    # mode never reaches it
-    raise RuntimeError("internal error: forward mode reached a lazy_rule node; please report")
-
-
-_lazy_rule_op = defop("lazy_rule", _lazy_rule_vjp, _lazy_rule_jvp,
-                      doc="a pullback recorded as one node: fast primal, formula derivatives")
-
-
-def lazy_rule(fast: Any, formula: Any, inputs: Any) -> Any:
-    """Record ``formula(*inputs)`` (Tensors) as one node whose value is ``fast`` on their
-    ndarrays (both return a tuple; ``fast`` ndarrays, the same values): the derivatives are
-    those of ``formula``, computed only when asked for."""
-    outs = fast(*[x._data for x in inputs])
-    return apply(_lazy_rule_op, inputs, tuple(outs), formula)
-
-
-# False: every create_graph pullback records its formula's ops (the former behaviour; for
-# A/B benchmarks, scripts/bench_create_graph.py --compare)
-RECORD_ONE_NODE = True
-
-
-def record_pullback(fast: Any, formula: Any, values: Any) -> Any:
-    """A pullback's result on Tensors (create_graph): one lazy_rule node of the present
-    ``values`` (None: a zero cotangent or absent input), or ``formula(*values)`` directly
-    when forward tangents are active on them (forward-over-reverse needs its ops).
-    ``fast`` and ``formula`` take the full tuple (None included) and return a tuple."""
-    if not RECORD_ONE_NODE or _has_tangent(values):
-        return formula(*values)
-    present = [i for i, v in enumerate(values) if v is not None]
-    n = len(values)
-
-    def full(vals: Any) -> Any:
-        out = [None] * n
-        for j, i in enumerate(present):
-            out[i] = vals[j]
-        return out
-
-    ins = tuple(values[i] if isinstance(values[i], Tensor) else Tensor._wrap(values[i])
-                for i in present)
-    res = lazy_rule(lambda *a: fast(*full(a)), lambda *t: formula(*full(t)), ins)
-    return res
 
 
 # ---- the op ------------------------------------------------------------------------------
@@ -733,16 +578,11 @@ def _empty_svd(d: Any, full_matrices: Any) -> Any:
     return u, np.zeros(batch + (k,), real), vt
 
 
-def _wants_derivative(a: Tensor) -> bool:
-    return bool((STATE.grad_enabled and a._node is not None)
-                or (STATE.fw_level and a._fw is not None))
-
-
 def _values_only_jvp(a: Tensor) -> bool:
     """Whether the forward rule of svdvals/eigvalsh may skip the vector tangents: only
     when no reverse graph is recorded, since forward-over-reverse runs the reverse rule on
     the outputs' tangents (node.out_tangents), vectors included."""
-    return not (STATE.grad_enabled and a._node is not None)
+    return not tracked_in_reverse(a)
 
 
 def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
@@ -859,7 +699,7 @@ def svdvals(a: ArrayLike | Tensor, check_finite: bool = True) -> Tensor:
     (finite for repeated singular values, no F); the vectors are computed only when a
     derivative is needed."""
     a = matrix_input(a, "tf.linalg.svdvals", check_finite=check_finite)
-    if _wants_derivative(a):
+    if wants_derivative(a):
         values: Tensor = _svd(a, False, None, False, True)[1]
         return values
     d = a._data
