@@ -130,6 +130,21 @@ class SparseCotangent:
             return _graph_densify[0](self)
         return self._densify_np()
 
+    def dense_sum(self, base: NDArray[Any] | None, values: Sequence[NDArray[Any]]
+                  ) -> NDArray[Any]:
+        """``base + Σ_j scatter_j(values_j)`` as a fresh C-contiguous buffer of the target's
+        dtype: ``base`` (or None for zeros) and ``values`` (one per part) ndarrays of that
+        dtype. The value of the op that records a densify on Tensors (the sparse_sum op
+        of _ops/structure.py: its inputs' payloads)."""
+        buf: NDArray[Any]
+        if base is not None:
+            buf = np.array(base, dtype=self.dtype, order="C", copy=True)
+        else:
+            buf = np.zeros(self.shape, self.dtype)
+        for (kind, ctx, _), v in zip(self.parts, values):
+            kind.add_into(buf, v, ctx)
+        return buf
+
     def _densify_np(self) -> NDArray[Any]:
         dtype = self.dtype
         buf: NDArray[Any]

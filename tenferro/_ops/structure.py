@@ -469,12 +469,8 @@ def _densify_graph(s: SparseCotangent) -> Tensor:
         v = _cast_like(v, s.dtype)
         inputs.append(v)
         kinds.append((kind, ctx))
-    if has_dense:
-        buf = np.array(inputs[0]._data, dtype=s.dtype, order="C", copy=True)
-    else:
-        buf = np.zeros(s.shape, s.dtype)
-    for (kind, ctx), v in zip(kinds, inputs[1:] if has_dense else inputs):
-        kind.add_into(buf, v._data, ctx)
+    buf = s.dense_sum(inputs[0]._data if has_dense else None,
+                      [v._data for v in (inputs[1:] if has_dense else inputs)])
     return apply1(_sparse_sum_op, tuple(inputs), buf,
                   ctx=(has_dense, tuple(kinds), s.shape, s.dtype))
 
