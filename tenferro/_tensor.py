@@ -147,6 +147,7 @@ class Tensor:
             raise ShapeError(f"tenferro implements the array API standard "
                              f"{_API_VERSIONS[-1]} (and the versions it contains: "
                              f"{', '.join(_API_VERSIONS[:-1])}), not {api_version!r}")
+        # the namespace is the package, which imports this module (cycle: at call time)
         import tenferro
         return tenferro
 
@@ -165,7 +166,8 @@ class Tensor:
                   copy: bool | None = None) -> NDArray[Any]:
         if _engine.is_tracked(self):
             # the message names the NumPy call (np.mean([x, y]), np.r_[x, y]) and the tf
-            # spelling that keeps the gradient (tenferro/_numpy.py, at call time)
+            # spelling that keeps the gradient: tenferro/_numpy.py, which imports this
+            # module (cycle: at call time)
             from ._numpy import conversion_error
             raise conversion_error()
         d = self._data

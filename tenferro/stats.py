@@ -70,7 +70,8 @@ from ._ops._util import broadcast_shape, require_real
 from ._ops.elementwise import (arctan2, exp, expm1, floor, log, log1p, logaddexp, power,
                                where)
 from ._ops.reductions import sum as _sum
-from ._ops.structure import diagonal, reshape, squeeze
+from ._ops.structure import broadcast_to, concatenate, diagonal, reshape, squeeze
+from . import special as _tf_special
 from .linalg import cholesky, solve_triangular
 
 __all__ = ["norm", "t", "gamma", "beta", "expon", "laplace", "cauchy", "logistic",
@@ -98,12 +99,7 @@ class _Special:
     differentiated wrongly, and needs no change here once it does)."""
 
     def __getattr__(self, name: str) -> Callable[..., Tensor]:
-        tf_special: Any
-        try:
-            from . import special as tf_special
-        except ImportError:
-            tf_special = None
-        f: Callable[..., Tensor] | None = getattr(tf_special, name, None)
+        f: Callable[..., Tensor] | None = getattr(_tf_special, name, None)
         if f is None:
             ufunc = getattr(scipy.special, name)
 
@@ -915,7 +911,6 @@ class _MultivariateNormal:
                 raise LinAlgError(f"{qual}: the covariance is not positive definite{extra}:"
                                   f" {err}") from None
             batch = np.broadcast_shapes(diff.shape[:-1], cov.shape[:-2])
-            from ._ops.structure import broadcast_to
             lhs = broadcast_to(chol, batch + (dim, dim))
             rhs = broadcast_to(diff, batch + (dim,))
             w = solve_triangular(lhs, reshape(rhs, batch + (dim, 1)), lower=True,
@@ -963,7 +958,6 @@ class _Dirichlet:
             raise ShapeError(f"{qual}: x must hold {kdim} (or {kdim - 1}) components along "
                              f"its first axis, got shape {x.shape}")
         if x.shape[0] == kdim - 1:
-            from ._ops.structure import concatenate
             last = 1 - _sum(x, axis=0)
             x = concatenate([x, reshape(last, (1,) + last.shape)], axis=0)
         xp = x._data

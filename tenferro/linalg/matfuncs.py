@@ -78,6 +78,7 @@ from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import check_finite_or_raise, matrix_input, mH
+from .svd import svd, svdvals
 
 expm_frechet = load_kernel("expm").expm_frechet
 expm_pade = load_kernel("expm").expm_pade
@@ -353,7 +354,6 @@ def _nuc_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = n̄·U Vᴴ
     y, g = xs[0], gs[0]
     if isinstance(y, Tensor) or isinstance(g, Tensor):
-        from .svd import svd
         u, _, vt = svd(y)
         p = u @ vt
     else:
@@ -367,7 +367,6 @@ def _nuc_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # ṅ = Re tr(V Uᴴ Ȧ) = Re Σ conj(U Vᴴ)∘Ȧ
     y, t = xs[0], ts[0]
     if isinstance(y, Tensor) or isinstance(t, Tensor):
-        from .svd import svd
         u, _, vt = svd(y)
         p = u @ vt
     else:
@@ -409,7 +408,6 @@ def _nuclear(y: Any) -> Tensor:
 
 def _svd_extreme(y: Any, largest: Any, name: Any) -> Any:
     """Largest (smallest) singular value of each matrix of ``y``; ties split evenly."""
-    from .svd import svdvals
     s = svdvals(y, check_finite=False)              # checked by the caller
     if s.shape[-1] == 0:
         if largest:                              # NumPy: amax(..., initial=0)

@@ -685,7 +685,12 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
     ``check_finite=False``; no convergence). Bad arguments raise before anything is
     computed or recorded.
     """
-    cut = _trunc.check_truncation(max_rank, rtol, atol, full_matrices)
+    cut = None
+    if max_rank is not None or rtol is not None or atol is not None:
+        # svd_truncated's op builds on this module's op and helpers; linalg/__init__.py
+        # imports it with the package (cycle: imported here at call time)
+        from . import svd_truncated as _trunc
+        cut = _trunc.check_truncation(max_rank, rtol, atol, full_matrices)
     a = matrix_input(a, "tf.linalg.svd", check_finite=check_finite)
     eps = _check_eps(derivative_eps, "tf.linalg.svd")
     if cut is not None:
@@ -715,6 +720,3 @@ svdvals_ad = builder(svdvals)
 
 register(svd, methods=("svd",))
 register(svdvals, methods=("svdvals",))
-
-# the truncated SVD (max_rank/rtol/atol) and its op; it imports this module's helpers
-from . import svd_truncated as _trunc  # noqa: E402
