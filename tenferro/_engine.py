@@ -48,13 +48,6 @@ def _bind(tensor_cls: "type[Tensor]") -> None:
     tape_twin.bind_engine(tensor_cls, STATE, _forward)    # (tests swap the twin in)
 
 
-def install_vjp_kernels(ops: "dict[str, Op]") -> None:
-    """Give the ops that have a compiled pullback (tape.pyx's VJP_KERNELS) its code
-    (called by tenferro/__init__.py once every op is registered)."""
-    for name, code in getattr(_tape, "VJP_KERNELS", {}).items():
-        ops[name].kernel = code
-
-
 # apply1(op, inputs, out, ctx) / apply(op, inputs, outs, ctx): wrap the output array(s)
 # of op(*inputs) as Tensors, with a graph Node when grad mode is on and an input requires
 # grad, and their tangents when a forward-AD dual level is active (compiled: tape.pyx)

@@ -271,8 +271,12 @@ def _vnorm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     return (prod.sum(axis=axes, keepdims=keepdims),)
 
 
+# kernel: the plain backward of the 2-norm of every entry (ctx None, _norm_all) runs the
+# tape's compiled copy of _vnorm_vjp (tape.pyx vjp_kernel, VJP_NORM2_ALL: x·(n̄/n), 0 at
+# n = 0, with the scalar in C doubles as here in Python floats); other norms run the rule
 _vnorm_op = defop("vector_norm", _vnorm_vjp, _vnorm_jvp,
-                  doc="vector p-norm over axes; subgradient 0 at 0, ties split evenly")
+                  doc="vector p-norm over axes; subgradient 0 at 0, ties split evenly",
+                  kernel=load_kernel("tape").VJP_NORM2_ALL)
 
 
 def _vnorm_np(d: Any, p: Any, axes: Any, keepdims: Any, name: Any) -> Any:
