@@ -100,10 +100,10 @@ from ._ops.registry import FUNCTIONS, Op, defop, register
 from ._dtypes import float_result_type
 from ._ops._util import broadcast_shape, conj, floating, floating_args, operands, payload, \
     to_tensor, unbroadcast
-from ._ops.elementwise import (abs as _abs, exp as _exp, imag as _imag, log as _log,
-                                logaddexp as _logaddexp, real as _real, sign as _sign,
-                                where as _where)
-from ._ops.reductions import logsumexp as _lse, sum as _sum
+from ._ops.elementwise import (abs as _tf_abs, exp as _tf_exp, imag as _tf_imag,
+                                log as _tf_log, logaddexp as _logaddexp, real as _tf_real,
+                                sign as _tf_sign, where as _tf_where)
+from ._ops.reductions import logsumexp as _lse, sum as _tf_sum
 
 __all__ = [
     "gammaln", "gamma", "loggamma", "digamma", "psi", "polygamma", "multigammaln",
@@ -1975,7 +1975,7 @@ def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayL
         if not return_sign:
             return out
         if out.dtype.kind == "c":
-            return _real(out), _exp(1j * _imag(out))
+            return _tf_real(out), _tf_exp(1j * _tf_imag(out))
         return out, Tensor._wrap(np.where(np.isnan(out._data), np.nan,
                                           np.ones_like(out._data)))
     at, bt = floating_args(a, b)   # as SciPy: a float32 a with a float64 b sums in float64
@@ -1994,30 +1994,30 @@ def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayL
     with np.errstate(all="ignore"):
         m = np.max(np.where(keep, ap, -np.inf), axis=axes, keepdims=True, initial=-np.inf)
         m = np.where(np.isfinite(m), m, 0)
-    a_safe = _where(keep, at, -np.inf) if not keep.all() else at
+    a_safe = _tf_where(keep, at, -np.inf) if not keep.all() else at
     with np.errstate(all="ignore"):
-        s = _sum(bt * _exp(a_safe - m), axis=axes, keepdims=True)
-        mag = _abs(s)
-        out = _log(mag) + m
+        s = _tf_sum(bt * _tf_exp(a_safe - m), axis=axes, keepdims=True)
+        mag = _tf_abs(s)
+        out = _tf_log(mag) + m
     if return_sign:
         if s.dtype.kind == "c":
-            sgn = s / _where(mag._data == 0, 1, mag)
+            sgn = s / _tf_where(mag._data == 0, 1, mag)
         else:
-            sgn = _sign(s)
+            sgn = _tf_sign(s)
     else:
         if s.dtype.kind == "c":
-            out = _log(s) + m
+            out = _tf_log(s) + m
         else:
             neg = s._data < 0
             if neg.any():
-                out = _where(neg, np.nan, out)
+                out = _tf_where(neg, np.nan, out)
     if not keepdims:
         out = out.reshape(tuple(n for i, n in enumerate(shape) if i not in axes))
         if return_sign:
             sgn = sgn.reshape(out.shape)
     if return_sign:
         if out.dtype.kind == "c":
-            out = _real(out)
+            out = _tf_real(out)
         return out, sgn
     return out
 
@@ -2041,8 +2041,8 @@ def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     (all entries for axis None), SciPy's formula as a composition of differentiable ops:
     the Jacobian diag(p) − p pᵀ at every order."""
     t, axes = _shifted(floating(to_tensor(x)), axis)
-    e = _exp(t)
-    return e / _sum(e, axis=axes, keepdims=True)
+    e = _tf_exp(t)
+    return e / _tf_sum(e, axis=axes, keepdims=True)
 
 
 def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
@@ -2050,4 +2050,4 @@ def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tens
     m = max x, SciPy's formula (for complex x the same branch of the log as SciPy)."""
     t, axes = _shifted(floating(to_tensor(x)), axis)
     with np.errstate(divide="ignore"):
-        return t - _log(_sum(_exp(t), axis=axes, keepdims=True))
+        return t - _tf_log(_tf_sum(_tf_exp(t), axis=axes, keepdims=True))

@@ -334,3 +334,27 @@ def test_the_checks_see_what_they_check():
     assert _internal_reads(PKG / "_engine.py")
     assert layer_of("tenferro._ops.registry") == "core"
     assert layer_of("tenferro._ops.elementwise") == "ops"
+
+
+def test_linalg_helpers_have_one_home():
+    # mH is linalg/_common.py's (Tensor.mH, the array API property, is _ops/structure.py's
+    # _mH: a new tensor through the conj op); eps_of and the machine-epsilon table are
+    # _dtypes.py's
+    homes = {"mH": {"tenferro.linalg._common"}, "_mH": {"tenferro._ops.structure"},
+             "eps_of": {"tenferro._dtypes"}}
+    tables = {"EPS", "_EPS"}
+    bad = []
+    for path in PY_FILES:
+        module = _module_name(path)
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:   # module level
+            if isinstance(node, ast.FunctionDef) and node.name in homes \
+                    and module not in homes[node.name]:
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: def {node.name}")
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and module != "tenferro._dtypes":
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id in tables for t in targets) \
+                        and isinstance(node.value, (ast.Dict, ast.DictComp)):
+                    bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: an eps table")
+    assert not bad, ("a second copy of a helper with a home (import it from there):\n"
+                     + "\n".join(bad))
+

@@ -62,7 +62,8 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, check_finite_or_raise, eps_of, mH, matrix_input
+from .._dtypes import EPS, eps_of
+from ._common import batch_index, check_finite_or_raise, mH, matrix_input
 from .solve import _lu_inverse, solve
 
 # getrf with the determinant (or sign and log|det|) and the tiny-pivot test in one
@@ -85,13 +86,10 @@ def _det_np(d: Any) -> Any:
     return _lu_det(d, 0.0)[2]
 
 
-_EPS = {np.dtype(t): eps_of(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
-
-
 def _rtol(d: Any) -> Any:
     """The pivot ratio below which det's backward takes the SVD form of the adjugate:
     smallest |u_ii| <= n·eps·largest (all-zero matrices included)."""
-    return d.shape[-1] * _EPS.get(d.dtype, 0.0)
+    return d.shape[-1] * EPS.get(d.dtype, 0.0)
 
 
 def _col(c: Any) -> Any:

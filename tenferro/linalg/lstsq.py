@@ -59,7 +59,8 @@ from .._rule_api import has_node_or_tangent
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import check_finite_or_raise, eps_of, matrix_input, mH
+from .._dtypes import EPS, eps_of
+from ._common import check_finite_or_raise, matrix_input, mH
 from .svd import svd as _svd
 
 __all__ = ["pinv", "lstsq", "LstsqResult", "pinv_ad", "lstsq_ad"]
@@ -69,7 +70,6 @@ _REAL = {np.dtype(t): np.dtype(r) for t, r in (
     (np.float32, np.float32), (np.float64, np.float64),
     (np.complex64, np.float32), (np.complex128, np.float64))}
 
-_EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}
 
 LstsqResult.__doc__ = ("Result of tf.linalg.lstsq: solution x, residuals (squared column "
                        "norms of b - a x, or empty), rank (int), singular_values of a.")
@@ -622,7 +622,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     dt = ad.dtype if ad.dtype == bd.dtype else np.result_type(ad.dtype, bd.dtype)
     real_dt = _REAL[dt]
     if rcond is None:
-        rcond = _EPS[real_dt] * max(m, n)
+        rcond = EPS[real_dt] * max(m, n)
     res = r = None
     if 0 in (m, n) or 0 in batch:
         x = np.zeros(batch + (n, k), dt)

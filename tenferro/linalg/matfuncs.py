@@ -354,27 +354,28 @@ def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
 
 # ==== matrix norms ========================================================================
 
+def _nuc_polar(ctx: Any, y: Any, other: Any) -> tuple[Any, bool]:
+    """(U Vᴴ of y, whether it is a Tensor): differentiable through tf.linalg.svd when y or
+    the (co)tangent ``other`` is a Tensor, else the primal's (ctx) or a fresh _polar."""
+    if isinstance(y, Tensor) or isinstance(other, Tensor):
+        u, _, vt = svd(y)
+        return u @ vt, True
+    return (ctx if ctx is not None else _polar(y)), False
+
+
 def _nuc_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = n̄·U Vᴴ
-    y, g = xs[0], gs[0]
-    if isinstance(y, Tensor) or isinstance(g, Tensor):
-        u, _, vt = svd(y)
-        p = u @ vt
-    else:
-        p = ctx if ctx is not None else _polar(y)
-        if g.ndim == 0:                          # one matrix: a Python-float scale
-            return (p * float(g),)
+    g = gs[0]
+    p, graph = _nuc_polar(ctx, xs[0], g)
+    if not graph and g.ndim == 0:                # one matrix: a Python-float scale
+        return (p * float(g),)
     return (g.reshape(g.shape + (1, 1)) * p,)
 
 
 def _nuc_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # ṅ = Re tr(V Uᴴ Ȧ) = Re Σ conj(U Vᴴ)∘Ȧ
-    y, t = xs[0], ts[0]
-    if isinstance(y, Tensor) or isinstance(t, Tensor):
-        u, _, vt = svd(y)
-        p = u @ vt
-    else:
-        p = ctx if ctx is not None else _polar(y)
+    t = ts[0]
+    p, _ = _nuc_polar(ctx, xs[0], t)
     prod = (np.conj(p) if p.dtype.kind == "c" else p) * t
     if prod.dtype.kind == "c":
         prod = np.real(prod)

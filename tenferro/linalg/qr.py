@@ -32,7 +32,9 @@ from .._rule_api import is_tracked, record_pullback
 from ..builders import builder
 from . import _lapack
 from ._common import field_aliases, matrix_input
-from .triangular import check_nonsingular, eps_of, halved, mH, trsolve
+from .._dtypes import eps_of
+from ._common import mH
+from .triangular import check_nonsingular, halved, trsolve
 
 _backprop_kernel = load_kernel("triangular").qr_backprop
 

@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import load as load_kernel
+from .._dtypes import EPS
 from .._engine import apply
 from .._errors import GaugeError, ShapeError, UnsupportedADError
 from .._ops.registry import defop, register
@@ -81,7 +82,6 @@ def _check_eps(derivative_eps: Any, name: str) -> float | None:
     return e
 
 
-_EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}
 
 
 def _eps_params(derivative_eps: Any, size: Any, dtype: Any) -> Any:
@@ -90,7 +90,7 @@ def _eps_params(derivative_eps: Any, size: Any, dtype: Any) -> Any:
     (in the units of the gaps)."""
     if derivative_eps is not None:
         return derivative_eps, 0.0
-    return 0.0, size * _EPS[dtype]
+    return 0.0, size * EPS[dtype]
 
 
 def _eps2(scale: Any, eps: Any, rel: Any) -> Any:
@@ -145,7 +145,7 @@ def _svd_delta(s: Any, m: Any, n: Any) -> Any:
 
 def _svd_drel(m: Any, n: Any, dtype: Any) -> float:
     """drel of the kernels for svd: max(m, n)·eps(dtype) (relative to s_max)."""
-    return float(max(m, n) * _EPS[np.dtype(dtype)])
+    return float(max(m, n) * EPS[np.dtype(dtype)])
 
 
 def _input_tangent(a: Tensor) -> Any:
@@ -210,8 +210,8 @@ def adapt_degenerate_basis(left: Any, x: Any, right: Any, t: Any, delta: Any,
         right[...] = R.reshape(right.shape)
 
 
-_PHASE_TOL = {np.dtype(np.complex64): math.sqrt(_EPS[np.dtype(np.float32)]),
-              np.dtype(np.complex128): math.sqrt(_EPS[np.dtype(np.float64)])}
+_PHASE_TOL = {np.dtype(np.complex64): math.sqrt(EPS[np.dtype(np.float32)]),
+              np.dtype(np.complex128): math.sqrt(EPS[np.dtype(np.float64)])}
 
 
 def _check_phase(X: Any, Y: Any, gu: Any, gv: Any, batch: Any, name: Any,
@@ -240,15 +240,6 @@ def _check_phase(X: Any, Y: Any, gu: Any, gv: Any, batch: Any, name: Any,
         "instead (|u|, u @ vt, u @ diag(s) @ vt, projectors v @ vᴴ, ...), or pass "
         "check_gauge=False to skip this check (the gradient is then only meaningful for a "
         "phase-invariant loss)")
-
-
-def _mH(x: Any) -> Any:
-    """Conjugate transpose of the last two axes (``mH`` without NumPy's function-dispatch
-    overhead on ndarrays; a plain backward runs it on the per-op overhead path)."""
-    if type(x) is np.ndarray:
-        x = x.swapaxes(-1, -2)
-        return x.conj() if x.dtype.kind == "c" else x
-    return mH(x)
 
 
 # ---- the op ------------------------------------------------------------------------------
@@ -361,8 +352,8 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
     if check_gauge and u.dtype.kind == "c":
         # phase θ_i of (u_i, v_i): dL/dθ_i = Im(X_ii + Y_ii) must vanish (the plain
         # backward's kernel forms X and Y again: two products, complex inputs only)
-        X = None if gu is None else _mH(u) @ gu           # UᴴŪ
-        Y = None if gvt is None else vt @ _mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
+        X = None if gu is None else mH(u) @ gu           # UᴴŪ
+        Y = None if gvt is None else vt @ mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
         _check_phase(None if X is None else _data(X), None if Y is None else _data(Y),
                      None if gu is None else _data(gu), None if gvt is None else _data(gvt),
                      s.shape[:-1], "tf.linalg.svd", "singular vectors")
@@ -398,9 +389,9 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         # elementwise work O(k r) — the second pass of a tensor network (TRG) is mostly
         # this formula and its derivative
         XK = None if gu is None else (X[..., :, :r] if X is not None
-                                      else _mH(u) @ gu[..., :, :r])
+                                      else mH(u) @ gu[..., :, :r])
         YK = None if gvt is None else (Y[..., :, :r] if Y is not None
-                                       else vt @ _mH(gvt[..., :r, :]))
+                                       else vt @ mH(gvt[..., :r, :]))
         top, left, sinvK = _core_strips(XK, YK, s, sbar, eps2, block, r)
         ga = u[..., :, :r] @ (top @ vt) + (u[..., :, r:] @ left) @ vt[..., :r, :]
         if m > k and XK is not None:
@@ -409,9 +400,9 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
             ga = ga + (u[..., :, :r] * sinvK[..., None, :]) @ (gvt[..., :r, :] - mH(YK) @ vt)
         return (ga,)
     if X is None and gu is not None:
-        X = _mH(u) @ gu
+        X = mH(u) @ gu
     if Y is None and gvt is not None:
-        Y = vt @ _mH(gvt)
+        Y = vt @ mH(gvt)
     core, sinv = _core_tensor(X, Y, s, sbar, eps2, block)
     ga = u @ core @ vt
     if m > k and gu is not None and X is not None:
@@ -597,9 +588,9 @@ def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
             # forward mode: the basis of each degenerate block in which it splits along t
             u, s, vt = outs
             m, n = d.shape[-2:]
-            v = np.ascontiguousarray(_mH(vt))
+            v = np.ascontiguousarray(mH(vt))
             adapt_degenerate_basis(u, s, v, t, _svd_delta(s, m, n), True)
-            outs = (u, s, np.ascontiguousarray(_mH(v)))
+            outs = (u, s, np.ascontiguousarray(mH(v)))
     ctx = (bool(full_matrices), derivative_eps, bool(check_gauge),
            values_only and _values_only_jvp(a))
     return apply(_svd_op, (a,), outs, ctx)
