@@ -16,7 +16,7 @@ and graph / plain, graph / (plain + rules) and the recording overhead per record
     python scripts/bench_create_graph.py --compare               # + the former graph pass
     python scripts/bench_create_graph.py --trg 24 --iterations 20  # TRG example, A/B
 
---compare also times the create_graph pass with tenferro.linalg.svd.RECORD_ONE_NODE = False
+--compare also times the create_graph pass with tenferro._rule_api.RECORD_ONE_NODE = False
 ("graph0": svd, eigh and qr record every op of their formula instead of one lazy_rule node,
 the behaviour before), in the same run. --trg CHI times examples/trg_ising.py at one beta
 point (forward, create_graph reverse pass, second reverse pass) both ways.
@@ -41,7 +41,7 @@ import pathlib  # noqa: E402
 import tenferro as tf  # noqa: E402
 from tenferro._engine import Node  # noqa: E402
 
-SVD = importlib.import_module("tenferro.linalg.svd")   # tf.linalg.svd is the function
+from tenferro import _rule_api as RULE_API  # noqa: E402  (RECORD_ONE_NODE)
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -51,10 +51,10 @@ class one_node:
         self.flag = flag
 
     def __enter__(self):
-        self.saved, SVD.RECORD_ONE_NODE = SVD.RECORD_ONE_NODE, self.flag
+        self.saved, RULE_API.RECORD_ONE_NODE = RULE_API.RECORD_ONE_NODE, self.flag
 
     def __exit__(self, *exc):
-        SVD.RECORD_ONE_NODE = self.saved
+        RULE_API.RECORD_ONE_NODE = self.saved
 
 
 def _median(fn, min_time=0.2, repeat=7):

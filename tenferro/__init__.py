@@ -54,9 +54,6 @@ from ._threads import (set_num_threads as set_num_threads, num_threads as num_th
                        get_num_threads as get_num_threads, ThreadCountError as ThreadCountError)
 
 _install_methods()
-from . import _engine as _engine
-from ._ops import registry as _registry
-_engine.install_vjp_kernels(_registry.OPS)   # compiled pullbacks of common ops
 _tensor_module._autograd = autograd
 
 __version__ = "0.1.0"

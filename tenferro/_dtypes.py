@@ -45,6 +45,23 @@ INTEGER: frozenset[_DType] = frozenset((int8, int16, int32, int64, uint8, uint16
                                         uint64))
 SUPPORTED: frozenset[_DType] = DIFFERENTIABLE | INTEGER | {bool}
 
+# machine epsilon of each differentiable dtype's real type, for the rules' tolerances
+# (np.finfo costs about a microsecond a call on a rule's path)
+EPS: dict[_DType, float] = {np.dtype(t): float(np.finfo(t).eps)
+                            for t in (np.float32, np.float64, np.complex64, np.complex128)}
+
+
+def eps_of(dtype: DTypeLike) -> float:
+    """Machine epsilon of ``dtype``'s real type (a dict lookup for the differentiable
+    dtypes, np.finfo for others)."""
+    eps = EPS.get(dtype)  # type: ignore[arg-type]  # (a dtype, usually: no conversion)
+    if eps is None:
+        dt = np.dtype(dtype)
+        eps = EPS.get(dt)
+        if eps is None:
+            eps = float(np.finfo(dt).eps)
+    return eps
+
 _KINDS: dict[str, frozenset[_DType]] = {
     "bool": frozenset({bool}),
     "signed integer": frozenset({int8, int16, int32, int64}),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._errors import GraphFreedError, InPlaceError
+from ._errors import GraphFreedError, InPlaceError, UnsupportedADError
 from ._kernels import load as _load_kernel, tape_twin
 from ._sparse import SparseCotangent
 from ._state import STATE
@@ -30,7 +30,8 @@ else:
 
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
-           "as_view", "GraphFreedError"]
+           "as_view", "GraphFreedError", "is_tracked", "tracked_in_reverse", "has_tangent",
+           "tangent_of"]
 
 set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)
@@ -47,13 +48,6 @@ def _bind(tensor_cls: "type[Tensor]") -> None:
     tape_twin.bind_engine(tensor_cls, STATE, _forward)    # (tests swap the twin in)
 
 
-def install_vjp_kernels(ops: "dict[str, Op]") -> None:
-    """Give the ops that have a compiled pullback (tape.pyx's VJP_KERNELS) its code
-    (called by tenferro/__init__.py once every op is registered)."""
-    for name, code in getattr(_tape, "VJP_KERNELS", {}).items():
-        ops[name].kernel = code
-
-
 # apply1(op, inputs, out, ctx) / apply(op, inputs, outs, ctx): wrap the output array(s)
 # of op(*inputs) as Tensors, with a graph Node when grad mode is on and an input requires
 # grad, and their tangents when a forward-AD dual level is active (compiled: tape.pyx)
@@ -65,6 +59,42 @@ graph_rule = _tape.graph_rule
 # sum_small(op, t): t.sum() of a small float64/float32 tensor with the sum done in C
 # (NumPy's bits), or None when t's payload is not such an array
 sum_small = _tape.sum_small
+
+
+# ---- is this tensor tracked? ---------------------------------------------------------------
+# The Tensor (``__array__``) and every rule ask this; tenferro/_rule_api.py re-exports these
+# with the rest of the API for rule authors. Each has one meaning; they differ on purpose.
+
+def tracked_in_reverse(t: "Tensor") -> bool:
+    """Whether an op applied to ``t`` now records a reverse-mode node: ``t`` is in the
+    graph (requires grad, or was computed from a tensor that does) and grad mode is on."""
+    return t._node is not None and STATE.grad_enabled
+
+
+def has_tangent(t: "Tensor") -> bool:
+    """Whether ``t`` carries a forward-mode tangent of the active dual level (False when
+    no level is active; a tangent of a finished level does not count)."""
+    fw = t._fw
+    return fw is not None and STATE.fw_level != 0 and fw[0] == STATE.fw_level
+
+
+def is_tracked(t: "Tensor") -> bool:
+    """Whether ``t`` carries a derivative that an op applied to it now must propagate:
+    :func:`tracked_in_reverse` or :func:`has_tangent`. An op may take a cheaper path
+    (no vectors, no permutation, ...) when no input is tracked."""
+    if t._node is not None and STATE.grad_enabled:
+        return True
+    fw = t._fw
+    return fw is not None and STATE.fw_level != 0 and fw[0] == STATE.fw_level
+
+
+def tangent_of(t: "Tensor") -> "Tensor | None":
+    """``t``'s forward-mode tangent at the active dual level (a Tensor), or None."""
+    fw = t._fw
+    if fw is not None and STATE.fw_level != 0 and fw[0] == STATE.fw_level:
+        tangent: "Tensor" = fw[1]
+        return tangent
+    return None
 
 
 def _cast_like(t: Any, ref_dtype: np.dtype[Any]) -> Any:
@@ -95,7 +125,6 @@ def _forward(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
     if not any_t:
         return
     if op.jvp is None:
-        from ._errors import UnsupportedADError
         raise UnsupportedADError(f"{op.name} has no forward-mode rule")
     graph = STATE.grad_enabled and (graph or node is not None)
     STATE.fw_level = 0

@@ -105,20 +105,33 @@ import math
 import operator
 import sys
 import warnings
-from typing import Any, Callable, Literal, NoReturn, Sequence, SupportsIndex, TypeAlias, \
-    TypeVar, cast
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Callable, Literal, NoReturn, Sequence, SupportsIndex, \
+    TypeAlias, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-import tenferro as tf   # the package, partly initialised now; used at call time only
 from . import fft as _fft, linalg as _linalg  # noqa: F401  (their NumPy spellings first)
-from ._errors import ShapeError, UnsupportedADError
-from ._ops import registry
+from ._errors import LinAlgError, ShapeError, UnsupportedADError
+from ._ops import (creation, einsum, elementwise, manipulation, reductions, registry,
+                   searching, sets, sorting, structure)
 from ._ops.registry import register, register_nondiff
 from ._ops._util import floating, payload
 from ._tensor import Tensor, _find_tracked, _on_payloads, _payloads, as_tensor
+
+if TYPE_CHECKING:
+    import tenferro as tf
+else:
+    # tf.<name>: the functions this module composes, spelled as in user code. The package
+    # imports this module, so it holds them from the modules that define them, merged in
+    # the package's order (tenferro/__init__.py's star imports).
+    tf = SimpleNamespace(linalg=_linalg, LinAlgError=LinAlgError, **{
+        name: getattr(module, name)
+        for module in (elementwise, reductions, structure, einsum, creation, manipulation,
+                       searching, sorting, sets)
+        for name in module.__all__})
 
 __all__: list[str] = []
 
@@ -247,7 +260,10 @@ def conversion_error(depth: int = 2) -> UnsupportedADError:
             "y]) dispatches to the same) or tf.concatenate([a, b], axis=-1) for 2-d ones, "
             "or t.detach() to say that no gradient should flow")
     if caller is not None:
-        fn: Any = tf               # the tf function of the same name, when there is one
+        # the tf function of the same name, when there is one, in the whole package
+        # (which imports this module: cycle, at call time)
+        import tenferro
+        fn: Any = tenferro
         for part in caller.split(".")[1:]:
             fn = getattr(fn, part, None)
         tf_hint = f" or tf.{caller[3:]}(tf.stack([x, y]))" if callable(fn) else ""

@@ -14,10 +14,10 @@ tape's accumulator: before a pullback receives it, for a returned gradient, for 
 ``.grad``. So nothing outside the tape ever sees this object. Densifying allocates one
 dense buffer and scatters every part into it in place: O(x.size + touched entries) for
 any number of uses. With ``create_graph=True`` the values are Tensors and densify
-records one ``sparse_sum`` op, ``out = base + Σ_j scatter_j(values_j)``, whose pullback
-is the identity for ``base`` and a gather for each ``values_j`` (the adjoint of a
-scatter-add is a gather: both are linear, RULES.md "linear maps"), so a second-order pass
-costs O(uses) small gathers instead of O(uses) dense additions.
+records one ``sparse_sum`` op, ``out = base + Σ_j scatter_j(values_j)`` (defined with the
+gathers in ``_ops/structure.py``, which hands it to :func:`set_graph_densify`: this
+container, a part of the core, knows no op), so a second-order pass costs O(uses) small
+gathers instead of O(uses) dense additions.
 """
 import math
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -25,12 +25,10 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from ._ops.registry import defop
-
 if TYPE_CHECKING:
     from ._tensor import Tensor
 
-__all__ = ["SparseCotangent", "ScatterKind"]
+__all__ = ["SparseCotangent", "ScatterKind", "set_graph_densify"]
 
 
 class ScatterKind:
@@ -129,8 +127,23 @@ class SparseCotangent:
         """The dense cotangent: an ndarray (a fresh buffer) or, with Tensor values, a
         Tensor recorded as one ``sparse_sum`` op."""
         if self.graph:
-            return _densify_graph(self)
+            return _graph_densify[0](self)
         return self._densify_np()
+
+    def dense_sum(self, base: NDArray[Any] | None, values: Sequence[NDArray[Any]]
+                  ) -> NDArray[Any]:
+        """``base + Σ_j scatter_j(values_j)`` as a fresh C-contiguous buffer of the target's
+        dtype: ``base`` (or None for zeros) and ``values`` (one per part) ndarrays of that
+        dtype. The value of the op that records a densify on Tensors (the sparse_sum op
+        of _ops/structure.py: its inputs' payloads)."""
+        buf: NDArray[Any]
+        if base is not None:
+            buf = np.array(base, dtype=self.dtype, order="C", copy=True)
+        else:
+            buf = np.zeros(self.shape, self.dtype)
+        for (kind, ctx, _), v in zip(self.parts, values):
+            kind.add_into(buf, v, ctx)
+        return buf
 
     def _densify_np(self) -> NDArray[Any]:
         dtype = self.dtype
@@ -146,63 +159,17 @@ class SparseCotangent:
         return buf
 
 
-def _densify_graph(s: SparseCotangent) -> "Tensor":
-    from ._engine import _Tensor as Tensor, _cast_like, apply1
-    inputs = []
-    data: list[Any] = []
-    has_dense = s.dense is not None
-    if has_dense:
-        d = s.dense if isinstance(s.dense, Tensor) else Tensor._wrap(np.asarray(s.dense))
-        d = _cast_like(d, s.dtype)
-        inputs.append(d)
-    kinds = []
-    for kind, ctx, v in s.parts:
-        if not isinstance(v, Tensor):
-            v = Tensor._wrap(np.asarray(v))
-        v = _cast_like(v, s.dtype)
-        inputs.append(v)
-        kinds.append((kind, ctx))
-    if has_dense:
-        buf = np.array(inputs[0]._data, dtype=s.dtype, order="C", copy=True)
-    else:
-        buf = np.zeros(s.shape, s.dtype)
-    for (kind, ctx), v in zip(kinds, inputs[1:] if has_dense else inputs):
-        kind.add_into(buf, v._data, ctx)
-    return apply1(_sparse_sum_op, tuple(inputs), buf,
-                  ctx=(has_dense, tuple(kinds), s.shape, s.dtype))
+def _no_graph_densify(s: SparseCotangent) -> "Tensor":
+    raise RuntimeError("internal error: a sparse cotangent of Tensors, but no sparse_sum "
+                       "op is installed (tenferro._ops.structure sets it); please report")
 
 
-def _sparse_sum_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-    # out = base + Σ_j scatter_j(v_j): base̅ = g, v̅_j = gather_j(g)
-    has_dense, kinds, _, _ = ctx
-    g = gs[0]
-    out = []
-    if has_dense:
-        out.append(g if needs[0] else None)
-    off = 1 if has_dense else 0
-    for j, (kind, c) in enumerate(kinds):
-        out.append(kind.gather(g, c) if needs[off + j] else None)
-    return tuple(out)
+# the recorder of densify() on Tensor values: _ops/structure.py's sparse_sum op
+_graph_densify: list[Callable[[SparseCotangent], "Tensor"]] = [_no_graph_densify]
 
 
-def _sparse_sum_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    # linear: the same sum of the tangents
-    has_dense, kinds, shape, dtype = ctx
-    off = 1 if has_dense else 0
-    acc = None
-    for (kind, c), t in zip(kinds, ts[off:]):
-        if t is None:
-            continue
-        part = SparseCotangent(shape, dtype, kind, c, t)
-        acc = part if acc is None else acc.add(part)
-    if has_dense and ts[0] is not None:
-        if acc is None:
-            return (ts[0],)
-        acc.add(ts[0])
-    return (None if acc is None else acc.densify(),)
-
-
-_sparse_sum_op = defop(
-    "sparse_sum", _sparse_sum_vjp, _sparse_sum_jvp,
-    doc="base + Σ_j scatter_j(values_j): the accumulated adjoints of many gathers of one "
-        "tensor (recorded by create_graph=True passes)")
+def set_graph_densify(fn: Callable[[SparseCotangent], "Tensor"]) -> None:
+    """Install ``fn(s)``, the dense Tensor of a SparseCotangent of Tensor values recorded
+    as one differentiable op (called by the ops module that defines that op, which also
+    creates every SparseCotangent: the gathers' pullbacks)."""
+    _graph_densify[0] = fn

@@ -147,6 +147,7 @@ class Tensor:
             raise ShapeError(f"tenferro implements the array API standard "
                              f"{_API_VERSIONS[-1]} (and the versions it contains: "
                              f"{', '.join(_API_VERSIONS[:-1])}), not {api_version!r}")
+        # the namespace is the package, which imports this module (cycle: at call time)
         import tenferro
         return tenferro
 
@@ -163,9 +164,10 @@ class Tensor:
 
     def __array__(self, dtype: DTypeLike | None = None,
                   copy: bool | None = None) -> NDArray[Any]:
-        if _tracked(self):
+        if _engine.is_tracked(self):
             # the message names the NumPy call (np.mean([x, y]), np.r_[x, y]) and the tf
-            # spelling that keeps the gradient (tenferro/_numpy.py, at call time)
+            # spelling that keeps the gradient: tenferro/_numpy.py, which imports this
+            # module (cycle: at call time)
             from ._numpy import conversion_error
             raise conversion_error()
         d = self._data
@@ -180,7 +182,7 @@ class Tensor:
 
     def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
                    dl_device: Any = None, copy: bool | None = None) -> Any:
-        if _tracked(self):
+        if _engine.is_tracked(self):
             raise UnsupportedADError(
                 "exporting a tensor that requires grad through DLPack would drop its "
                 "gradient: export t.detach() to say that no gradient should flow")
@@ -594,19 +596,10 @@ def _check_device(device: str | None) -> None:
                          f"got {device!r}")
 
 
-def _tracked(t: Tensor) -> bool:
-    """Whether ``t`` carries a derivative that an op would have to propagate: it is in the
-    reverse-mode graph while grad mode is on, or it has a tangent at the active level."""
-    if t._node is not None and STATE.grad_enabled:
-        return True
-    fw = t._fw
-    return fw is not None and STATE.fw_level != 0 and fw[0] == STATE.fw_level
-
-
 def _find_tracked(obj: Any) -> Tensor | None:
     """The first tensor in ``obj`` (nested lists/tuples/dicts) that carries a derivative."""
     if isinstance(obj, Tensor):
-        return obj if _tracked(obj) else None
+        return obj if _engine.is_tracked(obj) else None
     if isinstance(obj, (list, tuple)):
         for o in obj:
             t = _find_tracked(o)

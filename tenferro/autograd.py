@@ -380,6 +380,7 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0, *
         return value, (tuple(gs) if many else gs[0])
 
     if hessp:
+        # tf.hessp is a transform built on this module (cycle: at call time)
         from .functional import hessp as _hessp
         # (an attribute set on a function, which type checkers do not model)
         wrapped.hessp = _hessp(f, argnums)  # type: ignore[attr-defined]

@@ -44,7 +44,7 @@ tangent rule evaluated on fresh tangent leaves.
 inside a rule. A reverse pass must not walk into the graph of the pass that called the
 rule (its nodes are mid-traversal), so the nested pass runs on *proxies*: fresh leaves
 holding the same payloads (and forward tangents); when the nested pass is done, the
-proxies are re-pointed at the caller's graph nodes (:class:`_Cut`), so the recorded
+proxies are re-pointed at the caller's graph nodes (``_rule_api.Cut``), so the recorded
 derivative depends on the real inputs. A user's rule must therefore not close over
 Tensors that require grad: pass them as arguments.
 """
@@ -60,17 +60,21 @@ import inspect
 
 import numpy as np
 
+from ._engine import apply, apply1
 from ._errors import DTypeError, LinAlgError, ShapeError, UnsupportedADError
 from ._ops._util import floating, to_tensor
 from ._ops.registry import OPS, defop
-from ._state import STATE
+from ._ops.structure import stack
+from ._rule_api import Cut, detached, is_tracked, outside_dual_level
 from ._tensor import Tensor
+from .autograd import enable_grad as _enable_grad, grad as _grad, no_grad as _no_grad
+from .forward import dual_level, make_dual, unpack_dual
+from .linalg.solve import solve
 
 if TYPE_CHECKING:
     from typing import TypeAlias
 
     from ._ops.registry import Op
-    from .autograd import _GradMode
 
     # A value a rule receives or returns: the ndarray payload in a plain pass, a Tensor
     # in the graph when the rule is itself differentiated (create_graph, forward over
@@ -87,34 +91,9 @@ _T = TypeVar("_T")
 
 # ---- helpers --------------------------------------------------------------------------------
 
-def _differentiating(xs: Iterable[Tensor]) -> bool:
-    """Whether any of the Tensors ``xs`` carries a derivative now: recorded in the graph
-    (while recording is on) or a tangent of the active forward-mode level."""
-    if STATE.grad_enabled:
-        for x in xs:
-            if x._node is not None:
-                return True
-    level = STATE.fw_level
-    if level:
-        for x in xs:
-            if x._fw is not None and x._fw[0] == level:
-                return True
-    return False
-
-
-def _grad(*args: Any, **kw: Any) -> list[Tensor | None]:
-    from .autograd import grad
-    return grad(*args, **kw)
-
-
-def _enable_grad() -> _GradMode:
-    from .autograd import enable_grad
-    return enable_grad()
-
-
-def _no_grad() -> _GradMode:
-    from .autograd import no_grad
-    return no_grad()
+def _differentiating(xs: Sequence[Tensor]) -> bool:
+    """Whether any of the Tensors ``xs`` carries a derivative now (_rule_api.is_tracked)."""
+    return any(map(is_tracked, xs))
 
 
 def _unique_name(fun: Callable[..., Any]) -> str:
@@ -126,11 +105,6 @@ def _unique_name(fun: Callable[..., Any]) -> str:
         name = f"{base}#{k}"
         k += 1
     return name
-
-
-def _plain(x: Tensor | ArrayLike) -> Tensor:
-    """``x`` (Tensor or ndarray) as a Tensor cut from the graph and from forward mode."""
-    return Tensor._wrap(x._data if isinstance(x, Tensor) else np.asarray(x))
 
 
 def _is_inexact(dtype: np.dtype[Any]) -> bool:
@@ -221,39 +195,6 @@ def _iter_leaves(obj: Any) -> Iterator[Any]:
         yield obj
 
 
-class _Cut:
-    """Proxies of ``values`` cut from the caller's graph for a nested reverse pass.
-
-    Each proxy holds its value's payload. With ``graph`` true, a value in the graph (or
-    carrying a forward tangent) gets a proxy that is a fresh leaf requiring grad (with the
-    same tangent), so that everything computed from it is recorded; ``track`` lists
-    further indices whose proxies must be leaves (the variables of the nested pass).
-    :meth:`graft` re-points the proxies at the caller's graph nodes once the nested pass
-    is done, so the recorded derivative depends on the real values.
-    """
-
-    def __init__(self, values: Sequence[_Value], graph: bool,
-                 track: Container[int] = ()) -> None:
-        self.values = values
-        self.proxies: list[Tensor] = []
-        for k, v in enumerate(values):
-            p = _plain(v)
-            outer = graph and isinstance(v, Tensor) and (v._node is not None
-                                                         or v._fw is not None)
-            if (outer or k in track) and _is_inexact(p.dtype):
-                p.set_requires_grad(True)
-                if outer:
-                    p._fw = v._fw
-            self.proxies.append(p)
-
-    def graft(self) -> None:
-        for v, p in zip(self.values, self.proxies):
-            if isinstance(v, Tensor):
-                p._node, p._index, p._fw = v._node, v._index, v._fw
-            else:
-                p._node, p._index, p._fw = None, 0, None
-
-
 def _leaves_like(arrays: Iterable[NDArray[Any]]) -> list[Tensor]:
     """Fresh leaves requiring grad, one per (shape, dtype) of ``arrays``: the variables of
     a linear map to transpose. Their values do not change the result (the map is linear),
@@ -272,7 +213,7 @@ def _leaves_like(arrays: Iterable[NDArray[Any]]) -> list[Tensor]:
 
 def _cut_leaves(leaves: Iterable[Tensor]) -> None:
     for t in leaves:     # dummy variables of a nested pass: keep them out of later passes
-        t._node = None
+        t.requires_grad = False
 
 
 # ---- custom_vjp ---------------------------------------------------------------------------
@@ -400,14 +341,13 @@ class _Custom:
                               graph) for k, (t, o) in enumerate(zip(touts, call.outs)))
 
     @staticmethod
-    def _differentiating(xs: Iterable[Tensor]) -> bool:
+    def _differentiating(xs: Sequence[Tensor]) -> bool:
         return _differentiating(xs)
 
     def _record(self, xs: tuple[Tensor, ...], call: _Call,
                 outs: tuple[NDArray[Any], ...]) -> Any:
         """The recorded outputs: a Tensor, or a tuple of them for a function returning a
         tuple (``Any``: the decorated function's result type, see ``__call__``)."""
-        from ._engine import apply
         res: tuple[Tensor, ...] = apply(self.op, xs, outs, call)
         return res if call.multi else res[0]
 
@@ -470,7 +410,7 @@ class custom_vjp(_Custom, Generic[_P, _R]):
         """``f(*args, **kwargs)``, recorded with the rule when differentiated (an array
         result comes back as a Tensor)."""
         bargs, diff_idx, nondiff, xs = self._bind(args, kwargs)
-        plain = [_plain(x) for x in xs]
+        plain = [detached(x) for x in xs]
         full = list(bargs)
         for i, p in zip(diff_idx, plain):
             full[i] = p
@@ -546,7 +486,7 @@ class custom_vjp(_Custom, Generic[_P, _R]):
                   ys: Sequence[_Value]) -> tuple[_Value, ...]:
         # J t = ∇_g Re⟨bwd(res, g), t⟩ (bwd is linear in g), by a nested reverse pass
         graph = any(isinstance(x, Tensor) for x in xs)
-        cut = _Cut(xs, graph)
+        cut = Cut(xs, graph)
         res = self._residuals_on(call, cut.proxies) if graph else call.residuals
         g_leaves = _leaves_like(call.outs)
         with _enable_grad():
@@ -557,7 +497,7 @@ class custom_vjp(_Custom, Generic[_P, _R]):
         for k, (c, t) in enumerate(zip(cots, ts)):
             if c is None or t is None:
                 continue
-            if c._node is None:
+            if not c.requires_grad:
                 if not np.any(c._data):
                     continue           # a constant zero cotangent contributes nothing
                 raise UnsupportedADError(
@@ -633,7 +573,7 @@ class custom_jvp(_Custom, Generic[_P, _R]):
         bargs, diff_idx, nondiff, xs = self._bind(args, kwargs)
         full = list(bargs)
         for i, x in zip(diff_idx, xs):
-            full[i] = _plain(x)
+            full[i] = detached(x)
         with _no_grad():
             outs, multi = _outputs(self.fun(*full), self._where(), "output")
         if self._differentiating(xs) and self.jvp is None:
@@ -673,7 +613,7 @@ class custom_jvp(_Custom, Generic[_P, _R]):
                   xs: Sequence[_Value], ys: Sequence[_Value]) -> tuple[_Value, ...]:
         # x̄ᵢ = ∇_{tᵢ} Re⟨ḡ, jvp(x; t)⟩ (the tangent is linear in t), by a nested reverse pass
         graph = any(isinstance(x, Tensor) for x in xs)
-        cut = _Cut(xs, graph)
+        cut = Cut(xs, graph)
         wanted = [k for k, p in enumerate(cut.proxies) if needs[k] and _is_inexact(p.dtype)]
         leaves = _leaves_like([cut.proxies[k]._data for k in wanted])
         tangents = [Tensor._wrap(np.zeros(p.shape, p.dtype)) for p in cut.proxies]
@@ -686,7 +626,7 @@ class custom_jvp(_Custom, Generic[_P, _R]):
         for j, (t, g) in enumerate(zip(touts, gs)):
             if t is None or g is None:
                 continue
-            if t._node is None:
+            if not t.requires_grad:
                 if not np.any(t._data):
                     continue           # a constant zero tangent contributes nothing
                 raise UnsupportedADError(
@@ -739,9 +679,8 @@ def _flat(t: Tensor, n: int) -> Tensor:
 def _jacobian_x(call: _RootCall, y: _Value, params: Sequence[_Value], graph: bool) -> _Value:
     """A = ∂f/∂x at (y, params) as an (n, n) matrix, row i = e_iᵀA by a nested reverse
     pass (differentiable in y and params when ``graph``)."""
-    import tenferro as tf
     n = int(np.prod(call.shape))
-    cut = _Cut((y,) + tuple(params), graph, track=(0,))
+    cut = Cut((y,) + tuple(params), graph, track=(0,))
     xp = cut.proxies[0]
     with _enable_grad():
         r = _residual(call, xp, cut.proxies[1:])
@@ -753,15 +692,14 @@ def _jacobian_x(call: _RootCall, y: _Value, params: Sequence[_Value], graph: boo
             rows.append(Tensor._wrap(np.zeros(n, r.dtype)) if g is None else _flat(g, n))
     if graph:
         cut.graft()
-        return tf.stack(rows) if n else Tensor._wrap(np.zeros((0, 0), r.dtype))
+        return stack(rows) if n else Tensor._wrap(np.zeros((0, 0), r.dtype))
     return np.stack([row._data for row in rows]) if n else np.zeros((0, 0), r.dtype)
 
 
 def _dense_solve(a: _Value, b: _Value, call: _RootCall, graph: bool) -> _Value:
-    import tenferro as tf
     try:
         if graph:
-            return tf.linalg.solve(a, b)
+            return solve(a, b)
         return np.linalg.solve(a, b)
     except np.linalg.LinAlgError as e:
         raise LinAlgError(f"{call.name}: ∂f/∂x is singular at the solution ({e}); the "
@@ -802,7 +740,7 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
             else np.reshape(g, n)
         lam = _dense_solve(a.mT if graph else a.T, gf, call, graph)
     else:
-        cut = _Cut((y,) + tuple(params), False, track=(0,))
+        cut = Cut((y,) + tuple(params), False, track=(0,))
         xp = cut.proxies[0]
         with _enable_grad():
             r = _residual(call, xp, cut.proxies[1:])
@@ -815,7 +753,7 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
         lam = _gmres(rmatvec, np.reshape(g, n).astype(call.dtype), call, "adjoint (Aᵀλ = ḡ)")
     lam = lam.reshape(call.shape)
     wanted = [k for k, p in enumerate(params) if needs[k]]
-    cut = _Cut((y,) + tuple(params), graph, track=[1 + k for k in wanted])
+    cut = Cut((y,) + tuple(params), graph, track=[1 + k for k in wanted])
     with _enable_grad():
         r = _residual(call, cut.proxies[0], cut.proxies[1:])
         seed = -lam if graph else Tensor._wrap(-lam)
@@ -832,7 +770,6 @@ def _root_jvp(call: _RootCall, ts: Sequence[_Value], xs: Sequence[_Value],
               ys: Sequence[_Value]) -> tuple[_Value, ...]:
     # forward: dx* = -A⁻¹ (B t), B t by one jvp of f in θ at fixed x* (nested dual level:
     # the engine runs a jvp rule with no level active)
-    from .forward import dual_level, make_dual, unpack_dual
     params = xs
     graph = any(isinstance(p, Tensor) for p in params)
     y = ys[0] if isinstance(ys[0], Tensor) else Tensor._wrap(ys[0])
@@ -894,16 +831,14 @@ def _solve_root(op: Op, name: str, f: Callable[..., Any], x0_in: ArrayLike,
     x0 = x0.astype(dtype)
     shape = x0.shape
     call = _RootCall(f, shape, dtype, int(dense_max), name, gmres_rtol)
-    plain = [_plain(p) for p in params]
-    saved = STATE.fw_level
-    STATE.fw_level = 0   # the solver works on plain values
+    plain = [detached(p) for p in params]
 
     def fun(x: ArrayLike) -> NDArray[Any]:     # (the solver may pass x by keyword)
         x = np.asarray(x)
         with _no_grad():
             r = _residual(call, Tensor._wrap(x.reshape(shape).astype(dtype)), plain)
         return r._data.reshape(x.shape)
-    try:
+    with outside_dual_level():   # the solver works on plain values
         sol = solver(fun, x0.copy())
         if hasattr(sol, "x") and not isinstance(sol, (Tensor, np.ndarray)):
             sol = sol.x     # a scipy.optimize OptimizeResult
@@ -913,8 +848,6 @@ def _solve_root(op: Op, name: str, f: Callable[..., Any], x0_in: ArrayLike,
                              f"{x0.size} unknowns (x0 has shape {shape})")
         sol = sol.reshape(shape).astype(dtype)
         res = float(np.linalg.norm(fun(sol)))
-    finally:
-        STATE.fw_level = saved
     if tol is None:
         tol = float(np.sqrt(np.finfo(dtype).eps))
     if not np.isfinite(res) or res > tol:
@@ -922,7 +855,6 @@ def _solve_root(op: Op, name: str, f: Callable[..., Any], x0_in: ArrayLike,
                           f"‖f(x, *params)‖₂ = {res:.3g} > tol = {tol:.3g}; tighten the "
                           f"solver's tolerance (the implicit derivative is only as accurate "
                           f"as the root) or pass a larger tol")
-    from ._engine import apply1
     out: Tensor = apply1(op, params, sol, call)
     return out
 
@@ -977,7 +909,7 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
                            *[p.dtype for p in params_t])
     if tol is None:
         tol = float(np.finfo(dtype).eps ** 0.75)
-    plain = [_plain(p) for p in params_t]
+    plain = [detached(p) for p in params_t]
 
     def iterate(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any]) -> NDArray[Any]:
         # fun(x) = x - g(x): g(x) = x - fun(x) would lose digits; call g directly

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor, _to_array
+from .autograd import enable_grad, grad
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "jvp", "hvp"]
 
@@ -64,6 +65,7 @@ def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
                          f"({p.dtype}); pass a real tangent")
     if t.dtype != p.dtype:
         t = t.astype(p.dtype)
+    # (_rule_api.primal_of and set_tangent, inline: tf.jvp's per-call cost)
     d = Tensor._wrap(p._data, p._node, p._index)
     d._fw = (level, t)
     return d
@@ -71,6 +73,7 @@ def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
 
 def unpack_dual(tensor: Tensor) -> UnpackedDualTensor:
     """``(primal, tangent)``; the tangent is None when the tensor carries none."""
+    # (_rule_api.primal_of and tangent_of, inline: tf.jvp's per-call cost)
     fw = tensor._fw
     primal = Tensor._wrap(tensor._data, tensor._node, tensor._index)
     if fw is not None and fw[0] == STATE.fw_level and STATE.fw_level:
@@ -128,7 +131,6 @@ def hvp(f: Callable[..., Tensor], primals: Any, tangents: Any) -> tuple[Tensor, 
     For real f this is the Hessian applied to v; gradients follow the complex convention
     of DESIGN.md §2, and so do the hvps (the JVP of the gradient map).
     """
-    from .autograd import grad, enable_grad
     ps, ts = _as_tuple(primals), _as_tuple(tangents)
     if len(ps) != len(ts):
         raise ShapeError(f"hvp got {len(ps)} primals but {len(ts)} tangents")

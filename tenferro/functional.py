@@ -36,20 +36,24 @@ forward and reverse mode then disagree.
 from __future__ import annotations
 
 import functools
-from typing import (TYPE_CHECKING, Any, Callable, Container, Iterable, Iterator, Literal,
+from typing import (TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal,
                     Sequence, TypeAlias, TypeVar, overload)
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import forward as fw
+from ._engine import apply
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
+from ._ops.registry import OPS, Op, defop
+from ._rule_api import Cut, has_node_or_tangent, reverse_pass
 from ._tensor import Tensor, as_tensor
-from .custom import _differentiating, _enable_grad, _grad, _no_grad
+from .autograd import enable_grad as _enable_grad, grad as _grad, no_grad as _no_grad
+from .custom import _differentiating
 
 if TYPE_CHECKING:
     from scipy.sparse.linalg import LinearOperator
 
-    from ._ops.registry import Op
     from .custom import _Value
 
     # a tree's structure: None for a leaf, (kind, type, keys, children) for a node (keys:
@@ -358,7 +362,7 @@ def _jac_rev(inp: _Inputs, recorded: _Recorded, holomorphic: bool) -> _Blocks:
         m = o.size
         block = np.zeros((m, inp.total), dt)
         blocks.append(block)
-        if o._node is None or m == 0 or not xs:
+        if not o.requires_grad or m == 0 or not xs:
             continue                       # the output does not depend on the inputs
         # one unit seed, reused: _row copies each gradient (which may be a view of the
         # seed, e.g. for f(x) = x) into the row before the seed changes
@@ -379,10 +383,9 @@ def _jac_rev(inp: _Inputs, recorded: _Recorded, holomorphic: bool) -> _Blocks:
 
 
 def _row(o: Tensor, xs: Sequence[Tensor], seed: NDArray[Any], inp: _Inputs) -> NDArray[Any]:
-    # the engine's walk itself (autograd._run), without grad()'s argument handling and
-    # copies: each gradient is copied into the row at once, before the seed is reused
-    from .autograd import _run
-    gs = _run([o], [seed], [(x._node, x._index) for x in xs], True, False)
+    # the engine's walk itself, without grad()'s argument handling and copies: each
+    # gradient is copied into the row at once, before the seed is reused
+    gs = reverse_pass([o], [seed], xs, retain_graph=True, create_graph=False)
     row = np.zeros(inp.total, np.result_type(*[x.dtype for x in xs]))
     for j, g in enumerate(gs or ()):
         if g is not None:
@@ -392,7 +395,6 @@ def _row(o: Tensor, xs: Sequence[Tensor], seed: NDArray[Any], inp: _Inputs) -> N
 
 def _jac_fwd(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any], has_aux: bool,
              holomorphic: bool) -> _Blocks:
-    from . import forward as fw
     xs = [Tensor._wrap(a) for a in inp.arrays]
     cols: list[NDArray[Any]] | None = None
     with fw.dual_level(), _no_grad():
@@ -443,7 +445,6 @@ def _grad_tangents(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any],
     """Forward-over-reverse: the gradient of the scalar ``f`` and its JVP along the given
     tangents (None = zero), in one dual level. Returns (value, grads, hvps, aux) as
     ndarrays (zeros where a leaf does not reach the value)."""
-    from . import forward as fw
     with fw.dual_level(), _enable_grad():
         xs = [Tensor._wrap(a).set_requires_grad(True) for a in inp.arrays]
         duals = [x if t is None else fw.make_dual(x, t) for x, t in zip(xs, tangent_leaves)]
@@ -604,7 +605,7 @@ def linear_operator(f: Callable[[Tensor], Tensor], x: ArrayLike,
 
     # Re(Jᴴ u) for real x (the engine's cotangent of a real input)
     def vjp_real(u: NDArray[Any]) -> NDArray[Any]:
-        if o._node is None:
+        if not o.requires_grad:
             return np.zeros(n, a.dtype)
         g = _grad([o], [xt], [u.reshape(o.shape)], retain_graph=True)[0]
         return np.zeros(n, a.dtype) if g is None else g._data.reshape(-1)
@@ -618,7 +619,6 @@ def linear_operator(f: Callable[[Tensor], Tensor], x: ArrayLike,
             return vjp_real(u) - 1j * vjp_real(1j * u)
         return _real_split(vjp_real, u, odt)
 
-    from . import forward as fw
 
     def jvp_plain(v: NDArray[Any]) -> NDArray[Any]:
         with fw.dual_level(), _no_grad():
@@ -699,60 +699,6 @@ class _CheckpointCall:
                     f"or pass check=False if the difference is harmless")
 
 
-def _relay_vjp(ctx: None, needs: Sequence[bool], gs: Sequence[_Value], xs: Sequence[_Value],
-               ys: Sequence[_Value]) -> tuple[_Value]:
-    return (gs[0],)
-
-
-def _relay_jvp(ctx: None, ts: Sequence[_Value], xs: Sequence[_Value],
-               ys: Sequence[_Value]) -> tuple[_Value]:
-    return (ts[0],)
-
-
-# Not registered (it is not an op users apply): the rule of a proxy's leaf node once
-# _RelayCut has turned it into a pass-through to the value it stood for.
-_RELAY_OP: Op | None = None
-
-
-def _relay_op() -> Op:
-    global _RELAY_OP
-    if _RELAY_OP is None:
-        from ._ops.registry import Op
-        _RELAY_OP = Op("checkpoint.relay", _relay_vjp, _relay_jvp)
-    return _RELAY_OP
-
-
-class _RelayCut:
-    """Proxies of ``values`` for a nested reverse pass with ``create_graph``, as
-    ``custom._Cut``: fresh leaves holding the payloads (and the forward tangents), so that
-    the nested pass never walks into the caller's graph, whose nodes are mid-traversal.
-
-    ``graft`` then turns each proxy's leaf *node* into a pass-through node whose input is
-    the real value, instead of re-pointing the proxy Tensors: a nested rule (a checkpoint
-    inside a checkpoint, a custom rule) may have recorded references to the proxy's node
-    itself, and they must reach the real value too."""
-
-    def __init__(self, values: Sequence[Tensor], track: Container[int]) -> None:
-        self.values = values
-        self.proxies: list[Tensor] = []
-        for k, v in enumerate(values):
-            p = Tensor._wrap(v._data)
-            in_graph = v._node is not None or v._fw is not None
-            if (in_graph or k in track) and v.dtype.kind in "fc":
-                p.set_requires_grad(True)
-                p._fw = v._fw
-            self.proxies.append(p)
-
-    def graft(self) -> None:
-        relay = _relay_op()
-        for v, p in zip(self.values, self.proxies):
-            node = p._node
-            if node is None:
-                continue
-            node.op, node.ctx, node.leaf = relay, None, None
-            node.inputs, node.out_data = (Tensor._wrap(v._data, v._node, v._index),), (v._data,)
-
-
 def _checkpoint_vjp(call: _CheckpointCall, needs: Sequence[bool], gs: Sequence[_Value],
                     xs: Sequence[_Value], ys: Sequence[_Value]) -> tuple[_Value, ...]:
     graph = any(isinstance(x, Tensor) for x in xs)
@@ -760,8 +706,9 @@ def _checkpoint_vjp(call: _CheckpointCall, needs: Sequence[bool], gs: Sequence[_
     leaves: list[Tensor]
     if graph:
         # a nested reverse pass must not walk into the caller's graph (mid-traversal):
-        # run it on proxies, linked to the real inputs afterwards
-        cut = _RelayCut(xs, track=wanted)
+        # run it on proxies, linked to the real inputs afterwards (by relay nodes: a
+        # checkpoint or custom rule inside may have recorded the proxies' nodes)
+        cut = Cut(xs, True, track=wanted)
         leaves = cut.proxies
     else:
         leaves = []
@@ -776,7 +723,7 @@ def _checkpoint_vjp(call: _CheckpointCall, needs: Sequence[bool], gs: Sequence[_
     roots: list[Tensor] = []
     seeds: list[_Value] = []
     for o, g in zip(outs, gs):
-        if g is None or o._node is None or o.dtype.kind not in "fc":
+        if g is None or not o.requires_grad or o.dtype.kind not in "fc":
             continue
         roots.append(o)
         seeds.append(g)
@@ -787,7 +734,7 @@ def _checkpoint_vjp(call: _CheckpointCall, needs: Sequence[bool], gs: Sequence[_
         for k, c in zip(targets, res):
             cots[k] = None if c is None else (c if graph else c._data)
     if graph:
-        cut.graft()
+        cut.graft_relay()
     return tuple(cots)
 
 
@@ -795,7 +742,6 @@ def _checkpoint_jvp(call: _CheckpointCall, ts: Sequence[_Value], xs: Sequence[_V
                     ys: Sequence[_Value]) -> tuple[_Value, ...]:
     # forward mode recomputes fn once with tangents (the engine has set the level to 0
     # while this rule runs, so a fresh dual level is free to open)
-    from . import forward as fw
     graph = any(isinstance(x, Tensor) for x in xs)
     prim = [x if isinstance(x, Tensor) else Tensor._wrap(x) for x in xs]
     with fw.dual_level(), (_enable_grad() if graph else _no_grad()):
@@ -808,7 +754,6 @@ def _checkpoint_jvp(call: _CheckpointCall, ts: Sequence[_Value], xs: Sequence[_V
 
 
 def _checkpoint_op() -> Op:
-    from ._ops.registry import OPS, defop
     op = OPS.get("checkpoint")
     if op is None:
         op = defop("checkpoint", _checkpoint_vjp, _checkpoint_jvp, batched=False,
@@ -872,13 +817,12 @@ def checkpoint(fn: Callable[..., Any] | None = None, *, check: bool = True) -> A
         with _enable_grad():
             outs = call.run(proxies)
         for k, o in enumerate(outs):
-            if o._node is not None or o._fw is not None:
+            if has_node_or_tangent(o):
                 raise UnsupportedADError(
                     f"checkpoint({name}): output {k} depends on a Tensor that requires grad "
                     f"(or carries a tangent) which is not an argument of the function; "
                     f"checkpoint differentiates only with respect to its arguments: pass "
                     f"that Tensor as an argument")
-        from ._engine import apply
         res: tuple[Tensor, ...] = apply(_CHECKPOINT_OP, xs, tuple(o._data for o in outs), call)
         out_leaves = list(call.out_leaves)
         for k, r in zip(call.out_pos, res):

@@ -94,13 +94,16 @@ from scipy.special import _ufuncs as _u
 
 from ._engine import apply1
 from ._errors import DTypeError, ShapeError, UnsupportedADError
-from ._tensor import Tensor, _tracked
+from ._rule_api import is_tracked
+from ._tensor import Tensor
 from ._ops.registry import FUNCTIONS, Op, defop, register
 from ._dtypes import float_result_type
 from ._ops._util import broadcast_shape, conj, floating, floating_args, operands, payload, \
     to_tensor, unbroadcast
-from ._ops.elementwise import logaddexp as _logaddexp
-from ._ops.reductions import logsumexp as _lse
+from ._ops.elementwise import (abs as _tf_abs, exp as _tf_exp, imag as _tf_imag,
+                                log as _tf_log, logaddexp as _logaddexp, real as _tf_real,
+                                sign as _tf_sign, where as _tf_where)
+from ._ops.reductions import logsumexp as _lse, sum as _tf_sum
 
 __all__ = [
     "gammaln", "gamma", "loggamma", "digamma", "psi", "polygamma", "multigammaln",
@@ -184,7 +187,7 @@ def _check_complex(name: str, ok: bool, *tensors: Tensor) -> None:
 
 
 def _no_derivative(name: str, argname: str, t: object, why: str) -> None:
-    if isinstance(t, Tensor) and _tracked(t):
+    if isinstance(t, Tensor) and is_tracked(t):
         raise UnsupportedADError(
             f"tf.special.{name}: no derivative in {argname!r} ({why}); pass it without "
             f"requires_grad (e.g. .detach()) to differentiate in the other arguments")
@@ -1972,12 +1975,9 @@ def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayL
         if not return_sign:
             return out
         if out.dtype.kind == "c":
-            from ._ops.elementwise import exp, imag, real
-            return real(out), exp(1j * imag(out))
+            return _tf_real(out), _tf_exp(1j * _tf_imag(out))
         return out, Tensor._wrap(np.where(np.isnan(out._data), np.nan,
                                           np.ones_like(out._data)))
-    from ._ops.elementwise import abs as _abs, exp, log, real, sign, where
-    from ._ops.reductions import sum as _sum
     at, bt = floating_args(a, b)   # as SciPy: a float32 a with a float64 b sums in float64
     dt = _result_dtype(at, bt)
     at, bt = ((at if at.dtype == dt else at.astype(dt)),
@@ -1994,30 +1994,30 @@ def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None, b: ArrayL
     with np.errstate(all="ignore"):
         m = np.max(np.where(keep, ap, -np.inf), axis=axes, keepdims=True, initial=-np.inf)
         m = np.where(np.isfinite(m), m, 0)
-    a_safe = where(keep, at, -np.inf) if not keep.all() else at
+    a_safe = _tf_where(keep, at, -np.inf) if not keep.all() else at
     with np.errstate(all="ignore"):
-        s = _sum(bt * exp(a_safe - m), axis=axes, keepdims=True)
-        mag = _abs(s)
-        out = log(mag) + m
+        s = _tf_sum(bt * _tf_exp(a_safe - m), axis=axes, keepdims=True)
+        mag = _tf_abs(s)
+        out = _tf_log(mag) + m
     if return_sign:
         if s.dtype.kind == "c":
-            sgn = s / where(mag._data == 0, 1, mag)
+            sgn = s / _tf_where(mag._data == 0, 1, mag)
         else:
-            sgn = sign(s)
+            sgn = _tf_sign(s)
     else:
         if s.dtype.kind == "c":
-            out = log(s) + m
+            out = _tf_log(s) + m
         else:
             neg = s._data < 0
             if neg.any():
-                out = where(neg, np.nan, out)
+                out = _tf_where(neg, np.nan, out)
     if not keepdims:
         out = out.reshape(tuple(n for i, n in enumerate(shape) if i not in axes))
         if return_sign:
             sgn = sgn.reshape(out.shape)
     if return_sign:
         if out.dtype.kind == "c":
-            out = real(out)
+            out = _tf_real(out)
         return out, sgn
     return out
 
@@ -2040,18 +2040,14 @@ def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``scipy.special.softmax(x, axis=None)``: exp(x − m)/Σ exp(x − m) with m = max x
     (all entries for axis None), SciPy's formula as a composition of differentiable ops:
     the Jacobian diag(p) − p pᵀ at every order."""
-    from ._ops.elementwise import exp
-    from ._ops.reductions import sum as _sum
     t, axes = _shifted(floating(to_tensor(x)), axis)
-    e = exp(t)
-    return e / _sum(e, axis=axes, keepdims=True)
+    e = _tf_exp(t)
+    return e / _tf_sum(e, axis=axes, keepdims=True)
 
 
 def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``scipy.special.log_softmax(x, axis=None)``: (x − m) − log Σ exp(x − m) with
     m = max x, SciPy's formula (for complex x the same branch of the log as SciPy)."""
-    from ._ops.elementwise import exp, log
-    from ._ops.reductions import sum as _sum
     t, axes = _shifted(floating(to_tensor(x)), axis)
     with np.errstate(divide="ignore"):
-        return t - log(_sum(exp(t), axis=axes, keepdims=True))
+        return t - _tf_log(_tf_sum(_tf_exp(t), axis=axes, keepdims=True))

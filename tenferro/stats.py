@@ -64,12 +64,14 @@ import scipy.special
 
 from ._dtypes import float_result_type
 from ._errors import LinAlgError, ShapeError, TenferroError, UnsupportedADError
-from ._tensor import Tensor, _tracked, as_tensor
+from ._rule_api import is_tracked
+from ._tensor import Tensor, as_tensor
 from ._ops._util import broadcast_shape, require_real
 from ._ops.elementwise import (arctan2, exp, expm1, floor, log, log1p, logaddexp, power,
                                where)
 from ._ops.reductions import sum as _sum
-from ._ops.structure import diagonal, reshape, squeeze
+from ._ops.structure import broadcast_to, concatenate, diagonal, reshape, squeeze
+from . import special as _tf_special
 from .linalg import cholesky, solve_triangular
 
 __all__ = ["norm", "t", "gamma", "beta", "expon", "laplace", "cauchy", "logistic",
@@ -97,12 +99,7 @@ class _Special:
     differentiated wrongly, and needs no change here once it does)."""
 
     def __getattr__(self, name: str) -> Callable[..., Tensor]:
-        tf_special: Any
-        try:
-            from . import special as tf_special
-        except ImportError:
-            tf_special = None
-        f: Callable[..., Tensor] | None = getattr(tf_special, name, None)
+        f: Callable[..., Tensor] | None = getattr(_tf_special, name, None)
         if f is None:
             ufunc = getattr(scipy.special, name)
 
@@ -185,7 +182,7 @@ def _finish(inside: _Mask, value: Tensor, fill: float | NDArray[Any], bad: _Mask
     if not inside.all():
         value = where(inside, value, np.asarray(fill, dtype=dtype))
     if bad.any():
-        tracked = [u for u in inputs if isinstance(u, Tensor) and _tracked(u)]
+        tracked = [u for u in inputs if isinstance(u, Tensor) and is_tracked(u)]
         if tracked:
             poison = np.where(bad, np.nan, 0.0).astype(dtype)
             total = where(bad, tracked[0], 0)
@@ -324,7 +321,7 @@ class _Continuous:
                     value = getattr(self, "_" + method)(z, *shapes)
             except UnsupportedADError as err:
                 names = [n for n, s in zip(self.shapes, shapes)
-                         if n in self._incomplete.get(method, ()) and _tracked(s)]
+                         if n in self._incomplete.get(method, ()) and is_tracked(s)]
                 _unsupported(self.name, method, names, err)
         return _finish(inside, value, fill, bad, raw)
 
@@ -654,13 +651,13 @@ class _Discrete:
                 value = getattr(self, "_" + method)(kk, *shapes)
             except UnsupportedADError as err:
                 names = [n for n, s in zip(self.shapes, shapes)
-                         if n in self._incomplete.get(method, ()) and _tracked(s)]
+                         if n in self._incomplete.get(method, ()) and is_tracked(s)]
                 _unsupported(self.name, method, names, err)
         if value.shape != inside.shape:     # a formula free of some shape parameter
             value = value + np.zeros(inside.shape, value.dtype)
         # k and loc are data with derivative 0 (as tf.floor): link them with a zero weight
         for u in (k, loc):
-            if _tracked(u):
+            if is_tracked(u):
                 value = value + 0 * floor(where(inside, u, 0))
         return _finish(inside, value, fill, bad, raw)
 
@@ -914,7 +911,6 @@ class _MultivariateNormal:
                 raise LinAlgError(f"{qual}: the covariance is not positive definite{extra}:"
                                   f" {err}") from None
             batch = np.broadcast_shapes(diff.shape[:-1], cov.shape[:-2])
-            from ._ops.structure import broadcast_to
             lhs = broadcast_to(chol, batch + (dim, dim))
             rhs = broadcast_to(diff, batch + (dim,))
             w = solve_triangular(lhs, reshape(rhs, batch + (dim, 1)), lower=True,
@@ -962,7 +958,6 @@ class _Dirichlet:
             raise ShapeError(f"{qual}: x must hold {kdim} (or {kdim - 1}) components along "
                              f"its first axis, got shape {x.shape}")
         if x.shape[0] == kdim - 1:
-            from ._ops.structure import concatenate
             last = 1 - _sum(x, axis=0)
             x = concatenate([x, reshape(last, (1,) + last.shape)], axis=0)
         xp = x._data

@@ -44,7 +44,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ._tensor import Tensor, as_tensor
+from ._ops.elementwise import multiply as _multiply, real as _real
+from ._ops.reductions import sum as _sum
+from ._rule_api import detached, share_tangent
+from ._tensor import Tensor, as_tensor, tensor
+from .autograd import grad
+from .forward import dual_level, hvp, jvp, make_dual
 
 if TYPE_CHECKING:
     import pytest
@@ -146,8 +151,6 @@ def _assert_close(actual: Iterable[ArrayLike], expected: Iterable[ArrayLike], rt
 
 def _check_once(f: Callable[..., Any], args: Sequence[NDArray[Any]], modes: Sequence[str],
                 rng: np.random.Generator, tol: Tolerance | None) -> list[NDArray[Any]]:
-    from .autograd import grad
-    from .forward import jvp
     dtype = np.result_type(*[a.dtype for a in args])
     eps, rtol, atol = tol or DEFAULT_TOL[np.dtype(dtype)]
     dirs = [random_array(a.shape, a.dtype, rng) for a in args]
@@ -170,8 +173,8 @@ def _tracked(x: Tensor) -> Tensor:
     """``x`` itself if it requires grad, else a fresh leaf keeping its forward tangent."""
     if x.requires_grad:
         return x
-    t = Tensor._wrap(x.numpy()).set_requires_grad(True)
-    t._fw = x._fw
+    t = detached(x).set_requires_grad(True)
+    share_tangent(t, x)
     return t
 
 
@@ -202,8 +205,6 @@ def _check_grads(f: Callable[..., Any], args: Sequence[NDArray[Any]], modes: Seq
         raise AssertionError(f"{where}{e}") from None
     if order < 2:
         return
-    from .autograd import grad
-    from .forward import jvp
     if "rev" in modes:
         probe = [Tensor(a) for a in args]
         cots = [random_array(o.shape, o.dtype, rng) for o in _tuple(f(*probe))]
@@ -236,7 +237,6 @@ def check_low_precision(f: Callable[..., Tensor | Sequence[Tensor]], args: Seque
     ``args`` are float64/complex128 arrays; they are cast down, and the single-precision
     value and gradient are compared with the double-precision ones.
     """
-    from .autograd import grad
     gen = np.random.default_rng(rng)
     down: dict[np.dtype[Any], type[np.inexact[Any]]] = {
         np.dtype(np.float64): np.float32, np.dtype(np.complex128): np.complex64}
@@ -296,7 +296,6 @@ def check_kernel_backward(monkeypatch: pytest.MonkeyPatch, owner: object, name: 
     must call the kernel ``owner.<name>`` exactly once, the create_graph backward (the rule
     on Tensors) never, and the two gradients must be allclose under ``rtol``/``atol``.
     """
-    from .autograd import grad
 
     def run(create_graph: bool) -> NDArray[Any]:
         x = Tensor(a, requires_grad=True)
@@ -307,7 +306,6 @@ def check_kernel_backward(monkeypatch: pytest.MonkeyPatch, owner: object, name: 
             return g.numpy()
         # a forward tangent makes a create_graph pullback run its own ops (without one,
         # the spectral rules record one node around the kernel: linalg/svd.py lazy_rule)
-        from .forward import dual_level, make_dual
         with dual_level():
             xd = make_dual(x, np.zeros_like(a))
             g, = grad([loss(xd)], [x], create_graph=True)
@@ -407,10 +405,8 @@ def oracle_phi(fn: Callable[..., Sequence[Tensor]], cotangents: Sequence[ArrayLi
     ``fn`` maps the input Tensors to a tuple of outputs; ``cotangents`` (arrays) pair with
     them. The terms are summed left to right.
     """
-    import tenferro as tf   # here, not at the top: tenferro imports this module
-
     def phi(*xs: Tensor) -> Tensor:
-        terms = [tf.sum(tf.real(tf.multiply(np.conj(c), y)))
+        terms = [_sum(_real(_multiply(np.conj(c), y)))
                  for y, c in zip(fn(*xs), cotangents)]
         return sum(terms[1:], terms[0])
     return phi
@@ -514,8 +510,6 @@ def replay_oracle_case(case: OracleCase, fn: Callable[..., Any],
     capped at ``rtol_cap`` (``None``: as the data says — an rtol >= 1 accepts anything).
     The case must expect success and carry probes.
     """
-    import tenferro as tf   # here, not at the top: tenferro imports this module
-
     cid = case["case_id"]
     if case["expected_behavior"] != "success":
         raise AssertionError(f"{cid}: expected_behavior {case['expected_behavior']!r}; "
@@ -546,7 +540,7 @@ def replay_oracle_case(case: OracleCase, fn: Callable[..., Any],
         cots = [decode_oracle_tensor(probe["cotangent"][k]) for k in want]
 
         # forward mode
-        _, tangents = tf.jvp(f, [tf.tensor(p) for p in primals], [tf.tensor(d) for d in dirs])
+        _, tangents = jvp(f, [tensor(p) for p in primals], [tensor(d) for d in dirs])
         if len(tangents) != len(want):
             raise AssertionError(f"{pid}: {len(tangents)} outputs, the probe has {len(want)}")
         for key, t in zip(want, tangents):
@@ -555,10 +549,10 @@ def replay_oracle_case(case: OracleCase, fn: Callable[..., Any],
                       f"{pid}: jvp[{key}] vs {src}_ref")
 
         # reverse mode
-        xs = [tf.tensor(p, requires_grad=True) for p in primals]
+        xs = [tensor(p, requires_grad=True) for p in primals]
         seeded = [(o, c) for o, c in zip(f(*xs), cots) if o.requires_grad]
         grads: list[Tensor | None] = (
-            tf.grad([o for o, _ in seeded], xs, [tf.tensor(c) for _, c in seeded])
+            grad([o for o, _ in seeded], xs, [tensor(c) for _, c in seeded])
             if seeded else [None] * len(xs))
         for name, p, g in zip(names, primals, grads):
             ga = np.zeros_like(p) if g is None else g.numpy()
@@ -567,8 +561,8 @@ def replay_oracle_case(case: OracleCase, fn: Callable[..., Any],
 
         # second order: H·v of φ(x) = Re⟨ȳ, f(x)⟩, forward-over-reverse
         if "hvp" in probe["pytorch_ref"]:
-            _, _, hvps = tf.hvp(oracle_phi(f, cots), [tf.tensor(p) for p in primals],
-                                [tf.tensor(d) for d in dirs])
+            _, _, hvps = hvp(oracle_phi(f, cots), [tensor(p) for p in primals],
+                             [tensor(d) for d in dirs])
             for name, h in zip(names, hvps):
                 for src, ref in refs:
                     if "hvp" in ref:

@@ -129,3 +129,16 @@ def test_inspection_namespace():
         info.default_dtypes(device="gpu")
     assert tf.e == np.e and tf.pi == np.pi and tf.newaxis is None
     assert tf.isnan(tf.asarray(tf.nan)) and tf.inf == float("inf")
+
+
+def test_eps_of_is_the_real_types_machine_epsilon():
+    # the one table of the rules' tolerances (_dtypes.EPS); eps_of takes dtypes, types and
+    # names, and falls back to np.finfo outside the table
+    from tenferro._dtypes import EPS, eps_of
+    for t, r in [(np.float32, np.float32), (np.float64, np.float64),
+                 (np.complex64, np.float32), (np.complex128, np.float64)]:
+        want = float(np.finfo(r).eps)
+        assert EPS[np.dtype(t)] == want
+        assert eps_of(np.dtype(t)) == eps_of(t) == eps_of(np.dtype(t).name) == want
+        assert type(eps_of(t)) is float
+    assert eps_of(np.float16) == float(np.finfo(np.float16).eps)

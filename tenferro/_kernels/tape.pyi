@@ -67,5 +67,29 @@ def set_node_type(cls: type | Callable[..., Any] | None) -> None: ...
 def graph_rule(node: Any, gs: tuple[Any, ...], needs: tuple[bool, ...]) -> tuple[Any, ...]: ...
 def vjp_kernel(kernel: int, ctx: Any, needs: tuple[bool, ...], g: Any,
                xs: tuple[Any, ...], ys: tuple[Any, ...]) -> tuple[Any, ...] | None: ...
-VJP_KERNELS: dict[str, int]
+# the codes of vjp_kernel's compiled pullbacks (an op declares one: defop(kernel=...))
+VJP_EXP: int
+VJP_SIN: int
+VJP_COS: int
+VJP_TANH: int
+VJP_LOG: int
+VJP_NEGATIVE: int
+VJP_SUM: int
+VJP_SCALAR_SAME: int
+VJP_SCALAR_NEGATED: int
+VJP_SCALAR_TIMES: int
+VJP_SCALAR_OVER: int
+VJP_OVER_X: int
+VJP_ADD: int
+VJP_SUBTRACT: int
+VJP_MULTIPLY: int
+VJP_DIVIDE: int
+VJP_ARRAY_TIMES: int
+VJP_ARRAY_SAME: int
+VJP_ARRAY_NEGATED: int
+VJP_ARRAY_OVER: int
+VJP_ARRAY_OVER_X: int
+VJP_NORM2_ALL: int
+# the Tensor slots the tape reads by offset, in the order of Tensor.__slots__
+TENSOR_SLOTS: tuple[str, ...]
 def in_place_adds() -> int: ...

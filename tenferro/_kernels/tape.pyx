@@ -627,9 +627,12 @@ def set_node_type(cls):
 # A Tensor is made by its type's tp_new (object's: zeroed slots, no __init__) and its seven
 # __slots__ are filled through their offsets in the object, which the slots' member
 # descriptors give: setting them by name costs ~230 instructions each (~8% of a small
-# op's forward + backward). Dealloc clears the slots as for any instance.
+# op's forward + backward). Dealloc clears the slots as for any instance. _slot(t, k)
+# and _set_slot(t, k, v) index TENSOR_SLOTS: Tensor.__slots__ (tenferro/_tensor.py)
+# starts with the same seven names in the same order (tests/test_tensor_slots.py).
+TENSOR_SLOTS = ("_data", "_node", "_index", "_fw", "grad", "_version", "_view")
 cdef Py_ssize_t[7] _slot_offsets
-cdef tuple _SLOTS = ("_data", "_node", "_index", "_fw", "grad", "_version", "_view")
+cdef tuple _SLOTS = TENSOR_SLOTS
 cdef object _zero = 0
 cdef tuple _no_args = ()
 
@@ -959,27 +962,49 @@ def apply(op, inputs, outs, ctx=None):
 # ---------------------------------------------------------------------------------------
 # A small op's Python pullback (closure, derivative lambda, conj, tuple) costs ~0.3-0.4 µs
 # on top of its one or two NumPy calls. For real payloads these kernels make the same
-# NumPy calls in the same order as the op's rule in tenferro/_ops (so the results are
-# bit-identical; tests/_kernels/test_tape.py checks every kernel against its rule; the
-# one exception, a large full sum's zero-stride view, has the rule's values, see
-# _SUM_VIEW_MIN) and
-# return None for anything else (complex values, promotion, broadcasting), which then
-# runs the Python rule. An Op opts in with ``op.kernel = VJP_KERNELS[op.name]``
-# (_engine.install_vjp_kernels). create_graph=True always runs the rule on Tensors.
+# NumPy calls in the same order as the rule of the op that declares it (so the results
+# are bit-identical; tests/_kernels/test_vjp_kernels.py checks every kernel against the
+# rules of the ops that declare it; the one exception, a large full sum's zero-stride
+# view, has the rule's values, see _SUM_VIEW_MIN) and return None for anything else
+# (complex values, promotion, broadcasting), which then runs the Python rule.
+# create_graph=True always runs the rule on Tensors.
+#
+# The tape knows no op: each kernel has a code named by what it computes (g = ḡ, the
+# output's cotangent; x, y the input and output; c the ndarray or s the scalar in ctx),
+# and an op opts in where its rule is written: defop(..., kernel=VJP_EXP) in
+# _ops/elementwise.py, _ops/reductions.py and linalg/matfuncs.py (op.kernel; the
+# backward passes read it). tape_twin.py exports the same codes and has no kernels.
 
 from numpy import cos as _np_cos, empty as _np_empty, sin as _np_sin, zeros as _np_zeros
 
-VJP_KERNELS = {
-    "exp": 1, "sin": 2, "cos": 3, "tanh": 4, "log": 5, "negative": 6, "sum": 7,
-    "add_scalar": 8, "subtract_scalar": 8, "scalar_subtract": 9, "multiply_scalar": 10,
-    "divide_scalar": 11, "scalar_divide": 12,
-    "add": 13, "subtract": 14, "multiply": 15, "divide": 16,
-    # Tensor ∘ ndarray / ndarray ∘ Tensor (the ndarray in ctx; _ops/elementwise.py)
-    "multiply_array": 17, "array_multiply": 17, "add_array": 18, "array_add": 18,
-    "subtract_array": 18, "array_subtract": 19, "divide_array": 20, "array_divide": 21,
-    # the 2-norm of every entry (linalg/matfuncs.py _norm_all: ctx None, 0-d output)
-    "vector_norm": 22,
-}
+cpdef enum:
+    # one input x, ctx None (1-7) or a real scalar s (8-12); the order of the codes is
+    # the order of the checks in _vjp_kernel
+    VJP_EXP = 1             # ḡ·y                 (y = exp x)
+    VJP_SIN = 2             # ḡ·cos x
+    VJP_COS = 3             # ḡ·(−sin x)
+    VJP_TANH = 4            # ḡ·(1 − y·y)
+    VJP_LOG = 5             # ḡ·(1/x)
+    VJP_NEGATIVE = 6        # −ḡ
+    VJP_SUM = 7             # ḡ broadcast to x's shape (the sum of every entry)
+    VJP_SCALAR_SAME = 8     # ḡ                   (x + s, x − s)
+    VJP_SCALAR_NEGATED = 9  # −ḡ                  (s − x)
+    VJP_SCALAR_TIMES = 10   # ḡ·s                 (x·s, s·x)
+    VJP_SCALAR_OVER = 11    # ḡ/s                 (x / s)
+    VJP_OVER_X = 12         # −ḡ·(y/x)            (y = s / x)
+    # two inputs a, b of y's shape
+    VJP_ADD = 13            # (ḡ, ḡ)
+    VJP_SUBTRACT = 14       # (ḡ, −ḡ)
+    VJP_MULTIPLY = 15       # (ḡ·b, ḡ·a)
+    VJP_DIVIDE = 16         # (ḡ/b, −ḡ·(y/b))
+    # one input x and an ndarray c in ctx, both of y's shape
+    VJP_ARRAY_TIMES = 17    # ḡ·c                 (x·c, c·x)
+    VJP_ARRAY_SAME = 18     # ḡ                   (x + c, c + x, x − c)
+    VJP_ARRAY_NEGATED = 19  # −ḡ                  (c − x)
+    VJP_ARRAY_OVER = 20     # ḡ/c                 (x / c)
+    VJP_ARRAY_OVER_X = 21   # −ḡ·(y/x)            (y = c / x)
+    # the 2-norm of every entry (ctx None, 0-d output)
+    VJP_NORM2_ALL = 22      # x·(ḡ/y), 0 at y = 0
 
 
 cdef inline bint _real_like(object a, cnp.PyArray_Descr* dtype):
@@ -1010,8 +1035,8 @@ cdef object _broadcast_view(cnp.ndarray g, cnp.ndarray x):
 
 
 def vjp_kernel(int kernel, object ctx, tuple needs, object g, tuple xs, tuple ys):
-    """Cotangents of the op with kernel code ``kernel`` (VJP_KERNELS), or None when the
-    kernel does not cover this case and the op's Python rule must run."""
+    """Cotangents by the compiled pullback ``kernel`` (a VJP_* code) of an op's rule, or
+    None when the kernel does not cover this case and the op's Python rule must run."""
     return _vjp_kernel(kernel, ctx, needs, g, list(xs), ys)
 
 
@@ -1025,7 +1050,7 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
     if not cnp.PyArray_ISFLOAT(<cnp.ndarray>y) or not _real_like(g, dt):
         return None
     x = xs[0]
-    if kernel == 22:
+    if kernel == VJP_NORM2_ALL:
         # x̄ = x·(n̄/n) with the scalar a C double, as _vnorm_vjp computes it in Python
         # floats (0 at n = 0); other norms (ctx set) and complex x take the rule
         if ctx is not None or not _real_like(x, dt) or cnp.PyArray_NDIM(<cnp.ndarray>y) != 0:
@@ -1034,39 +1059,39 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
         if nf == 0:
             return (_np_zeros(x.shape, x.dtype),)
         return (x * (float(g) / nf),)
-    if kernel >= 17:
+    if kernel >= VJP_ARRAY_TIMES:
         # x ∘ c or c ∘ x with c = ctx of x's dtype; covered when nothing was broadcast
         # onto x (its cotangent then needs no un-broadcasting sum)
         if not (_real_like(x, dt) and _real_like(ctx, dt)
                 and cnp.PyArray_SAMESHAPE(<cnp.ndarray>x, <cnp.ndarray>y)):
             return None
-        if kernel == 17:
+        if kernel == VJP_ARRAY_TIMES:
             return (g * ctx,)
-        if kernel == 18:
+        if kernel == VJP_ARRAY_SAME:
             return (g,)
-        if kernel == 19:
+        if kernel == VJP_ARRAY_NEGATED:
             return (-g,)
-        if kernel == 20:
+        if kernel == VJP_ARRAY_OVER:
             return (g / ctx,)
-        if kernel == 21:
+        if kernel == VJP_ARRAY_OVER_X:
             return (-g * (y / x),)
         return None
-    if kernel <= 12:
+    if kernel <= VJP_OVER_X:
         if not _real_like(x, dt):
             return None
-        if kernel == 1:
+        if kernel == VJP_EXP:
             return (g * y,)
-        if kernel == 2:
+        if kernel == VJP_SIN:
             return (g * _np_cos(x),)
-        if kernel == 3:
+        if kernel == VJP_COS:
             return (g * -_np_sin(x),)
-        if kernel == 4:
+        if kernel == VJP_TANH:
             return (g * (1 - y * y),)
-        if kernel == 5:
+        if kernel == VJP_LOG:
             return (g * (1 / x),)
-        if kernel == 6 or kernel == 9:
+        if kernel == VJP_NEGATIVE or kernel == VJP_SCALAR_NEGATED:
             return (-g,)
-        if kernel == 7:
+        if kernel == VJP_SUM:
             if ctx is not None:
                 return None
             if cnp.PyArray_SIZE(<cnp.ndarray>x) >= _SUM_VIEW_MIN and \
@@ -1075,13 +1100,13 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
             a = _np_empty(x.shape, dtype=g.dtype)
             a[...] = g
             return (a,)
-        if kernel == 8:
+        if kernel == VJP_SCALAR_SAME:
             return (g,)
-        if kernel == 10:
+        if kernel == VJP_SCALAR_TIMES:
             return (g * ctx,)
-        if kernel == 11:
+        if kernel == VJP_SCALAR_OVER:
             return (g / ctx,)
-        if kernel == 12:
+        if kernel == VJP_OVER_X:
             return (-g * (y / x),)
         return None
     a = x
@@ -1090,13 +1115,13 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
             and cnp.PyArray_SAMESHAPE(<cnp.ndarray>a, <cnp.ndarray>y)
             and cnp.PyArray_SAMESHAPE(<cnp.ndarray>b, <cnp.ndarray>y)):
         return None
-    if kernel == 13:
+    if kernel == VJP_ADD:
         return (g if needs[0] else None, g if needs[1] else None)
-    if kernel == 14:
+    if kernel == VJP_SUBTRACT:
         return (g if needs[0] else None, -g if needs[1] else None)
-    if kernel == 15:
+    if kernel == VJP_MULTIPLY:
         return (g * b if needs[0] else None, g * a if needs[1] else None)
-    if kernel == 16:
+    if kernel == VJP_DIVIDE:
         return (g / b if needs[0] else None, -g * (y / b) if needs[1] else None)
     return None
 

@@ -577,11 +577,34 @@ def graph_rule(node: Any, gs: tuple[Any, ...],
 
 
 # ---- compiled pullbacks and in-place sums: the twin has neither ------------------------
-# tape.pyx's vjp_kernel makes the same NumPy calls as the ops' rules; the twin runs the
-# rules themselves (tests/_kernels/test_vjp_kernels.py compares the kernels with them),
-# and always sums cotangents out of place (the same values).
+# tape.pyx's vjp_kernel makes the same NumPy calls as the rules of the ops that declare
+# its codes (defop(..., kernel=VJP_EXP)); the twin runs the rules themselves
+# (tests/_kernels/test_vjp_kernels.py compares the kernels with them) and always sums
+# cotangents out of place (the same values). The codes are tape.pyx's, so that an op
+# declares the same one whichever module tenferro._kernels.load("tape") picks.
 
-VJP_KERNELS: dict[str, int] = {}
+VJP_EXP = 1
+VJP_SIN = 2
+VJP_COS = 3
+VJP_TANH = 4
+VJP_LOG = 5
+VJP_NEGATIVE = 6
+VJP_SUM = 7
+VJP_SCALAR_SAME = 8
+VJP_SCALAR_NEGATED = 9
+VJP_SCALAR_TIMES = 10
+VJP_SCALAR_OVER = 11
+VJP_OVER_X = 12
+VJP_ADD = 13
+VJP_SUBTRACT = 14
+VJP_MULTIPLY = 15
+VJP_DIVIDE = 16
+VJP_ARRAY_TIMES = 17
+VJP_ARRAY_SAME = 18
+VJP_ARRAY_NEGATED = 19
+VJP_ARRAY_OVER = 20
+VJP_ARRAY_OVER_X = 21
+VJP_NORM2_ALL = 22
 
 
 def vjp_kernel(kernel: int, ctx: Any, needs: tuple[bool, ...], g: Any, xs: tuple[Any, ...],

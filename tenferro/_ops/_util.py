@@ -4,7 +4,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._dtypes import float_result_of
+from .._dtypes import DIFFERENTIABLE, float_result_of
 from .._errors import DTypeError, ShapeError
 from .._tensor import Tensor, as_tensor
 
@@ -42,7 +42,9 @@ def floating(x: Tensor) -> Tensor:
     functions of one argument with a floating-point result (exp, sqrt, linalg...), the
     one-argument case of ``_dtypes.float_result_type`` (NumPy's ufuncs would give float16 for
     small integer types, which tenferro does not have)."""
-    if x._node is None and x._data.dtype.kind not in "fc":
+    # (the payload's dtype first: on a float tensor, the common case, the set lookup is all)
+    dt = x._data.dtype
+    if dt not in DIFFERENTIABLE and dt.kind not in "fc" and not x.requires_grad:
         return Tensor._wrap(x._data.astype(np.float64))
     return x
 
@@ -66,7 +68,7 @@ def floating_args(*args: Any) -> list[Tensor]:
     for v in ts:
         if type(v) in _PY_SCALARS:
             v = Tensor._wrap(np.asarray(v, dtype=dt))
-        elif v._node is None and v._data.dtype.kind not in "fc":
+        elif v._data.dtype.kind not in "fc" and not v.requires_grad:
             v = Tensor._wrap(v._data.astype(dt))
         out.append(v)
     return out

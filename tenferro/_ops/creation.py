@@ -28,7 +28,8 @@ from .._engine import apply1
 from .._errors import DTypeError, ShapeError
 from .._tensor import Tensor, _check_device, _find_tracked, _payloads, _to_array
 from .registry import defop, register
-from ._util import to_tensor
+from ._util import operands, to_tensor
+from .structure import astype, broadcast_to, stack
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
            "full_like", "linspace", "logspace", "ones", "ones_like", "zeros", "zeros_like"]
@@ -81,14 +82,12 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
             if copy is False:
                 raise ShapeError(f"asarray: casting {obj.dtype} to {dt} needs a copy, but "
                                  "copy=False was passed")
-            from .structure import astype
             return astype(obj, dt)
         return _copy(obj) if copy else obj
     if isinstance(obj, (list, tuple)) and _find_tracked(obj) is not None:
         if copy is False:
             raise ShapeError("asarray: a sequence of tensors needs a copy, but copy=False "
                              "was passed")
-        from .structure import stack
         out = stack([asarray(o) for o in obj])
         return out if dt is None else asarray(out, dtype=dt)
     data: Any = _payloads(obj, "asarray")
@@ -189,7 +188,6 @@ def _fill_dtype(fill_value: object) -> np.dtype[Any]:
 def _full_from_tensor(shape: tuple[int, ...], value: Tensor, dt: np.dtype[Any] | None
                       ) -> Tensor:
     """``full`` with a tensor fill value: a differentiable broadcast of it."""
-    from .structure import broadcast_to
     if value.ndim != 0:
         raise ShapeError(f"full: fill_value must be a scalar or a 0-d tensor, got shape "
                          f"{value.shape}")
@@ -242,7 +240,6 @@ def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | N
         raise ShapeError(f"linspace: num must be non-negative, got {num}")
     dt = _dtype(dtype)
     if isinstance(start, Tensor) or isinstance(stop, Tensor):
-        from ._util import operands
         a, b = operands(start, stop)
         if a.ndim or b.ndim:
             raise ShapeError("linspace: start and stop must be scalars or 0-d tensors")

@@ -34,6 +34,7 @@ import numpy as np
 
 from .._engine import apply1, as_view
 from .._errors import DTypeError
+from .._kernels import load as _load_kernel
 from .._tensor import Tensor
 from .registry import Op, defop, register, register_nondiff
 from ._util import (broadcast_shape, conj as _conj, floating, floating_args, operands,
@@ -57,6 +58,13 @@ __all__ = [
 # A rule's value: an ndarray in a plain backward, a Tensor under create_graph=True.
 _Rule = Callable[..., Any]
 
+# The commonest ops declare a compiled copy of their VJP rule (``kernel=_tape.VJP_...``):
+# tape.pyx's vjp_kernel makes the rule's NumPy calls in the same order for real payloads
+# of one dtype and shape, and declines (runs the rule) otherwise; a plain backward takes
+# it, create_graph runs the rule. A change to such a rule changes that copy too
+# (tests/_kernels/test_vjp_kernels.py compares them).
+_tape = _load_kernel("tape")
+
 
 def _bcast(t: Any, shape: tuple[int, ...]) -> Any:
     return t if t.shape == shape else np.broadcast_to(t, shape)
@@ -71,10 +79,12 @@ def _arr(out: Any) -> NDArray[Any]:
 
 def _unary(name: str, ufunc: np.ufunc, deriv: Callable[[Any, Any], Any],
            aliases: tuple[str, ...] = (), real_only: bool = False, keeps_int: bool = False,
-           primal: Callable[[Any], Any] | None = None) -> Callable[[ArrayLike], Tensor]:
+           primal: Callable[[Any], Any] | None = None,
+           kernel: int = 0) -> Callable[[ArrayLike], Tensor]:
     """Register y = ufunc(x) with f'(x) = deriv(x, y). Integer and bool inputs become
     float64 first, unless ``keeps_int`` (square: NumPy keeps the integer dtype).
-    ``primal``: computes y on the payload instead of ``ufunc`` (special cases)."""
+    ``primal``: computes y on the payload instead of ``ufunc`` (special cases).
+    ``kernel``: the tape's compiled copy of the VJP rule (see ``_tape`` above)."""
     compute: Callable[[Any], Any] = ufunc if primal is None else primal
 
     def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
@@ -83,7 +93,7 @@ def _unary(name: str, ufunc: np.ufunc, deriv: Callable[[Any, Any], Any],
     def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         return (ts[0] * deriv(xs[0], ys[0]),)
 
-    op = defop(name, vjp, jvp, complex=not real_only)
+    op = defop(name, vjp, jvp, complex=not real_only, kernel=kernel)
 
     fast_kinds = "f" if real_only else "fc"
 
@@ -116,13 +126,13 @@ def _expm1(d: Any) -> Any:
     return out
 
 
-exp = _unary("exp", np.exp, lambda x, y: y)
+exp = _unary("exp", np.exp, lambda x, y: y, kernel=_tape.VJP_EXP)
 expm1 = _unary("expm1", np.expm1, lambda x, y: y + 1, primal=_expm1)
-log = _unary("log", np.log, lambda x, y: 1 / x)
+log = _unary("log", np.log, lambda x, y: 1 / x, kernel=_tape.VJP_LOG)
 log1p = _unary("log1p", np.log1p, lambda x, y: 1 / (1 + x))
 sqrt = _unary("sqrt", np.sqrt, lambda x, y: 0.5 / y)
-sin = _unary("sin", np.sin, lambda x, y: np.cos(x))
-cos = _unary("cos", np.cos, lambda x, y: -np.sin(x))
+sin = _unary("sin", np.sin, lambda x, y: np.cos(x), kernel=_tape.VJP_SIN)
+cos = _unary("cos", np.cos, lambda x, y: -np.sin(x), kernel=_tape.VJP_COS)
 tan = _unary("tan", np.tan, lambda x, y: 1 + y * y)
 
 
@@ -138,7 +148,7 @@ def _tanh(d: Any) -> Any:
     return out
 
 
-tanh = _unary("tanh", np.tanh, lambda x, y: 1 - y * y, primal=_tanh)
+tanh = _unary("tanh", np.tanh, lambda x, y: 1 - y * y, primal=_tanh, kernel=_tape.VJP_TANH)
 sinh = _unary("sinh", np.sinh, lambda x, y: np.cosh(x))
 cosh = _unary("cosh", np.cosh, lambda x, y: np.sinh(x))
 arcsin = _unary("arcsin", np.arcsin, lambda x, y: 1 / np.sqrt(1 - x * x), aliases=("asin",))
@@ -161,7 +171,7 @@ asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh
 # ---- non-holomorphic and structural unary ops -------------------------------------------
 
 _neg_op = defop("negative", lambda ctx, needs, gs, xs, ys: (-gs[0],),
-                lambda ctx, ts, xs, ys: (-ts[0],))
+                lambda ctx, ts, xs, ys: (-ts[0],), kernel=_tape.VJP_NEGATIVE)
 
 
 def negative(x: ArrayLike, /) -> Tensor:
@@ -442,10 +452,11 @@ def _constant(s: Any, dt: np.dtype[Any]) -> Any:
 _ARRAY_TYPES = (np.ndarray, np.float64, np.float32, np.complex128, np.complex64)
 
 
-def _scalar_op(name: str, vjp: _Rule, jvp: _Rule) -> Op:
+def _scalar_op(name: str, vjp: _Rule, jvp: _Rule, kernel: int = 0) -> Op:
     """The op of ``y = f(x, s)`` for a tensor x and a real scalar s (ctx: a Python float
     or int, or for a float64/float32 x the read-only 0-d array of ``_constant``):
-    vjp(g, s, x, y) -> x̄, jvp(t, s, x, y) -> ẏ. The scalar is real, so no conjugate."""
+    vjp(g, s, x, y) -> x̄, jvp(t, s, x, y) -> ẏ. The scalar is real, so no conjugate.
+    ``kernel``: the tape's compiled copy of vjp (see ``_tape``)."""
 
     def vjp_rule(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         g = gs[0]
@@ -459,13 +470,14 @@ def _scalar_op(name: str, vjp: _Rule, jvp: _Rule) -> Op:
             ctx = ctx.item()
         return (jvp(t, ctx, xs[0], ys[0]),)
 
-    return defop(name, vjp_rule, jvp_rule)
+    return defop(name, vjp_rule, jvp_rule, kernel=kernel)
 
 
 def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None,
             jvp: _Rule, real_only: bool = False, methods: tuple[str, ...] = (),
             rmethod: str | None = None, floats: bool = False, vjp_both: _Rule | None = None,
-            scalar_right: Op | None = None, scalar_left: Op | None = None
+            scalar_right: Op | None = None, scalar_left: Op | None = None,
+            kernels: tuple[int, int, int] = (0, 0, 0)
             ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """Register y = ufunc(a, b) with broadcasting.
 
@@ -474,7 +486,8 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
     for a zero tangent. ``floats``: integer and bool operands are converted first to the
     dtype of ``float_result_type`` (functions with a floating-point result). ``scalar_right``/``scalar_left``: the
     ``_scalar_op`` of ``ufunc(x, s)`` / ``ufunc(s, x)`` for a real Python scalar s (both
-    or neither).
+    or neither). ``kernels``: the tape's compiled copies (see ``_tape``) of the rules of the
+    op, of ``x ∘ c`` and of ``c ∘ x`` (the array ops below), 0 for none.
     """
 
     if vjp_both is None:
@@ -500,7 +513,7 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
         a, b = _promote(xs[0], xs[1], y)
         return (_bcast(jvp(ts[0], ts[1], a, b, y), y.shape),)
 
-    op = defop(name, vjp, jvp_rule, complex=not real_only)
+    op = defop(name, vjp, jvp_rule, complex=not real_only, kernel=kernels[0])
 
     # Tensor ∘ ndarray and ndarray ∘ Tensor of one float/complex dtype (C * P, u * d):
     # one-input ops with the ndarray in ctx, so neither the constant's Tensor nor its
@@ -528,7 +541,7 @@ def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None
             return (_bcast(jvp(None, ts[0], a, b, y), y.shape),)
 
         return defop(name + "_array" if right else "array_" + name, vjp_const, jvp_const,
-                     complex=not real_only)
+                     complex=not real_only, kernel=kernels[1] if right else kernels[2])
 
     array_right, array_left = array_op_of(True), array_op_of(False)
     array_kinds = "f" if real_only else "fc"
@@ -637,14 +650,18 @@ def _negated(g: Any, s: Any, x: Any, y: Any) -> Any:
     return -g
 
 
-_add_scalar = _scalar_op("add_scalar", _same, _same)
+_add_scalar = _scalar_op("add_scalar", _same, _same, kernel=_tape.VJP_SCALAR_SAME)
 add = _binary("add", np.add, lambda g, a, b, y: g, lambda g, a, b, y: g, _lin(1, 1),
               methods=("add", "__add__"), rmethod="__radd__",
-              scalar_right=_add_scalar, scalar_left=_add_scalar)
+              scalar_right=_add_scalar, scalar_left=_add_scalar,
+              kernels=(_tape.VJP_ADD, _tape.VJP_ARRAY_SAME, _tape.VJP_ARRAY_SAME))
 subtract = _binary("subtract", np.subtract, lambda g, a, b, y: g, lambda g, a, b, y: -g,
                    _lin(1, -1), methods=("subtract", "__sub__"), rmethod="__rsub__",
-                   scalar_right=_scalar_op("subtract_scalar", _same, _same),
-                   scalar_left=_scalar_op("scalar_subtract", _negated, _negated))
+                   scalar_right=_scalar_op("subtract_scalar", _same, _same,
+                                           kernel=_tape.VJP_SCALAR_SAME),
+                   scalar_left=_scalar_op("scalar_subtract", _negated, _negated,
+                                          kernel=_tape.VJP_SCALAR_NEGATED),
+                   kernels=(_tape.VJP_SUBTRACT, _tape.VJP_ARRAY_SAME, _tape.VJP_ARRAY_NEGATED))
 
 
 def _mul_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
@@ -659,11 +676,13 @@ def _times_scalar(g: Any, s: Any, x: Any, y: Any) -> Any:
     return g * s
 
 
-_multiply_scalar = _scalar_op("multiply_scalar", _times_scalar, _times_scalar)
+_multiply_scalar = _scalar_op("multiply_scalar", _times_scalar, _times_scalar,
+                              kernel=_tape.VJP_SCALAR_TIMES)
 multiply = _binary("multiply", np.multiply,
                    lambda g, a, b, y: g * _conj(b), lambda g, a, b, y: g * _conj(a), _mul_jvp,
                    methods=("multiply", "__mul__"), rmethod="__rmul__",
-                   scalar_right=_multiply_scalar, scalar_left=_multiply_scalar)
+                   scalar_right=_multiply_scalar, scalar_left=_multiply_scalar,
+                   kernels=(_tape.VJP_MULTIPLY, _tape.VJP_ARRAY_TIMES, _tape.VJP_ARRAY_TIMES))
 
 
 def _div_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
@@ -692,8 +711,11 @@ divide = _binary("divide", np.divide,
                  lambda g, a, b, y: g / _conj(b),
                  lambda g, a, b, y: -g * _conj(y / b), _div_jvp,
                  methods=("divide", "__truediv__"), rmethod="__rtruediv__",
-                 scalar_right=_scalar_op("divide_scalar", _over_scalar, _over_scalar),
-                 scalar_left=_scalar_op("scalar_divide", _scalar_over_vjp, _scalar_over_jvp))
+                 scalar_right=_scalar_op("divide_scalar", _over_scalar, _over_scalar,
+                                         kernel=_tape.VJP_SCALAR_OVER),
+                 scalar_left=_scalar_op("scalar_divide", _scalar_over_vjp, _scalar_over_jvp,
+                                        kernel=_tape.VJP_OVER_X),
+                 kernels=(_tape.VJP_DIVIDE, _tape.VJP_ARRAY_OVER, _tape.VJP_ARRAY_OVER_X))
 
 
 def _pow_da(a: Any, b: Any, y: Any) -> Any:
@@ -1048,7 +1070,7 @@ def clip(x: ArrayLike, /, min: ArrayLike | None = None,
     out = _arr(out).astype(dt, copy=False)
     if dt.kind not in "fc":
         for b in inputs[1:]:
-            if b._node is not None:
+            if b.requires_grad:
                 raise DTypeError(f"clip of a {dt} tensor has a {dt} result, which cannot "
                                  "carry the gradient of a bound that requires grad; "
                                  "convert x first, e.g. x.astype(tf.float64)")

@@ -48,6 +48,7 @@ import numpy as np
 from .. import _dtypes
 from .._engine import apply1, sum_small
 from .._errors import DTypeError, ShapeError
+from .._kernels import load as _load_kernel
 from .._tensor import Tensor
 from .registry import defop, register, register_nondiff
 from ._util import broadcast_to_shape, conj, floating, require_real, to_tensor
@@ -162,7 +163,9 @@ def _sum_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     return (ts[0].sum(axis=axes, keepdims=keepdims),)
 
 
-_sum_op = defop("sum", _sum_vjp, _sum_jvp)
+# kernel: a full sum's plain backward runs the tape's compiled copy of _sum_vjp (tape.pyx
+# vjp_kernel, VJP_SUM: the cotangent broadcast to x's shape; other sums run the rule)
+_sum_op = defop("sum", _sum_vjp, _sum_jvp, kernel=_load_kernel("tape").VJP_SUM)
 
 
 def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,

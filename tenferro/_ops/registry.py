@@ -45,7 +45,7 @@ class Op:
     def __init__(self, name: str, vjp: Callable[..., Any] | None,
                  jvp: Callable[..., Any] | None, *, nondiff: Iterable[int] = (),
                  complex: bool = True, batched: bool = True, second_order: bool = True,
-                 doc: str = "") -> None:
+                 doc: str = "", kernel: int = 0) -> None:
         self.name = name
         self.vjp = vjp
         self.jvp = jvp
@@ -54,9 +54,11 @@ class Op:
         self.batched = batched              # leading batch dims broadcast
         self.second_order = second_order    # rules are written in differentiable ops
         self.doc = doc
-        # code of a compiled pullback for the plain backward (tape.pyx's VJP_KERNELS), 0
-        # for none; it must compute exactly what ``vjp`` computes (set by _engine)
-        self.kernel = 0
+        # the code of the tape's compiled copy of ``vjp`` that a plain backward runs instead
+        # (tape.pyx vjp_kernel: VJP_EXP, ...; 0 for none), declared where the rule is
+        # written; it computes exactly what ``vjp`` computes, or declines. The compiled
+        # tape reads it, the twin runs ``vjp`` always.
+        self.kernel = kernel
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"

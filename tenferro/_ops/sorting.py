@@ -31,6 +31,7 @@ import numpy as np
 from .._engine import apply1
 from .._errors import DTypeError
 from .._tensor import Tensor
+from .._rule_api import has_node_or_tangent
 from .registry import defop, register, register_nondiff
 from ._util import to_tensor
 from .structure import _axis, ravel
@@ -104,7 +105,7 @@ def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
     _check_sortable("sort", t)
     d = t._data
     axis = _axis(axis, d.ndim)
-    if t._node is None and t._fw is None:
+    if not has_node_or_tangent(t):
         # nothing to differentiate: no permutation needed for an ascending sort
         if not descending:
             return Tensor._wrap(np.sort(d, axis=axis, kind="stable"))

@@ -13,7 +13,8 @@ Tensors (``create_graph=True``, forward-over-reverse).
 
 The pullbacks of the gathers (``getitem``, ``diagonal``, ``trace``) return a
 :class:`~tenferro._sparse.SparseCotangent` instead of a dense scatter: the tape adds the
-cotangents of many indexings of one tensor into one buffer (``_sparse.py``).
+cotangents of many indexings of one tensor into one buffer (``_sparse.py``); under
+create_graph=True that sum is the op ``sparse_sum``, defined here.
 """
 from __future__ import annotations
 
@@ -25,11 +26,12 @@ import operator
 
 import numpy as np
 
-from .._engine import apply1, as_view
-from .._sparse import ScatterKind, SparseCotangent
+from .._engine import _cast_like, apply1, as_view
+from .._sparse import ScatterKind, SparseCotangent, set_graph_densify
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
 from .._tensor import Tensor, as_tensor
+from .._rule_api import has_node_or_tangent
 from .registry import defop, register
 from ._util import conj, operands, to_tensor, unbroadcast
 
@@ -445,6 +447,75 @@ _getitem_op = defop(
     "getitem", _getitem_vjp,
     lambda ctx, ts, xs, ys: (_gather(ts[0], ctx[0]),))
 
+
+# ---- the sum of many gathers' adjoints ---------------------------------------------------
+# The tape adds the sparse cotangents of a tensor's gathers (getitem here, diagonal and
+# trace below, take in manipulation.py) without densifying (_sparse.py). Under
+# create_graph=True their values are Tensors, and the sum is recorded as ONE op,
+# out = base + Σ_j scatter_j(values_j), whose pullback is the identity for base and a
+# gather for each values_j (the adjoint of a scatter-add is a gather: both are linear,
+# RULES.md "linear maps").
+
+def _densify_graph(s: SparseCotangent) -> Tensor:
+    """The dense Tensor of a sparse cotangent of Tensor values (create_graph), recorded as
+    one sparse_sum op (installed as SparseCotangent's graph densify, below)."""
+    inputs = []
+    has_dense = s.dense is not None
+    if has_dense:
+        d = s.dense if isinstance(s.dense, Tensor) else Tensor._wrap(np.asarray(s.dense))
+        d = _cast_like(d, s.dtype)
+        inputs.append(d)
+    kinds = []
+    for kind, ctx, v in s.parts:
+        if not isinstance(v, Tensor):
+            v = Tensor._wrap(np.asarray(v))
+        v = _cast_like(v, s.dtype)
+        inputs.append(v)
+        kinds.append((kind, ctx))
+    buf = s.dense_sum(inputs[0]._data if has_dense else None,
+                      [v._data for v in (inputs[1:] if has_dense else inputs)])
+    return apply1(_sparse_sum_op, tuple(inputs), buf,
+                  ctx=(has_dense, tuple(kinds), s.shape, s.dtype))
+
+
+def _sparse_sum_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+    # out = base + Σ_j scatter_j(v_j): base̅ = g, v̅_j = gather_j(g)
+    has_dense, kinds, _, _ = ctx
+    g = gs[0]
+    out = []
+    if has_dense:
+        out.append(g if needs[0] else None)
+    off = 1 if has_dense else 0
+    for j, (kind, c) in enumerate(kinds):
+        out.append(kind.gather(g, c) if needs[off + j] else None)
+    return tuple(out)
+
+
+def _sparse_sum_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+    # linear: the same sum of the tangents
+    has_dense, kinds, shape, dtype = ctx
+    off = 1 if has_dense else 0
+    acc = None
+    for (kind, c), t in zip(kinds, ts[off:]):
+        if t is None:
+            continue
+        part = SparseCotangent(shape, dtype, kind, c, t)
+        acc = part if acc is None else acc.add(part)
+    if has_dense and ts[0] is not None:
+        if acc is None:
+            return (ts[0],)
+        acc.add(ts[0])
+    return (None if acc is None else acc.densify(),)
+
+
+_sparse_sum_op = defop(
+    "sparse_sum", _sparse_sum_vjp, _sparse_sum_jvp,
+    doc="base + Σ_j scatter_j(values_j): the accumulated adjoints of many gathers of one "
+        "tensor (recorded by create_graph=True passes)")
+
+
+set_graph_densify(_densify_graph)
+
 _index_add_op = defop(
     "index_add",
     lambda ctx, needs, gs, xs, ys: (_gather(gs[0], ctx[0]),),
@@ -857,7 +928,7 @@ def _fresh(x: Tensor) -> Tensor:
     a tensor that requires grad, an alias of the payload otherwise: tensors are never
     written in place, so the alias cannot be changed through x). A forward-mode tangent
     travels too (a dual tensor has no node)."""
-    if x._node is not None or x._fw is not None:
+    if has_node_or_tangent(x):
         y: Tensor = apply1(_astype_op, (x,), x._data.copy())
         return y
     return Tensor._wrap(x._data)

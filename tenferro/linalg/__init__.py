@@ -4,6 +4,7 @@ Each module holds one family: its public functions, primals (through ``_lapack``
 and forward rules, and error messages.
 """
 from .svd import *  # noqa: F401,F403
+from . import svd_truncated as _svd_truncated  # noqa: F401  (its op; svd() calls it)
 from .eigh import *  # noqa: F401,F403
 from .eig import *  # noqa: F401,F403
 from .qr import *  # noqa: F401,F403

@@ -7,7 +7,7 @@ import operator
 from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike, DTypeLike, NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .._errors import LinAlgError, ShapeError
 from .._kernels import load as _load_kernel
@@ -15,8 +15,7 @@ from .._kernels._batch import batch_index  # re-exported: the linalg ops name st
 from .._ops._util import float_tensor
 from .._tensor import Tensor
 
-__all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "eps_of",
-           "field_aliases"]
+__all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "field_aliases"]
 
 
 def matrix_input(a: ArrayLike | Tensor, name: str, *, square: bool = False,
@@ -48,19 +47,12 @@ def check_finite_or_raise(d: NDArray[Any], name: str) -> None:
 
 
 def mH(x: Any) -> Any:
-    """Conjugate transpose of the last two axes (ndarray or Tensor)."""
-    x = x.swapaxes(-1, -2)           # the method: no NumPy dispatch wrapper per call
+    """Conjugate transpose of the last two axes, of an ndarray or a Tensor (the linalg
+    rules' helper, for ndarrays and Tensors alike). The method spellings (swapaxes, conj)
+    skip NumPy's function wrappers: rules call this a lot. (``Tensor.mH``, the array API's
+    property, is _ops/structure.py's: always a new tensor through the conj op.)"""
+    x = x.swapaxes(-1, -2)
     return x.conj() if x.dtype.kind == "c" else x
-
-
-_EPS = {np.dtype(t): float(np.finfo(t).eps)
-        for t in (np.float32, np.float64, np.complex64, np.complex128)}
-
-
-def eps_of(dtype: DTypeLike) -> float:
-    """Machine epsilon of ``dtype``'s real type (a dict lookup: np.finfo is slow)."""
-    eps = _EPS.get(np.dtype(dtype))
-    return float(np.finfo(np.dtype(dtype)).eps) if eps is None else eps
 
 
 _C = TypeVar("_C", bound=type)

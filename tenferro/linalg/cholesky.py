@@ -29,7 +29,8 @@ from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import batch_index, matrix_input
-from .triangular import halved, mH, trsolve
+from ._common import mH
+from .triangular import halved, trsolve
 
 _backprop_kernel = load_kernel("triangular").cholesky_backprop
 

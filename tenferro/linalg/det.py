@@ -62,8 +62,9 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, check_finite_or_raise, eps_of, mH, matrix_input
-from .solve import _lu_inverse
+from .._dtypes import EPS, eps_of
+from ._common import batch_index, check_finite_or_raise, mH, matrix_input
+from .solve import _lu_inverse, solve
 
 # getrf with the determinant (or sign and log|det|) and the tiny-pivot test in one
 # compiled call: the forward's fixed cost (a dozen NumPy calls otherwise)
@@ -85,13 +86,10 @@ def _det_np(d: Any) -> Any:
     return _lu_det(d, 0.0)[2]
 
 
-_EPS = {np.dtype(t): eps_of(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
-
-
 def _rtol(d: Any) -> Any:
     """The pivot ratio below which det's backward takes the SVD form of the adjugate:
     smallest |u_ii| <= n·eps·largest (all-zero matrices included)."""
-    return d.shape[-1] * _EPS.get(d.dtype, 0.0)
+    return d.shape[-1] * EPS.get(d.dtype, 0.0)
 
 
 def _col(c: Any) -> Any:
@@ -143,7 +141,6 @@ def _adj_h_graph_one(a: Any, d: Any, r: Any) -> Any:
     det(B) and of the solves then act at a well-conditioned matrix, and det/adj of the
     small K are polynomials (_faddeev): every order is exact, for real and complex A.
     """
-    from .solve import solve
     n = a.shape[-1]
     u, s, vt = _lapack.svd(a._data, full_matrices=False)
     w = u[:, n - r:] * (s[0] if s[0] else 1.0)
@@ -165,7 +162,6 @@ def _adj_h_graph(a: Any, d: Any) -> Any:
     ~ cond(A)·eps in the second derivative, measured), so the matrix takes the Woodbury
     form of _adj_h_graph_one with r = the number of singular values <= sqrt(eps)·s₁.
     """
-    from .solve import solve
     n = a.shape[-1]
     s = _lapack.svd(a._data, compute_uv=False)
     small = s <= np.sqrt(eps_of(a.dtype)) * s[..., :1]
@@ -276,7 +272,6 @@ def _inv_h_scaled(ctx: Any, a: Any, c: Any) -> Any:
     the differentiable solve on Tensors)."""
     n = a.shape[-1]
     if isinstance(a, Tensor) or isinstance(c, Tensor):
-        from .solve import solve
         return solve(mH(a), _col(c) * np.eye(n, dtype=a.dtype), check_finite=False)
     return _lu_inverse(ctx[0], ctx[1], c, 2)
 
@@ -284,7 +279,6 @@ def _inv_h_scaled(ctx: Any, a: Any, c: Any) -> Any:
 def _tr_inv_times(ctx: Any, a: Any, t: Any) -> Any:
     """τ = tr(A⁻¹Ȧ) for a stack."""
     if isinstance(a, Tensor) or isinstance(t, Tensor):
-        from .solve import solve
         x = solve(a, t, check_finite=False)
     else:
         lu, piv = ctx[0], ctx[1]

@@ -45,10 +45,11 @@ import collections
 
 import numpy as np
 
+from .._dtypes import EPS
 from .._engine import apply, apply1
 from .._errors import GaugeError, UnsupportedADError
 from .._ops.registry import defop, register
-from .._state import STATE
+from .._rule_api import wants_derivative
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -67,9 +68,6 @@ _EIGVALS = "tf.linalg.eigvals"
 _EIG_V = "eig/eigvals derivative, eigenvector matrix V (A is defective)"
 
 
-# machine epsilon per dtype (np.finfo costs a microsecond per call on the rule's path)
-_EPS = {np.dtype(t): float(np.finfo(t).eps)
-        for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
 def _raw(x: Any) -> Any:
@@ -94,7 +92,7 @@ def _equal_pairs(e: Any, w: Any) -> Any:
     n = d.shape[-1]
     eye = np.eye(n, dtype=bool)
     scale = np.abs(d).max(axis=-1, initial=0.0)[..., None, None]
-    return (np.abs(_raw(e)) <= n * _EPS[d.dtype] * scale) & ~eye, eye
+    return (np.abs(_raw(e)) <= n * EPS[d.dtype] * scale) & ~eye, eye
 
 
 def _raise_repeated(mask: Any, coupled: Any, w: Any, mode: Any) -> Any:
@@ -119,7 +117,7 @@ def _check_gauge(vhgv: Any, gv: Any) -> Any:
     im = np.diagonal(_raw(vhgv), axis1=-2, axis2=-1).imag
     g = _raw(gv)
     # |Im|² > eps·‖V̄[:, i]‖², i.e. |Im| > sqrt(eps)·‖V̄[:, i]‖
-    bad = im * im > _EPS[g.dtype] * (g.real * g.real + g.imag * g.imag).sum(axis=-2)
+    bad = im * im > EPS[g.dtype] * (g.real * g.real + g.imag * g.imag).sum(axis=-2)
     if bad.any():
         where, k, i = _locate(bad, g.shape[:-2])
         val = abs(im.reshape(-1, im.shape[-1])[k, i])
@@ -154,7 +152,7 @@ def _eig_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         # coupled: beyond rounding, relative to the largest column of V̄′ (|G_ij| ≤ ‖v̄′_j‖)
         vp = _raw(gv) - _raw(v) * np.real(np.diagonal(_raw(vhgv), axis1=-2, axis2=-1))[..., None, :]
         col = np.sqrt((np.abs(vp) ** 2).sum(axis=-2)).max(axis=-1)[..., None, None]
-        coupled = np.abs(_raw(g)) > np.sqrt(_EPS[_raw(g).dtype]) * col
+        coupled = np.abs(_raw(g)) > np.sqrt(EPS[_raw(g).dtype]) * col
         if (mask & coupled).any():
             _raise_repeated(mask, coupled, _raw(w), "backward")
     # G_ij / conj(E_ij) off the diagonal; an uncoupled equal pair takes its exact limit 0
@@ -176,7 +174,7 @@ def _eig_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     mask, eye = _equal_pairs(e, w)
     if mask.any():
         pd = np.abs(_raw(p))
-        coupled = pd > np.sqrt(_EPS[pd.dtype]) * pd.max(axis=(-2, -1), keepdims=True)
+        coupled = pd > np.sqrt(EPS[pd.dtype]) * pd.max(axis=(-2, -1), keepdims=True)
         if (mask & coupled).any():
             _raise_repeated(mask, coupled, _raw(w), "forward mode")
     # Q_ij = P_ij / E_ij, Q_ii = 0 (and 0, the exact limit, for an uncoupled equal pair);
@@ -246,7 +244,7 @@ def eigvals(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     """
     a = matrix_input(a, _EIGVALS, square=True, check_finite=check_finite)
     d = a._data
-    if (STATE.grad_enabled and a._node is not None) or (STATE.fw_level and a._fw is not None):
+    if wants_derivative(a):
         w, v = _lapack.eig(d) if d.size else _empty(d, vectors=True)
         values: Tensor = apply1(_eigvals_op, (a,), w, ctx=v)
         return values

@@ -27,16 +27,18 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._dtypes import EPS
 from .._engine import apply
 from .._errors import ShapeError
 from .._ops.registry import defop, register
+from .._rule_api import record_pullback, wants_derivative
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import field_aliases, mH, matrix_input
-from .svd import (_EPS, _check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
-                  _input_tangent, _kernel, _mH, _same_block, _values_only_jvp,
-                  _wants_derivative, adapt_degenerate_basis, record_pullback)
+from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
+                  _input_tangent, _kernel, _same_block, _values_only_jvp,
+                  adapt_degenerate_basis)
 
 __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
 
@@ -59,7 +61,7 @@ def _eigh_eps2(w: Any, n: Any, derivative_eps: Any) -> Any:
 
 def _eigh_drel(n: Any, dtype: Any) -> float:
     """drel of the kernels for eigh: n·eps(dtype) (relative to max|λ|)."""
-    return float(n * _EPS[np.dtype(dtype)])
+    return float(n * EPS[np.dtype(dtype)])
 
 
 def _eigh_F(w: Any, derivative_eps: Any) -> Any:
@@ -80,7 +82,7 @@ def _eigh_F(w: Any, derivative_eps: Any) -> Any:
 
 def _eigh_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     if type(ys[0]) is not np.ndarray:
-        # create_graph: one recorded node (svd.py record_pullback)
+        # create_graph: one recorded node (_rule_api.record_pullback)
         return record_pullback(lambda *v: _eigh_pullback(ctx, v[:2], v[2:]),
                                lambda *v: _eigh_pullback(ctx, v[:2], v[2:]),
                                tuple(gs) + tuple(ys))
@@ -94,13 +96,13 @@ def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
     w, v = ys
     if gv is None:
         # exact path (no F): Ā = V diag(λ̄) Vᴴ
-        return (None if gw is None else (v * gw[..., None, :]) @ _mH(v),)
+        return (None if gw is None else (v * gw[..., None, :]) @ mH(v),)
     derivative_eps, check_gauge, _ = ctx
     n = w.shape[-1]
     X = None
     if check_gauge and v.dtype.kind == "c":
         # phase of v_i: dL/dθ_i = Im X_ii must vanish
-        X = _mH(v) @ gv                               # VᴴV̄
+        X = mH(v) @ gv                               # VᴴV̄
         _check_phase(_data(X), None, _data(gv), None, w.shape[:-1], "tf.linalg.eigh",
                      "eigenvectors")
     if type(w) is np.ndarray:
@@ -118,7 +120,7 @@ def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
         return (out,)
     # create_graph / forward-over-reverse: the same formula on Tensors
     if X is None:
-        X = _mH(v) @ gv
+        X = mH(v) @ gv
     FX = _eigh_F(w, derivative_eps) * X
     core = 0.5 * (FX + mH(FX))
     if gw is not None:
@@ -161,7 +163,7 @@ def _eigh(a: Any, lower: Any, derivative_eps: Any, check_gauge: Any,
             w, v = outs
             n = w.shape[-1]
             scale = np.maximum(np.abs(w[..., 0]), np.abs(w[..., -1])).astype(np.float64)
-            adapt_degenerate_basis(v, w, v, 0.5 * (t + _mH(t)), _eigh_drel(n, w.dtype) * scale,
+            adapt_degenerate_basis(v, w, v, 0.5 * (t + mH(t)), _eigh_drel(n, w.dtype) * scale,
                                    False)
     ctx = (derivative_eps, bool(check_gauge), values_only and _values_only_jvp(a))
     return apply(_eigh_op, (a,), outs, ctx)
@@ -214,7 +216,7 @@ def eigvalsh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", check_finite: bool = True
     eigenvalues, no F); the vectors are computed only when a derivative is needed."""
     a = matrix_input(a, "tf.linalg.eigvalsh", square=True, check_finite=check_finite)
     lower = _uplo(UPLO, "tf.linalg.eigvalsh")
-    if _wants_derivative(a):
+    if wants_derivative(a):
         values: Tensor = _eigh(a, lower, None, False, True)[0]
         return values
     d = a._data

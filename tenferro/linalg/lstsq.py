@@ -55,10 +55,12 @@ from .._engine import apply, apply1
 from .._errors import DTypeError, LinAlgError, ShapeError
 from .._ops._util import broadcast_shape, conj, float_tensor, unbroadcast
 from .._ops.registry import defop, register
+from .._rule_api import has_node_or_tangent
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import check_finite_or_raise, eps_of, matrix_input, mH
+from .._dtypes import EPS, eps_of
+from ._common import check_finite_or_raise, matrix_input, mH
 from .svd import svd as _svd
 
 __all__ = ["pinv", "lstsq", "LstsqResult", "pinv_ad", "lstsq_ad"]
@@ -68,7 +70,6 @@ _REAL = {np.dtype(t): np.dtype(r) for t, r in (
     (np.float32, np.float32), (np.float64, np.float64),
     (np.complex64, np.float32), (np.complex128, np.float64))}
 
-_EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}
 
 LstsqResult.__doc__ = ("Result of tf.linalg.lstsq: solution x, residuals (squared column "
                        "norms of b - a x, or empty), rank (int), singular_values of a.")
@@ -573,10 +574,6 @@ def _residuals(a: Any, b: Any, x: Any, vector: Any, value: Any = None, cache: An
 _LSTSQ = "tf.linalg.lstsq"
 
 
-def _tracked(t: Any) -> Any:
-    return t._node is not None or t._fw is not None
-
-
 def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
           check_finite: bool = True) -> LstsqResult:
     """Least-squares solution of ``a @ x ≈ b``, like ``numpy.linalg.lstsq``.
@@ -625,7 +622,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     dt = ad.dtype if ad.dtype == bd.dtype else np.result_type(ad.dtype, bd.dtype)
     real_dt = _REAL[dt]
     if rcond is None:
-        rcond = _EPS[real_dt] * max(m, n)
+        rcond = EPS[real_dt] * max(m, n)
     res = r = None
     if 0 in (m, n) or 0 in batch:
         x = np.zeros(batch + (n, k), dt)
@@ -650,7 +647,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     if m > n and ctx.full_col:
         if res is None:     # the empty cases (n = 0, k = 0)
             res = _sq_col_norms(bm - ad @ x)
-        if _tracked(xt):
+        if has_node_or_tangent(xt):
             # an op on the recorded x, so the residuals' cotangent flows into x, a and b;
             # the same R = b − a x (built once, by the first rule that needs it) serves
             # the rules of x and of the residuals (ctx.cache)

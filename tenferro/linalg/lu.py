@@ -36,7 +36,9 @@ from .._ops.registry import defop, register
 from ..builders import builder
 from . import _lapack
 from ._common import matrix_input
-from .triangular import check_nonsingular, eps_of, mH, tri_part, trsolve
+from .._dtypes import eps_of
+from ._common import mH
+from .triangular import check_nonsingular, tri_part, trsolve
 
 # Ā from L, U and their cotangents in one compiled call (square; P applied when given)
 _backprop_kernel = load_kernel("triangular").lu_backprop

@@ -73,25 +73,18 @@ from .._ops import elementwise, reductions
 from .._ops.reductions import _keep, normalize_axis
 from .._ops.registry import defop, register
 from .._ops._util import float_tensor
-from .._state import STATE
+from .._rule_api import is_tracked
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import check_finite_or_raise, matrix_input, mH
+from .svd import svd, svdvals
 
 expm_frechet = load_kernel("expm").expm_frechet
 expm_pade = load_kernel("expm").expm_pade
 
 __all__ = ["matrix_exp", "expm", "norm", "vector_norm", "matrix_norm",
            "matrix_exp_ad", "expm_ad", "norm_ad", "vector_norm_ad", "matrix_norm_ad"]
-
-
-def _needs_derivative(x: Any) -> Any:
-    """Whether an op applied to ``x`` now records a node or propagates a tangent."""
-    if STATE.grad_enabled and x._node is not None:
-        return True
-    fw = x._fw
-    return fw is not None and fw[0] == STATE.fw_level and STATE.fw_level != 0
 
 
 # ==== matrix_exp ==========================================================================
@@ -174,7 +167,7 @@ def matrix_exp(a: ArrayLike, *, check_finite: bool = False) -> Tensor:
     d = a._data
     if d.size == 0:
         return apply1(_expm_op, (a,), np.zeros(d.shape, d.dtype), ctx=None)
-    if _needs_derivative(a):
+    if is_tracked(a):
         out, ctx = expm_pade(d)                  # in double precision
     else:
         ctx = None
@@ -278,8 +271,12 @@ def _vnorm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     return (prod.sum(axis=axes, keepdims=keepdims),)
 
 
+# kernel: the plain backward of the 2-norm of every entry (ctx None, _norm_all) runs the
+# tape's compiled copy of _vnorm_vjp (tape.pyx vjp_kernel, VJP_NORM2_ALL: x·(n̄/n), 0 at
+# n = 0, with the scalar in C doubles as here in Python floats); other norms run the rule
 _vnorm_op = defop("vector_norm", _vnorm_vjp, _vnorm_jvp,
-                  doc="vector p-norm over axes; subgradient 0 at 0, ties split evenly")
+                  doc="vector p-norm over axes; subgradient 0 at 0, ties split evenly",
+                  kernel=load_kernel("tape").VJP_NORM2_ALL)
 
 
 def _vnorm_np(d: Any, p: Any, axes: Any, keepdims: Any, name: Any) -> Any:
@@ -357,29 +354,28 @@ def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
 
 # ==== matrix norms ========================================================================
 
+def _nuc_polar(ctx: Any, y: Any, other: Any) -> tuple[Any, bool]:
+    """(U Vᴴ of y, whether it is a Tensor): differentiable through tf.linalg.svd when y or
+    the (co)tangent ``other`` is a Tensor, else the primal's (ctx) or a fresh _polar."""
+    if isinstance(y, Tensor) or isinstance(other, Tensor):
+        u, _, vt = svd(y)
+        return u @ vt, True
+    return (ctx if ctx is not None else _polar(y)), False
+
+
 def _nuc_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = n̄·U Vᴴ
-    y, g = xs[0], gs[0]
-    if isinstance(y, Tensor) or isinstance(g, Tensor):
-        from .svd import svd
-        u, _, vt = svd(y)
-        p = u @ vt
-    else:
-        p = ctx if ctx is not None else _polar(y)
-        if g.ndim == 0:                          # one matrix: a Python-float scale
-            return (p * float(g),)
+    g = gs[0]
+    p, graph = _nuc_polar(ctx, xs[0], g)
+    if not graph and g.ndim == 0:                # one matrix: a Python-float scale
+        return (p * float(g),)
     return (g.reshape(g.shape + (1, 1)) * p,)
 
 
 def _nuc_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # ṅ = Re tr(V Uᴴ Ȧ) = Re Σ conj(U Vᴴ)∘Ȧ
-    y, t = xs[0], ts[0]
-    if isinstance(y, Tensor) or isinstance(t, Tensor):
-        from .svd import svd
-        u, _, vt = svd(y)
-        p = u @ vt
-    else:
-        p = ctx if ctx is not None else _polar(y)
+    t = ts[0]
+    p, _ = _nuc_polar(ctx, xs[0], t)
     prod = (np.conj(p) if p.dtype.kind == "c" else p) * t
     if prod.dtype.kind == "c":
         prod = np.real(prod)
@@ -403,7 +399,7 @@ def _nuclear(y: Any) -> Tensor:
     d = y._data
     if d.size == 0:
         return apply1(_nuc_op, (y,), np.zeros(d.shape[:-2], d.real.dtype), ctx=None)
-    if _needs_derivative(y):
+    if is_tracked(y):
         # the gradient U Vᴴ needs the singular vectors: gesdd with them costs ~2.2x the
         # values alone (n = 16...256), the floor of this op's forward
         u, s, vt = _lapack.svd(d, full_matrices=False)
@@ -417,7 +413,6 @@ def _nuclear(y: Any) -> Tensor:
 
 def _svd_extreme(y: Any, largest: Any, name: Any) -> Any:
     """Largest (smallest) singular value of each matrix of ``y``; ties split evenly."""
-    from .svd import svdvals
     s = svdvals(y, check_finite=False)              # checked by the caller
     if s.shape[-1] == 0:
         if largest:                              # NumPy: amax(..., initial=0)

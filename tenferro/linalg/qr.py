@@ -26,14 +26,15 @@ from numpy.typing import ArrayLike
 from .._kernels import load as load_kernel
 from .._engine import apply
 from .._errors import LinAlgError, ShapeError, UnsupportedADError
-from .._state import STATE
 from .._tensor import Tensor
 from .._ops.registry import defop, register
-from .svd import record_pullback
+from .._rule_api import is_tracked, record_pullback
 from ..builders import builder
 from . import _lapack
 from ._common import field_aliases, matrix_input
-from .triangular import check_nonsingular, eps_of, halved, mH, trsolve
+from .._dtypes import eps_of
+from ._common import mH
+from .triangular import check_nonsingular, halved, trsolve
 
 _backprop_kernel = load_kernel("triangular").qr_backprop
 
@@ -100,7 +101,7 @@ def _rev_tall_formula(q: Any, r: Any, gq: Any, gr: Any) -> Any:
 
 def _qr_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     if isinstance(ys[0], Tensor):
-        # create_graph: one recorded node (svd.py record_pullback)
+        # create_graph: one recorded node (_rule_api.record_pullback)
         m, n = xs[0].shape[-2:]
         shape = _Shape(xs[0].shape, xs[0].dtype)
 
@@ -189,13 +190,6 @@ def _qr_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _qr_op = defop("qr", _qr_vjp, _qr_jvp)
 
 
-def _records(a: Any) -> Any:
-    """Whether an op applied to ``a`` now would record a node or a tangent."""
-    if STATE.grad_enabled and a._node is not None:
-        return True
-    return bool(STATE.fw_level) and a._fw is not None and a._fw[0] == STATE.fw_level
-
-
 def _empty_qr(d: Any, mode: Any) -> Any:
     m, n = d.shape[-2:]
     batch = d.shape[:-2]
@@ -227,7 +221,7 @@ def qr(a: ArrayLike, mode: _Mode = "reduced", *,
         raise ShapeError(f"{_NAME}: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     a = matrix_input(a, _NAME, check_finite=check_finite)
     d = a._data
-    if mode == "r" and not _records(a):
+    if mode == "r" and not is_tracked(a):
         return Tensor._wrap(_empty_qr(d, "r")[1] if d.size == 0 else _lapack.qr(d, mode="r"))
     full = "complete" if mode == "complete" else "reduced"
     q, r = _empty_qr(d, full) if d.size == 0 else _lapack.qr(d, mode=full)

@@ -29,10 +29,10 @@ discarded triplets, live in ``svd_truncated.py`` (docs/truncated_svd.md).
 
 The plain backward is one fused kernel, ``_kernels/spectral.pyx``'s ``svd_backward``
 (X = UᴴŪ, Y = VᴴV̄, the k x k core and the products to Ā). With create_graph=True the
-pullback is recorded as one ``lazy_rule`` node whose value is that kernel's; the same
-formula on Tensors (``_core_tensor``) runs only when a higher derivative differentiates
-that node, or directly under forward tangents (hvp).
-eigh.py and qr.py record their pullbacks the same way.
+pullback is recorded as one ``lazy_rule`` node whose value is that kernel's
+(``_rule_api.record_pullback``); the same formula on Tensors (``_core_tensor``) runs only
+when a higher derivative differentiates that node, or directly under forward tangents
+(hvp). eigh.py and qr.py record their pullbacks the same way.
 """
 import math
 from collections import namedtuple
@@ -42,10 +42,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import load as load_kernel
+from .._dtypes import EPS
 from .._engine import apply
 from .._errors import GaugeError, ShapeError, UnsupportedADError
 from .._ops.registry import defop, register
-from .._state import STATE
+from .._rule_api import record_pullback, tangent_of, tracked_in_reverse, wants_derivative
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -81,7 +82,6 @@ def _check_eps(derivative_eps: Any, name: str) -> float | None:
     return e
 
 
-_EPS = {np.dtype(t): float(np.finfo(t).eps) for t in (np.float32, np.float64)}
 
 
 def _eps_params(derivative_eps: Any, size: Any, dtype: Any) -> Any:
@@ -90,7 +90,7 @@ def _eps_params(derivative_eps: Any, size: Any, dtype: Any) -> Any:
     (in the units of the gaps)."""
     if derivative_eps is not None:
         return derivative_eps, 0.0
-    return 0.0, size * _EPS[dtype]
+    return 0.0, size * EPS[dtype]
 
 
 def _eps2(scale: Any, eps: Any, rel: Any) -> Any:
@@ -145,15 +145,13 @@ def _svd_delta(s: Any, m: Any, n: Any) -> Any:
 
 def _svd_drel(m: Any, n: Any, dtype: Any) -> float:
     """drel of the kernels for svd: max(m, n)·eps(dtype) (relative to s_max)."""
-    return float(max(m, n) * _EPS[np.dtype(dtype)])
+    return float(max(m, n) * EPS[np.dtype(dtype)])
 
 
 def _input_tangent(a: Tensor) -> Any:
     """The ndarray of ``a``'s forward tangent at the active dual level, or None."""
-    level = STATE.fw_level
-    if level and a._fw is not None and a._fw[0] == level:
-        return _data(a._fw[1])
-    return None
+    t = tangent_of(a)
+    return None if t is None else _data(t)
 
 
 def _block_runs(x: Any, delta: Any) -> Any:
@@ -212,8 +210,8 @@ def adapt_degenerate_basis(left: Any, x: Any, right: Any, t: Any, delta: Any,
         right[...] = R.reshape(right.shape)
 
 
-_PHASE_TOL = {np.dtype(np.complex64): math.sqrt(_EPS[np.dtype(np.float32)]),
-              np.dtype(np.complex128): math.sqrt(_EPS[np.dtype(np.float64)])}
+_PHASE_TOL = {np.dtype(np.complex64): math.sqrt(EPS[np.dtype(np.float32)]),
+              np.dtype(np.complex128): math.sqrt(EPS[np.dtype(np.float64)])}
 
 
 def _check_phase(X: Any, Y: Any, gu: Any, gv: Any, batch: Any, name: Any,
@@ -242,168 +240,6 @@ def _check_phase(X: Any, Y: Any, gu: Any, gv: Any, batch: Any, name: Any,
         "instead (|u|, u @ vt, u @ diag(s) @ vt, projectors v @ vᴴ, ...), or pass "
         "check_gauge=False to skip this check (the gradient is then only meaningful for a "
         "phase-invariant loss)")
-
-
-def _mH(x: Any) -> Any:
-    """Conjugate transpose of the last two axes (``mH`` without NumPy's function-dispatch
-    overhead on ndarrays; a plain backward runs it on the per-op overhead path)."""
-    if type(x) is np.ndarray:
-        x = x.swapaxes(-1, -2)
-        return x.conj() if x.dtype.kind == "c" else x
-    return mH(x)
-
-
-# ---- pullbacks recorded as one node (create_graph) ---------------------------------------
-#
-# With create_graph=True a pullback written in Tensor ops records every small op of its
-# formula (46 for svd's): the pass then costs 3-5x the plain one, which runs one compiled
-# kernel. Instead the pullback is recorded as ONE node of the op "lazy_rule": its primal is
-# the fast ndarray pullback, and only when a higher derivative is asked for does its own
-# pullback run the formula on Tensors — on fresh leaves, a graph disjoint from the caller's
-# — and differentiate it (torch.autograd.Function's double-backward pattern). Asked on
-# Tensors (a third order) that pullback is itself recorded as one lazy_rule node, so every
-# order is exact and records one node per rule.
-
-def _has_tangent(values: Any) -> Any:
-    """Whether a value carries a forward tangent at the active dual level (then the rule
-    runs its Tensor formula, whose ops propagate the tangents: forward-over-reverse)."""
-    level = STATE.fw_level
-    if not level:
-        return False
-    for v in values:
-        if isinstance(v, Tensor) and v._fw is not None and v._fw[0] == level:
-            return True
-    return False
-
-
-def _formula_vjp(formula: Any, xs: Any, gs: Any, wanted: Any, create_graph: Any) -> Any:
-    """The pullback of ``formula`` at ``xs`` for the output cotangents ``gs`` (None: zero),
-    for the inputs listed in ``wanted``: ndarrays (``create_graph=False``: on fresh leaves)
-    or Tensors whose graph holds only what ``formula`` records (``create_graph=True``: the
-    caller's leaves). A cotangent that does not reach an input is returned as zeros."""
-    from ..autograd import grad
-    saved = STATE.grad_enabled
-    STATE.grad_enabled = True
-    try:
-        if create_graph:
-            leaves = xs
-        else:
-            leaves = tuple(Tensor._wrap(x).set_requires_grad() for x in xs)
-        outs = formula(*leaves)
-        roots, seeds = [], []
-        for o, g in zip(outs, gs):
-            if g is not None and isinstance(o, Tensor) and o._node is not None:
-                roots.append(o)
-                seeds.append(g)
-        targets = [leaves[i] for i in wanted]
-        res = grad(roots, targets, seeds, create_graph=create_graph) if roots else \
-            [None] * len(targets)
-    finally:
-        STATE.grad_enabled = saved
-    cots = []
-    for t, r in zip(targets, res):
-        if r is None:
-            r = Tensor._wrap(np.zeros(t.shape, t.dtype))
-        cots.append(r if create_graph else r._data)
-    return tuple(cots)
-
-
-def _lazy_rule_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-    formula = ctx
-    wanted = [i for i, nd in enumerate(needs) if nd]
-    tensors = type(xs[0]) is not np.ndarray or any(isinstance(g, Tensor) for g in gs)
-    if not tensors:
-        cots = _formula_vjp(formula, xs, gs, wanted, False)
-    else:
-        gs = tuple(g if g is None or isinstance(g, Tensor) else Tensor._wrap(g) for g in gs)
-        if _has_tangent(xs):
-            # record_pullback records a lazy_rule only where no input has a tangent
-            raise RuntimeError("internal error: a lazy_rule node with forward tangents on "
-                               "its inputs; please report")
-        n = len(xs)
-        present = [i for i, g in enumerate(gs) if g is not None]
-
-        def split(vals: Any) -> Any:
-            g = [None] * len(gs)
-            for j, i in enumerate(present):
-                g[i] = vals[n + j]
-            return vals[:n], g
-
-        def fast(*arrays: Any) -> Any:
-            x, g = split(arrays)
-            return _formula_vjp(formula, x, g, wanted, False)
-
-        def formula_of_vjp(*tensors_: Any) -> Any:
-            x, g = split(tensors_)
-            return _formula_vjp(formula, x, g, wanted, True)
-
-        level = STATE.fw_level
-        dots = None
-        if _has_tangent(gs):
-            # cotangents with forward tangents (forward-over-reverse through a graph
-            # recorded before the dual level): the pullback is linear in them and xs carry
-            # none, so the tangent of the result is the pullback of the tangents
-            dots = [None if g is None or g._fw is None or g._fw[0] != level else g._fw[1]
-                    for g in gs]
-            gs = tuple(None if g is None else Tensor._wrap(g._data, g._node, g._index)
-                       for g in gs)
-        cots = lazy_rule(fast, formula_of_vjp, tuple(xs) + tuple(gs[i] for i in present))
-        if dots is not None:
-            live = [i for i in present if dots[i] is not None]
-            if live:
-                tangent = _lazy_rule_vjp(formula, needs, tuple(dots), xs, ys)
-                for j, i in enumerate(wanted):
-                    if tangent[i] is not None:
-                        cots[j]._fw = (level, tangent[i])
-    out = [None] * len(needs)
-    for j, i in enumerate(wanted):
-        out[i] = cots[j]
-    return tuple(out)
-
-
-def _lazy_rule_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    # lazy_rule records only where no input carries a tangent (_has_tangent), so forward
-    # mode never reaches it
-    raise RuntimeError("internal error: forward mode reached a lazy_rule node; please report")
-
-
-_lazy_rule_op = defop("lazy_rule", _lazy_rule_vjp, _lazy_rule_jvp,
-                      doc="a pullback recorded as one node: fast primal, formula derivatives")
-
-
-def lazy_rule(fast: Any, formula: Any, inputs: Any) -> Any:
-    """Record ``formula(*inputs)`` (Tensors) as one node whose value is ``fast`` on their
-    ndarrays (both return a tuple; ``fast`` ndarrays, the same values): the derivatives are
-    those of ``formula``, computed only when asked for."""
-    outs = fast(*[x._data for x in inputs])
-    return apply(_lazy_rule_op, inputs, tuple(outs), formula)
-
-
-# False: every create_graph pullback records its formula's ops (the former behaviour; for
-# A/B benchmarks, scripts/bench_create_graph.py --compare)
-RECORD_ONE_NODE = True
-
-
-def record_pullback(fast: Any, formula: Any, values: Any) -> Any:
-    """A pullback's result on Tensors (create_graph): one lazy_rule node of the present
-    ``values`` (None: a zero cotangent or absent input), or ``formula(*values)`` directly
-    when forward tangents are active on them (forward-over-reverse needs its ops).
-    ``fast`` and ``formula`` take the full tuple (None included) and return a tuple."""
-    if not RECORD_ONE_NODE or _has_tangent(values):
-        return formula(*values)
-    present = [i for i, v in enumerate(values) if v is not None]
-    n = len(values)
-
-    def full(vals: Any) -> Any:
-        out = [None] * n
-        for j, i in enumerate(present):
-            out[i] = vals[j]
-        return out
-
-    ins = tuple(values[i] if isinstance(values[i], Tensor) else Tensor._wrap(values[i])
-                for i in present)
-    res = lazy_rule(lambda *a: fast(*full(a)), lambda *t: formula(*full(t)), ins)
-    return res
 
 
 # ---- the op ------------------------------------------------------------------------------
@@ -516,8 +352,8 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
     if check_gauge and u.dtype.kind == "c":
         # phase θ_i of (u_i, v_i): dL/dθ_i = Im(X_ii + Y_ii) must vanish (the plain
         # backward's kernel forms X and Y again: two products, complex inputs only)
-        X = None if gu is None else _mH(u) @ gu           # UᴴŪ
-        Y = None if gvt is None else vt @ _mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
+        X = None if gu is None else mH(u) @ gu           # UᴴŪ
+        Y = None if gvt is None else vt @ mH(gvt)        # VᴴV̄ (V = vtᴴ, V̄ = gvtᴴ)
         _check_phase(None if X is None else _data(X), None if Y is None else _data(Y),
                      None if gu is None else _data(gu), None if gvt is None else _data(gvt),
                      s.shape[:-1], "tf.linalg.svd", "singular vectors")
@@ -553,9 +389,9 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         # elementwise work O(k r) — the second pass of a tensor network (TRG) is mostly
         # this formula and its derivative
         XK = None if gu is None else (X[..., :, :r] if X is not None
-                                      else _mH(u) @ gu[..., :, :r])
+                                      else mH(u) @ gu[..., :, :r])
         YK = None if gvt is None else (Y[..., :, :r] if Y is not None
-                                       else vt @ _mH(gvt[..., :r, :]))
+                                       else vt @ mH(gvt[..., :r, :]))
         top, left, sinvK = _core_strips(XK, YK, s, sbar, eps2, block, r)
         ga = u[..., :, :r] @ (top @ vt) + (u[..., :, r:] @ left) @ vt[..., :r, :]
         if m > k and XK is not None:
@@ -564,9 +400,9 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
             ga = ga + (u[..., :, :r] * sinvK[..., None, :]) @ (gvt[..., :r, :] - mH(YK) @ vt)
         return (ga,)
     if X is None and gu is not None:
-        X = _mH(u) @ gu
+        X = mH(u) @ gu
     if Y is None and gvt is not None:
-        Y = vt @ _mH(gvt)
+        Y = vt @ mH(gvt)
     core, sinv = _core_tensor(X, Y, s, sbar, eps2, block)
     ga = u @ core @ vt
     if m > k and gu is not None and X is not None:
@@ -733,16 +569,11 @@ def _empty_svd(d: Any, full_matrices: Any) -> Any:
     return u, np.zeros(batch + (k,), real), vt
 
 
-def _wants_derivative(a: Tensor) -> bool:
-    return bool((STATE.grad_enabled and a._node is not None)
-                or (STATE.fw_level and a._fw is not None))
-
-
 def _values_only_jvp(a: Tensor) -> bool:
     """Whether the forward rule of svdvals/eigvalsh may skip the vector tangents: only
     when no reverse graph is recorded, since forward-over-reverse runs the reverse rule on
     the outputs' tangents (node.out_tangents), vectors included."""
-    return not (STATE.grad_enabled and a._node is not None)
+    return not tracked_in_reverse(a)
 
 
 def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
@@ -757,9 +588,9 @@ def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
             # forward mode: the basis of each degenerate block in which it splits along t
             u, s, vt = outs
             m, n = d.shape[-2:]
-            v = np.ascontiguousarray(_mH(vt))
+            v = np.ascontiguousarray(mH(vt))
             adapt_degenerate_basis(u, s, v, t, _svd_delta(s, m, n), True)
-            outs = (u, s, np.ascontiguousarray(_mH(v)))
+            outs = (u, s, np.ascontiguousarray(mH(v)))
     ctx = (bool(full_matrices), derivative_eps, bool(check_gauge),
            values_only and _values_only_jvp(a))
     return apply(_svd_op, (a,), outs, ctx)
@@ -845,7 +676,12 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
     ``check_finite=False``; no convergence). Bad arguments raise before anything is
     computed or recorded.
     """
-    cut = _trunc.check_truncation(max_rank, rtol, atol, full_matrices)
+    cut = None
+    if max_rank is not None or rtol is not None or atol is not None:
+        # svd_truncated's op builds on this module's op and helpers; linalg/__init__.py
+        # imports it with the package (cycle: imported here at call time)
+        from . import svd_truncated as _trunc
+        cut = _trunc.check_truncation(max_rank, rtol, atol, full_matrices)
     a = matrix_input(a, "tf.linalg.svd", check_finite=check_finite)
     eps = _check_eps(derivative_eps, "tf.linalg.svd")
     if cut is not None:
@@ -859,7 +695,7 @@ def svdvals(a: ArrayLike | Tensor, check_finite: bool = True) -> Tensor:
     (finite for repeated singular values, no F); the vectors are computed only when a
     derivative is needed."""
     a = matrix_input(a, "tf.linalg.svdvals", check_finite=check_finite)
-    if _wants_derivative(a):
+    if wants_derivative(a):
         values: Tensor = _svd(a, False, None, False, True)[1]
         return values
     d = a._data
@@ -875,6 +711,3 @@ svdvals_ad = builder(svdvals)
 
 register(svd, methods=("svd",))
 register(svdvals, methods=("svdvals",))
-
-# the truncated SVD (max_rank/rtol/atol) and its op; it imports this module's helpers
-from . import svd_truncated as _trunc  # noqa: E402

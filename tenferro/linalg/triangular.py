@@ -35,7 +35,7 @@ from .._ops._util import broadcast_shape, float_tensor, unbroadcast
 from .._ops.manipulation import tril as _tril, triu as _triu
 from .._ops.registry import Op, defop, register
 from ..builders import builder
-from ._common import check_finite_or_raise, matrix_input
+from ._common import check_finite_or_raise, mH, matrix_input
 
 _backprop_kernel = load_kernel("triangular").solve_triangular_backprop
 _trsm = load_kernel("triangular").trsm
@@ -45,23 +45,6 @@ __all__ = ["solve_triangular", "solve_triangular_ad"]
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 # ---- helpers for the linalg rules (ndarrays and Tensors alike) ---------------------------
-
-
-def mH(x: Any) -> Any:
-    """Conjugate transpose of the last two axes, of an ndarray or a Tensor. The method
-    spellings (swapaxes, conj) skip NumPy's function wrappers: rules call this a lot."""
-    x = x.swapaxes(-1, -2)
-    return x.conj() if x.dtype.kind == "c" else x
-
-
-_EPS = {np.dtype(t): float(np.finfo(t).eps)
-        for t in (np.float32, np.float64, np.complex64, np.complex128)}
-
-
-def eps_of(dtype: Any) -> Any:
-    """Machine epsilon of ``dtype``'s real type (a dict lookup)."""
-    return _EPS[dtype]
-
 
 _REAL = {np.dtype(t): np.dtype(r) for t, r in (
     (np.float32, np.float32), (np.float64, np.float64), (np.complex64, np.float32),

@@ -1,16 +1,21 @@
 """The compiled pullbacks of common ops (tape.pyx's vjp_kernel) against their rules.
 
-Each kernel must compute exactly what the op's Python rule computes (same NumPy calls in
-the same order: bit-identical results) and decline (None) every case it does not cover,
-which then runs the rule.
+Each op that declares a kernel (``defop(..., kernel=VJP_EXP)`` where its rule is written)
+must get from it exactly what its Python rule computes (same NumPy calls in the same
+order: bit-identical results), and the kernel must decline (None) every case it does not
+cover, which then runs the rule.
 """
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro import _kernels
-from tenferro._kernels import tape
+from tenferro._kernels import tape, tape_twin
 from tenferro._ops.registry import OPS
+
+# op name -> the code of its compiled pullback, as the ops declare them (the tape itself
+# knows no op name)
+KERNELS = {name: op.kernel for name, op in OPS.items() if op.kernel}
+CODES = {name: getattr(tape, name) for name in dir(tape) if name.startswith("VJP_")}
 
 UNARY = ["exp", "sin", "cos", "tanh", "log", "negative", "sum"]
 SCALAR = ["add_scalar", "subtract_scalar", "scalar_subtract", "multiply_scalar",
@@ -49,10 +54,19 @@ def _same(got, want):
         np.testing.assert_array_equal(g, w)
 
 
-def test_every_kernel_names_a_registered_op():
-    for name, code in tape.VJP_KERNELS.items():
-        # (TENFERRO_PURE_PYTHON=1: the ops run their rules; the kernels are tested here)
-        assert OPS[name].kernel == (0 if _kernels.PURE_PYTHON else code)
+def test_ops_declare_the_codes_the_tape_exports():
+    # every declared code is one of the tape's, and every one of the tape's is declared
+    assert set(KERNELS.values()) == set(CODES.values())
+    assert len(set(CODES.values())) == len(CODES)
+    # the ops of the tests below (and nothing else) declare a kernel
+    assert set(KERNELS) == set(UNARY + SCALAR + BINARY + ARRAY + ["vector_norm"])
+    # the twin exports the same codes (an op declares one whichever tape load() picks;
+    # the twin has no kernels: under TENFERRO_PURE_PYTHON=1 the ops run their rules)
+    assert {n: getattr(tape_twin, n) for n in dir(tape_twin) if n.startswith("VJP_")} == CODES
+    assert tape_twin.vjp_kernel(CODES["VJP_EXP"], None, (True,), np.ones(2), (np.ones(2),),
+                                (np.ones(2),)) is None
+    # no table of op names in either
+    assert not hasattr(tape, "VJP_KERNELS") and not hasattr(tape_twin, "VJP_KERNELS")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -65,7 +79,7 @@ def test_one_input_kernels_equal_their_rules(name, shape, dtype):
     y = _primal(name, x, s)
     g = np.asarray(rng.standard_normal(y.shape)).astype(dtype)
     op = OPS[name]
-    got = tape.vjp_kernel(tape.VJP_KERNELS[name], s, (True,), g, (x,), (y,))
+    got = tape.vjp_kernel(KERNELS[name], s, (True,), g, (x,), (y,))
     _same(got, op.vjp(s, (True,), (g,), (x,), (y,)))
 
 
@@ -80,7 +94,7 @@ def test_binary_kernels_equal_their_rules(name, needs, shape, dtype):
     y = _primal(name, a, b=b)
     g = np.asarray(rng.standard_normal(shape)).astype(dtype)
     op = OPS[name]
-    got = tape.vjp_kernel(tape.VJP_KERNELS[name], None, needs, g, (a, b), (y,))
+    got = tape.vjp_kernel(KERNELS[name], None, needs, g, (a, b), (y,))
     _same(got, op.vjp(None, needs, (g,), (a, b), (y,)))
 
 
@@ -96,7 +110,7 @@ def test_array_kernels_equal_their_rules(name, shapes, dtype):
     y = np.asarray(ufunc(x, c) if name.endswith("_array") else ufunc(c, x))
     g = np.asarray(rng.standard_normal(y.shape)).astype(dtype)
     op = OPS[name]
-    got = tape.vjp_kernel(tape.VJP_KERNELS[name], c, (True,), g, (x,), (y,))
+    got = tape.vjp_kernel(KERNELS[name], c, (True,), g, (x,), (y,))
     assert got is not None
     _same(got, op.vjp(c, (True,), (g,), (x,), (y,)))
 
@@ -106,7 +120,7 @@ def test_large_sum_cotangent_is_a_read_only_view(dtype):
     # a full sum of >= 1024 entries passes on a zero-stride read-only view of ḡ (the rule
     # fills an array with it: same values); smaller sums the filled array
     rng = np.random.default_rng(1)
-    code = tape.VJP_KERNELS["sum"]
+    code = KERNELS["sum"]
     for shape, view in [((32, 32), True), ((4, 300), True), ((2, 511), False), ((7,), False)]:
         x = rng.standard_normal(shape).astype(dtype)
         g = np.asarray(1.5, dtype)
@@ -140,19 +154,19 @@ def test_large_sum_cotangent_view_downstream():
 
 def test_kernels_decline_what_they_do_not_cover():
     x = np.ones(3)
-    code = tape.VJP_KERNELS["exp"]
+    code = KERNELS["exp"]
     z = np.ones(3, complex)
     assert tape.vjp_kernel(code, None, (True,), z, (z,), (np.exp(z),)) is None   # complex
     x32 = x.astype(np.float32)                                                    # promotion
     assert tape.vjp_kernel(code, None, (True,), x, (x32,), (np.exp(x),)) is None
     assert tape.vjp_kernel(code, None, (True,), 1.0, (x,), (np.exp(x),)) is None  # not ndarray
-    s = tape.VJP_KERNELS["sum"]                                                   # axis sums
+    s = KERNELS["sum"]                                                   # axis sums
     assert tape.vjp_kernel(s, ((0,), False), (True,), np.ones(()), (x,), (np.ones(()),)) is None
-    mul = tape.VJP_KERNELS["multiply"]                                         # broadcasting
+    mul = KERNELS["multiply"]                                         # broadcasting
     col = np.ones((3, 1))
     assert tape.vjp_kernel(mul, None, (True, True), np.ones((3, 3)), (col, np.ones((3, 3))),
                            (np.ones((3, 3)),)) is None
-    arr = tape.VJP_KERNELS["multiply_array"]       # x broadcast onto the constant's shape
+    arr = KERNELS["multiply_array"]       # x broadcast onto the constant's shape
     assert tape.vjp_kernel(arr, np.ones((3, 3)), (True,), np.ones((3, 3)), (col,),
                            (np.ones((3, 3)),)) is None
     assert tape.vjp_kernel(arr, np.ones(3, np.float32), (True,), x, (x,), (x,)) is None
@@ -171,9 +185,9 @@ def _gradients():
 
 
 def test_backward_with_kernels_equals_backward_with_rules(compiled_tape):
-    saved = {name: OPS[name].kernel for name in tape.VJP_KERNELS}
+    saved = {name: OPS[name].kernel for name in KERNELS}
     try:
-        for name, code in tape.VJP_KERNELS.items():    # (also under TENFERRO_PURE_PYTHON=1)
+        for name, code in KERNELS.items():    # (also under TENFERRO_PURE_PYTHON=1)
             OPS[name].kernel = code
         with_kernels = _gradients()
         for name in saved:
@@ -192,7 +206,7 @@ def test_vector_norm_kernel_equals_its_rule(shape, dtype):
     # tf.linalg.norm(x) (2-norm of every entry, ctx None): x̄ = x·(n̄/n), bit for bit the
     # rule; n = 0 gives zeros; a norm with ctx (axes, ord) and complex x take the rule
     rng = np.random.default_rng(4)
-    code = tape.VJP_KERNELS["vector_norm"]
+    code = KERNELS["vector_norm"]
     op = OPS["vector_norm"]
     for x in (rng.standard_normal(shape).astype(dtype), np.zeros(shape, dtype)):
         y = np.asarray(np.sqrt(np.dot(x.ravel(), x.ravel()))).astype(dtype)
