@@ -27,6 +27,7 @@ from .. import _dtypes
 from .._engine import apply1
 from .._errors import DTypeError, ShapeError
 from .._tensor import Tensor, _check_device, _find_tracked, _payloads, _to_array
+from .elementwise import pow as _pow
 from .registry import defop, register
 from ._util import operands, to_tensor
 from .structure import astype, broadcast_to, stack
@@ -265,7 +266,6 @@ def logspace(start: complex, stop: complex, /, num: int = 50, *, base: complex =
     or complex128 for complex endpoints; ``dtype`` casts the float64 result, as NumPy
     does. Differentiable in tensor endpoints and a tensor ``base``."""
     _check_device(device)
-    from .elementwise import pow as _pow
     out = _pow(base, linspace(start, stop, num, endpoint=endpoint))
     dt = _dtype(dtype)
     return out if dt is None else asarray(out, dtype=dt)
