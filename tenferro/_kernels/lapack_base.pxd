@@ -21,15 +21,13 @@ from libc.string cimport memcpy, memset
 cimport numpy as cnp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
-from tenferro._kernels._workers cimport SPARE_MIN, spare_keep, spare_take
+from tenferro._kernels._workers cimport SPARE_MIN, run_chunks, spare_keep, spare_take
 
 
 # Return codes of the kernels besides a batch position (>= 0) of a failing matrix, and
 # two info values of our own (LAPACK's are > 0 for failures, < 0 for bad arguments).
 cdef enum:
     OK = -1
-    BAD_STRIDES = -3    # a stride that is not a multiple of the item size: the entry
-                        # point retries on a C-ordered copy
     NO_MEMORY = -4
     # info of a matrix with a NaN or Inf entry, which the iterative drivers (svd, eigh,
     # eig, gelsd, lstsq_qr) reject before LAPACK sees it: LAPACK would return garbage,
@@ -84,6 +82,20 @@ cdef inline Py_ssize_t dtype_rows(void* job, Py_ssize_t b0, Py_ssize_t b1, bint 
     if h.code == 2:
         return h.rows.c(NULL, job, b0, b1, info)
     return h.rows.z(NULL, job, b0, b1, info)
+
+
+cdef inline Py_ssize_t _run(void* job, Py_ssize_t nb, int nthreads, bint release_gil,
+                            blas_int* info) noexcept:
+    """``job`` over the batch [0, nb): split over ``nthreads`` threads (run_chunks) when
+    more than one, else on the calling thread, without the GIL when ``release_gil``
+    (releasing costs about as much as a small matrix's factorization)."""
+    if nthreads > 1:
+        with nogil:
+            return run_chunks(dtype_rows, job, nb, nthreads, info)
+    if release_gil:
+        with nogil:
+            return dtype_rows(job, 0, nb, True, info)
+    return dtype_rows(job, 0, nb, True, info)
 
 
 # ---------------------------------------------------------------------------------------
@@ -179,8 +191,18 @@ cdef inline bint _elem_strides(Py_ssize_t* strides, Py_ssize_t itemsize, Py_ssiz
     return True
 
 
+cdef inline void _strides2(object a, Py_ssize_t* out) noexcept:
+    """The element strides of one matrix (a 2-D ndarray whose strides are multiples of
+    its item size, as matrix2_code checks) as those of a stack of one: out[0] = 0."""
+    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(<cnp.ndarray>a)
+    out[0] = 0
+    out[1] = cnp.PyArray_STRIDES(<cnp.ndarray>a)[0] // isz
+    out[2] = cnp.PyArray_STRIDES(<cnp.ndarray>a)[1] // isz
+
+
 cdef inline bint _strides3(object x, Py_ssize_t* out) noexcept:
-    """_elem_strides of the 3-D ndarray ``x`` (a flattened stack)."""
+    """_elem_strides of the 3-D ndarray ``x`` (a flattened stack). When a stride is not a
+    multiple of the item size, the entry point retries on a C-ordered copy."""
     return _elem_strides(<Py_ssize_t*>cnp.PyArray_STRIDES(<cnp.ndarray>x),
                          cnp.PyArray_ITEMSIZE(<cnp.ndarray>x), 3, out)
 

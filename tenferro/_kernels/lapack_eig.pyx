@@ -16,7 +16,6 @@ copies where the algebra allows it:
           conjugating transposed copy writes them out.
   eig     each matrix is copied once into a Fortran work buffer (geev destroys it).
 
-
 Non-finite input (only possible with check_finite=False upstream): all three reject a
 matrix with a NaN or Inf entry (in eigh's referenced triangle) before LAPACK sees it,
 raising LinAlgError naming it, since LAPACK's iterations would fail, return garbage or
@@ -29,14 +28,11 @@ cimport cython
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 from tenferro._kernels._single cimport matrix2_code
-from tenferro._kernels._workers cimport run_chunks
 from tenferro._kernels._xlapack cimport xgeev, xgesdd, xgesvd, xsyevd
 from tenferro._kernels.lapack_base cimport (
-    BAD_STRIDES, NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, _alloc, _code_of,
-    _complex_dtype, _copy, _data, _fail, _finite, _flat3, _lapack_array, _lreal, _lwork,
-    _pool, _prod, _real_dtype, _real_size, _real_type, _release, _strides3, _unflat,
-    dtype_rows)
-
+    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, _alloc, _code_of, _complex_dtype,
+    _copy, _data, _fail, _finite, _flat3, _lapack_array, _lreal, _lwork, _pool, _prod,
+    _real_dtype, _real_size, _real_type, _release, _run, _strides2, _strides3, _unflat)
 
 import numpy as np
 cimport numpy as cnp
@@ -207,8 +203,7 @@ def svd(a, full_matrices=False, compute_uv=True):
     job.s = _data(s)
     job.m, job.n, job.jobz = m, n, jobz
     cdef int t = _threads._threads_for(nb, max(m, n), 22 * nb * m * n * k, False)
-    with nogil:
-        bad = run_chunks(dtype_rows, &job, nb, t, &info)
+    bad = _run(&job, nb, t, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "gesdd/gesvd", "SVD did not converge")
     s = _unflat(s, batch)
@@ -222,7 +217,6 @@ cdef object _svd_single(cnp.ndarray a, int code, int jobz):
     thread: the stack path's results without its views and thread plan."""
     cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
     cdef cnp.npy_intp k = m if m < n else n
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
     cdef cnp.npy_intp dims[2]
     cdef _SvdJob job
     cdef blas_int info = 0
@@ -239,13 +233,10 @@ cdef object _svd_single(cnp.ndarray a, int code, int jobz):
     job.head.rows = &_SVD
     job.head.code = code
     job.a = <const char*>cnp.PyArray_DATA(a)
-    job.st[0] = 0
-    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
-    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    _strides2(a, job.st)
     job.s = <char*>cnp.PyArray_DATA(s)
     job.m, job.n, job.jobz = m, n, jobz
-    with nogil:
-        bad = dtype_rows(&job, 0, 1, True, &info)
+    bad = _run(&job, 1, 1, True, &info)
     if bad != OK:
         raise _fail(bad, info, (), "gesdd/gesvd", "SVD did not converge")
     return (u, s, vt) if jobz else s
@@ -359,8 +350,7 @@ def eigh(a, lower=True, compute_v=True):
     job.n = n
     job.lower = lower
     cdef int t = _threads._threads_for(nb, n, 12 * nb * n * n * n, False)
-    with nogil:
-        bad = run_chunks(dtype_rows, &job, nb, t, &info)
+    bad = _run(&job, nb, t, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "heevd" if code >= 2 else "syevd",
                     "eigh did not converge")
@@ -374,7 +364,7 @@ cdef object _eigh_single(cnp.ndarray a, int code, bint lower, bint jobv):
     """eigh of one square matrix (see _single.pxd's matrix2_code; any strides), serially on the
     calling thread: the stack path's results without its views and thread plan."""
     cdef cnp.npy_intp n = cnp.PyArray_DIMS(a)[0]
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a), bad
+    cdef Py_ssize_t bad
     cdef _EighJob job
     cdef blas_int info = 0
     cdef cnp.ndarray w = cnp.PyArray_SimpleNew(1, &n, _real_type(code))
@@ -386,13 +376,10 @@ cdef object _eigh_single(cnp.ndarray a, int code, bint lower, bint jobv):
     job.head.rows = &_EIGH
     job.head.code = code
     job.a = <const char*>cnp.PyArray_DATA(a)
-    job.st[0] = 0
-    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
-    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    _strides2(a, job.st)
     job.w = <char*>cnp.PyArray_DATA(w)
     job.n, job.lower = n, lower
-    with nogil:
-        bad = dtype_rows(&job, 0, 1, True, &info)
+    bad = _run(&job, 1, 1, True, &info)
     if bad != OK:
         raise _fail(bad, info, (), "heevd" if code >= 2 else "syevd",
                     "eigh did not converge")
@@ -546,8 +533,7 @@ def eig(a, compute_v=True):
     job.w = _data(w)
     job.v = _data(v)
     job.n = n
-    with nogil:
-        bad = dtype_rows(&job, 0, nb, True, &info)
+    bad = _run(&job, nb, 1, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "geev", "eig did not converge")
     w = _unflat(w, batch)

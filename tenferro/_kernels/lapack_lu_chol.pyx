@@ -24,7 +24,6 @@ matrix Aᵀ, which the drivers use to avoid copies where the algebra allows it:
           per-matrix Fortran view, which getrs then uses without a copy; getrs copies
           the right-hand sides into a Fortran work buffer.
 
-
 The direct factorizations and solves propagate NaN (no finiteness check). The pure
 NumPy/SciPy twins of these functions (same names and signatures) are in
 ``lapack_lu_chol_twin.py``; ``tests/_kernels/test_lapack.py`` and
@@ -36,13 +35,11 @@ from libc.string cimport memcpy
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm, xtrsv
 from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_potrf
-from tenferro._kernels._workers cimport run_chunks
 from tenferro._kernels._xlapack cimport xgetrf, xgetrs, xpotrf
 from tenferro._kernels.lapack_base cimport (
-    BAD_PIVOT, BAD_STRIDES, NO_MEMORY, OK, JobHead, Pool, Rows, _alloc, _code_of, _copy,
-    _data, _elem_strides, _fail, _flat3, _lapack_array, _lapack_code, _pool, _prod,
-    _real_dtype, _real_size, _release, _strides3, _unflat, _upper, _where, dtype_rows)
-
+    BAD_PIVOT, NO_MEMORY, OK, JobHead, Pool, Rows, _alloc, _code_of, _copy, _data, _fail,
+    _flat3, _lapack_array, _lapack_code, _pool, _prod, _real_dtype, _real_size, _release,
+    _run, _strides2, _strides3, _unflat, _upper, _where)
 
 import numpy as np
 cimport numpy as cnp
@@ -55,10 +52,6 @@ from tenferro import _threads
 __all__ = ["getrf", "lu", "potrf", "getrs", "trtrs"]
 
 cnp.import_array()
-
-# np.newaxis, as an opaque object: Cython would otherwise compile ``piv[None]`` with an
-# integer fast path that the C compiler warns about.
-cdef object _NEWAXIS = None
 
 
 # potrf, getrf and getrs of matrices with every side at most SMALL run the plain loops
@@ -128,7 +121,6 @@ cdef object _getrf_single(cnp.ndarray a, int code, bint return_info):
     """getrf of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the same (lu, piv[, info]) as the stack path."""
     cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
-    cdef Py_ssize_t isz = cnp.PyArray_ITEMSIZE(a)
     cdef cnp.npy_intp dims[2]
     cdef cnp.npy_intp k = m if m < n else n
     cdef _GetrfJob job
@@ -142,15 +134,9 @@ cdef object _getrf_single(cnp.ndarray a, int code, bint return_info):
     job.lu = <char*>cnp.PyArray_DATA(lu)
     job.piv = <blas_int*>cnp.PyArray_DATA(piv)
     job.infos = &inf
-    job.st[0] = 0
-    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
-    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    _strides2(a, job.st)
     job.m, job.n = m, n
-    if m > SMALL or n > SMALL:
-        with nogil:
-            bad = dtype_rows(&job, 0, 1, True, &info)
-    else:
-        bad = dtype_rows(&job, 0, 1, True, &info)
+    bad = _run(&job, 1, 1, m > SMALL or n > SMALL, &info)
     if bad != OK:
         raise _fail(bad, info, (), "getrf", "LU failed")
     lut = cnp.PyArray_Transpose(lu, NULL)
@@ -199,8 +185,7 @@ def getrf(a, return_info=False):
     job.m, job.n = m, n
     cdef int t = _threads._threads_for(nb, max(m, n), nb * m * n * k,
                               max(m, n) > SMALL)     # plain loops up to SMALL
-    with nogil:
-        bad = run_chunks(dtype_rows, &job, nb, t, &info)
+    bad = _run(&job, nb, t, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "getrf", "LU failed")
     lu = _unflat(lu, batch).swapaxes(-1, -2)
@@ -340,8 +325,7 @@ def lu(a, return_perm=False):
     job.u = _data(u)
     job.perm = <Py_ssize_t*>_data(perm)
     job.m, job.n = m, n
-    with nogil:
-        bad = dtype_rows(&job, 0, nb, True, &info)
+    bad = _run(&job, nb, 1, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "getrf", "LU failed")
     if return_perm:
@@ -480,11 +464,7 @@ cdef object _potrf_single(cnp.ndarray a, int code, bint lower):
     job.st[0], job.st[1], job.st[2] = n * n, n, 1
     job.n = n
     job.lower = lower
-    if n > SMALL:
-        with nogil:
-            bad = dtype_rows(&job, 0, 1, True, &info)
-    else:
-        bad = dtype_rows(&job, 0, 1, True, &info)
+    bad = _run(&job, 1, 1, n > SMALL, &info)
     if bad >= 0 and info > 0:
         raise LinAlgError(f"the matrix is not positive definite (its leading minor of "
                           f"order {info} is not positive)")
@@ -523,8 +503,7 @@ def potrf(a, lower=True):
     job.n = n
     job.lower = lower
     t = _threads._threads_for(nb, n, nb * n * n * n // 2, n > SMALL)   # plain loops up to SMALL
-    with nogil:
-        bad = run_chunks(dtype_rows, &job, nb, t, &info)
+    bad = _run(&job, nb, t, True, &info)
     if bad >= 0 and info > 0:
         raise LinAlgError(f"{_where(bad, batch)} is not positive definite (its leading "
                           f"minor of order {info} is not positive)")
@@ -656,7 +635,7 @@ cdef object _getrs_single(cnp.ndarray lu, cnp.ndarray piv, cnp.ndarray b, int co
                           int trans, object outer):
     """getrs of one matrix and one right-hand side matrix (see _single.pxd's matrix2_code; any
     strides; piv an int32 vector), serially on the calling thread."""
-    cdef Py_ssize_t n = cnp.PyArray_DIMS(lu)[0], isz = cnp.PyArray_ITEMSIZE(lu), bad
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(lu)[0], bad
     cdef cnp.ndarray x = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(b), cnp.PyArray_TYPE(b))
     cdef cnp.ndarray o, out = None
     cdef _GetrsJob job
@@ -664,16 +643,12 @@ cdef object _getrs_single(cnp.ndarray lu, cnp.ndarray piv, cnp.ndarray b, int co
     job.head.rows = &_GETRS
     job.head.code = code
     job.lu = <const char*>cnp.PyArray_DATA(lu)
-    job.sa[0] = 0
-    job.sa[1] = cnp.PyArray_STRIDES(lu)[0] // isz
-    job.sa[2] = cnp.PyArray_STRIDES(lu)[1] // isz
+    _strides2(lu, job.sa)
     job.piv = <const int*>cnp.PyArray_DATA(piv)
     job.sp[0] = 0
     job.sp[1] = cnp.PyArray_STRIDES(piv)[0] // sizeof(int)
     job.rhs = <const char*>cnp.PyArray_DATA(b)
-    job.sb[0] = 0
-    job.sb[1] = cnp.PyArray_STRIDES(b)[0] // isz
-    job.sb[2] = cnp.PyArray_STRIDES(b)[1] // isz
+    _strides2(b, job.sb)
     job.x = <char*>cnp.PyArray_DATA(x)
     job.o = NULL
     job.outer = NULL
@@ -681,18 +656,12 @@ cdef object _getrs_single(cnp.ndarray lu, cnp.ndarray piv, cnp.ndarray b, int co
         o = <cnp.ndarray>outer
         out = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(lu), cnp.PyArray_TYPE(lu))
         job.o = <const char*>cnp.PyArray_DATA(o)
-        job.so[0] = 0
-        job.so[1] = cnp.PyArray_STRIDES(o)[0] // isz
-        job.so[2] = cnp.PyArray_STRIDES(o)[1] // isz
+        _strides2(o, job.so)
         job.outer = <char*>cnp.PyArray_DATA(out)
     job.n = n
     job.nrhs = cnp.PyArray_DIMS(b)[1]
     job.trans = trans
-    if n > SMALL:
-        with nogil:
-            bad = dtype_rows(&job, 0, 1, True, &info)
-    else:
-        bad = dtype_rows(&job, 0, 1, True, &info)
+    bad = _run(&job, 1, 1, n > SMALL, &info)
     if bad != OK:
         raise _fail(bad, info, (), "getrs", "solve failed")
     return x if outer is None else (x, out)
@@ -745,7 +714,7 @@ def getrs(lu, piv, b, trans=0, outer=None):
     if b.shape[:-2] != batch:
         b = np.broadcast_to(b, batch + (n, nrhs))
     lu3 = _flat3(lu, batch, nb)
-    piv2 = piv[_NEWAXIS] if not batch else (piv if len(batch) == 1 else piv.reshape((nb, n)))
+    piv2 = _flat3(piv, batch, nb)       # (nb, n), like the stacks
     b3 = _flat3(b, batch, nb)
     o3 = _flat3(outer, batch, nb) if outer is not None else None
     if not (_strides3(lu3, job.sa) and _strides3(b3, job.sb)
@@ -766,8 +735,7 @@ def getrs(lu, piv, b, trans=0, outer=None):
     job.outer = _data(out3)
     job.n, job.nrhs, job.trans = n, nrhs, trans
     cdef int t = _threads._threads_for(nb, n, nb * n * n * nrhs, n > SMALL)   # loops up to SMALL
-    with nogil:
-        bad = run_chunks(dtype_rows, &job, nb, t, &info)
+    bad = _run(&job, nb, t, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "getrs", "solve failed")
     if outer is None:
@@ -926,8 +894,7 @@ def trtrs(a, b, lower=False, trans=0, unit_diagonal=False):
     job.x = _data(x)
     job.n, job.nrhs, job.trans = n, nrhs, trans
     job.lower, job.unit = lower, unit_diagonal
-    with nogil:
-        bad = dtype_rows(&job, 0, nb, True, &info)
+    bad = _run(&job, nb, 1, True, &info)
     if bad >= 0 and info > 0:
         raise LinAlgError(f"{_where(bad, batch)} is singular: diagonal entry {info - 1} "
                           "of the triangular matrix is exactly zero")

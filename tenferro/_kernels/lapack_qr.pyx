@@ -18,7 +18,6 @@ copies where the algebra allows it:
           A's QR.
   gelsd   each matrix and its right-hand sides are copied into Fortran work buffers.
 
-
 Non-finite input (only possible with check_finite=False upstream): gelsd and lstsq_qr
 reject a matrix with a NaN or Inf entry before LAPACK sees it, raising LinAlgError
 naming it; qr propagates NaN; pinv_qr reports such a matrix as not of full rank.
@@ -33,17 +32,13 @@ from libc.string cimport memcpy, memset
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t, xtrsm
 from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_N
-from tenferro._kernels._workers cimport run_chunks
 from tenferro._kernels._xlapack cimport (xgelsd, xgeqrf, xgeqrt, xgesdd, xlarfb, xorgqr,
                                         xormqr)
 
-
 from tenferro._kernels.lapack_base cimport (
-    BAD_STRIDES, NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, _alloc, _code_of, _copy,
-    _data, _elem_strides, _fail, _finite, _flat3, _lapack_array, _lreal, _lwork,
-    _max_lwork, _pool, _prod, _real_dtype, _real_size, _release, _strides3, _unflat,
-    _upper, dtype_rows)
-
+    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, _alloc, _code_of, _copy, _data, _fail,
+    _finite, _flat3, _lapack_array, _lreal, _lwork, _max_lwork, _pool, _prod, _real_dtype,
+    _real_size, _release, _run, _strides2, _strides3, _unflat, _upper)
 
 import numpy as np
 cimport numpy as cnp
@@ -69,8 +64,8 @@ cdef inline blas_int _qr_block(Py_ssize_t m, Py_ssize_t n, int mode) noexcept no
     unblocked. Measured crossovers (one thread, OpenBLAS, f64 and c128, forward time):
     geqrf + orgqr up to k ~ 48, geqrt from k ~ 64; a complete Q of a tall matrix from
     k = 32; mode "r" from k = 96 (64 when wide). Block 8 for k < 96, 16 below 192, then
-    32, whose timings lie within a few percent of each other (the figures are in
-    docs/guide/performance.md, "Kernel constants")."""
+    32 (block sizes measured alike; the figures are in docs/guide/performance.md,
+    "Kernel constants")."""
     cdef Py_ssize_t k = m if m < n else n
     if mode == 0:
         if k < 96 and (m >= n or k < 64):
@@ -201,7 +196,7 @@ cdef object _qr_single(cnp.ndarray a, int code, int imode):
     """qr of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the stack path's q, r without its views and thread plan."""
     cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
-    cdef Py_ssize_t k = m if m < n else n, isz = cnp.PyArray_ITEMSIZE(a)
+    cdef Py_ssize_t k = m if m < n else n
     cdef cnp.npy_intp dims[2]
     cdef _QrJob job
     cdef blas_int info = 0
@@ -216,19 +211,13 @@ cdef object _qr_single(cnp.ndarray a, int code, int imode):
     job.head.rows = &_QR
     job.head.code = code
     job.a = <const char*>cnp.PyArray_DATA(a)
-    job.st[0] = 0
-    job.st[1] = cnp.PyArray_STRIDES(a)[0] // isz
-    job.st[2] = cnp.PyArray_STRIDES(a)[1] // isz
+    _strides2(a, job.st)
     job.r = <char*>cnp.PyArray_DATA(r)
     job.m, job.n, job.rrows = m, n, cnp.PyArray_DIMS(r)[0]
     job.mode = imode
     # the GIL is released for a matrix larger than the plain-loop size of the other
-    # drivers (_small.pxd): below it, releasing costs about as much as the QR itself
-    if m > SMALL_N or n > SMALL_N:
-        with nogil:
-            bad = dtype_rows(&job, 0, 1, True, &info)
-    else:
-        bad = dtype_rows(&job, 0, 1, True, &info)
+    # drivers (_small.pxd): a smaller one is done before releasing it would pay off
+    bad = _run(&job, 1, 1, m > SMALL_N or n > SMALL_N, &info)
     if bad != OK:
         raise _fail(bad, info, (), "geqrf/geqrt/orgqr", "QR failed")
     return r if not imode else (q, r)
@@ -276,8 +265,7 @@ def qr(a, mode="reduced"):
     # the geqrt path (larger k) is made of level-3 calls (see tenferro._threads)
     cdef int t = _threads._threads_for(nb, max(m, n), 6 * nb * m * n * k,
                                        _qr_block(m, n, imode) != 0)
-    with nogil:
-        bad = run_chunks(dtype_rows, &job, nb, t, &info)
+    bad = _run(&job, nb, t, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "geqrf/geqrt/orgqr", "QR failed")
     r = _unflat(r, batch)
@@ -682,26 +670,6 @@ cdef Rows _PINV_QR = Rows(_pinv_qr_rows[float], _pinv_qr_rows[double],
                           _pinv_qr_rows[cfloat], _pinv_qr_rows[cdouble])
 
 
-cdef bint _lstsq_job(_LstsqJob* job, const Rows* rows, int code, object a3, object b3,
-                     object x, object s, object rank, Py_ssize_t m, Py_ssize_t n,
-                     Py_ssize_t k, double rcond):
-    """Fill the job of gelsd or lstsq_qr (not res and r); False when a stride of a3 or b3
-    is not a multiple of the item size."""
-    if not (_strides3(a3, job.sa) and _strides3(b3, job.sb)):
-        return False
-    job.head.rows = rows
-    job.head.code = code
-    job.a = _data(a3)
-    job.rhs = _data(b3)
-    job.x = _data(x)
-    job.s = _data(s)
-    job.rank = <int64_t*>_data(rank)
-    job.res = job.r = NULL
-    job.m, job.n, job.k, job.rcond = m, n, k, rcond
-    return True
-
-
-@cython.wraparound(True)   # negative indices of Python tuples below
 def gelsd(a, b, rcond):
     """Minimum-norm least squares (x, rank, s) per matrix, like scipy.linalg.lstsq(a, b,
     cond=rcond, lapack_driver="gelsd"): a (*batch, m, n), b (*batch, m, k) with one batch
@@ -709,30 +677,9 @@ def gelsd(a, b, rcond):
     values of a (real dtype), descending. Singular values s <= rcond * s_max count as
     zero; a negative rcond means machine precision. LinAlgError naming the batch index
     when the SVD does not converge or a matrix has a NaN or Inf entry."""
-    a, b, dt, batch = _lstsq_operands(a, b, "gelsd")
-    cdef Py_ssize_t m = a.shape[-2], n = a.shape[-1], k = b.shape[-1], nb = _prod(batch)
-    cdef int code = _code_of(dt)
-    cdef double rc = rcond
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef _LstsqJob job
-    if nb == 0 or m == 0 or n == 0 or k == 0:
-        return _ref.gelsd(a, b, rcond)
-    a3 = _flat3(a, batch, nb)
-    b3 = _flat3(b, batch, nb)
-    x = np.empty((nb, n, k), dt)
-    s = np.empty((nb, min(m, n)), _real_dtype(code))
-    rank = np.empty(nb, np.int64)
-    if not _lstsq_job(&job, &_GELSD, code, a3, b3, x, s, rank, m, n, k, rc):
-        return gelsd(a.copy(), b.copy(), rcond)
-    with nogil:
-        bad = dtype_rows(&job, 0, nb, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "gelsd", "SVD did not converge in least squares")
-    return _unflat(x, batch), rank.reshape(batch), _unflat(s, batch)
+    return _least_squares(a, b, rcond, False)
 
 
-@cython.wraparound(True)   # negative indices of Python tuples below
 def lstsq_qr(a, b, rcond):
     """Least squares through QR, rank-revealing: (x, rank, s, res, r) per matrix, with
     gelsd's results for the rank-deficient ones. a (*batch, m, n), b (*batch, m, k) with
@@ -744,32 +691,43 @@ def lstsq_qr(a, b, rcond):
     r (*batch, p, p): the triangular factor of a = QR (m >= n) or of aᴴ = QR (m < n),
     upper, zeros below, whatever the rank, so a backward can reuse it. LinAlgError naming
     the batch index when a matrix has a NaN or Inf entry or gelsd does not converge."""
-    a, b, dt, batch = _lstsq_operands(a, b, "lstsq_qr")
+    return _least_squares(a, b, rcond, True)
+
+
+@cython.wraparound(True)   # negative indices of Python tuples below
+cdef tuple _least_squares(object a, object b, double rcond, bint via_qr):
+    """gelsd (``via_qr`` False) or lstsq_qr: the stack handling the two share."""
+    a, b, dt, batch = _lstsq_operands(a, b, "lstsq_qr" if via_qr else "gelsd")
     cdef Py_ssize_t m = a.shape[-2], n = a.shape[-1], k = b.shape[-1], nb = _prod(batch)
     cdef Py_ssize_t p = min(m, n)
     cdef int code = _code_of(dt)
-    cdef double rc = rcond
     cdef blas_int info = 0
     cdef Py_ssize_t bad
     cdef _LstsqJob job
     if nb == 0 or m == 0 or n == 0 or k == 0:
-        return _ref.lstsq_qr(a, b, rcond)
+        return _ref.lstsq_qr(a, b, rcond) if via_qr else _ref.gelsd(a, b, rcond)
     a3 = _flat3(a, batch, nb)
     b3 = _flat3(b, batch, nb)
-    x = np.empty((nb, n, k), dt)
+    if not (_strides3(a3, job.sa) and _strides3(b3, job.sb)):
+        return _least_squares(a.copy(), b.copy(), rcond, via_qr)
     rdt = _real_dtype(code)
+    x = np.empty((nb, n, k), dt)
     s = np.empty((nb, p), rdt)
-    res = np.empty((nb, k), rdt)
-    r = np.empty((nb, p, p), dt)
     rank = np.empty(nb, np.int64)
-    if not _lstsq_job(&job, &_LSTSQ_QR, code, a3, b3, x, s, rank, m, n, k, rc):
-        return lstsq_qr(a.copy(), b.copy(), rcond)
-    job.res = _data(res)
-    job.r = _data(r)
-    with nogil:
-        bad = dtype_rows(&job, 0, nb, True, &info)
+    res = np.empty((nb, k), rdt) if via_qr else None
+    r = np.empty((nb, p, p), dt) if via_qr else None
+    job.head.rows = &_LSTSQ_QR if via_qr else &_GELSD
+    job.head.code = code
+    job.a, job.rhs, job.x, job.s = _data(a3), _data(b3), _data(x), _data(s)
+    job.rank = <int64_t*>_data(rank)
+    job.res, job.r = _data(res), _data(r)
+    job.m, job.n, job.k, job.rcond = m, n, k, rcond
+    bad = _run(&job, nb, 1, True, &info)
     if bad != OK:
-        raise _fail(bad, info, batch, "geqrf/gelsd", "SVD did not converge in least squares")
+        raise _fail(bad, info, batch, "geqrf/gelsd" if via_qr else "gelsd",
+                    "SVD did not converge in least squares")
+    if not via_qr:
+        return _unflat(x, batch), rank.reshape(batch), _unflat(s, batch)
     return (_unflat(x, batch), rank.reshape(batch), _unflat(s, batch), _unflat(res, batch),
             _unflat(r, batch))
 
@@ -808,8 +766,7 @@ def pinv_qr(a, rtol):
     job.rtol = <const double*>_data(rt)
     job.full = <uint8_t*>_data(full)
     job.m, job.n = m, n
-    with nogil:
-        bad = dtype_rows(&job, 0, nb, True, &info)
+    bad = _run(&job, nb, 1, True, &info)
     if bad != OK:
         raise _fail(bad, info, batch, "geqrf/orgqr", "QR failed")
     return _unflat(x, batch), full.reshape(batch)
