@@ -43,16 +43,10 @@ cdef enum:
 
 ctypedef Py_ssize_t (*rows_s)(float* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
                               blas_int* info) noexcept nogil
-
-
 ctypedef Py_ssize_t (*rows_d)(double* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
                               blas_int* info) noexcept nogil
-
-
 ctypedef Py_ssize_t (*rows_c)(cfloat* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
                               blas_int* info) noexcept nogil
-
-
 ctypedef Py_ssize_t (*rows_z)(cdouble* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
                               blas_int* info) noexcept nogil
 
@@ -88,7 +82,7 @@ cdef inline Py_ssize_t _run(void* job, Py_ssize_t nb, int nthreads, bint release
                             blas_int* info) noexcept:
     """``job`` over the batch [0, nb): split over ``nthreads`` threads (run_chunks) when
     more than one, else on the calling thread, without the GIL when ``release_gil``
-    (releasing costs about as much as a small matrix's factorization)."""
+    (releasing it costs a good part of a small matrix's work)."""
     if nthreads > 1:
         with nogil:
             return run_chunks(dtype_rows, job, nb, nthreads, info)
