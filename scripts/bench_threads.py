@@ -34,7 +34,8 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 import tenferro as tf  # noqa: E402
-from tenferro._kernels import inverse, lapack, spectral, triangular  # noqa: E402
+from tenferro._kernels import (inverse, lapack_eig, lapack_lu_chol,  # noqa: E402
+                               lapack_qr, spectral, triangular_backprop)
 
 
 def _cases(nb, n, rng):
@@ -58,11 +59,11 @@ def _cases(nb, n, rng):
     chol = lambda: tf.linalg.cholesky(S)                          # noqa: E731
     solve = lambda: tf.linalg.solve(A, R)                         # noqa: E731
     qr = lambda: tf.linalg.qr(A)                                  # noqa: E731
-    u, s, vt = lapack.svd(a)
-    w, v = lapack.eigh(spd)
-    q, r = lapack.qr(a)
-    lfac = lapack.potrf(spd)
-    lu, piv = lapack.getrf(a)
+    u, s, vt = lapack_eig.svd(a)
+    w, v = lapack_eig.eigh(spd)
+    q, r = lapack_qr.qr(a)
+    lfac = lapack_lu_chol.potrf(spd)
+    lu, piv = lapack_lu_chol.getrf(a)
     X = rng.standard_normal((nb, n, n))
     gq, gr, gl = (rng.standard_normal((nb, n, n)) for _ in range(3))
 
@@ -78,16 +79,16 @@ def _cases(nb, n, rng):
         ("cholesky fwd", chol), ("cholesky fwd+bwd", fwd_bwd(chol, [S])),
         ("solve fwd", solve), ("solve fwd+bwd", fwd_bwd(solve, [A, R])),
         ("qr fwd", qr), ("qr fwd+bwd", fwd_bwd(qr, [A])),
-        ("kernel gesdd", lambda: lapack.svd(a)),
+        ("kernel gesdd", lambda: lapack_eig.svd(a)),
         ("kernel svd_core", svd_core),
-        ("kernel syevd", lambda: lapack.eigh(spd)),
+        ("kernel syevd", lambda: lapack_eig.eigh(spd)),
         ("kernel eigh_core", eigh_core),
-        ("kernel potrf", lambda: lapack.potrf(spd)),
-        ("kernel chol_backprop", lambda: triangular.cholesky_backprop(lfac, gl)),
-        ("kernel getrf", lambda: lapack.getrf(a)),
-        ("kernel getrs", lambda: lapack.getrs(lu, piv, rhs)),
-        ("kernel geqrf+orgqr", lambda: lapack.qr(a)),
-        ("kernel qr_backprop", lambda: triangular.qr_backprop(q, r, gq, np.triu(gr))),
+        ("kernel potrf", lambda: lapack_lu_chol.potrf(spd)),
+        ("kernel chol_backprop", lambda: triangular_backprop.cholesky_backprop(lfac, gl)),
+        ("kernel getrf", lambda: lapack_lu_chol.getrf(a)),
+        ("kernel getrs", lambda: lapack_lu_chol.getrs(lu, piv, rhs)),
+        ("kernel geqrf+orgqr", lambda: lapack_qr.qr(a)),
+        ("kernel qr_backprop", lambda: triangular_backprop.qr_backprop(q, r, gq, np.triu(gr))),
     ]
 
 
@@ -122,7 +123,7 @@ def main(argv=None):
                    help="largest side of the plain-loop kernels (0: LAPACK/BLAS path)")
     args = p.parse_args(argv)
     if args.small is not None:
-        for mod in (lapack, triangular, inverse):
+        for mod in (lapack_lu_chol, triangular_backprop, inverse):
             mod._set_small(args.small)
         print(f"plain-loop kernels up to side {args.small}")
     repeat = 5 if args.quick else args.repeat

@@ -7,7 +7,8 @@ import pytest
 import tenferro as tf
 from tenferro import _kernels, _threads
 from tenferro._errors import LinAlgError, TenferroError
-from tenferro._kernels import _workers, inverse, lapack, spectral, triangular
+from tenferro._kernels import (_workers, inverse, lapack_eig, lapack_lu_chol, lapack_qr,
+                               spectral, triangular_backprop)
 from tenferro.testing import random_array
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -138,28 +139,28 @@ def test_lapack_kernels_bitwise(split_always, dtype, nb):
     tall40 = random_array((nb, 40, 33), dtype, rng)
     h = _spd(nb, 5, dtype, rng)
     rhs = random_array((nb, 5, 2), dtype, rng)
-    lu, piv = lapack.getrf(a)
+    lu, piv = lapack_lu_chol.getrf(a)
     cases = [
-        lambda: lapack.svd(a),
-        lambda: lapack.svd(tall, full_matrices=True),
-        lambda: lapack.svd(wide, compute_uv=False),
-        lambda: lapack.svd(a.transpose(0, 2, 1)),          # strided input
-        lambda: lapack.eigh(h),
-        lambda: lapack.eigh(h, lower=False, compute_v=False),
-        lambda: lapack.qr(tall),
-        lambda: lapack.qr(wide, mode="complete"),
-        lambda: lapack.qr(a, mode="r"),
-        lambda: lapack.qr(tall40, mode="complete"),          # the geqrt path
-        lambda: lapack.getrf(a, return_info=True),
-        lambda: lapack.potrf(h),
-        lambda: lapack.potrf(h, lower=False),
-        lambda: lapack.getrs(lu, piv, rhs),
-        lambda: lapack.getrs(lu, piv, rhs, trans=2),
-        lambda: lapack.getrs(lu[:1], piv[:1], rhs),         # broadcast factor
+        lambda: lapack_eig.svd(a),
+        lambda: lapack_eig.svd(tall, full_matrices=True),
+        lambda: lapack_eig.svd(wide, compute_uv=False),
+        lambda: lapack_eig.svd(a.transpose(0, 2, 1)),          # strided input
+        lambda: lapack_eig.eigh(h),
+        lambda: lapack_eig.eigh(h, lower=False, compute_v=False),
+        lambda: lapack_qr.qr(tall),
+        lambda: lapack_qr.qr(wide, mode="complete"),
+        lambda: lapack_qr.qr(a, mode="r"),
+        lambda: lapack_qr.qr(tall40, mode="complete"),          # the geqrt path
+        lambda: lapack_lu_chol.getrf(a, return_info=True),
+        lambda: lapack_lu_chol.potrf(h),
+        lambda: lapack_lu_chol.potrf(h, lower=False),
+        lambda: lapack_lu_chol.getrs(lu, piv, rhs),
+        lambda: lapack_lu_chol.getrs(lu, piv, rhs, trans=2),
+        lambda: lapack_lu_chol.getrs(lu[:1], piv[:1], rhs),         # broadcast factor
         lambda: inverse.lu_inverse(lu, piv),
         lambda: inverse.lu_inverse(lu, piv, trans=2),
         lambda: inverse.lu_inverse(lu, piv, scale=np.arange(1.0, nb + 1), trans=1),
-        lambda: inverse.lu_inverse(*lapack.getrf(a), trans=1, overwrite_lu=True),
+        lambda: inverse.lu_inverse(*lapack_lu_chol.getrf(a), trans=1, overwrite_lu=True),
     ]
     for case in cases:
         split_always.clear()
@@ -191,20 +192,20 @@ def test_pullback_kernels_bitwise(split_always, dtype, nb):
         spectral.eigh_core(X, w, sbar, 0.0, 1e-3, out)
         return out
 
-    q, r = lapack.qr(random_array((nb, 7, k), dtype, rng))
+    q, r = lapack_qr.qr(random_array((nb, 7, k), dtype, rng))
     gq = random_array(q.shape, dtype, rng)
     gr = np.triu(random_array(r.shape, dtype, rng))
-    l = lapack.potrf(_spd(nb, 9, dtype, rng))
+    l = lapack_lu_chol.potrf(_spd(nb, 9, dtype, rng))
     gl = random_array(l.shape, dtype, rng)
     a = random_array((nb, 9, 9), dtype, rng) + 6 * np.eye(9, dtype=dtype)
-    _, lf, uf, perm = lapack.lu(a, True)
+    _, lf, uf, perm = lapack_lu_chol.lu(a, True)
     cases = [lambda: svd_core(0), lambda: svd_core(1), lambda: svd_core(2), eigh_core,
-             lambda: triangular.qr_backprop(q, r, gq, gr),
-             lambda: triangular.qr_backprop(q, r, None, gr),
-             lambda: triangular.cholesky_backprop(l, gl),
-             lambda: triangular.cholesky_backprop(l, gl.transpose(0, 2, 1)),
-             lambda: triangular.lu_backprop(perm, lf, uf, gl, gl),
-             lambda: triangular.lu_backprop(None, lf, uf, None, gl.transpose(0, 2, 1))]
+             lambda: triangular_backprop.qr_backprop(q, r, gq, gr),
+             lambda: triangular_backprop.qr_backprop(q, r, None, gr),
+             lambda: triangular_backprop.cholesky_backprop(l, gl),
+             lambda: triangular_backprop.cholesky_backprop(l, gl.transpose(0, 2, 1)),
+             lambda: triangular_backprop.lu_backprop(perm, lf, uf, gl, gl),
+             lambda: triangular_backprop.lu_backprop(None, lf, uf, None, gl.transpose(0, 2, 1))]
     for case in cases:
         split_always.clear()
         _assert_bitwise(_runs(case))
@@ -230,22 +231,22 @@ def test_first_failure_is_serial(split_always, dtype, bad):
     a = _square(nb, n, dtype, rng)
     h = _spd(nb, n, dtype, rng)
     r = np.triu(random_array((nb, n, n), dtype, rng)) + 3 * np.eye(n, dtype=dtype)
-    q = lapack.qr(random_array((nb, n, n), dtype, rng))[0]
+    q = lapack_qr.qr(random_array((nb, n, n), dtype, rng))[0]
     nan_a, nan_h, indef, sing_r = a.copy(), h.copy(), h.copy(), r.copy()
     for i, b in enumerate(bad):
         nan_a[b, 1, 2] = np.nan
         nan_h[b, 2, 1] = np.inf
         indef[b, 2, 2] = -(i + 1)          # minor of order 3 not positive
         sing_r[b, 1, 1] = 0
-    cases = [lambda: lapack.svd(nan_a), lambda: lapack.eigh(nan_h),
-             lambda: lapack.potrf(indef),
-             lambda: triangular.qr_backprop(q, sing_r, q, None)]
+    cases = [lambda: lapack_eig.svd(nan_a), lambda: lapack_eig.eigh(nan_h),
+             lambda: lapack_lu_chol.potrf(indef),
+             lambda: triangular_backprop.qr_backprop(q, sing_r, q, None)]
     for case in cases:
         msgs = [_error(case, t) for t in (1, 2, 3)]
         assert f"matrix ({bad[0]},)" in msgs[0] or f"matrix {bad[0]} " in msgs[0], msgs[0]
         assert msgs[1] == msgs[0] and msgs[2] == msgs[0]
     # lu_inverse: pivots that are not row indices (ValueError naming the matrix)
-    lu, piv = lapack.getrf(a)
+    lu, piv = lapack_lu_chol.getrf(a)
     for b in bad:
         piv[b, 1] = n + 3
     msgs = []
@@ -258,7 +259,7 @@ def test_first_failure_is_serial(split_always, dtype, bad):
     sing = a.copy()
     for b in bad:
         sing[b, :, 0] = 0
-    infos = _runs(lambda: lapack.getrf(sing, return_info=True)[2])
+    infos = _runs(lambda: lapack_lu_chol.getrf(sing, return_info=True)[2])
     _assert_bitwise(infos)
     assert sorted(np.flatnonzero(infos[0][0])) == sorted(bad)
 
@@ -290,7 +291,7 @@ def test_linalg_functions_thread_count_independent(split_always):
 
 
 def _svd_in_child(queue):
-    from tenferro._kernels import _workers as wk, lapack as lp
+    from tenferro._kernels import _workers as wk, lapack_eig as lp
     a = np.random.default_rng(5).standard_normal((50, 4, 4))
     workers, splits = wk.worker_count(), wk.split_count()
     s = lp.svd(a, compute_uv=False).tobytes()
@@ -305,7 +306,7 @@ def test_forked_child_gets_its_own_pool(split_always):
     import multiprocessing as mp
     a = np.random.default_rng(5).standard_normal((50, 4, 4))
     with tf.num_threads(2):
-        expected = lapack.svd(a, compute_uv=False).tobytes()
+        expected = lapack_eig.svd(a, compute_uv=False).tobytes()
         assert split_always
         ctx = mp.get_context("fork")
         queue = ctx.Queue()
@@ -324,11 +325,11 @@ def test_concurrent_callers_and_changing_thread_counts(split_always):
     rng = np.random.default_rng(11)
     a = rng.standard_normal((33, 5, 5))
     with tf.num_threads(1):
-        ref = lapack.svd(a, compute_uv=False).tobytes()
+        ref = lapack_eig.svd(a, compute_uv=False).tobytes()
 
     def work(i):
         tf.set_num_threads(2 + i % 3)
-        return lapack.svd(a, compute_uv=False).tobytes()
+        return lapack_eig.svd(a, compute_uv=False).tobytes()
 
     with ThreadPoolExecutor(4) as users:
         results = list(users.map(work, range(24)))

@@ -13,7 +13,7 @@ cholesky <= 3x and <= 5x, lu <= 2.5x and <= 3x. Each backward is a few matmuls a
 bound by trsm/gemm speed relative to geqrf/potrf/getrf.
 
 ``time_kernel_backward`` times the compiled backprop alone (tenferro/_kernels/
-triangular.pyx): qr_backprop needs ~4.7n³ flops at n = m (M's lower triangle 5n³/3, the
+triangular_backprop.pyx): qr_backprop needs ~4.7n³ flops at n = m (M's lower triangle 5n³/3, the
 ?hemm 2n³, the solve n³), i.e. >= ~1000 µs at gemm speed (f64, n = 256) against
 ~1900 µs for geqrf + orgqr, so qr's ratio cannot go below ~1.5 on this BLAS;
 cholesky_backprop needs ~5n³/6 (the blocked reverse mode) against potrf's n³/3.
@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
-from tenferro._kernels import triangular as _kernel  # noqa: E402
+from tenferro._kernels import triangular_backprop as _kernel  # noqa: E402
 
 _random = common.random_array
 common.limit_threads()  # NumPy may have been imported before this module: limit its pools

@@ -1,4 +1,4 @@
-"""The direct-LAPACK primal layer (tenferro/_kernels/lapack.pyx) against SciPy and NumPy.
+"""The direct-LAPACK primal layer (tenferro/_kernels/lapack_*.pyx) against SciPy and NumPy.
 
 Each driver runs on the same input as its scipy.linalg (``check_finite=False``, so only
 the wrapper is timed) and numpy.linalg counterpart, on one thread:

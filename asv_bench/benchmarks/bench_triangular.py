@@ -1,12 +1,14 @@
 """tf.linalg.solve_triangular: forward + backward against the SciPy primal, one thread,
-and the fused backprop kernel (tenferro/_kernels/triangular.pyx) against its NumPy twin.
+and the fused backprop kernel (tenferro/_kernels/triangular_backprop.pyx) against its NumPy
+twin.
 
   SolveTriangular  x = solve_triangular(a, b, lower=True) with a (n, n), b (n, n);
                    cotangent on x, then tf.grad for a and b
   Backprop         the kernel alone (G = a⁻ᴴx̄ and Ā = tril(−G xᴴ)) vs the twin in
-                   triangular_twin.py (SciPy solve + matmul + tril)
-  Solve            the recursive batched solve (triangular.trsm: flops in ?gemm, leaves
-                   through inverted 16x16 blocks) vs one ?trsm call (lapack.trtrs), for
+                   triangular_backprop_twin.py (SciPy solve + matmul + tril)
+  Solve            the recursive batched solve (triangular_backprop.trsm: flops in ?gemm,
+                   leaves through inverted 16x16 blocks) vs one ?trsm call
+                   (lapack_lu_chol.trtrs), for
                    op(a)x = b and x op(a) = b
 
 at n = 4, 16 (per-call overhead), 64 and 256 (BLAS-bound), float64 and complex128.
@@ -33,9 +35,9 @@ import numpy as np  # noqa: E402
 import scipy.linalg as sla  # noqa: E402
 
 import tenferro as tf  # noqa: E402
-from tenferro._kernels import triangular_twin as _reference  # noqa: E402
-from tenferro._kernels import lapack as _lapack  # noqa: E402
-from tenferro._kernels import triangular as _kernel  # noqa: E402
+from tenferro._kernels import lapack_lu_chol as _lapack  # noqa: E402
+from tenferro._kernels import triangular_backprop as _kernel  # noqa: E402
+from tenferro._kernels import triangular_backprop_twin as _reference  # noqa: E402
 
 _random = common.random_array
 common.limit_threads()  # NumPy may have been imported before this module: limit its pools

@@ -13,12 +13,13 @@ __all__ = ["PURE_PYTHON", "load"]
 
 PURE_PYTHON = bool(os.environ.get("TENFERRO_PURE_PYTHON"))
 
-_NAMES = ("tape", "lapack", "spectral", "triangular", "inverse", "expm")
+_NAMES = ("tape", "lapack_base", "lapack_eig", "lapack_qr", "lapack_lu_chol", "spectral",
+          "triangular_backprop", "inverse", "expm")
 
 
 def load(name: str) -> Any:
-    """The kernel module ``name`` (one of tape, lapack, spectral, triangular, inverse,
-    expm): compiled, or its Python twin under ``TENFERRO_PURE_PYTHON=1``."""
+    """The kernel module ``name`` (one of ``_NAMES``): compiled, or its Python twin under
+    ``TENFERRO_PURE_PYTHON=1``."""
     if name not in _NAMES:
         raise ValueError(f"no kernel module {name!r}; the kernels are {', '.join(_NAMES)}")
     if PURE_PYTHON:

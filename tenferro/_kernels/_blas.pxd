@@ -2,7 +2,8 @@
 """Shared declarations of the compiled kernels: the LAPACK integer type, the four
 scalar types, and inline nogil BLAS wrappers dispatching on the scalar type.
 
-cimported by lapack.pyx and triangular.pyx (one copy of each wrapper).
+cimported by the LAPACK driver modules (lapack_*.pyx) and triangular_backprop.pyx (one
+copy of each wrapper); the LAPACK wrappers are in _xlapack.pxd.
 """
 cimport scipy.linalg.cython_blas as bl
 

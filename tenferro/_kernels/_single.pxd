@@ -1,9 +1,10 @@
 # cython: language_level=3
 """The test that lets a kernel's entry point take one matrix without the stack path.
 
-cimported by lapack.pyx and triangular.pyx (both use NumPy's C API and call
-``cnp.import_array()``): a 2-D operand skips the stack's views, thread plan, typed
-memoryviews and buffer requests (~1 µs of a 2 x 2 potrf's ~1.3 µs).
+cimported by the LAPACK driver modules (lapack_eig.pyx, lapack_qr.pyx,
+lapack_lu_chol.pyx) and triangular_backprop.pyx (all use NumPy's C API and call
+``cnp.import_array()``): a 2-D operand skips the stack's views, thread plan and buffer
+requests, most of a small matrix's call (docs/guide/performance.md).
 """
 cimport numpy as cnp
 

@@ -8,19 +8,19 @@ them on 8 x 8 matrices were slower than one (tenferro/_threads.py). These loops 
 lock, so the stacks of small matrices can be split over threads; at these sizes they
 are also as fast as the BLAS calls, whose per-call overhead dominates (measured in
 scripts/bench_threads.py). The kernels use them for matrices with every side at most
-``SMALL_N`` (lapack.pyx, triangular.pyx), and the same matrix always goes through the
-same loop, so results do not depend on the thread count.
+``SMALL_N`` (lapack_lu_chol.pyx, triangular_backprop.pyx), and the same matrix always
+goes through the same loop, so results do not depend on the thread count.
 
 Each loop computes what the LAPACK/BLAS routine it stands for computes, in the same
 order of operations where that is natural (left-looking Cholesky as ?potf2, right-looking
 LU with the first largest pivot as ?getf2), so results agree with the LAPACK path to
 rounding, not bit for bit. The NumPy twins of the kernels that use them
-(lapack_twin.py, triangular_twin.py) are the reference; tests/_kernels/test_small.py
-checks both paths against them.
+(lapack_lu_chol_twin.py, triangular_backprop_twin.py) are the reference;
+tests/_kernels/test_small.py checks both paths against them.
 
 Row-major helpers (s_gemm, s_hemm, s_trsm, s_trmm) take C-ordered operands with row
-lengths ld* and the op letters of c_gemm & co. in triangular.pyx; the LAPACK stand-ins
-(s_potrf, s_getrf, s_getrs) work in the layout of the LAPACK call they replace.
+lengths ld* and the op letters of c_gemm & co. in triangular_backprop.pyx; the LAPACK
+stand-ins (s_potrf, s_getrf, s_getrs) work in the layout of the LAPACK call they replace.
 """
 cimport cython
 from libc.math cimport sqrt, fabs

@@ -2,14 +2,14 @@
 """Native worker threads that run the GIL-free batch loops of the kernels.
 
 Why not a ``concurrent.futures`` pool: handing a chunk to a Python thread and back
-costs ~100-200 µs per split call on this kind of VM (a sleeping thread's wake-up is
-~28 µs, and every chunk's Python prologue waits for the GIL), as long as the whole
-forward + backward of 1000 8 x 8 Cholesky factors (~0.6 ms): the split stacks gained
-1.0-1.3x on 2 threads instead of ~1.9x (measured, scripts/bench_threads.py). Here the
-workers are POSIX threads that never touch Python: after a job they spin for
-``spin_us`` (200 µs) before sleeping on a condition variable, so the calls of one
-forward + backward find them awake, and a chunk is a plain C function call (a split
-call costs ~1-2 µs more than the serial loop). Spinning threads (the idle workers, and
+costs about as much per split call (a sleeping thread's wake-up, and every chunk's
+Python prologue waiting for the GIL) as the whole forward + backward of a stack of
+small matrices, so the split stacks gained little (measured with
+scripts/bench_threads.py; the figures are in docs/guide/performance.md, "Kernel
+constants"). Here the workers are POSIX threads that never touch Python: after a job
+they spin for ``spin_us`` (200 µs) before sleeping on a condition variable, so the calls
+of one forward + backward find them awake, and a chunk is a plain C function call (a
+split call costs little more than the serial loop). Spinning threads (the idle workers, and
 the caller waiting for a worker's last chunk) call sched_yield: when the OS has put two
 of the threads on one core, the one with work runs instead of waiting for the spinner's
 time slice to end (OpenBLAS's own thread server spins the same way). Only as many workers spin as there are
@@ -110,7 +110,7 @@ cdef extern from *:
                        void (*child)() noexcept nogil) nogil
 
 cdef enum:
-    OK = -1                 # the kernels' "no failure" code (lapack.pyx OK)
+    OK = -1                 # the kernels' "no failure" code (lapack_base.pxd's OK)
     MAX_WORKERS = 63        # worker threads at most (a larger thread count is capped)
     CHUNKS_PER_THREAD = 8   # chunks of a split stack per thread (dynamic scheduling)
     MAX_CHUNKS = CHUNKS_PER_THREAD * (MAX_WORKERS + 1)
@@ -334,8 +334,7 @@ def _probe(long[::1] runs, long[::1] by_caller, long[::1] fail, int nthreads,
 # when its call ends, and the next call that needs at most its size takes it. A fresh
 # large malloc is memory the kernel maps page by page on first touch, and glibc returns
 # the freed heap top to the system, so a call that allocates the same buffers every
-# time page-faults every time (f64 256 x 256 lu: 1.30 ms; 0.89 ms with its work buffer
-# kept here; 0.54 ms with no page faults at all, its outputs' included). At most
+# time page-faults every time (docs/guide/performance.md, "Kernel constants"). At most
 # SPARE_SLOTS * SPARE_MAX bytes stay held between calls. The slots are swapped
 # atomically: kernels run on several native threads.
 cdef extern from *:

@@ -65,7 +65,7 @@ __all__ = ["lu_inverse", "pivot_parity", "pivot_perm", "tiny_pivots", "lu_det"]
 
 # Base size of the recursions: blocks of at most NB columns are done by plain loops.
 # Measured (f64, one thread, NB = 6/8/12/24): 8 or 12 is best at every n = 16...256
-# (n = 24: 5.5 -> 4.3 µs, 64: 25.2 -> 23.7 µs, 256: 631 -> 627 µs against NB = 24).
+# (docs/guide/performance.md, "Kernel constants").
 cdef Py_ssize_t NB = 8
 
 
@@ -405,7 +405,7 @@ cdef void _inv1(const lapack_t* lu, const int* piv, const lapack_t* scale, lapac
 cdef object _inverse1(lu, piv, scale, dt, int tr):
     """lu_inverse for one Fortran-contiguous matrix (getrf's) with contiguous pivots, a
     scalar scale of lu's dtype (or None) and trans 1 or 2, on raw pointers: the backward
-    of det/slogdet without lu_inverse's general argument handling (about 1 µs). None
+    of det/slogdet without lu_inverse's general argument handling. None
     when the arguments need that handling."""
     cdef Py_ssize_t n = lu.shape[1], code
     if (type(piv) is not np.ndarray or piv.dtype is not _INT32 or piv.ndim != 1
@@ -676,14 +676,16 @@ def tiny_pivots(lu, double rtol):
 # ---- getrf fused with the determinant (det/slogdet's forward in one call) ---------------
 
 
-# getrf of matrices up to SMALL takes the plain loop of _small.pxd, as lapack.getrf does
+# getrf of matrices up to SMALL takes the plain loop of _small.pxd, as
+# lapack_lu_chol.getrf does
 # (the same factors from both: det's forward and its pullback's getrf agree)
 cdef Py_ssize_t SMALL = SMALL_N
 
 
 def _set_small(Py_ssize_t n):
     """Set the largest side whose getrf takes the plain loop instead of LAPACK (tests
-    and benchmarks only, with lapack._set_small; 0: always LAPACK); returns the previous."""
+    and benchmarks only, with lapack_lu_chol._set_small; 0: always LAPACK); returns the
+    previous."""
     global SMALL
     old = SMALL
     SMALL = min(max(n, 0), SMALL_MAX)
@@ -909,7 +911,7 @@ cdef Py_ssize_t CHECK_IN_LOOP = 2048
 
 cdef const char* _strided(object x, Py_ssize_t* st) except? NULL:
     """Data pointer of x's buffer with its byte strides in st[:x.ndim] (any layout, read
-    only); valid while the caller holds x. Cheaper than a typed memoryview (~0.4 µs)."""
+    only); valid while the caller holds x. Cheaper than a typed memoryview."""
     cdef Py_buffer view
     cdef int k
     PyObject_GetBuffer(x, &view, PyBUF_STRIDES)
@@ -925,12 +927,12 @@ def lu_det(a, double rtol, bint log=False, bint check_finite=False):
     """getrf of each square matrix of ``a`` (*batch, n, n) with its determinant, in one
     call: (lu, piv, det, tiny), or with ``log`` (lu, piv, sign, logabsdet, tiny).
 
-    lu, piv as ``lapack.getrf`` returns them (per-matrix Fortran views, 0-based int32
-    interchanges); det and sign bit-identical to NumPy's formulas on those factors (the
+    lu, piv as ``lapack_lu_chol.getrf`` returns them (per-matrix Fortran views, 0-based
+    int32 interchanges); det and sign bit-identical to NumPy's formulas on those factors (the
     twin in inverse_twin.py: prod of the pivots; sign 0 at a zero pivot), logabsdet the
     pairwise sum of log|u_ii| as NumPy sums it, bit-identical for complex types (np.log
     of NumPy's |u_ii|) and with libm's log for real ones (computed in the factorization
-    loop, ~0.35 µs less than an array and an np.log call; NumPy's SIMD log differs from
+    loop, cheaper than an array and an np.log call; NumPy's SIMD log differs from
     libm's in the last bit for ~1 value in 2000, so the twin may differ by an ulp or so,
     as numpy.linalg.slogdet, which uses libm's log, does from the twin); tiny: min |u_ii| <= rtol·max |u_ii|
     (as tiny_pivots). A single matrix gives 0-d det/sign/logabsdet arrays and a Python

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as _np
 from numpy.typing import ArrayLike, NDArray
 
-from .lapack_twin import _lapack_array, getrf
+from .lapack_base_twin import _lapack_array
+from .lapack_lu_chol_twin import getrf
 
 
 def lu_inverse(lu: NDArray[Any], piv: NDArray[_np.int32], scale: ArrayLike | None = None,

@@ -34,8 +34,8 @@ def matrix_input(a: ArrayLike | Tensor, name: str, *, square: bool = False,
     return t
 
 
-# numpy.isfinite(d).all(), in C for the usual payloads (lapack.pyx)
-_all_finite = _load_kernel("lapack").all_finite
+# numpy.isfinite(d).all(), in C for the usual payloads (lapack_base.pyx)
+_all_finite = _load_kernel("lapack_base").all_finite
 
 
 def check_finite_or_raise(d: NDArray[Any], name: str) -> None:

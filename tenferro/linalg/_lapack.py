@@ -4,9 +4,11 @@ This is the one place that talks to LAPACK. Each function takes ndarrays of shap
 ``(*batch, m, n)`` (any strides; integer input is converted to float64) and returns
 ndarrays of the input's dtype (``eig``: the matching complex dtype); a failing matrix
 raises tenferro's LinAlgError naming its batch index. The functions are the compiled
-drivers of ``tenferro/_kernels/lapack.pyx``: one Cython loop over the batch with the GIL
-released, calling ``scipy.linalg.cython_lapack`` directly. ``TENFERRO_PURE_PYTHON=1``
-swaps in their NumPy/SciPy twins from ``tenferro/_kernels/lapack_twin.py``.
+drivers of ``tenferro/_kernels/lapack_eig.pyx`` (svd, eigh, eig), ``lapack_qr.pyx`` (qr,
+gelsd, lstsq_qr, pinv_qr) and ``lapack_lu_chol.pyx`` (getrf, lu, potrf, getrs, trtrs):
+one Cython loop over the batch with the GIL released, calling
+``scipy.linalg.cython_lapack`` directly. ``TENFERRO_PURE_PYTHON=1`` swaps in their
+NumPy/SciPy twins (``tenferro/_kernels/lapack_*_twin.py``).
 
   svd(a, full_matrices=False, compute_uv=True) -> (u, s, vt), or s
       gesdd, falling back to gesvd for a matrix where it does not converge.
@@ -48,11 +50,13 @@ naming it) rather than let LAPACK iterate on it; the direct factorizations propa
 """
 from .._kernels import load as load_kernel
 
-_kernel = load_kernel("lapack")
-(eig, eigh, gelsd, getrf, getrs, lstsq_qr, lu, pinv_qr, potrf, qr, svd,
- trtrs) = (_kernel.eig, _kernel.eigh, _kernel.gelsd, _kernel.getrf, _kernel.getrs,
-          _kernel.lstsq_qr, _kernel.lu, _kernel.pinv_qr, _kernel.potrf, _kernel.qr,
-          _kernel.svd, _kernel.trtrs)
+_eig = load_kernel("lapack_eig")
+_qr = load_kernel("lapack_qr")
+_lu_chol = load_kernel("lapack_lu_chol")
+eig, eigh, svd = _eig.eig, _eig.eigh, _eig.svd
+gelsd, lstsq_qr, pinv_qr, qr = _qr.gelsd, _qr.lstsq_qr, _qr.pinv_qr, _qr.qr
+getrf, getrs, lu, potrf, trtrs = (_lu_chol.getrf, _lu_chol.getrs, _lu_chol.lu,
+                                  _lu_chol.potrf, _lu_chol.trtrs)
 
 __all__ = ["svd", "eigh", "qr", "getrf", "lu", "potrf", "eig", "getrs", "trtrs", "gelsd",
            "lstsq_qr", "pinv_qr"]

@@ -32,7 +32,7 @@ from ._common import batch_index, matrix_input
 from ._common import mH
 from .triangular import halved, trsolve
 
-_backprop_kernel = load_kernel("triangular").cholesky_backprop
+_backprop_kernel = load_kernel("triangular_backprop").cholesky_backprop
 
 __all__ = ["cholesky", "cholesky_ad"]
 
@@ -63,7 +63,7 @@ def _cholesky_backprop(l: Any, gl: Any) -> Any:
 
     On Tensors (create_graph / forward-over-reverse) the closed formula, written in
     differentiable ops; on ndarrays (a plain backward) one call of the compiled kernel
-    (tenferro/_kernels/triangular.pyx cholesky_backprop: the same matrix by reverse mode
+    (_kernels/triangular_backprop.pyx cholesky_backprop: the same matrix by reverse mode
     of the blocked Cholesky, Murray 2016 §4, whose O(n³) work is mostly gemm: ~4x faster
     than the formula at n = 256, and one call instead of ~10 NumPy calls at n = 16).
     """

@@ -15,8 +15,8 @@ those of A′ = PᵀA = LU:
   partition (written below with one solve over the whole of Ȧ′).
 The VJP peels the wide/tall part off first (U₂ = L⁻¹A′₂, resp. L₂ = A′₂U⁻¹) and applies
 the square rule to the k×k core; in a plain backward the core (with P, for a square A)
-is one call of the compiled kernel (triangular.pyx lu_backprop: reverse mode of the
-blocked LU, mostly gemm), on Tensors the formula.
+is one call of the compiled kernel (triangular_backprop.pyx lu_backprop: reverse mode of
+the blocked LU, mostly gemm), on Tensors the formula.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from ._common import mH
 from .triangular import check_nonsingular, tri_part, trsolve
 
 # Ā from L, U and their cotangents in one compiled call (square; P applied when given)
-_backprop_kernel = load_kernel("triangular").lu_backprop
+_backprop_kernel = load_kernel("triangular_backprop").lu_backprop
 
 __all__ = ["lu", "LUResult", "lu_ad"]
 
@@ -140,7 +140,7 @@ def _plain(*xs: Any) -> bool:
 
 
 def _core(l: Any, u: Any, gl: Any, gu: Any) -> Any:
-    """The square rule: on ndarrays the compiled kernel (tenferro/_kernels/triangular.pyx
+    """The square rule: on ndarrays the compiled kernel (_kernels/triangular_backprop.pyx
     lu_backprop: reverse mode of the blocked LU, mostly gemm, one call for the stack),
     on Tensors (create_graph) the formula in differentiable ops."""
     if _plain(l, u, gl, gu):

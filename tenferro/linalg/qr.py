@@ -36,7 +36,7 @@ from .._dtypes import eps_of
 from ._common import mH
 from .triangular import check_nonsingular, halved, trsolve
 
-_backprop_kernel = load_kernel("triangular").qr_backprop
+_backprop_kernel = load_kernel("triangular_backprop").qr_backprop
 
 __all__ = ["qr", "QRResult", "qr_ad"]
 
@@ -69,7 +69,7 @@ def _rev_tall(q: Any, r: Any, gq: Any, gr: Any) -> Any:
     M = R R̄ᴴ − Q̄ᴴ Q;  Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ.
 
     On ndarrays (a plain backward) one call of the compiled kernel
-    (tenferro/_kernels/triangular.pyx qr_backprop: only M's lower triangle, using R's
+    (_kernels/triangular_backprop.pyx qr_backprop: only M's lower triangle, using R's
     triangle; ?hemm for Q copyltu(M); the recursive solve for R⁻ᴴ); on Tensors
     (create_graph) the formula in recorded ops (:func:`_rev_tall_formula`).
     """

@@ -36,7 +36,7 @@ __all__ = ["solve", "inv", "solve_ad", "inv_ad"]
 _lu_inverse = load_kernel("inverse").lu_inverse
 # the row order of getrf's interchanges, and the recursive (gemm-rich) triangular solve
 _pivot_perm = load_kernel("inverse").pivot_perm
-_trsm = load_kernel("triangular").trsm
+_trsm = load_kernel("triangular_backprop").trsm
 
 
 # ---- LU helpers (ndarrays) ---------------------------------------------------------------

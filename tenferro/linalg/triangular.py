@@ -37,8 +37,8 @@ from .._ops.registry import Op, defop, register
 from ..builders import builder
 from ._common import check_finite_or_raise, mH, matrix_input
 
-_backprop_kernel = load_kernel("triangular").solve_triangular_backprop
-_trsm = load_kernel("triangular").trsm
+_backprop_kernel = load_kernel("triangular_backprop").solve_triangular_backprop
+_trsm = load_kernel("triangular_backprop").trsm
 
 __all__ = ["solve_triangular", "solve_triangular_ad"]
 
@@ -146,7 +146,7 @@ def _primal(a: Any, b: Any, lower: Any, trans: Any, unit: Any, left: Any,
             check: Any = False) -> Any:
     """op(a)⁻¹b (left) or b op(a)⁻¹ for ndarrays; b a matrix (stack), batch dims of a and
     b broadcast, dtypes promote. No validation: callers have done it. One call of the
-    recursive batched solve (tenferro/_kernels/triangular.pyx: its flops run in ?gemm,
+    recursive batched solve (_kernels/triangular_backprop.pyx: its flops run in ?gemm,
     ~3x faster than one ?trsm for f64 at n = 256, ~1.3x for c128); ``check`` raises LinAlgError on an exactly zero
     diagonal entry instead of returning inf/nan."""
     return _trsm(a, b, lower, trans, unit, left, check)
@@ -182,7 +182,7 @@ def _solve_triangular_backprop(a: Any, x: Any, gx: Any, lower: Any, trans: Any, 
     """(Ā, B̄) of X = op(A)⁻¹B (or B op(A)⁻¹) in matrix form, over the broadcast batch.
 
     On ndarrays (a plain backward) one call of the fused Cython kernel
-    (tenferro/_kernels/triangular.pyx: ?trsm for G, ?gemm on the kept triangle only);
+    (_kernels/triangular_backprop.pyx: ?trsm for G, ?gemm on the kept triangle only);
     on Tensors (create_graph) the same formulas with recorded ops.
     """
     if not (isinstance(a, Tensor) or isinstance(x, Tensor) or isinstance(gx, Tensor)):

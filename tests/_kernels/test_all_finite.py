@@ -1,10 +1,10 @@
-"""lapack.all_finite (the check_finite of every linalg input) against numpy.isfinite."""
+"""lapack_base.all_finite (the check_finite of every linalg input) against numpy.isfinite."""
 import numpy as np
 import pytest
 
 import tenferro as tf
 from tenferro._errors import LinAlgError
-from tenferro._kernels import lapack, lapack_twin
+from tenferro._kernels import lapack_base, lapack_base_twin
 
 
 
@@ -40,8 +40,8 @@ def test_all_finite_agrees_with_numpy(dtype):
     for case in cases:
         for a in _layouts(case):
             want = bool(np.isfinite(a).all())
-            assert lapack.all_finite(a) is want, (a.dtype, a.shape, a.strides)
-            assert lapack_twin.all_finite(a) is want
+            assert lapack_base.all_finite(a) is want, (a.dtype, a.shape, a.strides)
+            assert lapack_base_twin.all_finite(a) is want
 
 
 def test_linalg_input_check_names_the_entry():
@@ -78,4 +78,4 @@ def test_all_finite_block_edges_and_extreme_values(dtype):
                                                 np.finfo(dtype).nexp) | 1
                 else:
                     a[pos] = v
-                assert lapack.all_finite(a) is bool(np.isfinite(a).all()), (n, pos, v)
+                assert lapack_base.all_finite(a) is bool(np.isfinite(a).all()), (n, pos, v)

@@ -6,7 +6,7 @@ import pytest
 
 from tenferro._kernels import inverse_twin as ref
 from tenferro._kernels import inverse as kern
-from tenferro._kernels import lapack
+from tenferro._kernels import lapack_lu_chol
 from tenferro.testing import random_array
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -19,7 +19,7 @@ def tol(dtype):
 def factors(batch, n, dtype, rng):
     wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
     a = random_array(batch + (n, n), wide, rng) + 2.0 * np.eye(n)
-    lu, piv = lapack.getrf(a.astype(dtype))
+    lu, piv = lapack_lu_chol.getrf(a.astype(dtype))
     return a, lu, piv
 
 
@@ -94,13 +94,13 @@ def test_overwrite_lu(dtype):
     rng = np.random.default_rng(3)
     a, _, _ = factors((2, 2), 9, dtype, rng)
     a = a.astype(dtype)
-    lu, piv = lapack.getrf(a.swapaxes(-1, -2))      # factors of Aᵀ: A⁻¹ = (Aᵀ)⁻ᵀ
+    lu, piv = lapack_lu_chol.getrf(a.swapaxes(-1, -2))      # factors of Aᵀ: A⁻¹ = (Aᵀ)⁻ᵀ
     y = kern.lu_inverse(lu, piv, None, 1, True)
     assert np.shares_memory(y, lu) and y.flags.c_contiguous
     assert_close(y, np.linalg.inv(a.astype(np.complex128 if a.dtype.kind == "c"
                                            else np.float64)), dtype)
     # not getrf's own buffer (read-only view): falls back to a fresh output
-    lu2, piv2 = lapack.getrf(a)
+    lu2, piv2 = lapack_lu_chol.getrf(a)
     lu2.flags.writeable = False
     y2 = kern.lu_inverse(lu2, piv2, None, 2, True)
     assert not np.shares_memory(y2, lu2)
@@ -131,7 +131,7 @@ def test_bad_arguments():
 
 
 def test_zero_pivot_gives_non_finite_not_a_crash():
-    lu, piv = lapack.getrf(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    lu, piv = lapack_lu_chol.getrf(np.array([[1.0, 2.0], [2.0, 4.0]]))
     assert not np.isfinite(kern.lu_inverse(lu, piv)).all()
 
 
@@ -147,9 +147,9 @@ def test_accuracy_like_getrs(dtype, log_cond):
     q1, _ = np.linalg.qr(random_array((n, n), dtype, rng))
     q2, _ = np.linalg.qr(random_array((n, n), dtype, rng))
     a = (q1 * np.logspace(0, -log_cond, n)) @ q2
-    lu, piv = lapack.getrf(a)
+    lu, piv = lapack_lu_chol.getrf(a)
     x = kern.lu_inverse(lu, piv)
-    xs = lapack.getrs(lu, piv, np.eye(n, dtype=dtype))
+    xs = lapack_lu_chol.getrs(lu, piv, np.eye(n, dtype=dtype))
     eye = np.eye(n)
     norm = np.linalg.norm(a, 2) * np.linalg.norm(xs, 2)
 
@@ -168,7 +168,7 @@ def test_pivot_parity_and_tiny_pivots_equal_twins(dtype):
         a = random_array(batch + (n, n), dtype, rng)
         if n > 1 and a.size:
             a.reshape(-1, n, n)[0, 1, :] = 0     # an exactly singular member: zero pivot
-        lu, piv = lapack.getrf(a) if a.size else (a, np.zeros(batch + (n,), np.int32))
+        lu, piv = lapack_lu_chol.getrf(a) if a.size else (a, np.zeros(batch + (n,), np.int32))
         for f, g in ((kern.pivot_parity, ref.pivot_parity),):
             got, want = f(piv), g(piv)
             assert type(got) is type(want) and np.array_equal(got, want)
@@ -177,19 +177,19 @@ def test_pivot_parity_and_tiny_pivots_equal_twins(dtype):
             assert type(got) is type(want) and np.array_equal(got, want)
     # the parity is that of the permutation getrf applied (det of P = ±1)
     a = random_array((4, 7, 7), np.float64, rng)
-    lu, piv = lapack.getrf(a)
-    p, _, _ = lapack.lu(a)
+    lu, piv = lapack_lu_chol.getrf(a)
+    p, _, _ = lapack_lu_chol.lu(a)
     assert np.array_equal(1 - 2 * kern.pivot_parity(piv), np.round(np.linalg.det(p)))
 
 
 def test_pivot_perm_equals_twin_and_lu():
     # the row order of getrf's interchanges: row i of L U is row perm[i] of A, the perm
-    # lapack.lu returns beside P (P[perm[i], i] = 1)
+    # lapack_lu_chol.lu returns beside P (P[perm[i], i] = 1)
     rng = np.random.default_rng(6)
     for shape in [(1, 1), (7, 7), (3, 9, 9), (2, 2, 5, 5), (4, 6)]:   # m <= n: m pivots
         a = random_array(shape, np.float64, rng)
-        lu, piv = lapack.getrf(a)
-        p, l_, u, perm = lapack.lu(a, True)
+        lu, piv = lapack_lu_chol.getrf(a)
+        p, l_, u, perm = lapack_lu_chol.lu(a, True)
         got = kern.pivot_perm(piv)
         assert got.dtype == np.intp and got.shape == piv.shape
         if shape[-2] <= shape[-1]:
@@ -206,9 +206,9 @@ def test_pivot_perm_equals_twin_and_lu():
 @pytest.fixture
 def lapack_getrf():
     """getrf through LAPACK also for small matrices (the twin's getrf is SciPy's)."""
-    old = lapack._set_small(0), kern._set_small(0)
+    old = lapack_lu_chol._set_small(0), kern._set_small(0)
     yield
-    lapack._set_small(old[0])
+    lapack_lu_chol._set_small(old[0])
     kern._set_small(old[1])
 
 
@@ -242,7 +242,7 @@ def test_lu_det_equals_twin_bitwise(dtype, lapack_getrf):
             rtol = max(n, 1) * float(np.finfo(dtype).eps)
             got, want = kern.lu_det(x, rtol), ref.lu_det(x, rtol)
             if x.size:
-                lu, piv = lapack.getrf(x)
+                lu, piv = lapack_lu_chol.getrf(x)
                 same_bits(got[0], lu)
                 same_bits(got[1], piv)
                 assert got[0].strides == lu.strides

@@ -1,16 +1,26 @@
-"""The compiled LAPACK drivers (lapack.pyx) agree with numpy.linalg / scipy.linalg and with
-their NumPy twins (lapack_twin.py), for the four dtypes, every layout and 0-size stacks."""
+"""The compiled LAPACK drivers (lapack_eig.pyx, lapack_qr.pyx, lapack_lu_chol.pyx) agree
+with numpy.linalg / scipy.linalg and with their NumPy twins (lapack_*_twin.py), for the
+four dtypes, every layout and 0-size stacks."""
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import tenferro as tf
 from tenferro import _kernels as kernels
-from tenferro._kernels import lapack_twin as ref
-from tenferro._kernels import lapack as lp
+from tenferro._kernels import (lapack_eig, lapack_eig_twin, lapack_lu_chol,
+                               lapack_lu_chol_twin, lapack_qr, lapack_qr_twin)
+
+# The three driver modules, and their three twins, each as one namespace: the tests below
+# check every driver alike (and some check all of them at once).
+lp = SimpleNamespace(**{n: getattr(m, n) for m in (lapack_eig, lapack_qr, lapack_lu_chol)
+                        for n in m.__all__},
+                     _testing_force_gesvd=lapack_eig._testing_force_gesvd)
+ref = SimpleNamespace(**{n: getattr(m, n) for m in (lapack_eig_twin, lapack_qr_twin,
+                                                   lapack_lu_chol_twin) for n in m.__all__})
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 SHAPES = [(4, 4), (5, 3), (3, 5), (2, 3, 4, 4), (2, 3, 5, 2)]
@@ -166,7 +176,7 @@ def test_qr(dtype, shape, mode):
         assert_close(q @ r, a, dtype, 10)
 
 
-# shapes taking lapack.pyx's geqrt path (_qr_block: k >= 64; a complete Q of a tall matrix
+# shapes taking lapack_qr.pyx's geqrt path (_qr_block: k >= 64; a complete Q of a tall matrix
 # from k = 32; mode "r" from k = 96, or 64 when wide), with block sizes 8, 16 and 32 and
 # a last block narrower than the others
 QR_BLOCKED = [((70, 64), "reduced"), ((2, 64, 66), "complete"), ((40, 33), "complete"),
@@ -667,8 +677,10 @@ def test_linalg_api_is_the_compiled_kernel():
 
 def test_pure_python_mode_uses_the_twins(tmp_path):
     code = ("from tenferro.linalg import _lapack as l; from tenferro._kernels import "
-            "lapack_twin as r; assert all(getattr(l, n) is getattr(r, n) for n in l.__all__);"
-            "import numpy as np; print(l.svd(np.eye(2))[1].sum())")
+            "lapack_eig_twin as e, lapack_qr_twin as q, lapack_lu_chol_twin as u; "
+            "assert all(getattr(l, n) is getattr(r, n, None) for r in (e, q, u) "
+            "for n in r.__all__); assert sorted(l.__all__) == sorted(e.__all__ + q.__all__ "
+            "+ u.__all__); import numpy as np; print(l.svd(np.eye(2))[1].sum())")
     env = dict(os.environ, TENFERRO_PURE_PYTHON="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True, cwd=tmp_path)   # not the source tree

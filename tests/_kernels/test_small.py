@@ -1,18 +1,19 @@
 """The plain-loop path of the kernels for small matrices (tenferro/_kernels/_small.pxd:
-potrf, getrf, getrs of lapack.pyx and the row-major products and solves of
-triangular.pyx's Cholesky backprop) against the LAPACK/BLAS path (``_set_small(0)``) and
-the NumPy twins, with the same errors, and split over threads although level-3 BLAS
-calls are not."""
+potrf, getrf, getrs of lapack_lu_chol.pyx and the row-major products and solves of
+triangular_backprop.pyx's Cholesky backprop) against the LAPACK/BLAS path
+(``_set_small(0)``) and the NumPy twins, with the same errors, and split over threads
+although level-3 BLAS calls are not."""
 import numpy as np
 import pytest
 
 import tenferro as tf
 from tenferro import _threads
 from tenferro._kernels import inverse as inv
-from tenferro._kernels import lapack as lp
-from tenferro._kernels import lapack_twin
-from tenferro._kernels import triangular as tr
-from tenferro._kernels import triangular_twin
+from tenferro._kernels import lapack_lu_chol as lp
+from tenferro._kernels import lapack_lu_chol_twin as lapack_twin
+from tenferro._kernels import lapack_qr as lq
+from tenferro._kernels import triangular_backprop as tr
+from tenferro._kernels import triangular_backprop_twin as triangular_twin
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 SIDES = [1, 2, 3, 5, 8, 13, 16]
@@ -93,8 +94,8 @@ def test_getrf_same_pivots_as_lapack(dtype, shape, lapack_path):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("small", [True, False])
 def test_lu_det_factors_are_getrf_bitwise(dtype, small, lapack_path):
-    """det's fused forward (inverse.lu_det) and lapack.getrf give the same bits on both
-    paths: det's pullback refactors with getrf and must see the same factors."""
+    """det's fused forward (inverse.lu_det) and lapack_lu_chol.getrf give the same bits on
+    both paths: det's pullback refactors with getrf and must see the same factors."""
     rng = np.random.default_rng(3)
     for n in (1, 4, 9, 16, 17):
         a = rand((3, n, n), dtype, rng)
@@ -164,7 +165,7 @@ def test_qr_backprop_loops_agree_with_blas(dtype, m, n, which):
     """Up to QR_SMALL (max(m, n) <= 8) the QR backprop runs plain loops; beyond it, and
     with _set_qr_small(0) always, BLAS. Both agree with each other and the twin."""
     rng = np.random.default_rng(m * 10 + n)
-    q, r = lp.qr(rand((6, m, n), dtype, rng))
+    q, r = lq.qr(rand((6, m, n), dtype, rng))
     r = r + 2 * np.eye(n, dtype=dtype)             # well away from singular
     gq = rand(q.shape, dtype, rng) if which != "gr" else None
     gr = np.triu(rand(r.shape, dtype, rng)) if which != "gq" else None
@@ -287,7 +288,7 @@ def test_small_qr_backprop_is_split(monkeypatch, n, split):
     the results are bit-identical for 1, 2 and 3 threads."""
     counts = _count_threads(monkeypatch)
     rng = np.random.default_rng(n)
-    q, r = lp.qr(rand((64, n, n), np.complex128, rng))
+    q, r = lq.qr(rand((64, n, n), np.complex128, rng))
     gq, gr = rand(q.shape, np.complex128, rng), np.triu(rand(r.shape, np.complex128, rng))
     out = []
     for t in (1, 2, 3):

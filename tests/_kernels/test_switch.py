@@ -11,7 +11,8 @@ import pytest
 
 from tenferro import _kernels
 
-NAMES = ["tape", "lapack", "spectral", "triangular", "inverse", "expm"]
+NAMES = ["tape", "lapack_base", "lapack_eig", "lapack_qr", "lapack_lu_chol", "spectral",
+         "triangular_backprop", "inverse", "expm"]
 SOURCE = Path(__file__).resolve().parents[2] / "tenferro"
 
 
@@ -48,14 +49,19 @@ def test_load_rejects_an_unknown_name():
 USERS = {
     "tenferro._engine": [("Node", "tape", "Node"), ("run_backward", "tape", "run_backward"),
                          ("grad_plain", "tape", "grad_plain"), ("owned", "tape", "owned")],
-    "tenferro.linalg._lapack": [(n, "lapack", n) for n in ("svd", "potrf", "getrs", "qr")],
+    "tenferro.linalg._lapack": [("svd", "lapack_eig", "svd"),
+                                ("potrf", "lapack_lu_chol", "potrf"),
+                                ("getrs", "lapack_lu_chol", "getrs"),
+                                ("qr", "lapack_qr", "qr")],
+    "tenferro.linalg._common": [("_all_finite", "lapack_base", "all_finite")],
     "tenferro.linalg.svd": [("_kernel", "spectral", None)],
-    "tenferro.linalg.qr": [("_backprop_kernel", "triangular", "qr_backprop")],
-    "tenferro.linalg.cholesky": [("_backprop_kernel", "triangular", "cholesky_backprop")],
-    "tenferro.linalg.lu": [("_backprop_kernel", "triangular", "lu_backprop")],
-    "tenferro.linalg.triangular": [("_backprop_kernel", "triangular",
+    "tenferro.linalg.qr": [("_backprop_kernel", "triangular_backprop", "qr_backprop")],
+    "tenferro.linalg.cholesky": [("_backprop_kernel", "triangular_backprop",
+                                  "cholesky_backprop")],
+    "tenferro.linalg.lu": [("_backprop_kernel", "triangular_backprop", "lu_backprop")],
+    "tenferro.linalg.triangular": [("_backprop_kernel", "triangular_backprop",
                                     "solve_triangular_backprop"),
-                                   ("_trsm", "triangular", "trsm")],
+                                   ("_trsm", "triangular_backprop", "trsm")],
     "tenferro.linalg.solve": [("_lu_inverse", "inverse", "lu_inverse")],
     "tenferro.linalg.det": [("_lu_det", "inverse", "lu_det")],
     "tenferro.linalg.matfuncs": [("expm_pade", "expm", "expm_pade"),

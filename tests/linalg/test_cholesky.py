@@ -169,7 +169,7 @@ def test_blocked_loops_or_blas(dtype, loops, n):
     # CHOL_LOOPS picks the plain loops or BLAS for the off-diagonal products of each
     # block (0: BLAS everywhere above the leaves; 64: loops for every half up to SMALL):
     # every choice is the formula
-    from tenferro._kernels import triangular as kernel
+    from tenferro._kernels import triangular_backprop as kernel
     mod = sys.modules["tenferro.linalg.cholesky"]
     rng = np.random.default_rng(11)
     l = np.linalg.cholesky(random_spd(n, dtype, (2,), rng))
@@ -187,7 +187,7 @@ def test_blocked_loops_or_blas(dtype, loops, n):
 def test_blocked_recursion_deep(dtype, n, nb):
     # the compiled blocked backward with tiny leaves (many levels, odd splits) against
     # the formula
-    from tenferro._kernels import triangular as kernel
+    from tenferro._kernels import triangular_backprop as kernel
     mod = sys.modules["tenferro.linalg.cholesky"]
     rng = np.random.default_rng(7)
     l = np.linalg.cholesky(random_spd(n, dtype, (2,), rng))

@@ -153,9 +153,9 @@ def test_blocked_backward_matches_formula(dtype, shape, which):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("n,nb", [(11, 1), (11, 2), (9, 4), (5, 3), (40, 16)])
 def test_blocked_recursion_deep(dtype, n, nb):
-    # the compiled square rule (tenferro/_kernels/triangular.pyx lu_backprop) with tiny
+    # the compiled square rule (tenferro/_kernels/triangular_backprop.pyx lu_backprop) with tiny
     # blocks (many levels, odd splits) against the formula in recorded ops
-    from tenferro._kernels import triangular as kern
+    from tenferro._kernels import triangular_backprop as kern
     mod = sys.modules["tenferro.linalg.lu"]
     rng = np.random.default_rng(7)
     _, l, u = sla.lu(pivot_stable((2, n, n), dtype, rng))

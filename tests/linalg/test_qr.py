@@ -69,7 +69,7 @@ def test_gradients_single_output(dtype, shape):
 @pytest.mark.parametrize("shape", [(6, 6), (9, 4), (4, 9), (2, 70, 60)])
 @pytest.mark.parametrize("which", ["both", "q", "r"])
 def test_plain_backward_matches_recorded_formula(dtype, shape, which):
-    # A plain backward runs the compiled kernel (tenferro/_kernels/triangular.pyx
+    # A plain backward runs the compiled kernel (tenferro/_kernels/triangular_backprop.pyx
     # qr_backprop); with create_graph=True the rule runs on Tensors through the formula.
     # Same gradient, with one cotangent or both (70x60: several recursion levels).
     rng = np.random.default_rng(8)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro._kernels import lapack_twin
+from tenferro._kernels import lapack_lu_chol_twin
 from tenferro.testing import (assert_oracle_cases_cover, check_grads, check_low_precision,
                               load_oracle_cases, oracle_case_id, oracle_dir, random_array,
                               random_well_conditioned, replay_oracle_case)
@@ -350,7 +350,7 @@ def test_pullback_fused_outer_product(dtype, shape):
     tol = 1e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-13
     np.testing.assert_allclose(ga, -(want_gb @ np.conj(np.swapaxes(x, -1, -2))),
                                rtol=tol, atol=tol)
-    twin_gb, twin_ga = lapack_twin.getrs(lu, piv, g, 2, outer=x)
+    twin_gb, twin_ga = lapack_lu_chol_twin.getrs(lu, piv, g, 2, outer=x)
     np.testing.assert_allclose(ga, twin_ga, rtol=10 * tol, atol=10 * tol)
     # an outer of another shape or dtype: the NumPy product, same result
     gb2, ga2 = solve_mod._lapack.getrs(lu, piv, g, 2, outer=x.astype(np.complex128))

@@ -1,4 +1,5 @@
-# Type stub of triangular.pyx (recursive triangular solves and the triangular backprops).
+# Type stub of triangular_backprop.pyx (the triangular backprops and the recursive
+# triangular solve).
 # Keep in step with the .pyx: every Python-visible def there has its signature here.
 from typing import Any
 

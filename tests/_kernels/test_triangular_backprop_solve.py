@@ -1,14 +1,14 @@
-"""The fused solve_triangular backprop kernel (tenferro/_kernels/triangular.pyx) against
-its NumPy twin (triangular_twin.solve_triangular_backprop) and the recorded-op formulas, and
-the full solve_triangular gradients that now run on it."""
+"""The fused solve_triangular backprop kernel (tenferro/_kernels/triangular_backprop.pyx)
+against its NumPy twin (triangular_backprop_twin.solve_triangular_backprop) and the
+recorded-op formulas, and the full solve_triangular gradients that now run on it."""
 import itertools
 
 import numpy as np
 import pytest
 
 import tenferro as tf
-from tenferro._kernels import triangular_twin as ref
-from tenferro._kernels import triangular as kern
+from tenferro._kernels import triangular_backprop_twin as ref
+from tenferro._kernels import triangular_backprop as kern
 from tenferro.linalg import triangular as tl
 from tenferro.testing import check_grads, random_array
 

@@ -1,6 +1,7 @@
-"""The recursive triangular solve and the qr / cholesky backprop kernels of
-tenferro/_kernels/triangular.pyx against their NumPy twins in triangular_twin.py (and, for
-the backprops, against the recorded-op formulas of the linalg modules)."""
+"""The recursive triangular solve and the qr / cholesky / lu backprop kernels of
+tenferro/_kernels/triangular_backprop.pyx against their NumPy twins in
+triangular_backprop_twin.py (and, for the backprops, against the recorded-op formulas of
+the linalg modules)."""
 import itertools
 import sys
 
@@ -9,8 +10,8 @@ import pytest
 
 import tenferro as tf
 from tenferro._errors import LinAlgError
-from tenferro._kernels import triangular_twin as ref
-from tenferro._kernels import triangular as kern
+from tenferro._kernels import triangular_backprop_twin as ref
+from tenferro._kernels import triangular_backprop as kern
 from tenferro.testing import random_array, random_spd
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -290,11 +291,12 @@ def test_cholesky_backprop_empty():
 # ---- lu backprop -------------------------------------------------------------------------
 
 def lu_operands(batch, n, dtype, rng):
-    """perm, L, U of a pivot-stable A (*batch, n, n) from lapack.lu, and cotangents."""
-    from tenferro._kernels import lapack
+    """perm, L, U of a pivot-stable A (*batch, n, n) from lapack_lu_chol.lu, and
+    cotangents."""
+    from tenferro._kernels import lapack_lu_chol
     a = random_array(batch + (n, n), dtype, rng)
     a[..., np.arange(n), np.arange(n)] += 2 * np.sqrt(n)
-    _, l, u, perm = lapack.lu(a, True)
+    _, l, u, perm = lapack_lu_chol.lu(a, True)
     return perm, l, u, random_array(l.shape, dtype, rng), random_array(u.shape, dtype, rng)
 
 

@@ -1,10 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # cython: initializedcheck=False, cdivision=True
-"""Triangular-solve kernels: a recursive batched ?trsm, and the fused backprops of
-``solve_triangular``, ``qr`` and ``cholesky`` (one batched call each, GIL released).
+"""The backprops of the triangular factorizations and solves: the fused backprops of
+``solve_triangular``, ``qr``, ``cholesky`` and ``lu`` (one batched call each, GIL
+released), and the recursive batched ?trsm they are built on, which is also the forward
+solve of ``solve_triangular`` and of ``solve`` with many right-hand sides.
 
   trsm                       op(a)⁻¹b or b op(a)⁻¹ by recursive halving: the flops go to
-                             ?gemm, ~3x faster per flop than OpenBLAS's ?trsm (below)
+                             ?gemm, several times faster per flop than OpenBLAS's ?trsm
+                             (docs/guide/performance.md, "Kernel constants")
   qr_backprop                Ā of A = QR (m >= n), see its section below
   cholesky_backprop          Ā of A = LLᴴ, by the blocked reverse-mode algorithm below
   lu_backprop                Ā of A = PLU (square), blocked reverse mode as well
@@ -37,9 +40,9 @@ operand is used in place (no transposing copies):
        recursively (F₁₁, F₁₂, F₂₂ for the upper one) computes it with ~n²k/2 + NB·nk/2
        multiply-adds, mostly in large gemms; the rest of Ā is then zeroed.
 
-The NumPy twins (same names) are in ``triangular_twin.py``;
-``tests/_kernels/test_triangular_kernel.py`` (solve_triangular_backprop) and
-``tests/_kernels/test_triangular.py`` (the others) check that both agree.
+The NumPy twins (same names) are in ``triangular_backprop_twin.py``;
+``tests/_kernels/test_triangular_backprop_solve.py`` (solve_triangular_backprop) and
+``tests/_kernels/test_triangular_backprop.py`` (the others) check that both agree.
 """
 cimport cython
 from libc.stdlib cimport malloc, free
@@ -59,7 +62,7 @@ import numpy as np
 cimport numpy as cnp
 
 from tenferro._errors import LinAlgError
-from tenferro._kernels import triangular_twin as _ref
+from tenferro._kernels import triangular_backprop_twin as _ref
 from tenferro import _threads
 
 cnp.import_array()
@@ -88,7 +91,7 @@ cdef blas_int SOLVE_NB = 16
 # stack: 16 KB for complex128).
 cdef enum:
     LEAF_MAX = 32
-    OK = -1             # run_chunks' "no failure" (lapack.pyx's codes)
+    OK = -1             # run_chunks' "no failure" (lapack_base.pxd's codes)
     NO_MEMORY = -4
 
 
@@ -102,7 +105,7 @@ cdef char* _data(object x) except NULL:
 
 
 # Leaf size of the recursion (once it recurses), solved by _leaf: 8-24 measured alike
-# at n = 64 and 256, 32 is 5-20% slower.
+# at n = 64 and 256, 32 slower (docs/guide/performance.md, "Kernel constants").
 cdef blas_int LEAF_NB = 16
 
 
@@ -139,8 +142,8 @@ cdef inline void xtrtri(char* uplo, char* diag, blas_int* n, lapack_t* a,
 cdef void _leaf(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
                 lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb) noexcept nogil:
     # A leaf of the recursion: ?trmm with the explicitly inverted k x k triangle (?trtri,
-    # k³/3 flops), 2-4x faster than a ?trsm of the same shape in OpenBLAS (which is
-    # slowest for the short, wide right-hand sides that side 'L' leaves have). Inverting
+    # k³/3 flops), faster than a ?trsm of the same shape in OpenBLAS (which is slowest
+    # for the short, wide right-hand sides that side 'L' leaves have). Inverting
     # a small diagonal block is what blocked GPU trsm implementations do; its error is
     # bounded by that block's condition number. A zero diagonal entry keeps ?trsm (inf/nan
     # like the reference).
@@ -334,9 +337,9 @@ def _set_block(Py_ssize_t nb):
     return old
 
 
-# Leaf size of the recursion over M's lower triangle in the QR backprop. Measured (one
-# thread, n = 64...512): 16 is ~2% faster than 32-48 in float64 (the whole backprop),
-# complex within noise.
+# Leaf size of the recursion over M's lower triangle in the QR backprop: 16 measured a
+# little faster than 32-48 in float64 (the whole backprop, one thread, n = 64...512),
+# complex alike (docs/guide/performance.md, "Kernel constants").
 cdef Py_ssize_t QR_NB = 16
 
 
@@ -800,11 +803,10 @@ cdef inline lapack_t _cj(lapack_t z) noexcept nogil:
 # recursive solve), in the output's memory.
 
 # Largest side (max(m, n)) for which the QR backprop's products and solve take the plain
-# loops of _small.pxd instead of BLAS. Measured on stacks of 1000 (f64, one thread, BLAS
-# vs loops): n = 4 307 vs 166 µs, n = 8 600 vs 646 µs, n = 16 2650 vs 3880 µs; so the
-# loops up to 8, where they cost about what BLAS does on one thread and the stack can be
-# split over threads (BLAS's level-3 calls do not run concurrently, tenferro/_threads.py:
-# 2 threads on BLAS took 0.45x as long at n = 8; the loops ran 1.56x faster).
+# loops of _small.pxd instead of BLAS: up to 8 the loops cost about what BLAS does on one
+# thread, and the stack can be split over threads (BLAS's level-3 calls do not run
+# concurrently, tenferro/_threads.py); at 16 BLAS is clearly faster on one thread
+# (docs/guide/performance.md, "Kernel constants").
 cdef Py_ssize_t QR_SMALL = 8
 
 
@@ -936,8 +938,8 @@ cdef void _qr_backprop_rows(const lapack_t* q, const lapack_t* r, const lapack_t
         c_trsm(c'R', c'U', c'C', c'N', m, n, <lapack_t*>rp, n, op, n, loops)  # B R⁻ᴴ
 
 
-# Reused n² workspaces by dtype: a fresh 0.5 MB buffer per call costs ~80 µs of page
-# faults at n = 256 with glibc's allocator. A caller takes the buffer out of the dict
+# Reused n² workspaces by dtype: a fresh large buffer per call costs page faults with
+# glibc's allocator (docs/guide/performance.md, "Kernel constants"). A caller takes the buffer out of the dict
 # while it runs (so concurrent threads never share one) and puts it back after.
 cdef dict _WORK = {}
 
@@ -1018,15 +1020,15 @@ cdef str _where(Py_ssize_t bad, tuple batch):
 # with W the running L̄ (lower triangle, overwritten): ~5n³/6 flops, mostly gemm,
 # against ~3n³ for the formula on the whole matrix (two full triangular solves).
 
-# Leaf size of the blocked Cholesky backprop. Measured (one thread, n = 16...256): 4 is
-# 2-7% faster than 8 and 5-25% faster than 16-48 (the leaves' trmm/trsm are slow per
-# flop; below SMALL every call is a plain loop).
+# Leaf size of the blocked Cholesky backprop: 4 measured fastest against 8 and 16-48
+# (one thread, n = 16...256; the leaves' trmm/trsm are slow per flop; below SMALL every
+# call is a plain loop; docs/guide/performance.md, "Kernel constants").
 cdef Py_ssize_t CHOL_NB = 4
 
 # Largest block whose gemm and trsm (on its halves, sides <= 8) take the plain loops;
-# larger blocks call BLAS even for halves up to SMALL. Measured (one thread): loops on
-# halves of up to 8 and BLAS above beat loops up to 16 by 10% at n = 32...64, 6% at 128,
-# 25% at 20 (the loops are compiled for baseline x86-64, OpenBLAS's gemm for the CPU).
+# larger blocks call BLAS even for halves up to SMALL. Loops on halves of up to 8 and
+# BLAS above measured faster than loops up to 16 (one thread, n = 20...128; the loops
+# are compiled for baseline x86-64, OpenBLAS's gemm for the CPU).
 # Up to SMALL = 2 * 8 the kernel is still BLAS-free, as the thread split assumes.
 cdef Py_ssize_t CHOL_LOOPS = 16
 
@@ -1190,8 +1192,8 @@ cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
     cdef _CholJob job
     cdef blas_int info = 0
     # A large workspace is the module's cached one: a fresh malloc per call costs page
-    # faults (f64 n = 256: 0.43 -> 0.80 ms); a small one (<= WORK_MALLOC_MAX bytes) is
-    # malloc'ed by the chunk, cheaper than the cache's dict (2 x 2: 0.22 against 0.40 µs)
+    # faults; a small one (<= WORK_MALLOC_MAX bytes) is malloc'ed by the chunk, cheaper
+    # than the cache's dict (docs/guide/performance.md, "Kernel constants")
     cdef bint cached = n * n * isz > WORK_MALLOC_MAX
     w = _take_work(l.dtype, n * n) if cached else None
     job.l = <const char*>cnp.PyArray_DATA(l)
@@ -1231,8 +1233,9 @@ cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
 # and linalg/lu.py's rule on Tensors are the formula; the tests compare the kernel with
 # both, down to blocks of 1.
 
-# Leaf size of the blocked LU backprop. Measured (one thread, n = 8...256): leaves of
-# 17..32 through BLAS and of at most 8 through the loops beat 16 or 8 alone by 5-15%.
+# Leaf size of the blocked LU backprop: leaves of 17..32 through BLAS and of at most 8
+# through the loops measured faster than 16 or 8 alone (one thread, n = 8...256;
+# docs/guide/performance.md, "Kernel constants").
 cdef Py_ssize_t LU_NB = 32
 
 
