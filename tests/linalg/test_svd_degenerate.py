@@ -162,7 +162,7 @@ def test_second_derivative_was_noise_with_the_broadening_differentiated(monkeypa
     import importlib
     svd_mod = importlib.import_module("tenferro.linalg.svd")
     a_of = _family((4, 4), [3.0, 1.0, 1.0, 0.5], np.float64)
-    c = RNG.standard_normal((4, 4))
+    c = np.random.default_rng(11).standard_normal((4, 4))   # its own: independent of order
 
     def through_svd(theta):
         return _loss_of_vectors(a_of(theta), c)
@@ -170,18 +170,23 @@ def test_second_derivative_was_noise_with_the_broadening_differentiated(monkeypa
     def direct(theta):
         return tf.sum(tf.real(tf.tensor(c) * tf.sin(a_of(theta))))
 
-    # a point where LAPACK's two equal values differ in the last bits (most do)
-    thetas = [t for t in np.linspace(0.1, 1.0, 10)
+    # the points where LAPACK's two equal values differ in the last bits (most do); how
+    # much noise each gives depends on the vectors the driver returns (the compiled
+    # kernels and their NumPy twins differ), so the test asks for it at one of them
+    thetas = [float(t) for t in np.linspace(0.1, 1.0, 10)
               if len(set(np.linalg.svd(a_of(tf.tensor(t)).numpy(), compute_uv=False)[1:3]))
               == 2]
     assert thetas
-    theta0 = float(thetas[0])
-    _, ref = _second(direct, theta0)
-    _, good = _second(through_svd, theta0)
-    np.testing.assert_allclose(good, ref, rtol=1e-8, atol=1e-10)
-    monkeypatch.setattr(svd_mod, "_svd_drel", lambda m, n, dtype: 0.0)
-    _, bad = _second(through_svd, theta0)
-    assert abs(bad[0] - ref[0]) > 1e-3 * abs(ref[0])
+    worst = 0.0
+    for theta0 in thetas:
+        _, ref = _second(direct, theta0)
+        _, good = _second(through_svd, theta0)
+        np.testing.assert_allclose(good, ref, rtol=1e-8, atol=1e-10)
+        with monkeypatch.context() as patch:
+            patch.setattr(svd_mod, "_svd_drel", lambda m, n, dtype: 0.0)
+            _, bad = _second(through_svd, theta0)
+        worst = max(worst, abs(bad[0] - ref[0]) / abs(ref[0]))
+    assert worst > 1e-4
 
 
 def test_kron_family_symmetric_tensor():
@@ -370,8 +375,10 @@ def test_phase_dependent_loss_at_repeated_values_still_raises():
     with pytest.raises(tf.GaugeError, match="phase"):
         tf.grad([tf.imag(u[0, 1]) + tf.real(u[1, 1])], [x])
     w, v = tf.linalg.eigh(x @ x.mH)
+    # two entries of the column: their phase derivatives cancel only by coincidence, whichever
+    # vectors the driver (compiled or twin) returns in the block
     with pytest.raises(tf.GaugeError, match="phase"):
-        tf.grad([tf.real(v[0, 1])], [x])
+        tf.grad([tf.imag(v[0, 1]) + tf.real(v[1, 1])], [x])
 
 
 def test_forward_mode_full_matrices_stays_unitary():
