@@ -1,4 +1,4 @@
-"""Which NumPy functions called on tenferro Tensors do what (DESIGN.md §5, "NumPy on Tensors").
+"""Which NumPy functions called on tenferro Tensors do what (docs/design.md#numpy-on-tensors).
 
     python scripts/numpy_coverage.py [--list] [--group tenferro|payload|fallback]
 

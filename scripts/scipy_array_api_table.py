@@ -1163,7 +1163,7 @@ CAUSES = [
      "right and a tensor that requires grad raises UnsupportedADError (never a silently "
      "dropped gradient). PyTorch is `ok` where `torch.special` has the function with a "
      "derivative. **Fix inside tenferro**: a `tenferro.special` submodule whose functions "
-     "carry SciPy's names (DESIGN.md §5 plans `tf.special.*`); SciPy picks `xp.special.<name>` "
+     "carry SciPy's names (docs/design.md#scipy: `tf.special.*`); SciPy picks `xp.special.<name>` "
      "up with no change on its side. The stats functions listed here reach the fallback "
      "through the special function they name (mostly for p-values)."),
     ("inplace",

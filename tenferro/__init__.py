@@ -1,6 +1,6 @@
 """tenferro: eager tensors with exact derivatives through einsum and dense linear algebra.
 
-The public contract is DESIGN.md §1; every name below is part of it.
+The public contract is docs/design.md#api; every name below is part of it.
 """
 import math as _math
 

@@ -1,4 +1,4 @@
-"""Exception classes of tenferro (DESIGN.md §2). All subclass :class:`TenferroError`.
+"""Exception classes of tenferro (docs/design.md#errors). All subclass :class:`TenferroError`.
 
 Each also subclasses the standard exception a NumPy/SciPy user would catch, so
 ``except ValueError`` or ``except numpy.linalg.LinAlgError`` keep working.

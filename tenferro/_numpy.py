@@ -1,4 +1,4 @@
-"""NumPy's own functions called on tensors (DESIGN.md §5, "NumPy on Tensors").
+"""NumPy's own functions called on tensors (docs/design.md#numpy-on-tensors).
 
 Every NumPy ufunc or function called with a tensor argument reaches
 ``Tensor.__array_ufunc__`` / ``__array_function__``, which picks one of three answers:

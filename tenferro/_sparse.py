@@ -55,7 +55,8 @@ _PLAIN = (np.ndarray, np.generic, int, float, complex)   # values of a plain (nd
 
 
 def _cast_np(v: Any, dtype: np.dtype[Any]) -> Any:
-    """Values as an ndarray of the target dtype (real part for a real target, DESIGN §2)."""
+    """Values as an ndarray of the target dtype (real part for a real target,
+    docs/design.md#dtypes)."""
     if type(v) is not np.ndarray:
         v = np.asarray(v)
     if v.dtype != dtype:

@@ -347,7 +347,7 @@ class Tensor:
                            options, retain_graph=retain_graph, create_graph=create_graph)
 
     # ---- NumPy dispatch -------------------------------------------------------------
-    # A NumPy ufunc or function called on tensors (DESIGN.md §5):
+    # A NumPy ufunc or function called on tensors (docs/design.md#numpy-on-tensors):
     # * with a tenferro version (registry.UFUNCS / FUNCTIONS): that op, differentiable;
     # * whose result is not a differentiable function of its inputs (registry.NONDIFF:
     #   np.isnan, np.shape, np.argmax, comparisons, ...): NumPy on the payloads, returning

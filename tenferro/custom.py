@@ -30,7 +30,8 @@ Tensors computed from them by tenferro ops) as residuals; wrap a true constant w
 
 **Forward mode of a custom_vjp** is derived, not refused: ``bwd`` is linear in the
 cotangent ``g``, so J·t is the gradient of Re⟨bwd(res, g), t⟩ with respect to ``g``
-(the real inner product identity Re⟨Jᴴg, t⟩ = Re⟨g, Jt⟩ of DESIGN.md §2). That needs
+(the real inner product identity Re⟨Jᴴg, t⟩ = Re⟨g, Jt⟩ of
+docs/design.md#complex-numbers). That needs
 ``bwd`` to compute the cotangents from ``g`` with tenferro operations; a cotangent
 computed from ``g``'s payload raises UnsupportedADError naming the function (define a
 custom_jvp for forward mode then).
@@ -380,7 +381,7 @@ class custom_vjp(_Custom, Generic[_P, _R]):
     received no cotangent). ``bwd`` must return a tuple with one entry per differentiable
     argument, each None or of that argument's shape (ShapeError otherwise) and of a real
     dtype for a real argument (DTypeError otherwise); precision is cast. Cotangents follow
-    DESIGN.md §2 (multiply by conj(f'(z)) for a holomorphic f).
+    docs/design.md#complex-numbers (multiply by conj(f'(z)) for a holomorphic f).
 
     Second order and forward mode: see the module docstring (fwd runs again on tracked
     inputs; forward mode transposes ``bwd`` in ``g``).

@@ -8,7 +8,7 @@ axes in one C++ call where NumPy loops over them in Python. Output precision fol
 input: complex64 -> complex64, float32 -> complex64 for rfft, complex64 -> float32 for
 irfft; integer and bool inputs become float64 (like NumPy); a real input to fft/ifft/
 fftn/ifftn/irfft/irfftn/hfft is treated as complex with zero imaginary part (its
-gradient is the real part, as for every real input, DESIGN.md §2).
+gradient is the real part, as for every real input, docs/design.md#dtypes).
 
 Every transform is a linear map (over R for the real ones), so its VJP is the adjoint
 and its JVP the transform itself applied to the tangent. Three primitive ops cover the

@@ -129,7 +129,7 @@ def hvp(f: Callable[..., Tensor], primals: Any, tangents: Any) -> tuple[Tensor, 
     """``(value, gradients, hvps)`` of a scalar ``f``: forward-over-reverse H·v.
 
     For real f this is the Hessian applied to v; gradients follow the complex convention
-    of DESIGN.md §2, and so do the hvps (the JVP of the gradient map).
+    of docs/design.md#complex-numbers, and so do the hvps (the JVP of the gradient map).
     """
     ps, ts = _as_tuple(primals), _as_tuple(tangents)
     if len(ps) != len(ts):

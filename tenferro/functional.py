@@ -23,7 +23,8 @@ nests the output structure outside and the input structure inside, as JAX does. 
 differentiated argument holds a Tensor the results are ndarrays, otherwise Tensors
 (detached: the transforms are not themselves recorded on the graph).
 
-**Complex numbers** (DESIGN.md §2: JVPs use f'(z); VJPs multiply by conj(f'(z))). A real
+**Complex numbers** (docs/design.md#complex-numbers: JVPs use f'(z); VJPs multiply by
+conj(f'(z))). A real
 input with a complex output has the complex Jacobian ``∂f/∂x`` in both modes (reverse mode
 then needs two VJPs per output element, for the real and imaginary seed). A complex input
 is refused unless ``holomorphic=True`` is passed: a non-holomorphic function has no
@@ -175,7 +176,8 @@ class _Inputs:
                     raise DTypeError(
                         f"hessian: argument {i} (leaf {k}) is complex ({a.dtype}); the "
                         f"Hessian of a real function of z is not a complex matrix: use "
-                        f"tf.hessp / tf.hvp (DESIGN.md §2 convention), or pass z.real and "
+                        f"tf.hessp / tf.hvp (the convention of "
+                        f"docs/design.md#complex-numbers), or pass z.real and "
                         f"z.imag as separate real arguments")
                 if a.dtype.kind == "c" and holomorphic is False and not complex_ok:
                     raise DTypeError(
@@ -464,7 +466,8 @@ def hessian(f: Callable[..., Tensor | tuple[Tensor, PyTree]], argnums: int | Seq
     vector (one dual-level evaluation of f and its gradient per input element). ``H[i][j]``
     has shape ``in_i.shape + in_j.shape`` (input tree outside and inside, like
     ``jax.hessian``). Complex inputs raise DTypeError: the Hessian of a real function of
-    z is not a complex matrix; use :func:`hessp` / ``tf.hvp`` (DESIGN.md §2 convention) or
+    z is not a complex matrix; use :func:`hessp` / ``tf.hvp`` (the convention of
+    docs/design.md#complex-numbers) or
     split z into real and imaginary parts.
     """
     _check_argnums(argnums, "hessian")
@@ -513,7 +516,7 @@ def hessp(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0) -> Callabl
 
     One forward-over-reverse pass (Pearlmutter 1994): the JVP of the gradient map along p,
     the cost of about one forward and one backward pass with tangents. For complex
-    arguments it follows ``tf.hvp`` (DESIGN.md §2: the JVP of the gradient map).
+    arguments it follows ``tf.hvp`` (docs/design.md#complex-numbers: the JVP of the gradient map).
     """
     many, pos = _hessp_position(argnums)
 

@@ -5,7 +5,7 @@ VJP (``"rev"``) of ``f`` with central differences, then (``order=2``) does the s
 the derivative maps themselves: the VJP map is checked in both modes (reverse-over-
 reverse and forward-over-reverse), the JVP map in reverse mode (reverse-over-forward).
 Complex inputs get complex directions; the reverse check uses the real inner product
-Re⟨ȳ, J v⟩ = Re⟨Jᴴ ȳ, v⟩ that fixes the complex convention of DESIGN.md §2.
+Re⟨ȳ, J v⟩ = Re⟨Jᴴ ȳ, v⟩ that fixes the complex convention of docs/design.md#complex-numbers.
 
 Instrumentation for op tests (through pytest's ``monkeypatch``): :func:`record_calls`
 (e.g. nothing reaches the engine before an input error) and :func:`check_kernel_backward`
@@ -273,7 +273,8 @@ def record_calls(monkeypatch: pytest.MonkeyPatch, owner: object,
     returned list, then runs the original.
 
     ``record_calls(monkeypatch, op_module, "apply1", "apply")`` watches an op module's
-    entries into the engine: bad input must raise before anything is recorded (DESIGN), so
+    entries into the engine: bad input must raise before anything is recorded
+    (docs/design.md#errors), so
     the list stays empty.
     """
     calls: list[tuple[Any, ...]] = []

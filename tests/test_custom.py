@@ -94,7 +94,7 @@ def make_polar_jvp():
 
 
 def make_zexp_vjp():
-    """A holomorphic function z·eᶻ: cotangent conj(f'(z))·g (DESIGN.md §2)."""
+    """A holomorphic function z·eᶻ: cotangent conj(f'(z))·g (docs/design.md#complex-numbers)."""
     @tf.custom_vjp
     def zexp(z):
         return z.numpy() * np.exp(z.numpy())

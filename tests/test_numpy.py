@@ -1,4 +1,4 @@
-"""NumPy's own functions called on tensors (tenferro/_numpy.py, DESIGN.md §5).
+"""NumPy's own functions called on tensors (tenferro/_numpy.py, docs/design.md#interoperability).
 
 Three answers, each tested here:
 (a) a differentiable composition: NumPy's values (type, shape, dtype) and check_grads

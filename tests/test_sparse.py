@@ -62,7 +62,8 @@ def test_many_index_uses_equal_dense_reference(dtype):
     assert type(g) is tf.Tensor and type(g._data) is np.ndarray and g.dtype == dtype
     if dtype == np.complex128:
         # a real loss of complex x: the gradient's real inner product with a direction v
-        # is the directional derivative (DESIGN §2), checked by a central difference
+        # is the directional derivative (docs/design.md#complex-numbers), checked by a
+        # central difference
         v = random_array(x0.shape, dtype, rng)
         h = 1e-6
         fd = (float(_many_uses(tf.tensor(x0 + h * v), ws))
@@ -279,7 +280,7 @@ def test_sparse_cotangent_add_and_densify_directly():
     s.add(np.ones((2, 3)))
     s.add(_sparse.SparseCotangent((2, 3), np.float64, _GETITEM_SCATTER,
                                   ((np.array([1, 1]), Ellipsis), False), np.ones((2, 3))))
-    # complex values for a real target keep their real part (DESIGN §2)
+    # complex values for a real target keep their real part (docs/design.md#dtypes)
     s.add(_sparse.SparseCotangent((2, 3), np.float64, _GETITEM_SCATTER,
                                   ((0, 0, Ellipsis), True), np.array(1.0 + 5.0j)))
     d = s.densify()

@@ -321,7 +321,7 @@ def _enc(a):
 def _cube_case(x, rtol=1e-10):
     """A replay case of y = x³ (input "a", output "value") with exact references:
     jvp 3x²·v, vjp conj(3x²)·ȳ, and the hvp of φ = Re⟨ȳ, x³⟩, the JVP of the gradient map
-    x ↦ conj(3x²)·ȳ: conj(6x·v)·ȳ (the complex convention of DESIGN.md §2)."""
+    x ↦ conj(3x²)·ȳ: conj(6x·v)·ȳ (the complex convention of docs/design.md#complex-numbers)."""
     rng = np.random.default_rng(5)
     v, ybar = random_array(x.shape, x.dtype, rng), random_array(x.shape, x.dtype, rng)
     refs = {"jvp": {"value": _enc(3 * x * x * v)},

@@ -2,7 +2,7 @@
 # cython: initializedcheck=False
 """The F-matrix of the SVD and eigh pullbacks, fused with the products it feeds.
 
-The reverse rules of ``tf.linalg.svd``/``eigh`` (RULES.md) need, per matrix of a stack,
+The reverse rules of ``tf.linalg.svd``/``eigh`` (docs/rules.md) need, per matrix of a stack,
 a k x k core built elementwise from X = UᴴŪ, Y = VᴴV̄, the spectrum and the broadened
 gap inverse F_ij = d/(d² + ε²). In NumPy that is a dozen k x k temporaries (d, d², F,
 Xᴴ, X − Xᴴ, products with s, ...); here it is one pass over the (i, j) pairs of the
@@ -17,7 +17,7 @@ P_ij = X_ij − conj(X_ji), Q_ij = Y_ij − conj(Y_ji), σ = s_i + s_j, d = s_j�
 
     out_ij = ½(P_ij + Q_ij)·σ·F_ij + ½(P_ij − Q_ij)·G_ij,   G_ij = σ³/(σ⁴ + ε²)
 
-which is RULES.md's (P_ij s_j + s_i Q_ij)/(s_j² − s_i²) split into its two poles,
+which is docs/rules.md's (P_ij s_j + s_i Q_ij)/(s_j² − s_i²) split into its two poles,
 ½(P + Q)/(s_j − s_i) + ½(P − Q)/(s_j + s_i): only the first is singular at a repeated
 singular value (and vanishes there for a loss that is invariant under rotations of the
 degenerate vectors), so only it is broadened by F; the second stays exact unless s_i and

@@ -205,7 +205,7 @@ def in_place_adds():
 
 
 cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
-    """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    """Give cotangent c the dtype and shape of primal x (docs/design.md#dtypes)."""
     if type(c) is _sparse_type:   # carries x's dtype; cast when densified
         if c.shape != x.shape:
             raise RuntimeError(

@@ -95,7 +95,7 @@ def _add(a: Any, b: Any) -> Any:
 
 
 def _check_cast(c: Any, x: Any, node: Node, i: int) -> Any:
-    """Give cotangent c the dtype and shape of primal x (DESIGN §2)."""
+    """Give cotangent c the dtype and shape of primal x (docs/design.md#dtypes)."""
     if type(c) is _sparse_type[0]:   # carries x's dtype; cast when densified
         if c.shape != x.shape:
             raise RuntimeError(

@@ -13,7 +13,7 @@ solve of ``solve_triangular`` and of ``solve`` with many right-hand sides.
   lu_backprop                Ā of A = PLU (square), blocked reverse mode as well
   solve_triangular_backprop  G and Ā = P(−op⁻¹(M̄)), described next
 
-RULES.md "solve_triangular", M = op(A) (op = identity, ᵀ, ᴴ for trans 0, 1, 2), P the
+docs/rules.md#solve_triangular, M = op(A) (op = identity, ᵀ, ᴴ for trans 0, 1, 2), P the
 projection on the triangle the solve reads (diagonal zeroed for unit_diagonal):
 
     left  X = M⁻¹B:  G = M⁻ᴴX̄,  B̄ = G,  Ā = P(op⁻¹(−GXᴴ))
@@ -793,7 +793,7 @@ cdef inline lapack_t _cj(lapack_t z) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------------------
-# QR backprop (RULES.md "qr", m >= n): M = R R̄ᴴ − Q̄ᴴQ,  Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ
+# QR backprop (docs/rules.md#qr, m >= n): M = R R̄ᴴ − Q̄ᴴQ,  Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ
 # ---------------------------------------------------------------------------------------
 # copyltu(M) = tril(M) + tril₋(M)ᴴ with a real diagonal reads only M's lower triangle, so
 # only that is computed, in blocks of NB columns: for columns [c0, c1) and rows [c0, n),
@@ -1010,7 +1010,7 @@ cdef str _where(Py_ssize_t bad, tuple batch):
 
 
 # ---------------------------------------------------------------------------------------
-# Cholesky backprop (RULES.md "cholesky", Murray 2016, arXiv:1602.07527): A = L Lᴴ,
+# Cholesky backprop (docs/rules.md#cholesky, Murray 2016, arXiv:1602.07527): A = L Lᴴ,
 #     Ā = ½(S + Sᴴ),  S = L⁻ᴴ Φ(LᴴL̄) L⁻¹,  Φ = tril with the diagonal halved.
 # ---------------------------------------------------------------------------------------
 # A block of at most CHOL_NB rows uses the formula (a trmm and two solves). A larger one
@@ -1219,7 +1219,7 @@ cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
 
 
 # ---------------------------------------------------------------------------------------
-# LU backprop (RULES.md "lu"), square: A = P L U, L unit lower, U upper, A′ = PᵀA = LU,
+# LU backprop (docs/rules.md#lu), square: A = P L U, L unit lower, U upper, A′ = PᵀA = LU,
 #     Ā′ = L⁻ᴴ F̄ U⁻ᴴ,  F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ),  Ā = P Ā′.
 # ---------------------------------------------------------------------------------------
 # A block of at most LU_NB rows uses the formula (two trmm, two solves). A larger one is

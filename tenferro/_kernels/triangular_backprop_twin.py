@@ -35,7 +35,7 @@ def _tri_adjoint_solve(a: _Arr, g: _Arr, lower: bool, trans: int, unit_diagonal:
 def solve_triangular_backprop(a: _Arr, x: _Arr, gx: _Arr, lower: bool, trans: int,
                               unit_diagonal: bool, left: bool, need_a: bool = True,
                               need_b: bool = True) -> tuple[_Arr | None, _Arr | None]:
-    """Twin of triangular_backprop.solve_triangular_backprop (RULES.md "solve_triangular"):
+    """Twin of triangular_backprop.solve_triangular_backprop (docs/rules.md#solve_triangular):
     G = M⁻ᴴX̄ (left) or X̄M⁻ᴴ (right), M = op(a); Ā = P(op⁻¹(−GXᴴ)) or P(op⁻¹(−XᴴG)),
     P keeping the triangle the solve reads (strict for unit_diagonal)."""
     dt = _np.result_type(a.dtype, x.dtype, gx.dtype)
@@ -95,7 +95,7 @@ def trsm(a: _Arr, b: _Arr, lower: bool = False, trans: int = 0, unit_diagonal: b
 
 def qr_backprop(q: _Arr, r: _Arr, gq: _Arr | None, gr: _Arr | None,
                 rtol: float = 0.0) -> _Arr:
-    """Twin of triangular_backprop.qr_backprop (RULES.md "qr", m >= n): M = R R̄ᴴ − Q̄ᴴQ,
+    """Twin of triangular_backprop.qr_backprop (docs/rules.md#qr, m >= n): M = R R̄ᴴ − Q̄ᴴQ,
     Ā = (Q̄ + Q copyltu(M)) R⁻ᴴ, copyltu(M) = tril(M) + tril₋(M)ᴴ with real diagonal."""
     mag = _np.abs(_np.diagonal(r, 0, -2, -1))
     if mag.size:
@@ -123,7 +123,7 @@ def qr_backprop(q: _Arr, r: _Arr, gq: _Arr | None, gr: _Arr | None,
 
 
 def cholesky_backprop(l: _Arr, gl: _Arr) -> _Arr:
-    """Twin of triangular_backprop.cholesky_backprop (RULES.md "cholesky"): Ā = ½(S + Sᴴ),
+    """Twin of triangular_backprop.cholesky_backprop (docs/rules.md#cholesky): Ā = ½(S + Sᴴ),
     S = L⁻ᴴ Φ(LᴴL̄) L⁻¹, Φ = tril with the diagonal halved."""
     if l.size == 0:
         return _np.zeros(_np.broadcast_shapes(l.shape, gl.shape), l.dtype)
@@ -138,7 +138,7 @@ def cholesky_backprop(l: _Arr, gl: _Arr) -> _Arr:
 
 def lu_backprop(perm: _Arr | None, l: _Arr, u: _Arr, gl: _Arr | None,
                 gu: _Arr | None) -> _Arr:
-    """Twin of triangular_backprop.lu_backprop (RULES.md "lu", square): Ā = P L⁻ᴴ F̄ U⁻ᴴ with
+    """Twin of triangular_backprop.lu_backprop (docs/rules.md#lu, square): Ā = P L⁻ᴴ F̄ U⁻ᴴ with
     F̄ = tril₋(LᴴL̄) + triu(ŪUᴴ) and P[perm[i], i] = 1 (P = I for perm None)."""
     shape = _np.broadcast_shapes(*(x.shape for x in (l, u, gl, gu) if x is not None))
     dt = _np.result_type(*(x.dtype for x in (l, u, gl, gu) if x is not None))

@@ -18,7 +18,7 @@ searched once per plan: ``_plan`` is an LRU cache of 1024 entries. ``einsum_path
 the path and opt_einsum's PathInfo report.
 
 The backward pass walks these recorded primitives in reverse, so the pullback follows the
-forward path exactly. RULES.md "einsum" per primitive: the VJP of a pair
+forward path exactly. docs/rules.md#einsum per primitive: the VJP of a pair
 ``y[lo] = Σ a[la] b[lb]`` is ``ā[la] = Σ ȳ[lo] conj(b)[lb]`` and
 ``b̄[lb] = Σ conj(a)[la] ȳ[lo]``, again pairs with every summed label in both operands
 (the property is closed under taking VJPs), so reverse-over-reverse runs the same two

@@ -2,7 +2,7 @@
 
 Unary holomorphic functions are one line each: the derivative ``c = f'(x)`` written with
 NumPy (``x`` the input, ``y`` the output), from which VJP ``x̄ = ȳ·conj(c)`` and JVP
-``ẏ = c·ẋ`` follow (RULES.md, "Elementwise"). Binary ops broadcast like NumPy and sum
+``ẏ = c·ẋ`` follow (docs/rules.md#elementwise). Binary ops broadcast like NumPy and sum
 their cotangents back to each input's shape.
 
 Three kinds of results (the array API standard 2024.12 names every function here):
@@ -47,7 +47,7 @@ __all__ = [
     "arctanh", "atan2", "hypot", "logaddexp", "copysign", "remainder", "maximum", "minimum",
     "where", "clip", "sign", "square", "reciprocal",
     "round", "floor", "ceil", "trunc", "floor_divide",
-    # PyTorch/Python-style spellings (DESIGN.md §3 names them)
+    # PyTorch/Python-style spellings (docs/design.md#ops names them)
     "pow", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arctan2",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "isnan", "isinf", "isfinite", "signbit", "nextafter",

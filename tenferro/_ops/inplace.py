@@ -5,8 +5,8 @@ Functional updates return a new tensor, differentiable in both ``t`` and ``v``. 
 primitive is ``index_set``, y = x with y[key] = v for a key that hits every position at
 most once; it is linear in (x, v) jointly, so its rules are made of itself and gathers:
 
-    x̄ = index_set(ȳ, key, 0)          v̄ = unbroadcast(ȳ[key])          (RULES: adjoint)
-    ẏ = index_set(ẋ, key, v̇)
+    x̄ = index_set(ȳ, key, 0)          v̄ = unbroadcast(ȳ[key])
+    ẏ = index_set(ẋ, key, v̇)                     (docs/rules.md#in-place-updates-and-views)
 
 A key that hits a position several times (integer arrays with repeats) is reduced to one
 that does not, on the flattened tensor: ``set`` keeps the value NumPy's assignment keeps

@@ -253,7 +253,7 @@ def _np_mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
 
 
 # ---- var / std --------------------------------------------------------------------------
-# RULES.md: c = x − mean(x), var = Σ|c|²/(N−d) (real, also for complex x).
+# docs/rules.md: c = x − mean(x), var = Σ|c|²/(N−d) (real, also for complex x).
 #   var: x̄ = ȳ·2c/(N−d);  ẏ = 2·Re Σ conj(c)·ẋ/(N−d)
 #   std: x̄ = ȳ·c/((N−d)·y); ẏ = Re Σ conj(c)·ẋ/((N−d)·y); both 0 where y = 0.
 # The mean's own derivative drops out because Σ conj(c) = 0 for every x, so these are

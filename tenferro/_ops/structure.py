@@ -442,7 +442,7 @@ def _getitem_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return (SparseCotangent(x.shape, x.dtype, _GETITEM_SCATTER, ctx, gs[0]),)
 
 
-# gather and scatter-add are each other's adjoints (RULES: linear maps, VJP = adjoint)
+# gather and scatter-add are each other's adjoints (docs/rules.md#linear-maps: VJP = adjoint)
 _getitem_op = defop(
     "getitem", _getitem_vjp,
     lambda ctx, ts, xs, ys: (_gather(ts[0], ctx[0]),))
@@ -454,7 +454,7 @@ _getitem_op = defop(
 # create_graph=True their values are Tensors, and the sum is recorded as ONE op,
 # out = base + Σ_j scatter_j(values_j), whose pullback is the identity for base and a
 # gather for each values_j (the adjoint of a scatter-add is a gather: both are linear,
-# RULES.md "linear maps").
+# docs/rules.md#linear-maps).
 
 def _densify_graph(s: SparseCotangent) -> Tensor:
     """The dense Tensor of a sparse cotangent of Tensor values (create_graph), recorded as

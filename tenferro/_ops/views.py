@@ -16,7 +16,7 @@ saved. A write to a member ``t`` of a group (``t[idx] = v``, ``t += u``) compute
 as recorded, differentiable ops, rebinds the base tensor object to ``base'`` and gives every
 live view its new value and graph place: the steps replayed on ``base'`` (recorded ops,
 their payloads NumPy views of base's new array). ``view_set`` is linear in (base, t'), so
-its rules are made of itself and the steps (RULES: the adjoint of a linear map):
+its rules are made of itself and the steps (docs/rules.md#in-place-updates-and-views):
 
     base̅ = view_set(ȳ, steps, 0)        t̅' = steps(ȳ)        ẏ = view_set(ḃase, steps, ṫ')
 

@@ -1,4 +1,4 @@
-"""tf.linalg: decompositions, solvers and matrix functions (DESIGN.md §3).
+"""tf.linalg: decompositions, solvers and matrix functions (docs/design.md#ops).
 
 Each module holds one family: its public functions, primals (through ``_lapack``), reverse
 and forward rules, and error messages.

@@ -1,7 +1,7 @@
 """Validation and small helpers shared by the linalg modules.
 
 Every linalg op validates its input here before any LAPACK call, so a bad input raises a
-specific error and records nothing (DESIGN.md §2).
+specific error and records nothing (docs/design.md#errors).
 """
 import operator
 from typing import Any, TypeVar

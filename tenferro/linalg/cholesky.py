@@ -1,5 +1,5 @@
 """tf.linalg.cholesky: A = L Lᴴ for Hermitian positive-definite A, with reverse and forward
-rules (RULES.md "cholesky", Murray 2016, arXiv:1602.07527).
+rules (docs/rules.md#cholesky, Murray 2016, arXiv:1602.07527).
 
 Like ``numpy.linalg.cholesky``, ``upper=False`` reads only the lower triangle of A (and
 returns L); ``upper=True`` reads only the upper triangle and returns U = Lᴴ. The
@@ -76,7 +76,7 @@ def _cholesky_backprop(l: Any, gl: Any) -> Any:
 
 
 def _backprop_formula(l: Any, gl: Any) -> Any:
-    """½(S + Sᴴ), S = L⁻ᴴ Φ(LᴴL̄) L⁻¹ (RULES.md "cholesky")."""
+    """½(S + Sᴴ), S = L⁻ᴴ Φ(LᴴL̄) L⁻¹ (docs/rules.md#cholesky)."""
     s = trsolve(l, halved(mH(l) @ gl), lower=True, trans=2)     # L⁻ᴴ Φ(LᴴL̄)
     s = trsolve(l, s, lower=True, left=False)                   # ... L⁻¹
     return 0.5 * (s + mH(s))

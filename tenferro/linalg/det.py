@@ -1,4 +1,5 @@
-"""tf.linalg.det and tf.linalg.slogdet through one LU factorization (RULES.md "det / slogdet").
+"""tf.linalg.det and tf.linalg.slogdet through one LU factorization
+(docs/rules.md#det-and-slogdet).
 
 Primal: getrf, then det = sign(P)·Π uᵢᵢ and slogdet = (sign(P)·Π uᵢᵢ/|uᵢᵢ|, Σ log|uᵢᵢ|).
 An exactly singular matrix gives a zero pivot (det 0, slogdet (0, -inf)), not an error.

@@ -1,7 +1,7 @@
 """tf.linalg.eig and tf.linalg.eigvals: eigendecomposition of general square matrices.
 
 ``eig(a)`` gives ``AV = V diag(λ)`` with complex λ and unit-norm columns of V (as
-``numpy.linalg.eig``, but complex also for real input). Its rules (RULES.md "eig";
+``numpy.linalg.eig``, but complex also for real input). Its rules (docs/rules.md#eig;
 Giles 2008 §3.1, Boeddeker et al. arXiv:1701.00392, PyTorch's linalg_eig_backward), with
 E_ij = λ_j − λ_i:
 

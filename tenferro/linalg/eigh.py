@@ -3,13 +3,14 @@
 ``a = V diag(λ) Vᴴ`` with real eigenvalues λ in ascending order. Like numpy, only the
 ``UPLO`` triangle of ``a`` is read (the other one is assumed to mirror it).
 
-Rules (RULES.md "eigh"; Giles 2008, Seeger et al. 2017), X = VᴴV̄:
+Rules (docs/rules.md#eigh; Giles 2008, Seeger et al. 2017), X = VᴴV̄:
 
     Ā = V [diag(λ̄) + ½(F∘X + (F∘X)ᴴ)] Vᴴ,   F_ij = d/(d² + ε²), d = λ_j − λ_i, F_ii = 0
     only λ̄ (eigvalsh, or an unused V): Ā = V diag(λ̄) Vᴴ (exact, no F)
     JVP: C = VᴴȦₕV, λ̇ = Re diag(C), V̇ = V(F∘C), Ȧₕ = ½(Ȧ + Ȧᴴ)
 
-**Which derivative.** The gradient is the Hermitian full matrix (RULES.md; PyTorch does the
+**Which derivative.** The gradient is the Hermitian full matrix (docs/rules.md#eigh;
+PyTorch does the
 same), i.e. both rules are those of a ↦ eigh(½(a + aᴴ)): the derivative with respect to
 Hermitian perturbations, the only ones that keep the input in the domain of the
 decomposition. For Hermitian ``a`` this is the derivative of the primal along every
@@ -140,7 +141,7 @@ def _eigh_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 
 
 _eigh_op = defop("eigh", _eigh_vjp, _eigh_jvp,
-                 doc="a = V diag(λ) Vᴴ; RULES.md eigh (broadened F, gauge check)")
+                 doc="a = V diag(λ) Vᴴ; docs/rules.md#eigh (broadened F, gauge check)")
 
 
 def _uplo(UPLO: object, name: str) -> bool:
@@ -176,7 +177,7 @@ def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | No
     Returns ``EighResult(values, vectors)`` with ``a = vectors @ diag(values) @ vectorsᴴ``.
     Only the ``UPLO`` ("L" or "U") triangle of ``a`` is read, like numpy.linalg.eigh.
 
-    Derivatives (RULES.md "eigh"): the gradient is the Hermitian full matrix — both modes
+    Derivatives (docs/rules.md#eigh): the gradient is the Hermitian full matrix — both modes
     differentiate a ↦ eigh(½(a + aᴴ)), i.e. along Hermitian directions (module docstring).
 
     * A loss that uses only the values takes the exact path Ā = V diag(λ̄) Vᴴ, finite for

@@ -3,7 +3,7 @@
 pinv
     X = A⁺ from the SVD (eigh for ``hermitian=True``), singular values at or below
     rtol·s_max cut; when nothing is cut (full rank, the common case) from a QR instead,
-    A⁺ = R⁻¹Qᴴ (QR⁻ᴴ with Aᴴ = QR when wide), about twice as fast. Rules (RULES.md
+    A⁺ = R⁻¹Qᴴ (QR⁻ᴴ with Aᴴ = QR when wide), about twice as fast. Rules (docs/rules.md
     "pinv", Golub & Pereyra 1973), valid while the rank is locally constant, are products
     of X and A only — no SVD derivative, no gap:
 
@@ -20,7 +20,7 @@ lstsq
     gelsd's rule and the singular_values output; a rank-deficient matrix is solved by
     gelsd. About 2.5x faster than gelsd, and backward stable too. With the residual
     Res = B − AX and the Gram inverse K = A⁺A⁺ᴴ = (AᴴA)⁺, the pinv rule applied to the
-    cotangent X̄Bᴴ (RULES.md "lstsq") simplifies, using (I − AA⁺)B = Res, to
+    cotangent X̄Bᴴ (docs/rules.md#pinv-and-lstsq) simplifies, using (I − AA⁺)B = Res, to
 
         B̄ = A⁺ᴴX̄
         Ā = −B̄Xᴴ + Res (KX̄)ᴴ + (A⁺ᴴX)((I − A⁺A)X̄)ᴴ

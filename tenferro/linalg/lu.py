@@ -1,5 +1,5 @@
 """tf.linalg.lu: A = P L U with partial pivoting, with reverse and forward rules
-(RULES.md "lu").
+(docs/rules.md#lu).
 
 Shapes follow ``scipy.linalg.lu``: for A m×n and k = min(m, n), P is m×m, L is m×k unit
 lower triangular, U is k×n upper triangular. P is a permutation matrix in A's dtype; it

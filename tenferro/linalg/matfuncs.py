@@ -1,5 +1,5 @@
 """Matrix functions: tf.linalg.matrix_exp (alias expm) and the norms (norm, vector_norm,
-matrix_norm), with reverse and forward rules (RULES.md "matrix_exp", "norm").
+matrix_norm), with reverse and forward rules (docs/rules.md#matrix_exp, #norms).
 
 matrix_exp
 ----------
@@ -32,7 +32,7 @@ differentiable by recursion.
 norms
 -----
 NumPy's semantics exactly (numpy.linalg.norm / vector_norm / matrix_norm of NumPy 2),
-with these subgradients (RULES.md "norm"), never NaN for finite input:
+with these subgradients (docs/rules.md#norms), never NaN for finite input:
 
 * vector p-norm: x̄ = n̄·sgn(x)|x|^(p−1)/‖x‖^(p−1), sgn z = z/|z|; the 2-norm (and 'fro')
   has x̄ = n̄·x/‖x‖ and 0 at x = 0; entries x = 0 get 0 for p < 1, and the whole
@@ -209,7 +209,7 @@ def _tie_weights(x: Any, nk: Any, axes: Any) -> Any:
 
 
 def _weights(x: Any, n: Any, p: Any, axes: Any, keepdims: Any) -> Any:
-    """W with ṅ = Re Σ conj(W)·ẋ and x̄ = n̄·W (RULES.md "norm"), W of x's shape; None for
+    """W with ṅ = Re Σ conj(W)·ẋ and x̄ = n̄·W (docs/rules.md#norms), W of x's shape; None for
     a gradient that is identically 0 (ord 0)."""
     nk = _keep(n, axes, keepdims, x.shape)       # n with the reduced axes as length 1
     if p == 0:

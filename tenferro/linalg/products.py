@@ -2,7 +2,7 @@
 cross, outer, vecdot, matrix_power, matrix_rank, and the array-API spellings diagonal,
 trace, matmul, matrix_transpose and tensordot of the structure ops.
 
-Rules (DESIGN.md §2: a VJP is the adjoint of the linearization for the real inner
+Rules (docs/design.md#complex-numbers: a VJP is the adjoint of the linearization for the real inner
 product Re⟨ȳ, ẏ⟩ = Re Σ conj(ȳ)·ẏ; cotangents are summed over broadcast dimensions):
 
 cross      c = a × b (bilinear). The triple product c·(a × b) = a·(b × c) is algebraic

@@ -1,4 +1,4 @@
-"""tf.linalg.qr: A = QR, with reverse and forward rules (RULES.md "qr").
+"""tf.linalg.qr: A = QR, with reverse and forward rules (docs/rules.md#qr).
 
 LAPACK's geqrf leaves R with a real diagonal (of either sign) also for complex A; the
 rules differentiate that choice of Q and R (the diagonal of R stays real), so they hold

@@ -4,8 +4,8 @@
 then costs a single triangular solve pair (getrs with ``trans=2``, or for many
 right-hand sides two recursive gemm-rich solves, see _trsm_route) and a matmul:
 
-    X = A⁻¹B:   B̄ = A⁻ᴴX̄,  Ā = −B̄Xᴴ;     Ẋ = A⁻¹(Ḃ − ȦX)            (RULES.md, Giles 2008)
-    Y = A⁻¹:    Ā = −YᴴȲYᴴ;               Ẏ = −YȦY
+    X = A⁻¹B:   B̄ = A⁻ᴴX̄,  Ā = −B̄Xᴴ;     Ẋ = A⁻¹(Ḃ − ȦX)
+    Y = A⁻¹:    Ā = −YᴴȲYᴴ;               Ẏ = −YȦY        (docs/rules.md#solve-and-inv, Giles 2008)
 
 With ``create_graph=True`` (rule values are Tensors) the saved factors cannot carry a
 graph, so the rule calls the differentiable ``solve`` on ``aᴴ`` instead: a second

@@ -1,11 +1,11 @@
 """tf.linalg.svd and svdvals: the singular value decomposition and its derivatives.
 
 ``a = u @ diag(s) @ vt`` with k = min(m, n) singular values in descending order, u (m, k)
-and vt (k, n) (or (m, m) and (n, n) with ``full_matrices=True``). The rules are RULES.md
+and vt (k, n) (or (m, m) and (n, n) with ``full_matrices=True``). The rules are docs/rules.md
 "svd" (Giles 2008; Townsend 2016; Wan & Zhang 2019 for the complex term), in the symbols
 used there: V = vtᴴ, X = UᴴŪ, Y = VᴴV̄, S = diag(s).
 
-Three policies make the derivatives usable on real data (DESIGN.md §2):
+Three policies make the derivatives usable on real data (docs/design.md#spectral-gaps):
 
 * **Exact path.** When neither u nor vt receives a cotangent (a loss of the singular values
   only, ``svdvals``), Ā = U diag(s̄) Vᴴ: no F matrix, finite for repeated singular values.
@@ -13,7 +13,8 @@ Three policies make the derivatives usable on real data (DESIGN.md §2):
   ½[1/(s_j − s_i) + 1/(s_j + s_i)] acting on the parts of the cotangent that change the
   degenerate subspace and that rotate u against v. Only the first pole is singular at a
   repeated singular value; it becomes σ·F_ij with F_ij = d/(d² + ε²), d = s_j² − s_i²,
-  σ = s_i + s_j (RULES.md's broadening), while 1/(s_j + s_i) stays exact (σ³/(σ⁴ + ε²),
+  σ = s_i + s_j (the broadening of docs/rules.md#svd), while 1/(s_j + s_i) stays exact
+  (σ³/(σ⁴ + ε²),
   broadened only when both values are ~0). A loss that is invariant under rotations of
   the degenerate vectors puts no weight on the first pole there, so its derivative along a
   family that keeps the degeneracy (a symmetry) is exact; broadening all of 1/d would drop
@@ -282,7 +283,7 @@ def _thin(ctx: Any, gs: Any, ys: Any, m: Any, n: Any) -> Any:
 
 
 def _poles(s: Any, eps2: Any, block: Any) -> Any:
-    """The two poles of the SVD rules' 1/(s_j² − s_i²) (RULES.md svd), as matrices
+    """The two poles of the SVD rules' 1/(s_j² − s_i²) (docs/rules.md#svd), as matrices
     (σF, G): σF = σ·d/(d² + ε²) ≈ 1/(s_j − s_i), broadened at a repeated singular value,
     and G = σ³/(σ⁴ + ε²) ≈ 1/(s_j + s_i), exact unless s_i + s_j ~ 0 (σ = s_i + s_j,
     d = s_j² − s_i², zero diagonals). Only the first pole is singular at a degeneracy, and
@@ -341,7 +342,7 @@ def _svd_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
     """Ā (a 1-tuple) from the cotangents (Ū, s̄, V̄ᴴ) and the outputs (u, s, vt): the
-    compiled kernel on ndarrays, RULES.md's formula in recorded ops on Tensors."""
+    compiled kernel on ndarrays, docs/rules.md's formula in recorded ops on Tensors."""
     (gu, sbar, gvt), (u, s, vt) = _thin(ctx, gs, ys, m, n)
     if gu is None and gvt is None:
         # exact path (no F): Ā = U diag(s̄) Vᴴ
@@ -376,7 +377,7 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
             None if gvt is None else gvt.reshape(nb, k, n), eps, rel, out.reshape(nb, m, n),
             _svd_drel(m, n, s.dtype))
         return (out,)
-    # create_graph / forward-over-reverse: RULES.md's formula on Tensors
+    # create_graph / forward-over-reverse: docs/rules.md's formula on Tensors
     r = _leading(gu, sbar, gvt, k) if k >= _LEADING_MIN_K else k
     eps2 = _svd_eps2(_data(s), m, n, derivative_eps).astype(s.dtype)
     sd = _data(s)
@@ -551,7 +552,7 @@ def _svd_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 
 
 _svd_op = defop("svd", _svd_vjp, _svd_jvp,
-                doc="a = u diag(s) vt; RULES.md svd (broadened F, gauge check)")
+                doc="a = u diag(s) vt; docs/rules.md#svd (broadened F, gauge check)")
 
 
 def _empty_svd(d: Any, full_matrices: Any) -> Any:
@@ -608,7 +609,7 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
     no derivative: reverse mode raises UnsupportedADError unless their cotangent is zero,
     and forward mode gives them the minimal tangent that keeps u (vt) unitary.
 
-    Derivatives (RULES.md "svd"):
+    Derivatives (docs/rules.md#svd):
 
     * A loss that uses only ``s`` takes the exact path Ā = U diag(s̄) Vᴴ, finite for
       repeated singular values.

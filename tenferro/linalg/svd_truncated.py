@@ -26,7 +26,7 @@ projected cotangents as right-hand side: with Ū, V̄ the cotangents of U, V,
     L_j [p_j; q_j] = [P ū_j; Q v̄_j],   Ā = U core Vᴴ + Pmat Vᴴ + U Qmatᴴ,          (2)
 
 where core is the thin rule's k x k core among the kept triplets (broadened F, s̄, the
-complex phase term; RULES.md svd) and Pmat = [p_j], Qmat = [q_j].
+complex phase term; docs/rules.md#svd) and Pmat = [p_j], Qmat = [q_j].
 
 How (1)/(2) are solved: on ndarrays (plain backward, forward mode) by conjugate gradients
 on s_j² I − A⊥A⊥ᴴ (positive definite: its eigenvalues are s_j² − s_i² > 0 and s_j²), all

@@ -5,7 +5,7 @@
 of A that ``lower`` names (without its diagonal when ``unit_diagonal``), like
 ``scipy.linalg.solve_triangular``. The other triangle is not read, so its cotangent is 0.
 
-Rules (RULES.md "solve / solve_triangular / inv"), with P the projection on the used
+Rules (docs/rules.md#solve_triangular), with P the projection on the used
 triangle (diagonal zeroed for ``unit_diagonal``), op⁻ᴴ = (op(A)ᴴ)⁻¹:
 
     left  X = op(A)⁻¹B:  G = op(A)⁻ᴴX̄,  B̄ = G,  M̄ = −GXᴴ   (M = op(A))
@@ -89,7 +89,7 @@ def triu(x: ArrayLike, k: int = 0) -> Tensor:
 
 
 def halved(x: Any, lower: Any = True) -> Any:
-    """tril(x) (``lower``) or triu(x) with the diagonal halved: Φ of RULES.md "cholesky",
+    """tril(x) (``lower``) or triu(x) with the diagonal halved: Φ of docs/rules.md#cholesky,
     and the building block of copyltu in "qr" (Φ(M) + Φ(M)ᴴ). A multiply by a constant
     mask, so it is differentiable on Tensors."""
     return _masked(x, 0, lower, 0.5)

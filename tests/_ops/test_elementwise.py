@@ -1,6 +1,6 @@
-"""Elementwise ops (DESIGN.md §3): values against NumPy, derivatives against finite
+"""Elementwise ops (docs/design.md#ops): values against NumPy, derivatives against finite
 differences (first and second order, reverse and forward), the low-precision dtypes,
-broadcasting and promotion, the edge cases RULES.md fixes, and the error paths."""
+broadcasting and promotion, the edge cases docs/rules.md#elementwise fixes, and the error paths."""
 import numpy as np
 import pytest
 
@@ -187,7 +187,7 @@ def test_unary_gradient_is_a_tensor_for_rank0():
 
 
 def test_holomorphic_convention():
-    """JVP multiplies by f'(z), VJP by conj(f'(z)) (DESIGN.md §2)."""
+    """JVP multiplies by f'(z), VJP by conj(f'(z)) (docs/design.md#complex-numbers)."""
     z = np.array([0.3 + 0.7j, -1.1 + 0.2j])
     v = np.array([0.5 - 0.1j, 0.2 + 0.4j])
     gbar = np.array([1.0 - 2.0j, 0.3 + 0.3j])
@@ -245,7 +245,7 @@ def test_real_of_real_and_conj_of_real_are_the_tensor_itself():
 
 
 def test_real_imag_cotangents():
-    """real: z̄ = ȳ + 0i; imag: z̄ = i·ȳ (RULES.md)."""
+    """real: z̄ = ȳ + 0i; imag: z̄ = i·ȳ (docs/rules.md)."""
     z = tf.tensor(np.array([1 + 2j, -3 + 0.5j]), requires_grad=True)
     gbar = np.array([0.7, -1.5])
     (gr,) = tf.grad(tf.real(z), [z], [gbar])
@@ -675,7 +675,7 @@ def test_ties_split_evenly(fn):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_pow_at_zero_base_has_finite_derivatives(dtype):
-    """0**0 and 0**b (b > 0): ∂/∂x is b·x^(b−1) (0 where b = 0), ∂/∂b is 0 (RULES.md)."""
+    """0**0 and 0**b (b > 0): ∂/∂x is b·x^(b−1) (0 where b = 0), ∂/∂b is 0 (docs/rules.md)."""
     a0 = np.array([0.0, 0.0, 0.0, 0.0], dtype)
     b0 = np.array([0.0, 1.0, 2.0, 3.5], dtype)
     a = tf.tensor(a0, requires_grad=True)

@@ -95,7 +95,7 @@ def test_eigvalsh_grads(dtype, shape):
 
 
 def test_vjp_matches_rules_formula():
-    """RULES.md: Ā = V[diag(λ̄) + ½(F∘(VᴴV̄) + (F∘(VᴴV̄))ᴴ)]Vᴴ, F_ij = 1/(λ_j − λ_i)."""
+    """docs/rules.md#eigh: Ā = V[diag(λ̄) + ½(F∘(VᴴV̄) + (F∘(VᴴV̄))ᴴ)]Vᴴ, F_ij = 1/(λ_j − λ_i)."""
     rng = np.random.default_rng(5)
     a = herm(random_array((5, 5), np.float64, rng))
     w, v = (t.numpy() for t in tf.linalg.eigh(a))       # the factors tenferro uses
@@ -123,7 +123,7 @@ def test_vjp_matches_rules_formula():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gradient_is_hermitian_full_matrix(dtype):
-    """The gradient is the Hermitian full matrix (RULES.md), not a triangle; for a
+    """The gradient is the Hermitian full matrix (docs/rules.md), not a triangle; for a
     non-Hermitian input it is the gradient at the Hermitian matrix eigh actually reads
     (the same for UPLO="L" reading a and for the mirrored matrix itself)."""
     a = random_array((4, 4), dtype, 6)

@@ -336,7 +336,7 @@ def test_matrix_grads(o, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_spectral_gradients(dtype):
-    """'nuc' -> U Vᴴ, 2 -> u₁v₁ᴴ, -2 -> u_k v_kᴴ (RULES.md "norm")."""
+    """'nuc' -> U Vᴴ, 2 -> u₁v₁ᴴ, -2 -> u_k v_kᴴ (docs/rules.md#norms)."""
     a = random_array((4, 3), dtype, np.random.default_rng(11))
     u, s, vt = np.linalg.svd(a, full_matrices=False)
     for o, ref in (("nuc", u @ vt), (2, np.outer(u[:, 0], vt[0])),

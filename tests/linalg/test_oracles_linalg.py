@@ -86,7 +86,7 @@ def make_fn(case):
             return u[..., :, :k], s, vt[..., :k, :]
 
         if kind == "svd_s":
-            # s alone: the exact path that builds no F (DESIGN §2)
+            # s alone: the exact path that builds no F (docs/design.md#spectral-gaps)
             return ["s"], lambda a: (svd(a, full_matrices=full)[1],)
         if kind == "svd_u_abs":
             return ["u"], lambda a: (tf.abs(cut(a)[0]),)

@@ -104,7 +104,7 @@ def test_svdvals_grads(dtype, shape):
 
 @pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
 def test_vjp_matches_rules_formula(shape):
-    """RULES.md: Ā = U[(F∘(UᴴŪ − ŪᴴU))S + S(F∘(VᴴV̄ − V̄ᴴV)) + diag(s̄)]Vᴴ with
+    """docs/rules.md#svd: Ā = U[(F∘(UᴴŪ − ŪᴴU))S + S(F∘(VᴴV̄ − V̄ᴴV)) + diag(s̄)]Vᴴ with
     F_ij = 1/(s_j² − s_i²), plus (Ū − UUᴴŪ)S⁻¹Vᴴ (m > k) and US⁻¹(V̄ − VVᴴV̄)ᴴ (n > k);
     real input (no gauge condition), arbitrary cotangents."""
     rng = np.random.default_rng(5)

@@ -1,4 +1,4 @@
-"""svd's derivative at exactly repeated singular values (RULES.md svd; _kernels/spectral.pyx).
+"""svd's derivative at exactly repeated singular values (docs/rules.md#svd; _kernels/spectral.pyx).
 
 At a repeated singular value the derivative of the vectors is not defined, but a loss that
 is a smooth function of a family A(θ) whose singular values stay repeated (a symmetry, as

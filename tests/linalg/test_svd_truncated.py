@@ -242,7 +242,7 @@ def test_low_precision(shape, k, path):
 # ---- the thin-SVD formula on the kept triplets is not the derivative ---------------------
 
 def naive_thin_vjp(a, k, gu, gs, gvt):
-    """RULES.md's thin-SVD reverse rule applied to the kept triplets alone (NumPy, real),
+    """docs/rules.md's thin-SVD reverse rule applied to the kept triplets alone (NumPy, real),
     i.e. the coupling to the discarded triplets dropped: exact only when they are zero."""
     u, s, vt = np.linalg.svd(a, full_matrices=False)
     u, s, vt = u[:, :k], s[:k], vt[:k]
