@@ -38,6 +38,10 @@ Nested passes inside a rule:
   that run many passes over one graph.
 * :func:`outside_dual_level` — plain values for a solver run inside a forward-mode rule.
 
+Degenerate spectra: :func:`note_degenerate_limit` (a spectral rule met a degenerate
+block), :func:`watch_degenerate` / :func:`watching_degenerate` (did one, in a block of
+code).
+
 This module sits in the AD API layer (it runs reverse passes through
 ``autograd.grad``); the tracking tests themselves live in the core (``_engine``), where
 the Tensor uses them too, and are re-exported here.
@@ -58,7 +62,8 @@ from .autograd import _run, enable_grad, grad
 __all__ = ["is_tracked", "tracked_in_reverse", "has_tangent", "wants_derivative",
            "has_node_or_tangent", "tangent_of", "primal_of", "set_tangent", "share_tangent",
            "detached", "nested_vjp", "record_one_node", "record_pullback", "Cut",
-           "reverse_pass", "outside_dual_level", "RECORD_ONE_NODE"]
+           "reverse_pass", "outside_dual_level", "RECORD_ONE_NODE", "note_degenerate_limit",
+           "watch_degenerate", "watching_degenerate"]
 
 
 # ---- is this tensor tracked? (is_tracked, tracked_in_reverse, has_tangent: _engine) -------
@@ -339,3 +344,40 @@ class Cut:
                 continue
             node.op, node.ctx, node.leaf = _RELAY_OP, None, None
             node.inputs, node.out_data = (Tensor._wrap(v._data, v._node, v._index),), (v._data,)
+
+
+# ---- degenerate spectra -----------------------------------------------------------------
+
+# [watchers, blocks met]: watchers > 0 while some tf.hessian runs reverse-over-reverse
+_degenerate = [0, 0]
+
+
+def note_degenerate_limit() -> None:
+    """Called by the spectral rules (svd, eigh, eig and their relatives) each time they
+    meet a block of equal values and give its within-block terms their exact limit
+    (docs/degenerate_derivatives.md). That limit is exact for first derivatives and for
+    forward-over-reverse second derivatives in every direction, but reverse-over-reverse
+    gives 0 within a block along directions that split it: tf.hessian, which prefers
+    reverse-over-reverse, runs it under :func:`watch_degenerate` and recomputes by
+    forward-over-reverse when a block was met. A plain count, not per thread: another
+    thread's blocks can only make that check conservative."""
+    _degenerate[1] += 1
+
+
+def watching_degenerate() -> bool:
+    """Whether a :func:`watch_degenerate` is active: the compiled pullbacks, which find
+    the blocks inside the kernel, then look for them in Python too (a cost paid only
+    there)."""
+    return _degenerate[0] > 0
+
+
+@contextlib.contextmanager
+def watch_degenerate() -> Iterator[Callable[[], bool]]:
+    """``with watch_degenerate() as met:`` ... ``met()`` is True when a spectral rule met
+    a degenerate block inside the block (see :func:`note_degenerate_limit`)."""
+    start = _degenerate[1]
+    _degenerate[0] += 1
+    try:
+        yield lambda: _degenerate[1] != start
+    finally:
+        _degenerate[0] -= 1

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._engine import release_tangents
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor, _to_array
@@ -44,6 +45,7 @@ def dual_level() -> Iterator[None]:
         yield
     finally:
         STATE.fw_level = 0
+        release_tangents()      # breaks the node -> tangent cycles of the level's graphs
 
 
 def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:

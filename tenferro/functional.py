@@ -47,7 +47,7 @@ from . import forward as fw
 from ._engine import apply
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._ops.registry import OPS, Op, defop
-from ._rule_api import Cut, has_node_or_tangent, reverse_pass
+from ._rule_api import Cut, has_node_or_tangent, reverse_pass, watch_degenerate
 from ._tensor import Tensor, as_tensor
 from .autograd import enable_grad as _enable_grad, grad as _grad, no_grad as _no_grad
 from .custom import _differentiating
@@ -458,12 +458,66 @@ def _grad_tangents(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any],
     return val._data, grads, hvps, aux
 
 
+def _hessian_rows(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any],
+                  has_aux: bool) -> tuple[NDArray[Any] | None, PyTree]:
+    """Reverse-over-reverse: H (n, n), row c = ∂(∇f)_c/∂x, or None (then the caller
+    takes forward-over-reverse) when a spectral rule met a degenerate block."""
+    dt = np.result_type(*[a.dtype for a in inp.arrays])
+    rows = np.zeros((inp.total, inp.total), dt)
+    with watch_degenerate() as met, _enable_grad():
+        xs = [Tensor._wrap(a).set_requires_grad(True) for a in inp.arrays]
+        val, aux = _scalar_value(f(*inp.call_args(xs), **kwargs), "hessian", has_aux)
+        gs = _grad([val], xs, create_graph=True)
+        for k, g in enumerate(gs):
+            if g is None or not g.requires_grad:
+                continue            # ∇f_k is zero or constant: those rows are zero
+            seed = np.zeros(g.shape, g.dtype)
+            flat = seed.reshape(-1)
+            for c in range(g.size):
+                flat[c] = 1
+                second = reverse_pass([g], [seed], xs, retain_graph=True,
+                                      create_graph=False)
+                flat[c] = 0
+                row = rows[inp.offsets[k] + c]
+                for j, h in enumerate(second or ()):
+                    if h is not None:
+                        row[inp.offsets[j]:inp.offsets[j + 1]] = np.reshape(h, -1)
+        if met():
+            return None, None
+    return rows, aux
+
+
+def _hessian_columns(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any],
+                     has_aux: bool) -> tuple[NDArray[Any], PyTree]:
+    """Forward-over-reverse: H (n, n) built by columns, column c the JVP of the gradient
+    map along the c-th unit vector (stored transposed back into rows)."""
+    dt = np.result_type(*[a.dtype for a in inp.arrays])
+    cols = np.zeros((inp.total, inp.total), dt)
+    aux = None
+    for c in range(inp.total):
+        j, e = inp.unit(c)
+        tangents: list[NDArray[Any] | None] = [None] * len(inp.arrays)
+        tangents[j] = e
+        _, _, hv, aux = _grad_tangents(f, inp, kwargs, tangents, "hessian", has_aux)
+        for k, h in enumerate(hv):
+            cols[c, inp.offsets[k]:inp.offsets[k + 1]] = h.reshape(-1)
+    # cols[c] = H e_c, i.e. column c: H[r, c] = cols[c, r]
+    return cols.T, aux
+
+
 def hessian(f: Callable[..., Tensor | tuple[Tensor, PyTree]], argnums: int | Sequence[int] = 0,
             *, has_aux: bool = False) -> Callable[..., PyTree]:
     """``f`` -> a function returning the Hessian of the real scalar ``f``.
 
-    Forward-over-reverse: column c is the JVP of the gradient map along the c-th unit
-    vector (one dual-level evaluation of f and its gradient per input element). ``H[i][j]``
+    Reverse-over-reverse: ``f`` runs once with the graph recorded, its gradient once with
+    ``create_graph=True``, and row c of H is one reverse pass over the gradient's graph
+    seeded with the c-th unit vector (the strategy of PyTorch's
+    ``torch.autograd.functional.hessian``; n passes without tangents). Where that is not
+    exact it falls back to forward-over-reverse, column c the JVP of the gradient map along
+    the c-th unit vector (one dual-level evaluation of f and its gradient per input
+    element): when a spectral rule (svd, eigh, eig, ...) met a degenerate block, whose
+    within-block second derivatives only forward-over-reverse gets right in every
+    direction (docs/degenerate_derivatives.md). ``H[i][j]``
     has shape ``in_i.shape + in_j.shape`` (input tree outside and inside, like
     ``jax.hessian``). Complex inputs raise DTypeError: the Hessian of a real function of
     z is not a complex matrix; use :func:`hessp` / ``tf.hvp`` (the convention of
@@ -475,18 +529,10 @@ def hessian(f: Callable[..., Tensor | tuple[Tensor, PyTree]], argnums: int | Seq
     @functools.wraps(f)
     def hess_fn(*args: Any, **kwargs: Any) -> PyTree:
         inp = _Inputs("hessian", args, argnums, holomorphic=False)
-        dt = np.result_type(*[a.dtype for a in inp.arrays])
-        cols = np.zeros((inp.total, inp.total), dt)
-        aux = None
-        for c in range(inp.total):
-            j, e = inp.unit(c)
-            tangents: list[NDArray[Any] | None] = [None] * len(inp.arrays)
-            tangents[j] = e
-            _, _, hv, aux = _grad_tangents(f, inp, kwargs, tangents, "hessian", has_aux)
-            for k, h in enumerate(hv):
-                cols[c, inp.offsets[k]:inp.offsets[k + 1]] = h.reshape(-1)
-        # cols[c] = H e_c, i.e. column c: H[r, c] = cols[c, r]
-        blocks = [cols.T[inp.offsets[k]:inp.offsets[k + 1]] for k in range(len(inp.arrays))]
+        rows, aux = _hessian_rows(f, inp, kwargs, has_aux)
+        if rows is None:
+            rows, aux = _hessian_columns(f, inp, kwargs, has_aux)
+        blocks = [rows[inp.offsets[k]:inp.offsets[k + 1]] for k in range(len(inp.arrays))]
         per_row = []
         for k, a in enumerate(inp.arrays):
             parts = [inp.wrap(np.ascontiguousarray(blocks[k][:, inp.offsets[j]:inp.offsets[j + 1]])

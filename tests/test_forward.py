@@ -128,3 +128,31 @@ def test_hvp_complex_input_matches_finite_differences():
     eps = 1e-6
     fd = (grad_at(z0 + eps * v) - grad_at(z0 - eps * v)) / (2 * eps)
     np.testing.assert_allclose(hv[0].numpy(), fd, rtol=1e-6, atol=1e-7)
+
+
+def test_a_closed_dual_level_leaves_no_cyclic_garbage():
+    # a node keeps its outputs' tangents, which with grad mode on are recorded by jvp ops
+    # on the node's outputs: a reference cycle per node, which only the garbage
+    # collector's full collections freed (82% of tf.hessian's time). Closing the level
+    # drops the tangents, so reference counting frees the graphs at once.
+    import gc
+    x0 = np.linspace(0.1, 1.0, 6)
+
+    def f(x):
+        return (tf.tanh(x) * 2.0).sum() + (x @ tf.exp(x)) ** 2
+
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(2):
+            value, grads, hv = tf.hvp(f, x0, np.ones(6))
+        with tf.forward_ad.dual_level():
+            x = tf.tensor(x0, requires_grad=True)
+            y = f(tf.forward_ad.make_dual(x, np.ones(6)))
+            (g,) = tf.grad([y], [x], create_graph=True)
+            assert tf.forward_ad.unpack_dual(g).tangent is not None
+        del value, grads, hv, x, y, g
+        tf.hessian(f)(x0)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -4,6 +4,7 @@ value_and_grad(hessp=True), linear_operator and checkpoint.
 Expected values come from central finite differences or closed forms written out here
 (JAX's shape conventions are restated by hand, JAX is not imported).
 """
+import contextlib
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import scipy.optimize
 import scipy.sparse.linalg
 
 import tenferro as tf
+from tenferro import functional
 from tenferro.testing import check_grads, check_low_precision, random_array
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "functional.md"
@@ -318,6 +320,62 @@ def test_hessian_and_hessp_of_a_linear_function_are_zero():
     assert h[0][0].shape == (3, 3) and h[1][1].shape == () and h[0][1].shape == (3,)
     assert not any(np.any(b) for row in h for b in row)
     assert not np.any(tf.hessp(lambda x: tf.sum(x * 2.0))(np.ones(3), np.ones(3)))
+
+
+def test_hessian_is_reverse_over_reverse_one_evaluation_of_f():
+    # one recorded evaluation and one create_graph gradient, then one reverse pass per row
+    # (no dual levels): the same matrix as forward-over-reverse's columns
+    calls = []
+
+    def f(x, y):
+        calls.append(1)
+        return tf.sum(tf.sin(x) * y[0]) + tf.sum(tf.exp(y) * x[:3] ** 2)
+
+    x, y = RNG.standard_normal(4), RNG.standard_normal(3)
+    h = tf.hessian(f, argnums=(0, 1))(x, y)
+    assert len(calls) == 1
+    inp = functional._Inputs("hessian", (x, y), (0, 1), holomorphic=False)
+    cols, _ = functional._hessian_columns(f, inp, {}, False)
+    full = np.block([[h[0][0], h[0][1]], [h[1][0], h[1][1]]])
+    np.testing.assert_allclose(full, cols, rtol=1e-13, atol=1e-13)
+    grad_np = lambda a: tf.value_and_grad(lambda v: f(v[:4], v[4:]))(a)[1]   # noqa: E731
+    np.testing.assert_allclose(full, fd_jacobian(grad_np, np.concatenate([x, y])),
+                               rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("spectral", ["svdvals", "eigvalsh"])
+def test_hessian_exact_at_repeated_values(spectral, monkeypatch):
+    # f(A) = Σ g(σ_i) at a matrix with a repeated value: its Hessian in a direction that
+    # splits the value has the limit g''(σ) of a divided difference, which only
+    # forward-over-reverse gets (docs/degenerate_derivatives.md): tf.hessian notices the
+    # block during its reverse-over-reverse pass and recomputes by columns
+    rng = np.random.default_rng(11)
+    q1, q2 = (np.linalg.qr(rng.standard_normal((4, 4)))[0] for _ in range(2))
+    if spectral == "svdvals":
+        a = (q1 * [2.0, 1.0, 1.0, 0.7]) @ q2.T
+        values = tf.linalg.svdvals
+    else:
+        a = (q1 * [2.0, 1.0, 1.0, -0.7]) @ q1.T
+
+        def values(x):      # a function of every entry (eigvalsh reads one triangle)
+            return tf.linalg.eigvalsh(0.5 * (x + x.T))
+
+    def f(x):
+        w = values(x)
+        return tf.sum(tf.exp(w) + w ** 3)
+
+    grad_np = lambda m: tf.value_and_grad(f)(m)[1]              # noqa: E731
+    fd = fd_jacobian(grad_np, a).reshape(16, 16)
+    h = tf.hessian(f)(a).reshape(16, 16)
+    np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-6 * np.abs(fd).max())
+    # reverse-over-reverse alone is off there (the within-block terms are 0, not g''):
+    # what the check guards against
+    inp = functional._Inputs("hessian", (a,), 0, holomorphic=False)
+    assert functional._hessian_rows(f, inp, {}, False)[0] is None
+    monkeypatch.setattr(functional, "watch_degenerate",
+                        lambda: contextlib.nullcontext(lambda: False))
+    rows, _ = functional._hessian_rows(f, inp, {}, False)
+    assert np.abs(rows - fd).max() > 1e-2 * np.abs(fd).max()
 
 
 def test_hessian_errors():

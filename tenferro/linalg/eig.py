@@ -49,7 +49,7 @@ from .._dtypes import EPS
 from .._engine import apply, apply1
 from .._errors import GaugeError, UnsupportedADError
 from .._ops.registry import defop, register
-from .._rule_api import wants_derivative
+from .._rule_api import note_degenerate_limit, wants_derivative
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -92,7 +92,10 @@ def _equal_pairs(e: Any, w: Any) -> Any:
     n = d.shape[-1]
     eye = np.eye(n, dtype=bool)
     scale = np.abs(d).max(axis=-1, initial=0.0)[..., None, None]
-    return (np.abs(_raw(e)) <= n * EPS[d.dtype] * scale) & ~eye, eye
+    mask = (np.abs(_raw(e)) <= n * EPS[d.dtype] * scale) & ~eye
+    if mask.any():
+        note_degenerate_limit()     # tf.hessian's reverse-over-reverse then steps aside
+    return mask, eye
 
 
 def _raise_repeated(mask: Any, coupled: Any, w: Any, mode: Any) -> Any:

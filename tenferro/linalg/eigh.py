@@ -32,7 +32,7 @@ from .._dtypes import EPS
 from .._engine import apply
 from .._errors import ShapeError
 from .._ops.registry import defop, register
-from .._rule_api import record_pullback, wants_derivative
+from .._rule_api import record_pullback, wants_derivative, watching_degenerate
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -115,6 +115,10 @@ def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
         nb = math.prod(w.shape[:-1])
         out = np.empty(v.shape, dtype=v.dtype)
         eps, rel = _eps_params(derivative_eps, n, w.dtype)
+        if watching_degenerate() and n:
+            # the kernel's blocks, noted if any (as _eigh_F finds them)
+            scale = np.maximum(np.abs(w[..., 0]), np.abs(w[..., -1])).astype(np.float64)
+            _same_block(w, _eigh_drel(n, w.dtype) * scale)
         _kernel.eigh_backward(v.reshape(nb, n, n), w.reshape(nb, n), gv.reshape(nb, n, n),
                               None if gw is None else gw.reshape(nb, n), eps, rel,
                               out.reshape(nb, n, n), _eigh_drel(n, w.dtype))

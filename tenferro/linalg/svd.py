@@ -47,7 +47,8 @@ from .._dtypes import EPS
 from .._engine import apply
 from .._errors import GaugeError, ShapeError, UnsupportedADError
 from .._ops.registry import defop, register
-from .._rule_api import record_pullback, tangent_of, tracked_in_reverse, wants_derivative
+from .._rule_api import (note_degenerate_limit, record_pullback, tangent_of, tracked_in_reverse,
+                         wants_derivative, watching_degenerate)
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -130,6 +131,7 @@ def _same_block(x: Any, delta: Any) -> Any:
     close = np.abs(np.diff(x.astype(np.float64), axis=-1)) <= np.asarray(delta)[..., None]
     if not close.any():
         return np.zeros(x.shape + (k,), bool)
+    note_degenerate_limit()         # tf.hessian's reverse-over-reverse then steps aside
     ids = np.cumsum(~close, axis=-1)
     ids = np.concatenate([np.zeros(x.shape[:-1] + (1,), ids.dtype), ids], axis=-1)
     return (ids[..., :, None] == ids[..., None, :]) & ~eye
@@ -370,6 +372,8 @@ def _svd_pullback(ctx: Any, m: Any, n: Any, gs: Any, ys: Any) -> Any:
         nb = math.prod(s.shape[:-1])
         out = np.empty(s.shape[:-1] + (m, n), dtype=u.dtype)
         eps, rel = _eps_params(derivative_eps, max(m, n), s.dtype)
+        if watching_degenerate():
+            _same_block(s, _svd_delta(s, m, n))     # the kernel's blocks, noted if any
         _kernel.svd_backward(
             u.reshape(nb, m, k), s.reshape(nb, k), vt.reshape(nb, k, n),
             None if gu is None else gu.reshape(nb, m, k),
