@@ -739,6 +739,10 @@ def _matmul_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # the batch dims its operand was broadcast along. A 1-D operand is a 1×k row (a) or
     # k×1 column (b) whose added axis is missing from C̄; restore it first.
     g, (a, b) = gs[0], xs
+    if a.ndim <= 2 and b.ndim <= 2 and type(g) is np.ndarray:
+        # no batch: the products themselves, without the 1-D axes' expand/squeeze and
+        # unbroadcast (the Kalman filter's small matmuls are mostly these shapes)
+        return _matmul_vjp_2d(needs, g, a, b)
     a1, b1 = a.ndim == 1, b.ndim == 1
     A = np.expand_dims(a, 0) if a1 else a
     B = np.expand_dims(b, -1) if b1 else b
@@ -755,6 +759,34 @@ def _matmul_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     if needs[1]:
         gb = unbroadcast(np.matmul(conj(np.swapaxes(A, -1, -2)), g), B.shape)
         gb = gb.reshape(b.shape) if b1 else gb
+    return ga, gb
+
+
+def _matmul_vjp_2d(needs: Any, g: Any, a: Any, b: Any) -> Any:
+    """_matmul_vjp for 1-D and 2-D ndarray operands: the same Ā = C̄ Bᴴ, B̄ = Aᴴ C̄ with
+    a 1-D a as a row and a 1-D b as a column (outer products where C̄ lost both axes)."""
+    ga = gb = None
+    if a.ndim == 2:
+        if b.ndim == 2:                                    # (m, k) @ (k, n)
+            if needs[0]:
+                ga = g @ conj(b).T
+            if needs[1]:
+                gb = conj(a).T @ g
+        else:                                              # (m, k) @ (k,) -> (m,)
+            if needs[0]:
+                ga = np.multiply.outer(g, conj(b))
+            if needs[1]:
+                gb = conj(a).T @ g
+    elif b.ndim == 2:                                      # (k,) @ (k, n) -> (n,)
+        if needs[0]:
+            ga = conj(b) @ g
+        if needs[1]:
+            gb = np.multiply.outer(conj(a), g)
+    else:                                                  # (k,) @ (k,) -> ()
+        if needs[0]:
+            ga = g * conj(b)
+        if needs[1]:
+            gb = conj(a) * g
     return ga, gb
 
 
