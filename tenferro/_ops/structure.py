@@ -651,23 +651,42 @@ def _embed(g: Any, shape: tuple[int, ...], diag: tuple[int, int, int]) -> Any:
 
 
 def _embed_np(g: Any, shape: tuple[int, ...], diag: tuple[int, int, int]) -> NDArray[Any]:
-    offset, a1, a2 = diag
     z = np.zeros(shape, dtype=g.dtype)
-    n = g.shape[-1]
-    rows = np.arange(max(-offset, 0), max(-offset, 0) + n)
-    cols = np.arange(max(offset, 0), max(offset, 0) + n)
-    # moveaxis gives a writable view of z with the two diagonal axes last
-    np.moveaxis(z, (a1, a2), (-2, -1))[..., rows, cols] = g
+    _diagonal_view_op(z, diag, g, False)
     return z
 
 
 def _add_diagonal(buf: NDArray[Any], v: Any, diag: tuple[int, int, int]) -> None:
     """The diagonal ``diag`` of buf += v in place (distinct positions)."""
+    _diagonal_view_op(buf, diag, v, True)
+
+
+def _diagonal_view_op(buf: NDArray[Any], diag: tuple[int, int, int], v: Any,
+                      add: bool) -> None:
+    """Set (or, with ``add``, add) ``v`` into the diagonal ``diag`` of ``buf`` in place.
+    A C-contiguous matrix takes a strided slice of its flat view, and two trailing axes
+    need no moveaxis: the per-call cost of the small matrices of loops such as a Kalman
+    filter's (NumPy's moveaxis alone is ~1 µs)."""
     offset, a1, a2 = diag
     n = v.shape[-1]
+    if buf.ndim == 2 and a1 == 0 and buf.flags.c_contiguous:
+        ncol = buf.shape[1]
+        start = offset if offset >= 0 else -offset * ncol
+        flat = buf.reshape(-1)[start:start + n * (ncol + 1):ncol + 1]
+        if add:
+            flat += v
+        else:
+            flat[...] = v
+        return
     rows = np.arange(max(-offset, 0), max(-offset, 0) + n)
     cols = np.arange(max(offset, 0), max(offset, 0) + n)
-    np.moveaxis(buf, (a1, a2), (-2, -1))[..., rows, cols] += v
+    nd = buf.ndim
+    # moveaxis gives a writable view of buf with the two diagonal axes last
+    view = buf if (a1, a2) == (nd - 2, nd - 1) else np.moveaxis(buf, (a1, a2), (-2, -1))
+    if add:
+        view[..., rows, cols] += v
+    else:
+        view[..., rows, cols] = v
 
 
 _DIAGONAL_SCATTER = ScatterKind("diagonal", _add_diagonal, lambda g, diag: _diagonal(g, diag))

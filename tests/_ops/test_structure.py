@@ -437,3 +437,23 @@ def test_reshape_signatures_and_copy():
         tf.expand_dims(x, 5)
     with pytest.raises(IndexError):                # AxisError is an IndexError too
         tf.squeeze(x, -3)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (1, 1), (0, 3)])
+@pytest.mark.parametrize("offset", [-3, -1, 0, 1, 2, 7])
+def test_diagonal_write_fast_path_matches_numpy(shape, offset):
+    # the strided flat slice that serves C-contiguous matrices (diagonal's pullback,
+    # diag of a vector) against NumPy's own diagonal, for set and add; a transposed
+    # (non-contiguous) buffer takes the general path and must agree too
+    from tenferro._ops.structure import _diagonal_view_op
+    rng = np.random.default_rng(sum(shape) + offset + 10)
+    for buf in (rng.standard_normal(shape), rng.standard_normal(shape[::-1]).T):
+        n = np.diagonal(buf, offset).shape[-1]
+        v = rng.standard_normal(n)
+        for add in (False, True):
+            got, ref = buf.copy(order="K"), buf.copy()
+            _diagonal_view_op(got, (offset, 0, 1), v, add)
+            idx = np.arange(n)
+            rows, cols = idx + max(-offset, 0), idx + max(offset, 0)
+            ref[rows, cols] = ref[rows, cols] + v if add else v
+            np.testing.assert_array_equal(got, ref)
