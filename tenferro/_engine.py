@@ -139,18 +139,20 @@ def _forward(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
              node: Any) -> None:
     """Forward mode: output tangents from the input tangents of the active level."""
     level = STATE.fw_level
-    ts: "list[Tensor | None]" = []
-    any_t = False
+    ts: "list[Tensor | None] | None" = None
     graph = False
+    i = 0
     for x in inputs:
         fw = x._fw
         if fw is not None and fw[0] == level:
-            ts.append(fw[1])
-            any_t = True
-            graph = graph or fw[1]._node is not None
-        else:
-            ts.append(None)
-    if not any_t:
+            if ts is None:
+                ts = [None] * len(inputs)
+            t_in = fw[1]
+            ts[i] = t_in
+            if t_in._node is not None:
+                graph = True
+        i += 1
+    if ts is None:
         return
     if op.jvp is None:
         raise UnsupportedADError(f"{op.name} has no forward-mode rule")
@@ -160,22 +162,26 @@ def _forward(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
         if graph:
             # Tensors without tangents: the rule's own ops record reverse-mode graph
             # (reverse-over-forward) but do not recurse into forward mode.
-            xs = tuple(_Tensor._wrap(x._data, x._node, x._index) for x in inputs)
-            ys = tuple(_Tensor._wrap(r._data, r._node, r._index) for r in results)
+            xs = tuple([_Tensor._wrap(x._data, x._node, x._index) for x in inputs])
+            ys = tuple([_Tensor._wrap(r._data, r._node, r._index) for r in results])
             out_ts = op.jvp(ctx, tuple(ts), xs, ys)
         else:
-            out_ts = op.jvp(ctx, tuple(None if t is None else t._data for t in ts),
-                            tuple(x._data for x in inputs), outs)
+            # (list comprehensions, not generators: this path is forward mode's per-op
+            # cost, e.g. tf.hvp's and tf.jvp's)
+            out_ts = op.jvp(ctx, tuple([None if t is None else t._data for t in ts]),
+                            tuple([x._data for x in inputs]), outs)
     finally:
         STATE.fw_level = level
     tangents: "list[Tensor | None]" = []
+    nondiff = op.nondiff
     for i, (r, t) in enumerate(zip(results, out_ts)):
-        if t is None or i in op.nondiff:
+        if t is None or (nondiff and i in nondiff):
             tangents.append(None)
             continue
         if not isinstance(t, _Tensor):
-            t = _Tensor._wrap(np.asarray(t))
-        t = _cast_like(t, r._data.dtype)
+            t = _Tensor._wrap(t if type(t) is np.ndarray else np.asarray(t))
+        if t._data.dtype != r._data.dtype:
+            t = _cast_like(t, r._data.dtype)
         r._fw = (level, t)
         tangents.append(t)
     if node is not None:
