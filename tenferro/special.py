@@ -104,6 +104,8 @@ from ._ops.elementwise import (abs as _tf_abs, exp as _tf_exp, imag as _tf_imag,
                                 log as _tf_log, logaddexp as _logaddexp, real as _tf_real,
                                 sign as _tf_sign, where as _tf_where)
 from ._ops.reductions import logsumexp as _lse, sum as _tf_sum
+from ._ops.pointwise import (arr as _arr, bcast as _bcast, binary, cast as _cast,
+                             partial_rules, promote as _promote_to, quiet as _quiet, unary)
 
 __all__ = [
     "gammaln", "gamma", "loggamma", "digamma", "psi", "polygamma", "multigammaln",
@@ -144,10 +146,6 @@ def _horner(coeffs: Sequence[float], v: Any) -> Any:
     return poly
 
 
-def _arr(out: Any) -> NDArray[Any]:
-    return out if type(out) is np.ndarray else np.asarray(out)
-
-
 def _ap(f: Any, *args: Any) -> Any:
     """``f`` applied inside a rule: the recorded tenferro op when an argument is a Tensor
     (create_graph: the rule is differentiated again), NumPy/SciPy on ndarrays."""
@@ -164,15 +162,6 @@ def _mask(x: Any) -> NDArray[Any]:
 def _where(cond: Any, a: Any, b: Any) -> Any:
     """np.where, also when a or b is a Tensor (then tf.where: differentiable branches)."""
     return np.where(cond, a, b)
-
-
-def _quiet(rule: _Rule) -> _Rule:
-    """Run a rule with NumPy's floating-point warnings off: log 0, 0/0 in a discarded
-    branch of a where are expected."""
-    def wrapped(*args: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return rule(*args)
-    return wrapped
 
 
 def _check_complex(name: str, ok: bool, *tensors: Tensor) -> None:
@@ -193,11 +182,6 @@ def _no_derivative(name: str, argname: str, t: object, why: str) -> None:
             f"requires_grad (e.g. .detach()) to differentiate in the other arguments")
 
 
-def _cast(out: Any, dtype: DTypeLike) -> NDArray[Any]:
-    arr = _arr(out)
-    return arr if arr.dtype == dtype else arr.astype(dtype)
-
-
 def _result_dtype(*tensors: Tensor) -> np.dtype[Any]:
     return np.result_type(*(t._data.dtype for t in tensors))
 
@@ -209,53 +193,34 @@ def _weak_floats(args: Sequence[ArrayLike]) -> list[Tensor]:
     return floating_args(*args)
 
 
-def _bcast(t: Any, shape: tuple[int, ...]) -> Any:
-    return t if t.shape == shape else np.broadcast_to(t, shape)
+def _ufuncs_of(name: str, ufunc: Callable[..., Any]) -> tuple[Any, ...]:
+    """The NumPy ufuncs a special function overrides: its own and SciPy's public one."""
+    ufuncs = [ufunc] if isinstance(ufunc, np.ufunc) else []
+    pub = getattr(_sc, name, None)
+    if isinstance(pub, np.ufunc) and pub not in ufuncs:
+        ufuncs.append(pub)
+    return tuple(ufuncs)
 
 
 def _unary(name: str, ufunc: Callable[..., Any], deriv: Callable[[Any, Any], Any], *,
            complex_ok: bool = False, primal: Callable[..., Any] | None = None,
            quiet: bool = False, doc: str = "") -> Callable[[ArrayLike], Tensor]:
-    """y = ufunc(x) with f'(x) = deriv(x, y); holomorphic for complex x. ``quiet``: the
-    rule runs with NumPy's warnings off (boundary values: 1/0, exp overflow), which costs
-    ~2 µs per call, so functions whose rules are warning-free go without."""
+    """y = ufunc(x) with f'(x) = deriv(x, y); holomorphic for complex x (pointwise.unary:
+    the rules from the derivative). ``quiet``: the rule runs with NumPy's warnings off
+    (boundary values: 1/0, exp overflow), which costs ~2 µs per call, so functions whose
+    rules are warning-free go without."""
     compute = ufunc if primal is None else primal
 
-    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-        return (gs[0] * conj(deriv(xs[0], ys[0])),)
+    def check(t: Tensor) -> None:
+        _check_complex(name, False, t)
 
-    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-        return (ts[0] * deriv(xs[0], ys[0]),)
-
-    if quiet:
-        vjp, jvp = _quiet(vjp), _quiet(jvp)
-
-    op = defop("special." + name, vjp, jvp, complex=complex_ok, doc=doc)
-
-    def f(x: ArrayLike, /) -> Tensor:
-        t: Tensor = floating(to_tensor(x))
-        _check_complex(name, complex_ok, t)
-        d = t._data
-        return apply1(op, (t,), _cast(compute(d), d.dtype))
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"``scipy.special.{name}``, differentiable: {doc}"
+    f = unary(name, ufunc, deriv, op_name="special." + name, primal=primal,
+              complex=complex_ok, check=check, same_dtype=True, quiet_rules=quiet,
+              op_doc=doc, doc=f"``scipy.special.{name}``, differentiable: {doc}",
+              module=__name__, ufuncs=_ufuncs_of(name, ufunc))
     # the NumPy version _ap calls inside a rule on ndarrays (a function attribute)
     f._np = lambda x: _arr(compute(x))  # type: ignore[attr-defined]
-    ufuncs = [ufunc] if isinstance(ufunc, np.ufunc) else []
-    pub = getattr(_sc, name, None)
-    if isinstance(pub, np.ufunc) and pub not in ufuncs:
-        ufuncs.append(pub)
-    register(f, ufuncs=tuple(ufuncs))
     return f
-
-
-def _promote(a: Any, b: Any, dt: Any) -> tuple[Any, Any]:
-    if a.dtype != dt:
-        a = a.astype(dt)
-    if b.dtype != dt:
-        b = b.astype(dt)
-    return a, b
 
 
 def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs, *, complex_ok: bool = False,
@@ -263,51 +228,24 @@ def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs, *, complex_ok
             doc: str = "", argnames: tuple[str, str] = ("x", "y")
             ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """y = ufunc(a, b) broadcasting; derivs(a, b, y, needs) -> (∂y/∂a, ∂y/∂b) (None where
-    not needed). ``nondiff``: {index: reason} of arguments without a derivative."""
+    not needed), from which pointwise.binary derives the rules. ``nondiff``:
+    {index: reason} of arguments without a derivative."""
     compute = ufunc if primal is None else primal
 
-    @_quiet
-    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-        g, y = gs[0], ys[0]
-        a, b = _promote(xs[0], xs[1], y.dtype)
-        da, db = derivs(a, b, y, needs)
-        return (unbroadcast(g * conj(da), xs[0].shape) if needs[0] else None,
-                unbroadcast(g * conj(db), xs[1].shape) if needs[1] else None)
+    def check(a: Tensor, b: Tensor) -> None:
+        _check_complex(name, False, a, b)
 
-    @_quiet
-    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-        y = ys[0]
-        a, b = _promote(xs[0], xs[1], y.dtype)
-        need = (ts[0] is not None, ts[1] is not None)
-        da, db = derivs(a, b, y, need)
-        out = None if ts[0] is None else ts[0] * da
-        if ts[1] is not None:
-            out = ts[1] * db if out is None else out + ts[1] * db
-        return (_bcast(out, y.shape),)
-
-    op = defop("special." + name, vjp, jvp, complex=complex_ok, doc=doc)
-
-    def f(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
-        a: Tensor
-        b: Tensor
-        a, b = operands(x1, x2)
-        if a._data.dtype.kind not in "fc" or b._data.dtype.kind not in "fc":
-            a, b = floating_args(a, b)            # NumPy 2's promotion, scalars weak
-        _check_complex(name, complex_ok, a, b)
+    def before(a: Tensor, b: Tensor) -> None:
         for i, why in (nondiff or {}).items():
             _no_derivative(name, argnames[i], (a, b)[i], why)
         broadcast_shape(name, a.shape, b.shape)
-        dt = _result_dtype(a, b)
-        return apply1(op, (a, b), _cast(compute(a._data, b._data), dt))
 
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"``scipy.special.{name}({', '.join(argnames)})``, differentiable: {doc}"
+    f = binary(name, compute, derivs, op_name="special." + name, complex=complex_ok,
+               check=check, before=before, floats=True, same_dtype=True, quiet_rules=True,
+               array_ops=False, op_doc=doc,
+               doc=f"``scipy.special.{name}({', '.join(argnames)})``, differentiable: {doc}",
+               module=__name__, ufuncs=_ufuncs_of(name, ufunc))
     f._np = lambda a, b: _arr(compute(a, b))  # type: ignore[attr-defined]  # as _unary's
-    ufuncs = [ufunc] if isinstance(ufunc, np.ufunc) else []
-    pub = getattr(_sc, name, None)
-    if isinstance(pub, np.ufunc) and pub not in ufuncs:
-        ufuncs.append(pub)
-    register(f, ufuncs=tuple(ufuncs))
     return f
 
 
@@ -1681,7 +1619,7 @@ def _binary_shape_ops(name: str, fname: str, first_np: Callable[[Any, Any], Any]
 
     def make(k: int) -> Op:
         def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-            p, x = _promote(xs[0], xs[1], ys[0].dtype)
+            p, x = _promote_to(xs[0], xs[1], ys[0].dtype)
             g = gs[0]
             dp = dx = None
             if needs[0]:
@@ -1693,7 +1631,7 @@ def _binary_shape_ops(name: str, fname: str, first_np: Callable[[Any, Any], Any]
             return dp, dx
 
         def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-            p, x = _promote(xs[0], xs[1], ys[0].dtype)
+            p, x = _promote_to(xs[0], xs[1], ys[0].dtype)
             out = None
             if ts[0] is not None:
                 if k == 2:
@@ -1749,26 +1687,9 @@ def _ternary(name: str, ufunc: Callable[..., Any], derivs: Callable[..., tuple[A
              argnames: tuple[str, str, str], doc: str
              ) -> Callable[[ArrayLike, ArrayLike, ArrayLike], Tensor]:
     """y = ufunc(p1, p2, x) broadcasting; derivs(p1, p2, x, needs) -> the three partial
-    derivatives (None where not needed)."""
-    @_quiet
-    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-        y = ys[0]
-        args = [v if v.dtype == y.dtype else v.astype(y.dtype) for v in xs]
-        ds = derivs(*args, needs)
-        return tuple(unbroadcast(gs[0] * d, xs[i].shape) if needs[i] else None
-                     for i, d in enumerate(ds))
-
-    @_quiet
-    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-        y = ys[0]
-        args = [v if v.dtype == y.dtype else v.astype(y.dtype) for v in xs]
-        ds = derivs(*args, tuple(t is not None for t in ts))
-        out = None
-        for t, d in zip(ts, ds):
-            if t is not None:
-                out = t * d if out is None else out + t * d
-        return (_bcast(out, y.shape),)
-
+    derivatives (None where not needed), from which pointwise.partial_rules derives the
+    rules."""
+    vjp, jvp = partial_rules(derivs, 3, complex=False, quiet_rules=True)
     op = defop("special." + name, vjp, jvp, complex=False, doc=doc)
 
     def f(*args: ArrayLike) -> Tensor:

@@ -164,7 +164,7 @@ def partial_rules(derivs: Derivs, n: int, complex: bool = True, quiet_rules: boo
         dt = y.dtype
         args = [v if v.dtype == dt else v.astype(dt) for v in xs]
         ds = derivs(*args, y, needs) if with_y else derivs(*args, needs)
-        out = []
+        out: list[Any] = []
         for x, d, need in zip(xs, ds, needs):
             if not need:
                 out.append(None)
@@ -323,7 +323,7 @@ def binary(name: str, ufunc: Callable[..., Any], derivs: Derivs | None = None, *
         def jvp_rule(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
             y = ys[0]
             a, b = promote(xs[0], xs[1], y.dtype)
-            return (bcast(jvp(ts[0], ts[1], a, b, y), y.shape),)   # type: ignore[misc]
+            return (bcast(jvp(ts[0], ts[1], a, b, y), y.shape),)
 
         if quiet_rules:
             vjp, jvp_rule = quiet(vjp), quiet(jvp_rule)
@@ -355,9 +355,9 @@ def binary(name: str, ufunc: Callable[..., Any], derivs: Derivs | None = None, *
             y = ys[0]
             if right:
                 a, b = promote(xs[0], ctx, y.dtype)
-                return (bcast(jvp(ts[0], None, a, b, y), y.shape),)  # type: ignore[misc]
+                return (bcast(jvp(ts[0], None, a, b, y), y.shape),)
             a, b = promote(ctx, xs[0], y.dtype)
-            return (bcast(jvp(None, ts[0], a, b, y), y.shape),)  # type: ignore[misc]
+            return (bcast(jvp(None, ts[0], a, b, y), y.shape),)
 
         if quiet_rules:
             vjp_const, jvp_const = quiet(vjp_const), quiet(jvp_const)
