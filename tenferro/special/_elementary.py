@@ -17,7 +17,7 @@ from .._ops.registry import FUNCTIONS, register
 from ._support import _Derivs, _ap, _binary, _horner, _mask, _ternary, _unary, _where
 
 
-# ---- sinc, spence --------------------------------------------------------------------------
+# ---- sinc ---------------------------------------------------------------------------------
 
 # sinc'(x) = Σ_{k≥1} (−1)ᵏ 2k π²ᵏ x²ᵏ⁻¹/(2k+1)!: for |x| < 0.1 eight terms are exact to
 # rounding, where (cos πx − sinc x)/x loses digits to cancellation
@@ -94,6 +94,11 @@ def _radian_derivs(d: Any, m: Any, s: Any, needs: Any) -> tuple[Any, Any, Any]:
             _DEG / 3600 if needs[2] else None)
 
 
+radian = _ternary("radian", _u.radian, _radian_derivs, ("d", "m", "s"),
+                  "an angle in degrees, minutes, seconds in radians: ∂d = π/180, "
+                  "∂m = π/(180·60), ∂s = π/(180·3600)")
+
+
 # ---- Box-Cox transformations --------------------------------------------------------------------
 
 # d/dλ of (e^(λL) − 1)/λ = L²·Σ_{k≥1} k u^(k−1)/(k+1)! with u = λL: exact to rounding with
@@ -164,8 +169,3 @@ inv_boxcox = _binary("inv_boxcox", _u.inv_boxcox, _inv_boxcox_like(0),
 inv_boxcox1p = _binary("inv_boxcox1p", _u.inv_boxcox1p, _inv_boxcox_like(1),
                        argnames=("y", "lmbda"),
                        doc="(1 + λy)^(1/λ) − 1: derivatives as inv_boxcox's")
-
-
-radian = _ternary("radian", _u.radian, _radian_derivs, ("d", "m", "s"),
-                  "an angle in degrees, minutes, seconds in radians: ∂d = π/180, "
-                  "∂m = π/(180·60), ∂s = π/(180·3600)")

@@ -250,7 +250,7 @@ poch = _binary("poch", _u.poch, _poch_derivs, argnames=("z", "m"),
                doc="(z)ₘ = Γ(z+m)/Γ(z): ∂z = (z)ₘ(ψ(z+m) − ψ(z)), ∂m = (z)ₘψ(z+m) [5.2.5]")
 
 
-# ---- zeta and incomplete gamma/beta -------------------------------------------------------
+# ---- Hurwitz and Riemann zeta -------------------------------------------------------------
 
 _zeta_op = defop(
     "special.zeta",

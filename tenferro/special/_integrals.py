@@ -17,6 +17,8 @@ from .._ops.pointwise import arr as _arr, bcast as _bcast, cast as _cast, quiet 
 from ._support import _ap, _check_complex, _mask, _no_derivative, _unary, _where
 
 
+# ---- spence (the dilogarithm) ---------------------------------------------------------
+
 # spence'(z) = log z/(1 − z) = −Σ_{k≥0} (−ε)ᵏ/(k+1) with ε = z − 1: the series near z = 1
 _SPENCE_TERMS = 14
 _SPENCE_SMALL = 0.05
