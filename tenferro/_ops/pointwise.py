@@ -157,34 +157,51 @@ def partial_rules(derivs: Derivs, n: int, complex: bool = True, quiet_rules: boo
     (n >= 3; None for a partial not needed, or identically zero): x̄ᵢ = ȳ·conj(∂y/∂xᵢ)
     summed to xᵢ's shape, ẏ = Σᵢ ∂y/∂xᵢ·ẋᵢ. The inputs are cast to the output's dtype
     first (as the primal computed them)."""
-    with_y = n == 2
+    def cotangent(g: Any, d: Any, x: Any) -> Any:
+        if d is None:      # identically zero: a zero cotangent, not ȳ·0 (inf·0 = NaN)
+            return np.zeros(x.shape, g.dtype)
+        return unbroadcast(g * (conj(d) if complex else d), x.shape)
+
+    if n == 2:   # the common case, without the loops (it runs on every backward)
+        def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+            g, y = gs[0], ys[0]
+            a, b = promote(xs[0], xs[1], y.dtype)
+            da, db = derivs(a, b, y, needs)
+            return (cotangent(g, da, xs[0]) if needs[0] else None,
+                    cotangent(g, db, xs[1]) if needs[1] else None)
+
+        def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+            y = ys[0]
+            a, b = promote(xs[0], xs[1], y.dtype)
+            ta, tb = ts
+            da, db = derivs(a, b, y, (ta is not None, tb is not None))
+            out = None if ta is None or da is None else ta * da
+            if tb is not None and db is not None:
+                out = tb * db if out is None else out + tb * db
+            if out is None:      # every tangent meets a zero partial
+                return (np.zeros(y.shape, y.dtype),)
+            return (bcast(out, y.shape),)
+
+        return (quiet(vjp), quiet(jvp)) if quiet_rules else (vjp, jvp)
 
     def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         g, y = gs[0], ys[0]
         dt = y.dtype
         args = [v if v.dtype == dt else v.astype(dt) for v in xs]
-        ds = derivs(*args, y, needs) if with_y else derivs(*args, needs)
-        out: list[Any] = []
-        for x, d, need in zip(xs, ds, needs):
-            if not need:
-                out.append(None)
-            elif d is None:      # identically zero: a zero cotangent, not g·0 (inf·0 = NaN)
-                out.append(np.zeros(x.shape, g.dtype))
-            else:
-                out.append(unbroadcast(g * (conj(d) if complex else d), x.shape))
-        return tuple(out)
+        ds = derivs(*args, needs)
+        return tuple(cotangent(g, d, x) if need else None
+                     for x, d, need in zip(xs, ds, needs))
 
     def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         dt = y.dtype
         args = [v if v.dtype == dt else v.astype(dt) for v in xs]
-        need = tuple(t is not None for t in ts)
-        ds = derivs(*args, y, need) if with_y else derivs(*args, need)
+        ds = derivs(*args, tuple(t is not None for t in ts))
         out = None
         for t, d in zip(ts, ds):
             if t is not None and d is not None:
                 out = t * d if out is None else out + t * d
-        if out is None:          # every tangent meets a zero partial
+        if out is None:
             return (np.zeros(y.shape, y.dtype),)
         return (bcast(out, y.shape),)
 
