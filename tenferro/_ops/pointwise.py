@@ -184,7 +184,7 @@ def partial_rules(derivs: Derivs, n: int, complex: bool = True, quiet_rules: boo
 
         return (quiet(vjp), quiet(jvp)) if quiet_rules else (vjp, jvp)
 
-    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+    def vjp_n(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
         g, y = gs[0], ys[0]
         dt = y.dtype
         args = [v if v.dtype == dt else v.astype(dt) for v in xs]
@@ -192,7 +192,7 @@ def partial_rules(derivs: Derivs, n: int, complex: bool = True, quiet_rules: boo
         return tuple(cotangent(g, d, x) if need else None
                      for x, d, need in zip(xs, ds, needs))
 
-    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+    def jvp_n(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         y = ys[0]
         dt = y.dtype
         args = [v if v.dtype == dt else v.astype(dt) for v in xs]
@@ -205,7 +205,7 @@ def partial_rules(derivs: Derivs, n: int, complex: bool = True, quiet_rules: boo
             return (np.zeros(y.shape, y.dtype),)
         return (bcast(out, y.shape),)
 
-    return (quiet(vjp), quiet(jvp)) if quiet_rules else (vjp, jvp)
+    return (quiet(vjp_n), quiet(jvp_n)) if quiet_rules else (vjp_n, jvp_n)
 
 
 # Python float or int scalars combined with a float or complex tensor (x * 1.01, x + 0.1,
