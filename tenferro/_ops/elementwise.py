@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 import math
 
