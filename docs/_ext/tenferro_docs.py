@@ -397,6 +397,7 @@ OP_FAMILY_BY_PREFIX = [          # (op name prefix, anchor)
 ]
 OP_FAMILY_BY_MODULE = [          # (module of the rules, anchor)
     ("tenferro._ops.elementwise", "elementwise"),
+    ("tenferro._ops.pointwise", "elementwise"),     # the factory of elementwise's rules
     ("tenferro._ops.reductions", "reductions-and-scans"),
     ("tenferro._ops.structure", "linear-maps"),
     ("tenferro._ops.manipulation", "linear-maps"),

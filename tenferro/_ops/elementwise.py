@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 import math
 
@@ -37,8 +37,9 @@ from .._errors import DTypeError
 from .._kernels import load as _load_kernel
 from .._tensor import Tensor
 from .registry import Op, defop, register, register_nondiff
-from ._util import (broadcast_shape, conj as _conj, floating, floating_args, operands,
-                    payload, require_real, to_tensor, unbroadcast)
+from ._util import (broadcast_shape, conj as _conj, floating_args, operands, payload,
+                    require_real, to_tensor, unbroadcast)
+from .pointwise import (CONSTANTS, CONSTANTS_MAX, Derivs, arr, bcast, binary, unary)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "power", "negative", "positive", "abs", "conj",
@@ -66,13 +67,7 @@ _Rule = Callable[..., Any]
 _tape = _load_kernel("tape")
 
 
-def _bcast(t: Any, shape: tuple[int, ...]) -> Any:
-    return t if t.shape == shape else np.broadcast_to(t, shape)
-
-
-def _arr(out: Any) -> NDArray[Any]:
-    """A ufunc result as an ndarray: on 0-d inputs NumPy returns a scalar instead."""
-    return out if type(out) is np.ndarray else np.asarray(out)
+_bcast, _arr = bcast, arr
 
 
 # ---- unary holomorphic functions -------------------------------------------------------
@@ -81,35 +76,15 @@ def _unary(name: str, ufunc: np.ufunc, deriv: Callable[[Any, Any], Any],
            aliases: tuple[str, ...] = (), real_only: bool = False, keeps_int: bool = False,
            primal: Callable[[Any], Any] | None = None,
            kernel: int = 0) -> Callable[[ArrayLike], Tensor]:
-    """Register y = ufunc(x) with f'(x) = deriv(x, y). Integer and bool inputs become
-    float64 first, unless ``keeps_int`` (square: NumPy keeps the integer dtype).
-    ``primal``: computes y on the payload instead of ``ufunc`` (special cases).
-    ``kernel``: the tape's compiled copy of the VJP rule (see ``_tape`` above)."""
-    compute: Callable[[Any], Any] = ufunc if primal is None else primal
-
-    def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-        return (gs[0] * _conj(deriv(xs[0], ys[0])),)
-
-    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-        return (ts[0] * deriv(xs[0], ys[0]),)
-
-    op = defop(name, vjp, jvp, complex=not real_only, kernel=kernel)
-
-    fast_kinds = "f" if real_only else "fc"
-
-    def f(x: ArrayLike, /) -> Tensor:
-        if type(x) is Tensor and x._data.dtype.kind in fast_kinds:   # the common case
-            return apply1(op, (x,), compute(x._data))
-        x = to_tensor(x) if keeps_int else floating(to_tensor(x))
-        if real_only:
-            require_real(name, x)
-        return apply1(op, (x,), _arr(compute(x._data)))
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Elementwise ``numpy.{ufunc.__name__}``, differentiable."
-    register(f, methods=(name,) + aliases, ufuncs=(ufunc,))
-    return f
-
+    """Register y = ufunc(x) with f'(x) = deriv(x, y) (pointwise.unary: the rules from the
+    derivative). Integer and bool inputs become float64 first, unless ``keeps_int``
+    (square: NumPy keeps the integer dtype). ``primal``: computes y on the payload instead
+    of ``ufunc`` (special cases). ``kernel``: the tape's compiled copy of the VJP rule (see
+    ``_tape`` above)."""
+    return unary(name, ufunc, deriv, primal=primal, complex=not real_only,
+                 keeps_int=keeps_int, kernel=kernel, module=__name__,
+                 doc=f"Elementwise ``numpy.{ufunc.__name__}``, differentiable.",
+                 methods=(name,) + aliases, ufuncs=(ufunc,))
 
 
 
@@ -384,72 +359,8 @@ register(sign, methods=("sign",), ufuncs=(np.sign,))
 # ---- binary arithmetic ------------------------------------------------------------------
 
 
-def _promote(a: Any, b: Any, y: Any) -> tuple[Any, Any]:
-    """Both inputs in the output's dtype, as the primal computed them. Otherwise a rule
-    mixing float32 and float64 loses precision (log(a) of a float32 base in power), and a
-    real input of a complex op leaves the complex branch (log of a negative real base of
-    a complex power is NaN in real arithmetic)."""
-    dt = y.dtype
-    if a.dtype != dt:
-        a = a.astype(dt)
-    if b.dtype != dt:
-        b = b.astype(dt)
-    return a, b
-
-
-# Python float or int scalars combined with a float or complex tensor (x * 1.01, x + 0.1,
-# 1 - x) skip wrapping the scalar as a constant Tensor, broadcasting it and un-broadcasting
-# its (unused) cotangent: ops of their own, one input, the scalar in ctx. NumPy 2 treats
-# the scalar as weak (float32 tensor * 2.0 stays float32), as _weak_scalar does. Ints as
-# large as 2**53 convert to floats exactly; larger ones take the general path, which
-# reports an integer that does not fit.
-_SCALAR_TYPES = (float, int)
-_SCALAR_INT_LIMIT = 2 ** 53
-
-
-def _scalar_operand(s: object, x: object) -> bool:
-    """Whether ``x ∘ s`` (or ``s ∘ x``) can take the scalar fast path."""
-    return (type(x) is Tensor and x._data.dtype.kind in "fc"
-            and (type(s) is float or (type(s) is int and -_SCALAR_INT_LIMIT <= s
-                                      <= _SCALAR_INT_LIMIT)))
-
-
-# The scalar as a read-only 0-d array of the tensor's dtype. NumPy spends ~1.7k
-# instructions (~30% of a 4-element multiply) converting a Python float operand on every
-# call, ~2.8k for float32; with the 0-d array of the same value and dtype it computes the
-# same bits (the weak scalar is converted to that dtype too) without that, in the forward
-# and in the pullback (g * s). Float64 and float32 tensors only; per dtype a dict from the
-# value (bounded: cleared when full). Zeros and NaN are not cached (0.0 and -0.0 are one
-# dict key), nor a finite value that overflows float32 (NumPy warns on each such call).
-_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
-_CONSTANTS: dict[np.dtype[Any], dict[float, NDArray[Any]]] = {_F64: {}, _F32: {}}
-_CONSTANTS_MAX = 512
-
-
-def _constant(s: Any, dt: np.dtype[Any]) -> Any:
-    """A Python float or int ``s`` as a cached read-only 0-d array of dtype ``dt``
-    (float64 or float32), or ``s`` itself when it is not cached (zero, NaN, overflow to
-    float32's infinity)."""
-    cache = _CONSTANTS[dt]
-    c = cache.get(s)
-    if c is not None:
-        return c
-    if s == 0 or s != s:
-        return s
-    with np.errstate(over="ignore"):
-        c = np.array(s, dtype=dt)
-    if math.isinf(c) and not math.isinf(s):
-        return s
-    c.flags.writeable = False
-    if len(cache) >= _CONSTANTS_MAX:
-        cache.clear()
-    cache[s] = c
-    return c
-
-
-# ndarrays and NumPy scalars (c0 * t for an np.float64 c0: NumPy's scalars are not weak,
-# so only one of the tensor's own dtype takes the one-input op, see _binary's array_op)
-_ARRAY_TYPES = (np.ndarray, np.float64, np.float32, np.complex128, np.complex64)
+# The constants of ``x * 1.01`` (pointwise.constant; tests read the cache's bound)
+_CONSTANTS, _CONSTANTS_MAX = CONSTANTS, CONSTANTS_MAX
 
 
 def _scalar_op(name: str, vjp: _Rule, jvp: _Rule, kernel: int = 0) -> Op:
@@ -474,161 +385,30 @@ def _scalar_op(name: str, vjp: _Rule, jvp: _Rule, kernel: int = 0) -> Op:
 
 
 def _binary(name: str, ufunc: np.ufunc, vjp_a: _Rule | None, vjp_b: _Rule | None,
-            jvp: _Rule, real_only: bool = False, methods: tuple[str, ...] = (),
+            jvp: _Rule | None, real_only: bool = False, methods: tuple[str, ...] = (),
             rmethod: str | None = None, floats: bool = False, vjp_both: _Rule | None = None,
             scalar_right: Op | None = None, scalar_left: Op | None = None,
-            kernels: tuple[int, int, int] = (0, 0, 0)
+            kernels: tuple[int, int, int] = (0, 0, 0), derivs: Derivs | None = None
             ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
-    """Register y = ufunc(a, b) with broadcasting.
+    """Register y = ufunc(a, b) with broadcasting (pointwise.binary).
 
-    vjp_a(g, a, b, y) / vjp_b(...) give the cotangents before un-broadcasting (or
-    vjp_both(g, a, b, y) gives both, when they share work); jvp(ta, tb, a, b, y) gets None
-    for a zero tangent. ``floats``: integer and bool operands are converted first to the
-    dtype of ``float_result_type`` (functions with a floating-point result). ``scalar_right``/``scalar_left``: the
-    ``_scalar_op`` of ``ufunc(x, s)`` / ``ufunc(s, x)`` for a real Python scalar s (both
-    or neither). ``kernels``: the tape's compiled copies (see ``_tape``) of the rules of the
-    op, of ``x ∘ c`` and of ``c ∘ x`` (the array ops below), 0 for none.
-    """
+    ``derivs(a, b, y, needs)``: the partial derivatives, from which both rules follow;
+    or, where a cheaper form exists (add: x̄ = ȳ), the rules: vjp_a(g, a, b, y) /
+    vjp_b(...) give the cotangents before un-broadcasting (or vjp_both(g, a, b, y) gives
+    both, when they share work); jvp(ta, tb, a, b, y) gets None for a zero tangent.
+    ``floats``: integer and bool operands are converted first to the dtype of
+    ``float_result_type`` (functions with a floating-point result).
+    ``scalar_right``/``scalar_left``: the ``_scalar_op`` of ``ufunc(x, s)`` /
+    ``ufunc(s, x)`` for a real Python scalar s (both or neither). ``kernels``: the tape's
+    compiled copies (see ``_tape``) of the rules of the op, of ``x ∘ c`` and of ``c ∘ x``
+    (the array ops), 0 for none."""
+    return binary(name, ufunc, derivs, vjp_a=vjp_a, vjp_b=vjp_b, vjp_both=vjp_both, jvp=jvp,
+                  complex=not real_only, floats=floats, scalar_right=scalar_right,
+                  scalar_left=scalar_left, kernels=kernels, module=__name__,
+                  doc=f"Elementwise ``numpy.{ufunc.__name__}`` with broadcasting, "
+                      "differentiable.",
+                  methods=methods, rmethod=rmethod, ufuncs=(ufunc,))
 
-    if vjp_both is None:
-        # vjp_a and vjp_b are given when vjp_both is not (the ignores: mypy cannot tie them)
-        def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-            g, y = gs[0], ys[0]
-            a, b = _promote(xs[0], xs[1], y)
-            ga = (unbroadcast(vjp_a(g, a, b, y), xs[0].shape)  # type: ignore[misc]
-                  if needs[0] else None)
-            gb = (unbroadcast(vjp_b(g, a, b, y), xs[1].shape)  # type: ignore[misc]
-                  if needs[1] else None)
-            return ga, gb
-    else:
-        def vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-            y = ys[0]
-            a, b = _promote(xs[0], xs[1], y)
-            ga, gb = vjp_both(gs[0], a, b, y)
-            return (unbroadcast(ga, xs[0].shape) if needs[0] else None,
-                    unbroadcast(gb, xs[1].shape) if needs[1] else None)
-
-    def jvp_rule(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-        y = ys[0]
-        a, b = _promote(xs[0], xs[1], y)
-        return (_bcast(jvp(ts[0], ts[1], a, b, y), y.shape),)
-
-    op = defop(name, vjp, jvp_rule, complex=not real_only, kernel=kernels[0])
-
-    # Tensor ∘ ndarray and ndarray ∘ Tensor of one float/complex dtype (C * P, u * d):
-    # one-input ops with the ndarray in ctx, so neither the constant's Tensor nor its
-    # (unused) cotangent is made. The rules are the op's own, called with the array in
-    # the constant's place; _promote keeps them right if NumPy's result dtype differs.
-    def array_op_of(right: bool) -> Op:
-        """The op of ``x ∘ c`` (right) or ``c ∘ x``: the rules with c in ctx."""
-        k = 0 if right else 1                       # the tensor's position in (a, b)
-
-        def vjp_const(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-            x, y = xs[0], ys[0]
-            a, b = _promote(x, ctx, y) if right else _promote(ctx, x, y)
-            if vjp_both is not None:
-                g = vjp_both(gs[0], a, b, y)[k]
-            else:   # (vjp_a and vjp_b are given when vjp_both is not, as above)
-                g = (vjp_a if right else vjp_b)(gs[0], a, b, y)  # type: ignore[misc]
-            return (unbroadcast(g, x.shape),)
-
-        def jvp_const(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-            y = ys[0]
-            if right:
-                a, b = _promote(xs[0], ctx, y)
-                return (_bcast(jvp(ts[0], None, a, b, y), y.shape),)
-            a, b = _promote(ctx, xs[0], y)
-            return (_bcast(jvp(None, ts[0], a, b, y), y.shape),)
-
-        return defop(name + "_array" if right else "array_" + name, vjp_const, jvp_const,
-                     complex=not real_only, kernel=kernels[1] if right else kernels[2])
-
-    array_right, array_left = array_op_of(True), array_op_of(False)
-    array_kinds = "f" if real_only else "fc"
-
-    def array_op(x: Tensor, c: Any, right: bool) -> Tensor | None:
-        """``x ∘ c`` (right) or ``c ∘ x`` for an ndarray or NumPy scalar ``c`` as a
-        one-input op, or None when the general path must take it (another dtype, an
-        integer tensor)."""
-        d = x._data
-        dt = d.dtype
-        if c.dtype != dt or dt.kind not in array_kinds:
-            return None
-        if type(c) is not np.ndarray:
-            # a NumPy scalar as the 0-d array a constant Tensor would hold (the rules'
-            # scalar arithmetic then matches the general op's bit for bit); float64 and
-            # float32 ones from the cache of the Python scalars' constants
-            if dt is _F64 or dt is _F32:
-                c = _constant(c, dt)
-            if type(c) is not np.ndarray:
-                c = np.asarray(c)
-        try:
-            out = ufunc(d, c) if right else ufunc(c, d)
-        except ValueError:
-            broadcast_shape(name, d.shape, c.shape)
-            raise
-        return apply1(array_right if right else array_left, (x,), _arr(out), c)
-
-    def f(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
-        if scalar_right is not None:   # (_scalar_operand inlined for the common x * 2.0)
-            t2 = type(x2)
-            if t2 is float and type(x1) is Tensor:
-                d = x1._data
-                dt = d.dtype
-                if dt is _F64 or dt is _F32:
-                    c = _constant(x2, dt)
-                    return apply1(scalar_right, (x1,), ufunc(d, c), c)
-                if dt.kind in "fc":
-                    return apply1(scalar_right, (x1,), ufunc(d, x2), x2)
-            # the ignores: _scalar_operand(s, x) checked that x is a Tensor, and scalar_left
-            # is given with scalar_right (mypy sees neither)
-            if t2 is not Tensor:
-                if _scalar_operand(x2, x1):
-                    d = x1._data  # type: ignore[union-attr]
-                    dt = d.dtype
-                    c = _constant(x2, dt) if dt is _F64 or dt is _F32 else x2
-                    return apply1(scalar_right, (x1,),  # type: ignore[arg-type]
-                                  ufunc(d, c), c)
-            elif _scalar_operand(x1, x2):
-                d = x2._data  # type: ignore[union-attr]
-                dt = d.dtype
-                c = _constant(x1, dt) if dt is _F64 or dt is _F32 else x1
-                return apply1(scalar_left, (x2,),  # type: ignore[arg-type]
-                              ufunc(c, d), c)
-        t1, t2 = type(x1), type(x2)
-        if t1 is Tensor and t2 in _ARRAY_TYPES:
-            r = array_op(x1, x2, True)     # type: ignore[arg-type]
-            if r is not None:
-                return r
-        elif t2 is Tensor and t1 in _ARRAY_TYPES:
-            r = array_op(x2, x1, False)    # type: ignore[arg-type]
-            if r is not None:
-                return r
-        if type(x1) is Tensor and type(x2) is Tensor and not (floats or real_only):
-            a, b = x1, x2          # the common case: what operands() would return
-        else:
-            a, b = operands(x1, x2)
-            # integer/bool operands: NumPy 2's promotion (float_result_type)
-            if floats and (a._data.dtype.kind not in "fc" or b._data.dtype.kind not in "fc"):
-                a, b = floating_args(a, b)
-            if real_only:
-                require_real(name, a, b)
-        try:
-            out = ufunc(a._data, b._data)
-        except ValueError:
-            broadcast_shape(name, a.shape, b.shape)  # raises ShapeError if that is the cause
-            raise
-        return apply1(op, (a, b), _arr(out))
-
-    def rf(b: ArrayLike, a: ArrayLike) -> Tensor:
-        return f(a, b)
-
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"Elementwise ``numpy.{ufunc.__name__}`` with broadcasting, differentiable."
-    register(f, methods=methods, ufuncs=(ufunc,))
-    if rmethod:
-        register(rf, methods=(rmethod,))
-    return f
 
 
 def _lin(ca: int, cb: int) -> _Rule:
@@ -733,40 +513,23 @@ def _pow_db(a: Any, b: Any, y: Any) -> Any:
     return np.where(zero, 0, y * np.log(np.where(zero, 1, a)))
 
 
-def _pow_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
-    out = None if ta is None else ta * _pow_da(a, b, y)
-    if tb is not None:
-        d = tb * _pow_db(a, b, y)
-        out = d if out is None else out + d
-    return out
+def _pow_derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
+    return (_pow_da(a, b, y) if needs[0] else None, _pow_db(a, b, y) if needs[1] else None)
 
 
-power = _binary("power", np.power,
-                lambda g, a, b, y: g * _conj(_pow_da(a, b, y)),
-                lambda g, a, b, y: g * _conj(_pow_db(a, b, y)), _pow_jvp,
+power = _binary("power", np.power, None, None, None, derivs=_pow_derivs,
                 methods=("pow", "power", "__pow__"), rmethod="__rpow__")
 pow = power
 
 
-def _atan2_vjp(which: int) -> _Rule:
-    def rule(g: Any, a: Any, b: Any, y: Any) -> Any:
-        r = a * a + b * b
-        r = np.where(r == 0, 1, r)
-        return g * (b / r if which == 0 else -a / r)
-    return rule
-
-
-def _atan2_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
+def _atan2_derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
+    # ∂/∂a = b/r, ∂/∂b = −a/r with r = a² + b² (1 at the origin, where both are 0)
     r = a * a + b * b
     r = np.where(r == 0, 1, r)
-    out = None if ta is None else ta * (b / r)
-    if tb is not None:
-        d = tb * (-a / r)
-        out = d if out is None else out + d
-    return out
+    return (b / r if needs[0] else None, -a / r if needs[1] else None)
 
 
-atan2 = _binary("atan2", np.arctan2, _atan2_vjp(0), _atan2_vjp(1), _atan2_jvp,
+atan2 = _binary("atan2", np.arctan2, None, None, None, derivs=_atan2_derivs,
                 real_only=True, methods=("atan2", "arctan2"), floats=True)
 arctan2 = atan2
 
@@ -776,16 +539,11 @@ def _hypot_coef(x: Any, h: Any) -> Any:
     return x / np.where(h == 0, 1, h)
 
 
-def _hypot_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
-    out = None if ta is None else ta * _hypot_coef(a, y)
-    if tb is not None:
-        d = tb * _hypot_coef(b, y)
-        out = d if out is None else out + d
-    return out
+def _hypot_derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
+    return (_hypot_coef(a, y) if needs[0] else None, _hypot_coef(b, y) if needs[1] else None)
 
 
-hypot = _binary("hypot", np.hypot, lambda g, a, b, y: g * _hypot_coef(a, y),
-                lambda g, a, b, y: g * _hypot_coef(b, y), _hypot_jvp, real_only=True,
+hypot = _binary("hypot", np.hypot, None, None, None, derivs=_hypot_derivs, real_only=True,
                 methods=("hypot",), floats=True)
 
 
@@ -833,20 +591,12 @@ def _logaddexp_weights(a: Any, b: Any, y: Any) -> tuple[Any, Any]:
     return wa, wb
 
 
-def _logaddexp_vjp(g: Any, a: Any, b: Any, y: Any) -> tuple[Any, Any]:
-    wa, wb = _logaddexp_weights(a, b, y)
-    return g * wa, g * wb
+def _logaddexp_derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
+    return _logaddexp_weights(a, b, y)   # (both share the work: computed together)
 
 
-def _logaddexp_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
-    wa, wb = _logaddexp_weights(a, b, y)
-    if ta is None:
-        return tb * wb
-    return ta * wa if tb is None else ta * wa + tb * wb
-
-
-logaddexp = _binary("logaddexp", np.logaddexp, None, None, _logaddexp_jvp, real_only=True,
-                    methods=("logaddexp",), floats=True, vjp_both=_logaddexp_vjp)
+logaddexp = _binary("logaddexp", np.logaddexp, None, None, None, derivs=_logaddexp_derivs,
+                    real_only=True, methods=("logaddexp",), floats=True)
 logaddexp.__doc__ = """log(exp(x1) + exp(x2)), computed without overflow (``numpy.logaddexp``).
 
 Derivatives are the softmax weights σ(x1 − x2), σ(x2 − x1), evaluated stably; at ±inf
@@ -860,13 +610,13 @@ def _copysign_da(a: Any, b: Any) -> Any:
     return np.sign(payload(a)) * np.copysign(1, payload(b))
 
 
-def _copysign_jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
-    return _zeros(y) if ta is None else ta * _copysign_da(a, b)
+def _copysign_derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
+    # None: ∂/∂b is identically 0 (the factory gives exact zeros, not ȳ·0)
+    return (_copysign_da(a, b) if needs[0] else None), None
 
 
-copysign = _binary("copysign", np.copysign, lambda g, a, b, y: g * _copysign_da(a, b),
-                   lambda g, a, b, y: _zeros(g), _copysign_jvp, real_only=True,
-                   methods=("copysign",), floats=True)
+copysign = _binary("copysign", np.copysign, None, None, None, derivs=_copysign_derivs,
+                   real_only=True, methods=("copysign",), floats=True)
 copysign.__doc__ = """|x1| with the sign bit of x2 (``numpy.copysign``), elementwise.
 
 ∂/∂x1 = ±1 (+1 where x1 and x2 have the same sign bit), 0 at x1 = ±0 (the kink of |x1|;
@@ -940,16 +690,11 @@ def _extremum(name: str, ufunc: np.ufunc, pick_a: bool
     def weights(a: Any, b: Any) -> Any:
         return _select_weight(payload(a), payload(b), pick_a)
 
-    def jvp(ta: Any, tb: Any, a: Any, b: Any, y: Any) -> Any:
+    def derivs(a: Any, b: Any, y: Any, needs: Any) -> tuple[Any, Any]:
         w = weights(a, b)
-        out = None if ta is None else ta * w
-        if tb is not None:
-            d = tb * (1 - w)
-            out = d if out is None else out + d
-        return out
+        return (w if needs[0] else None), (1 - w if needs[1] else None)
 
-    return _binary(name, ufunc, lambda g, a, b, y: g * weights(a, b),
-                   lambda g, a, b, y: g * (1 - weights(a, b)), jvp, real_only=True,
+    return _binary(name, ufunc, None, None, None, derivs=derivs, real_only=True,
                    methods=(name,))
 
 
