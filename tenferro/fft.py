@@ -1,9 +1,9 @@
 """tf.fft: the array API standard's fft extension (2024.12), differentiable.
 
 The primal is SciPy's pocketfft (the C++ library behind ``numpy.fft`` too), called through
-its binding ``scipy.fft._pocketfft.pypocketfft`` (public ``scipy.fft`` as the fallback).
-Measured on this machine, one thread: a 64-point fft takes ~2 µs there against ~9 µs
-through ``scipy.fft.fft`` and ~11 µs through ``numpy.fft.fft``, and n-D transforms run all
+its binding ``scipy.fft._pocketfft.pypocketfft`` (public ``scipy.fft`` as the fallback):
+a small transform costs a fraction of the public wrappers' Python
+(docs/guide/performance.md#choices-in-the-python-layer), and n-D transforms run all
 axes in one C++ call where NumPy loops over them in Python. Output precision follows the
 input: complex64 -> complex64, float32 -> complex64 for rfft, complex64 -> float32 for
 irfft; integer and bool inputs become float64 (like NumPy); a real input to fft/ifft/

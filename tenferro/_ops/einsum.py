@@ -293,18 +293,9 @@ def _perm(labels: Sequence[int], order: Sequence[int]) -> tuple[int, ...] | None
     return None if p == tuple(range(len(p))) else p
 
 
-# Kernel choice, measured (OMP_NUM_THREADS=1, NumPy 2.4, float64, µs per call):
-#   the 15 steps of the 4x4 lattice network (bond 6, opt_einsum's path), summed:
-#     transpose/reshape + matmul 166, np.tensordot 242, np.einsum(a, la, b, lb, lo) 1735
-#   and single pairs:
-#                          np.einsum(optimize=False)   transpose/reshape + matmul (or *)
-#   ij,jk->ik    n=4              1.3                        0.6
-#                n=64            50                          6.3
-#                n=256         3100                        520
-#   bij,bjk->bik n=64, b=8      570                         55
-#   ijk,jl->ikl  n=64, j=8      200                         10  (transpose + reshape copy)
-#   ij,ij->ij    n=256           37                         27  (multiply)
-# so summed labels go through matmul (BLAS) and label-free products through broadcasting.
+# Summed labels go through matmul (BLAS) and label-free products through broadcasting:
+# np.einsum's own loops are 2-100x slower on every pair measured (the figures are in
+# docs/guide/performance.md#choices-in-the-python-layer).
 def _pair_kernel(a: Any, b: Any, s: _PairSpec) -> Any:
     if s.perm_a is not None:
         a = a.transpose(s.perm_a)

@@ -87,9 +87,8 @@ def _mm3(a: Any, b: Any, c: Any) -> Any:
 
 def _outer_sum(*pairs: Any) -> Any:
     """Σᵢ PᵢQᵢᴴ of thin factors (… × k), one product per pair. (Concatenating the factors
-    into one product [P₁ P₂ …][Q₁ Q₂ …]ᴴ was measured slower: 5.5 vs 3.0 µs at n = 16,
-    3.2 vs 1.8 ms at n = 256 for a 2n × n result, one thread — the copies cost more than
-    the one GEMM call saves.)"""
+    into one product [P₁ P₂ …][Q₁ Q₂ …]ᴴ was measured slower: the copies cost more than
+    the one GEMM call saves; docs/guide/performance.md#choices-in-the-python-layer.)"""
     p, q = pairs[0]
     out = p @ mH(q)
     for p, q in pairs[1:]:

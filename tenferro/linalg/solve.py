@@ -63,12 +63,10 @@ def _trsm_route(lu: Any, rhs: Any, trans: Any) -> bool:
     """Whether op(A)⁻¹·rhs goes through two recursive solves instead of getrs: many
     right-hand sides (k >= n/2) of a matrix with n > 32, the factors' batch that of rhs.
     getrs's solves are OpenBLAS's ?trsm, at about a third of gemm's speed per flop;
-    triangular.trsm puts the flops in gemm. Measured (one thread, float64, k = n): the
-    solve alone n = 64 54.6 -> 29.0 µs, n = 256 1636 -> 785 µs; solve forward+backward
-    ÷ SciPy's solve n = 40 1.49x -> 1.38x, 64 1.69x -> 1.27x, 128 1.80x -> 1.17x,
-    256 2.6x -> 2.0x, but n = 32 1.40x -> 1.52x: for fewer columns or smaller n, getrs
-    (or its plain loops up to 16) wins. complex Aᴴ stays on getrs (the recursive solve
-    would copy the conjugated factors: slower)."""
+    triangular.trsm puts the flops in gemm: about half the time from n = 40 with k = n,
+    while for fewer columns or smaller n getrs (or its plain loops up to 16) wins
+    (docs/guide/performance.md#choices-in-the-python-layer). complex Aᴴ stays on getrs
+    (the recursive solve would copy the conjugated factors: slower)."""
     n, k = rhs.shape[-2:]
     return bool(n > 32 and 2 * k >= n and lu.shape[:-2] == rhs.shape[:-2]
                 and (trans == 0 or lu.dtype.kind != "c"))
