@@ -131,6 +131,8 @@ cdef inline void s_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t
         while j < n:
             w = 8 if n - j >= 8 else (4 if n - j >= 4 else 1)
             s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0
+            # The 8- and 4-wide bodies repeat each other on purpose: one loop with a
+            # width test per term would keep the sums out of registers.
             if w == 8:
                 for p in range(k):
                     f = s_at(a, ar, ac, acj, i, p)

@@ -221,14 +221,9 @@ cdef void _pade(const wide_t[:, :, :] a, wide_t* sv, Py_ssize_t slots, int* par,
     cdef blas_int N = <blas_int>n, info
     cdef double sc
     cdef double* bc
-    cdef double c1[4]
-    cdef double c2[4]
+    cdef double c1[4], c2[4]
     cdef double* xs[4]
-    cdef wide_t* S
-    cdef wide_t* A
-    cdef wide_t* P
-    cdef wide_t* X
-    cdef wide_t* QI
+    cdef wide_t *S, *A, *P, *X, *QI
     cdef wide_t* V = ws
     cdef wide_t* U = ws + nn
     cdef wide_t* work = ws + 2 * nn
@@ -316,15 +311,9 @@ cdef void _frechet(const wide_t* sv, Py_ssize_t slots, const int* par,
     cdef blas_int N = <blas_int>n
     cdef double sc
     cdef double* bc
-    cdef double c1[4]
-    cdef double c2[4]
+    cdef double c1[4], c2[4]
     cdef double* xs[4]
-    cdef wide_t* S
-    cdef wide_t* A
-    cdef wide_t* P
-    cdef wide_t* X
-    cdef wide_t* O
-    cdef wide_t* tmp
+    cdef wide_t *S, *A, *P, *X, *O, *tmp
     cdef wide_t* E = ws
     cdef wide_t* M = ws + nn             # M₂, M₄, M₆, M₈
     cdef wide_t* LW = ws + 5 * nn

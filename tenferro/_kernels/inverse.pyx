@@ -50,10 +50,10 @@ from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_STRID
 from libc.math cimport INFINITY, fabs, hypot, log, logf
 
 cimport scipy.linalg.cython_blas as bl
-cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf
+from tenferro._kernels._xlapack cimport xgetrf
 from tenferro._kernels._workers cimport run_chunks, work_give, work_take
 
 import numpy as np
@@ -696,14 +696,8 @@ cdef inline void _getrf_sq(blas_int* n, lapack_t* a, blas_int* ipiv,
                            blas_int* info) noexcept nogil:
     if n[0] <= SMALL:
         info[0] = s_getrf(a, n[0], n[0], ipiv)
-    elif lapack_t is float:
-        lp.sgetrf(n, n, a, n, ipiv, info)
-    elif lapack_t is double:
-        lp.dgetrf(n, n, a, n, ipiv, info)
-    elif lapack_t is cfloat:
-        lp.cgetrf(n, n, a, n, ipiv, info)
     else:
-        lp.zgetrf(n, n, a, n, ipiv, info)
+        xgetrf(n, n, a, n, ipiv, info)
 
 
 cdef Py_ssize_t _lu_det(const lapack_t* a, Py_ssize_t nb, Py_ssize_t n, Py_ssize_t sb,

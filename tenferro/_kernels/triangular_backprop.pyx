@@ -49,11 +49,12 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
 
-cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, rm_gemm, s_hemm, s_trmm, s_trsm
 from tenferro._kernels._workers cimport run_chunks, work_give, work_take
+from tenferro._kernels._xlapack cimport xtrtri
+from tenferro._kernels.lapack_base cimport _unflat, _where
 
 from tenferro._kernels._blas cimport (blas_int, cfloat, cdouble, lapack_t, xgemm, xgemm_ab,
                                      xhemm, xtrmm, xtrsm, xtrsv)
@@ -95,6 +96,45 @@ cdef enum:
     NO_MEMORY = -4
 
 
+# The batch loops of the qr, lu and cholesky pullbacks for run_chunks: each is one fused
+# function ``_X_rows_w(w, job, b0, b1)`` over [b0, b1) with its n x n workspace ``w``, its
+# four specializations listed once in a _BpRows table, and _rows_in_work the one chunk_fn
+# body (the workspace, then the dispatch on the dtype code).
+ctypedef void (*_bp_s)(float* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+ctypedef void (*_bp_d)(double* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+ctypedef void (*_bp_c)(cfloat* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+ctypedef void (*_bp_z)(cdouble* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+
+
+cdef struct _BpRows:
+    _bp_s s
+    _bp_d d
+    _bp_c c
+    _bp_z z
+
+
+cdef Py_ssize_t _rows_in_work(const _BpRows* rows, int code, char* work, size_t size,
+                              void* job, Py_ssize_t b0, Py_ssize_t b1,
+                              bint on_caller) noexcept nogil:
+    """The rows [b0, b1) of ``job`` by the loop of dtype code ``code`` (0..3: float,
+    double, cfloat, cdouble), in the calling thread's ``work`` (``on_caller``) or, on a
+    worker, in a buffer of ``size`` bytes of its own: OK or NO_MEMORY."""
+    cdef char* w = work if on_caller else <char*>malloc(size)
+    if w == NULL:
+        return NO_MEMORY
+    if code == 0:
+        rows.s(<float*>w, job, b0, b1)
+    elif code == 1:
+        rows.d(<double*>w, job, b0, b1)
+    elif code == 2:
+        rows.c(<cfloat*>w, job, b0, b1)
+    else:
+        rows.z(<cdouble*>w, job, b0, b1)
+    if not on_caller:
+        free(w)
+    return OK
+
+
 cdef char* _data(object x) except NULL:
     """Data pointer of a non-empty ndarray (any strides); valid while x is held."""
     cdef Py_buffer view
@@ -125,18 +165,6 @@ def _set_solve_block(Py_ssize_t nb):
     old = SOLVE_NB
     SOLVE_NB = <blas_int>(nb if nb > 0 else 1)
     return old
-
-
-cdef inline void xtrtri(char* uplo, char* diag, blas_int* n, lapack_t* a,
-                        blas_int* lda, blas_int* info) noexcept nogil:
-    if lapack_t is float:
-        lp.strtri(uplo, diag, n, a, lda, info)
-    elif lapack_t is double:
-        lp.dtrtri(uplo, diag, n, a, lda, info)
-    elif lapack_t is cfloat:
-        lp.ctrtri(uplo, diag, n, a, lda, info)
-    else:
-        lp.ztrtri(uplo, diag, n, a, lda, info)
 
 
 cdef void _leaf(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
@@ -463,6 +491,27 @@ cdef void _backprop(const lapack_t* a0, _Op3* A, const lapack_t* x0, _Op3* X, _O
                     _conj(fp + i * n + j, n - j)
 
 
+cdef void _backprop_code(int code, _Op3* A, _Op3* X, _Op3* GX, char* g, char* ga,
+                         Py_ssize_t nb, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t n,
+                         bint lower, int trans, bint unit, bint left,
+                         bint need_a) noexcept nogil:
+    """_backprop compiled for dtype code ``code`` (0..3: float, double, cfloat, cdouble),
+    the operands' data behind A.p, X.p, g and ga: the one dispatch of the single-matrix
+    and the stack paths."""
+    if code == 0:
+        _backprop(<const float*>A.p, A, <const float*>X.p, X, GX, <float*>g, <float*>ga, nb,
+                  rows, cols, n, lower, trans, unit, left, need_a)
+    elif code == 1:
+        _backprop(<const double*>A.p, A, <const double*>X.p, X, GX, <double*>g,
+                  <double*>ga, nb, rows, cols, n, lower, trans, unit, left, need_a)
+    elif code == 2:
+        _backprop(<const cfloat*>A.p, A, <const cfloat*>X.p, X, GX, <cfloat*>g,
+                  <cfloat*>ga, nb, rows, cols, n, lower, trans, unit, left, need_a)
+    else:
+        _backprop(<const cdouble*>A.p, A, <const cdouble*>X.p, X, GX, <cdouble*>g,
+                  <cdouble*>ga, nb, rows, cols, n, lower, trans, unit, left, need_a)
+
+
 cdef inline object _c_inner(object m):
     """m with each matrix C-ordered (a copy only when it is not)."""
     cdef tuple st = m.strides
@@ -494,15 +543,6 @@ cdef inline object _flat3(object m, tuple batch, Py_ssize_t nb):
     return m.reshape((nb,) + shape[len(shape) - 2:])
 
 
-cdef inline object _unflat(object m, tuple batch):
-    cdef Py_ssize_t nd = len(batch)
-    if nd == 0:
-        return m[0]
-    if nd == 1:
-        return m
-    return m.reshape(batch + m.shape[1:])
-
-
 cdef tuple _backprop_one(cnp.ndarray a, cnp.ndarray x, cnp.ndarray gx, int code, bint lo,
                         int t, bint un, bint le, bint need_a, bint need_b):
     """solve_triangular_backprop of one matrix: a, x C-ordered, gx any strides, one
@@ -521,19 +561,7 @@ cdef tuple _backprop_one(cnp.ndarray a, cnp.ndarray x, cnp.ndarray gx, int code,
     _op2(x, &X)
     _op2(gx, &GX)
     with nogil:
-        if code == 0:
-            _backprop(<const float*>A.p, &A, <const float*>X.p, &X, &GX, <float*>gp,
-                      <float*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
-        elif code == 1:
-            _backprop(<const double*>A.p, &A, <const double*>X.p, &X, &GX, <double*>gp,
-                      <double*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
-        elif code == 2:
-            _backprop(<const cfloat*>A.p, &A, <const cfloat*>X.p, &X, &GX, <cfloat*>gp,
-                      <cfloat*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
-        else:
-            _backprop(<const cdouble*>A.p, &A, <const cdouble*>X.p, &X, &GX,
-                      <cdouble*>gp, <cdouble*>gap, 1, rows, cols, n, lo, t, un, le,
-                      need_a)
+        _backprop_code(code, &A, &X, &GX, gp, gap, 1, rows, cols, n, lo, t, un, le, need_a)
     return (ga if need_a else None), (g if need_b else None)
 
 
@@ -585,19 +613,26 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     cdef char* gp = <char*>cnp.PyArray_DATA(<cnp.ndarray>g)
     cdef char* gap = <char*>cnp.PyArray_DATA(<cnp.ndarray>ga)
     with nogil:
-        if code == 0:
-            _backprop(<const float*>A.p, &A, <const float*>X.p, &X, &GX, <float*>gp,
-                      <float*>gap, nb, rows, cols, side, lo, t, un, le, na)
-        elif code == 1:
-            _backprop(<const double*>A.p, &A, <const double*>X.p, &X, &GX, <double*>gp,
-                      <double*>gap, nb, rows, cols, side, lo, t, un, le, na)
-        elif code == 2:
-            _backprop(<const cfloat*>A.p, &A, <const cfloat*>X.p, &X, &GX, <cfloat*>gp,
-                      <cfloat*>gap, nb, rows, cols, side, lo, t, un, le, na)
-        else:
-            _backprop(<const cdouble*>A.p, &A, <const cdouble*>X.p, &X, &GX,
-                      <cdouble*>gp, <cdouble*>gap, nb, rows, cols, side, lo, t, un, le, na)
+        _backprop_code(code, &A, &X, &GX, gp, gap, nb, rows, cols, side, lo, t, un, le, na)
     return (_unflat(ga, batch) if need_a else None), (_unflat(g, batch) if need_b else None)
+
+
+cdef Py_ssize_t _trsm_code(int code, _Op3* A, _Op3* R, char* x, Py_ssize_t nb, Py_ssize_t r,
+                           Py_ssize_t c, Py_ssize_t n, bint lower, int trans, bint unit,
+                           bint left, bint check) noexcept nogil:
+    """_trsm compiled for dtype code ``code`` (as _backprop_code): the one dispatch of the
+    single-matrix and the stack paths."""
+    if code == 0:
+        return _trsm(<const float*>A.p, A, R, <float*>x, nb, r, c, n, lower, trans, unit,
+                     left, check)
+    if code == 1:
+        return _trsm(<const double*>A.p, A, R, <double*>x, nb, r, c, n, lower, trans, unit,
+                     left, check)
+    if code == 2:
+        return _trsm(<const cfloat*>A.p, A, R, <cfloat*>x, nb, r, c, n, lower, trans, unit,
+                     left, check)
+    return _trsm(<const cdouble*>A.p, A, R, <cdouble*>x, nb, r, c, n, lower, trans, unit,
+                 left, check)
 
 
 cdef object _trsm_one(cnp.ndarray a, cnp.ndarray b, int code, bint lo, int t, bint un,
@@ -612,17 +647,7 @@ cdef object _trsm_one(cnp.ndarray a, cnp.ndarray b, int code, bint lo, int t, bi
     _op2(a, &A)
     _op2(b, &R)
     with nogil:
-        if code == 0:
-            bad = _trsm(<const float*>A.p, &A, &R, <float*>xp, 1, r, c, n, lo, t, un, le, ch)
-        elif code == 1:
-            bad = _trsm(<const double*>A.p, &A, &R, <double*>xp, 1, r, c, n, lo, t, un, le,
-                        ch)
-        elif code == 2:
-            bad = _trsm(<const cfloat*>A.p, &A, &R, <cfloat*>xp, 1, r, c, n, lo, t, un, le,
-                        ch)
-        else:
-            bad = _trsm(<const cdouble*>A.p, &A, &R, <cdouble*>xp, 1, r, c, n, lo, t, un,
-                        le, ch)
+        bad = _trsm_code(code, &A, &R, xp, 1, r, c, n, lo, t, un, le, ch)
     if bad >= 0:
         raise LinAlgError("the matrix is singular: a diagonal entry of the triangular "
                           "matrix is exactly zero")
@@ -678,18 +703,7 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
     cdef Py_ssize_t r = x.shape[1], c = x.shape[2]
     cdef char* xp = <char*>cnp.PyArray_DATA(<cnp.ndarray>x)
     with nogil:
-        if code == 0:
-            bad = _trsm(<const float*>A.p, &A, &R, <float*>xp, nb, r, c, n, lo, t, un,
-                        le, ch)
-        elif code == 1:
-            bad = _trsm(<const double*>A.p, &A, &R, <double*>xp, nb, r, c, n, lo, t, un,
-                        le, ch)
-        elif code == 2:
-            bad = _trsm(<const cfloat*>A.p, &A, &R, <cfloat*>xp, nb, r, c, n, lo, t, un,
-                        le, ch)
-        else:
-            bad = _trsm(<const cdouble*>A.p, &A, &R, <cdouble*>xp, nb, r, c, n, lo, t,
-                        un, le, ch)
+        bad = _trsm_code(code, &A, &R, xp, nb, r, c, n, lo, t, un, le, ch)
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)} is singular: a diagonal entry of the "
                           "triangular matrix is exactly zero")
@@ -860,41 +874,6 @@ cdef struct _QRJob:         # one qr_backprop call, for run_chunks
     int code                  # 0..3: float, double, cfloat, cdouble
 
 
-cdef Py_ssize_t _qr_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
-                                   bint on_caller, blas_int* info) noexcept nogil:
-    cdef _QRJob* j = <_QRJob*>ctx
-    cdef char* w
-    cdef Py_ssize_t bad
-    if j.code == 0:
-        bad = _qr_singular(<const float*>j.r, j, b0, b1)
-    elif j.code == 1:
-        bad = _qr_singular(<const double*>j.r, j, b0, b1)
-    elif j.code == 2:
-        bad = _qr_singular(<const cfloat*>j.r, j, b0, b1)
-    else:
-        bad = _qr_singular(<const cdouble*>j.r, j, b0, b1)
-    if bad != OK:
-        return bad       # nothing of the chunk computed
-    w = j.work if on_caller else <char*>malloc(j.n * j.n * j.item)
-    if w == NULL:
-        return NO_MEMORY
-    if j.code == 0:
-        _qr_backprop_rows(<const float*>j.q, <const float*>j.r, <const float*>j.gq,
-                          <const float*>j.gr, <float*>j.out, <float*>w, j, b0, b1)
-    elif j.code == 1:
-        _qr_backprop_rows(<const double*>j.q, <const double*>j.r, <const double*>j.gq,
-                          <const double*>j.gr, <double*>j.out, <double*>w, j, b0, b1)
-    elif j.code == 2:
-        _qr_backprop_rows(<const cfloat*>j.q, <const cfloat*>j.r, <const cfloat*>j.gq,
-                          <const cfloat*>j.gr, <cfloat*>j.out, <cfloat*>w, j, b0, b1)
-    else:
-        _qr_backprop_rows(<const cdouble*>j.q, <const cdouble*>j.r, <const cdouble*>j.gq,
-                          <const cdouble*>j.gr, <cdouble*>j.out, <cdouble*>w, j, b0, b1)
-    if not on_caller:
-        free(w)
-    return OK
-
-
 cdef Py_ssize_t _qr_singular(const lapack_t* r, _QRJob* j, Py_ssize_t b0,
                              Py_ssize_t b1) noexcept nogil:
     """OK, or the first position in [b0, b1) whose R has |r_jj| <= rtol·max_j |r_jj|."""
@@ -941,6 +920,35 @@ cdef void _qr_backprop_rows(const lapack_t* q, const lapack_t* r, const lapack_t
 # Reused n² workspaces by dtype: a fresh large buffer per call costs page faults with
 # glibc's allocator (docs/guide/performance.md, "Kernel constants"). A caller takes the buffer out of the dict
 # while it runs (so concurrent threads never share one) and puts it back after.
+cdef void _qr_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                              Py_ssize_t b1) noexcept nogil:
+    cdef _QRJob* j = <_QRJob*>job
+    _qr_backprop_rows(<const lapack_t*>j.q, <const lapack_t*>j.r, <const lapack_t*>j.gq,
+                      <const lapack_t*>j.gr, <lapack_t*>j.out, w, j, b0, b1)
+
+
+cdef _BpRows _QR_BP = _BpRows(_qr_backprop_rows_w[float], _qr_backprop_rows_w[double],
+                            _qr_backprop_rows_w[cfloat], _qr_backprop_rows_w[cdouble])
+
+
+cdef Py_ssize_t _qr_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                   bint on_caller, blas_int* info) noexcept nogil:
+    cdef _QRJob* j = <_QRJob*>ctx
+    cdef Py_ssize_t bad
+    if j.code == 0:
+        bad = _qr_singular(<const float*>j.r, j, b0, b1)
+    elif j.code == 1:
+        bad = _qr_singular(<const double*>j.r, j, b0, b1)
+    elif j.code == 2:
+        bad = _qr_singular(<const cfloat*>j.r, j, b0, b1)
+    else:
+        bad = _qr_singular(<const cdouble*>j.r, j, b0, b1)
+    if bad != OK:
+        return bad       # nothing of the chunk computed
+    return _rows_in_work(&_QR_BP, j.code, j.work, j.n * j.n * j.item, ctx, b0, b1,
+                         on_caller)
+
+
 cdef dict _WORK = {}
 
 
@@ -1000,13 +1008,6 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
     return _unflat(out, batch)
-
-
-cdef str _where(Py_ssize_t bad, tuple batch):
-    if not batch:
-        return "the matrix"
-    from tenferro._kernels._batch import batch_index
-    return f"matrix {batch_index(bad, batch)} of the stack"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1108,29 +1109,6 @@ cdef struct _CholJob:       # one cholesky_backprop call, for run_chunks
     int code                  # 0..3: float, double, cfloat, cdouble
 
 
-cdef Py_ssize_t _cholesky_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
-                                         bint on_caller, blas_int* info) noexcept nogil:
-    cdef _CholJob* j = <_CholJob*>ctx
-    cdef char* w = j.work if on_caller else <char*>malloc(j.n * j.n * j.item)
-    if w == NULL:
-        return NO_MEMORY
-    if j.code == 0:
-        _cholesky_backprop_rows(<const float*>j.l, <const float*>j.gl, <float*>j.out,
-                                <float*>w, j, b0, b1)
-    elif j.code == 1:
-        _cholesky_backprop_rows(<const double*>j.l, <const double*>j.gl, <double*>j.out,
-                                <double*>w, j, b0, b1)
-    elif j.code == 2:
-        _cholesky_backprop_rows(<const cfloat*>j.l, <const cfloat*>j.gl, <cfloat*>j.out,
-                                <cfloat*>w, j, b0, b1)
-    else:
-        _cholesky_backprop_rows(<const cdouble*>j.l, <const cdouble*>j.gl,
-                                <cdouble*>j.out, <cdouble*>w, j, b0, b1)
-    if not on_caller:
-        free(w)
-    return OK
-
-
 cdef void _cholesky_backprop_rows(const lapack_t* l, const lapack_t* gl, lapack_t* out,
                                   lapack_t* w, _CholJob* j, Py_ssize_t b0,
                                   Py_ssize_t b1) noexcept nogil:
@@ -1142,6 +1120,25 @@ cdef void _cholesky_backprop_rows(const lapack_t* l, const lapack_t* gl, lapack_
             for k in range(i + 1):
                 w[i * n + k] = src[i * s1 + k * s2]
         _chol_blocked(<lapack_t*>(l + b * n * n), w, out + b * n * n, n, n)
+
+
+cdef void _cholesky_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                                    Py_ssize_t b1) noexcept nogil:
+    cdef _CholJob* j = <_CholJob*>job
+    _cholesky_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.gl, <lapack_t*>j.out,
+                            w, j, b0, b1)
+
+
+cdef _BpRows _CHOL_BP = _BpRows(
+    _cholesky_backprop_rows_w[float], _cholesky_backprop_rows_w[double],
+    _cholesky_backprop_rows_w[cfloat], _cholesky_backprop_rows_w[cdouble])
+
+
+cdef Py_ssize_t _cholesky_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                         bint on_caller, blas_int* info) noexcept nogil:
+    cdef _CholJob* j = <_CholJob*>ctx
+    return _rows_in_work(&_CHOL_BP, j.code, j.work, j.n * j.n * j.item, ctx, b0, b1,
+                         on_caller)
 
 
 @cython.wraparound(True)
@@ -1331,30 +1328,6 @@ cdef struct _LUJob:         # one lu_backprop call, for run_chunks
     int code                  # 0..3: float, double, cfloat, cdouble
 
 
-cdef Py_ssize_t _lu_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
-                                   bint on_caller, blas_int* info) noexcept nogil:
-    cdef _LUJob* j = <_LUJob*>ctx
-    cdef Py_ssize_t size = (3 if j.perm != NULL else 2) * j.n * j.n * j.item
-    cdef char* w = j.work if on_caller else <char*>malloc(size)
-    if w == NULL:
-        return NO_MEMORY
-    if j.code == 0:
-        _lu_backprop_rows(<const float*>j.l, <const float*>j.u, <const float*>j.gl,
-                          <const float*>j.gu, <float*>j.out, <float*>w, j, b0, b1)
-    elif j.code == 1:
-        _lu_backprop_rows(<const double*>j.l, <const double*>j.u, <const double*>j.gl,
-                          <const double*>j.gu, <double*>j.out, <double*>w, j, b0, b1)
-    elif j.code == 2:
-        _lu_backprop_rows(<const cfloat*>j.l, <const cfloat*>j.u, <const cfloat*>j.gl,
-                          <const cfloat*>j.gu, <cfloat*>j.out, <cfloat*>w, j, b0, b1)
-    else:
-        _lu_backprop_rows(<const cdouble*>j.l, <const cdouble*>j.u, <const cdouble*>j.gl,
-                          <const cdouble*>j.gu, <cdouble*>j.out, <cdouble*>w, j, b0, b1)
-    if not on_caller:
-        free(w)
-    return OK
-
-
 cdef void _lu_backprop_rows(const lapack_t* l, const lapack_t* u, const lapack_t* gl,
                             const lapack_t* gu, lapack_t* out, lapack_t* work, _LUJob* j,
                             Py_ssize_t b0, Py_ssize_t b1) noexcept nogil:
@@ -1420,6 +1393,25 @@ cdef object _lu_backprop_one(object perm, cnp.ndarray l, cnp.ndarray u, object g
     if bad == NO_MEMORY:
         raise MemoryError("lu_backprop: no memory for the workspace")
     return out
+
+
+cdef void _lu_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                              Py_ssize_t b1) noexcept nogil:
+    cdef _LUJob* j = <_LUJob*>job
+    _lu_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.u, <const lapack_t*>j.gl,
+                      <const lapack_t*>j.gu, <lapack_t*>j.out, w, j, b0, b1)
+
+
+cdef _BpRows _LU_BP = _BpRows(_lu_backprop_rows_w[float], _lu_backprop_rows_w[double],
+                            _lu_backprop_rows_w[cfloat], _lu_backprop_rows_w[cdouble])
+
+
+cdef Py_ssize_t _lu_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                   bint on_caller, blas_int* info) noexcept nogil:
+    cdef _LUJob* j = <_LUJob*>ctx
+    return _rows_in_work(&_LU_BP, j.code, j.work,
+                         (3 if j.perm != NULL else 2) * j.n * j.n * j.item, ctx, b0, b1,
+                         on_caller)
 
 
 @cython.wraparound(True)
