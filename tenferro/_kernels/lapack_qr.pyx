@@ -36,9 +36,10 @@ from tenferro._kernels._xlapack cimport (xgelsd, xgeqrf, xgeqrt, xgesdd, xlarfb,
                                         xormqr)
 
 from tenferro._kernels.lapack_base cimport (
-    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, _alloc, _code_of, _copy, _data, _fail,
-    _finite, _flat3, _lapack_array, _lreal, _lwork, _max_lwork, _pool, _prod, _real_dtype,
-    _real_size, _release, _run, _strides2, _strides3, _unflat, _upper)
+    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, Stack, _alloc, _begin, _begin1,
+    _code_of, _copy, _data, _failed, _finite, _flat3, _lapack_array, _launch, _lreal,
+    _lwork, _max_lwork, _pool, _prod, _real_dtype, _real_size, _release, _strides3,
+    _unflat, _upper)
 
 import numpy as np
 cimport numpy as cnp
@@ -170,9 +171,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
             xgeqrt(&M, &N, &blk, abuf, &M, tau, &blk, work, &inf)
         else:
             xgeqrf(&M, &N, abuf, &M, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         _upper(abuf, m, r + b * rrows * n, rrows, n)
         if mode == 0:
@@ -181,9 +180,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
             _q_of_blocks(abuf, M, K, tau, blk, q + b * m * qcols, QC, work)
             continue
         xorgqr(&M, &QC, &K, abuf, &M, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         _copy(abuf, 1, m, q + b * m * qcols, qcols, 1, m, qcols, False)
     return _release(&pool, result)
@@ -195,11 +192,10 @@ cdef Rows _QR = Rows(_qr_rows[float], _qr_rows[double], _qr_rows[cfloat], _qr_ro
 cdef object _qr_single(cnp.ndarray a, int code, int imode):
     """qr of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the stack path's q, r without its views and thread plan."""
-    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1]
     cdef Py_ssize_t k = m if m < n else n
     cdef cnp.npy_intp dims[2]
     cdef _QrJob job
-    cdef blas_int info = 0
     dims[0], dims[1] = (m if imode == 2 else k), n
     cdef cnp.ndarray r = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
     cdef cnp.ndarray q = None
@@ -208,18 +204,13 @@ cdef object _qr_single(cnp.ndarray a, int code, int imode):
         dims[0], dims[1] = m, (m if imode == 2 else k)
         q = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
         job.q = <char*>cnp.PyArray_DATA(q)
-    job.head.rows = &_QR
-    job.head.code = code
-    job.a = <const char*>cnp.PyArray_DATA(a)
-    _strides2(a, job.st)
+    _begin1(a, &job.head, &_QR, code, &job.a, job.st)
     job.r = <char*>cnp.PyArray_DATA(r)
     job.m, job.n, job.rrows = m, n, cnp.PyArray_DIMS(r)[0]
     job.mode = imode
     # the GIL is released for a matrix larger than the plain-loop size of the other
     # drivers (_small.pxd): a smaller one is done before releasing it would pay off
-    bad = _run(&job, 1, 1, m > SMALL_N or n > SMALL_N, &info)
-    if bad != OK:
-        raise _fail(bad, info, (), "geqrf/geqrt/orgqr", "QR failed")
+    _launch(&job, 1, 1, m > SMALL_N or n > SMALL_N, (), "geqrf/geqrt/orgqr", "QR failed")
     return r if not imode else (q, r)
 
 
@@ -228,6 +219,8 @@ def qr(a, mode="reduced"):
     """(q, r) like numpy.linalg.qr for mode "reduced" (q m x k, r k x n) or "complete"
     (q m x m, r m x n); r alone (k x n) for mode "r". geqrf + orgqr/ungqr for small
     matrices, geqrt + block accumulation of Q for larger ones (see _qr_block)."""
+    cdef _QrJob job
+    cdef Stack d
     cdef int imode
     if mode == "reduced":
         imode = 1
@@ -240,34 +233,20 @@ def qr(a, mode="reduced"):
     cdef int single = matrix2_code(a)
     if single >= 0:
         return _qr_single(<cnp.ndarray>a, single, imode)
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef _QrJob job
-    if nb == 0 or k == 0:
+    a, batch, a3 = _begin(a, &job.head, &_QR, &d, job.st)
+    if d.nb == 0 or d.k == 0:
         return _ref.qr(a, mode)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.st):
-        return qr(a.copy(), mode)
-    r = np.empty((nb, m if imode == 2 else k, n), a.dtype)
-    q = np.empty((nb, m, m if imode == 2 else k), a.dtype) if imode else None
-    job.head.rows = &_QR
-    job.head.code = code
+    r = np.empty((d.nb, d.m if imode == 2 else d.k, d.n), a.dtype)
+    q = np.empty((d.nb, d.m, d.m if imode == 2 else d.k), a.dtype) if imode else None
     job.a = _data(a3)
     job.q = _data(q)
     job.r = _data(r)
-    job.m, job.n, job.rrows = m, n, r.shape[1]
+    job.m, job.n, job.rrows = d.m, d.n, r.shape[1]
     job.mode = imode
     # the geqrt path (larger k) is made of level-3 calls (see tenferro._threads)
-    cdef int t = _threads._threads_for(nb, max(m, n), 6 * nb * m * n * k,
-                                       _qr_block(m, n, imode) != 0)
-    bad = _run(&job, nb, t, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "geqrf/geqrt/orgqr", "QR failed")
+    cdef int t = _threads._threads_for(d.nb, max(d.m, d.n), 6 * d.nb * d.m * d.n * d.k,
+                                       _qr_block(d.m, d.n, imode) != 0)
+    _launch(&job, d.nb, t, True, batch, "geqrf/geqrt/orgqr", "QR failed")
     r = _unflat(r, batch)
     if not imode:
         return r
@@ -401,9 +380,7 @@ cdef Py_ssize_t _gelsd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
         _copy(rhs + b * sb[0], sb[1], sb[2], bbuf, 1, ldb, m, k, False)
         xgelsd(&M, &N, &K, abuf, &M, bbuf, &LDB, s + b * mn * rsize, rc, &rk, work,
                &lwork, rwork, iwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         rank[b] = rk
         _copy(bbuf, 1, ldb, x + b * n * k, k, 1, n, k, False)
@@ -503,9 +480,7 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
             result = b
             break
         xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         # R, C-ordered with zeros below the diagonal, to the output; its memory is the
         # Fortran Rᵀ, whose singular values gesdd computes in rbuf
@@ -547,9 +522,7 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
             _copy(rhs + b * sb[0], sb[1], sb[2], bbuf, 1, ldf, m, k, False)
             xgelsd(&M, &N, &K, fbuf, &M, bbuf, &LD, sbp, grc, &rk, gwork, &glwork,
                    grwork, giwork, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
+            if _failed(inf, info, b, &result):
                 break
         rank[b] = rk
         # squared residual norms: the rows n..m-1 of Qᴴb (gelsd leaves them there
@@ -639,9 +612,7 @@ cdef Py_ssize_t _pinv_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_
         if not _finite(fbuf, m, n, 0):
             continue
         xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         # R (Fortran p x p, upper) for the trsm, and a copy for gesdd to destroy
         for j in range(p):
@@ -653,9 +624,7 @@ cdef Py_ssize_t _pinv_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_
         if inf != 0 or _n_above(s, p, rtol[b] * _sv(s, 0, single), single) < p:
             continue
         xorgqr(&FM, &P, &P, fbuf, &FM, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         xtrsm(&side, &up, &ct, &nt, &FM, &P, rtri, &P, fbuf, &FM)
         if tall:
@@ -701,8 +670,6 @@ cdef tuple _least_squares(object a, object b, double rcond, bint via_qr):
     cdef Py_ssize_t m = a.shape[-2], n = a.shape[-1], k = b.shape[-1], nb = _prod(batch)
     cdef Py_ssize_t p = min(m, n)
     cdef int code = _code_of(dt)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     cdef _LstsqJob job
     if nb == 0 or m == 0 or n == 0 or k == 0:
         return _ref.lstsq_qr(a, b, rcond) if via_qr else _ref.gelsd(a, b, rcond)
@@ -722,10 +689,8 @@ cdef tuple _least_squares(object a, object b, double rcond, bint via_qr):
     job.rank = <int64_t*>_data(rank)
     job.res, job.r = _data(res), _data(r)
     job.m, job.n, job.k, job.rcond = m, n, k, rcond
-    bad = _run(&job, nb, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "geqrf/gelsd" if via_qr else "gelsd",
-                    "SVD did not converge in least squares")
+    _launch(&job, nb, 1, True, batch, "geqrf/gelsd" if via_qr else "gelsd",
+            "SVD did not converge in least squares")
     if not via_qr:
         return _unflat(x, batch), rank.reshape(batch), _unflat(s, batch)
     return (_unflat(x, batch), rank.reshape(batch), _unflat(s, batch), _unflat(res, batch),
@@ -740,35 +705,23 @@ def pinv_qr(a, rtol):
     numpy.linalg.pinv's cut keeps them all), and there x = a⁺ = R⁻¹Qᴴ (a = QR; for
     m < n, a⁺ = QR⁻ᴴ with aᴴ = QR). Elsewhere (rank below min(m, n), or a NaN or Inf
     entry) x is not set: compute those with the SVD."""
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t m = shape[-2], n = shape[-1], nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     cdef _PinvJob job
-    if nb == 0 or m == 0 or n == 0:
+    cdef Stack d
+    a, batch, a3 = _begin(a, &job.head, &_PINV_QR, &d, job.sa)
+    if d.nb == 0 or d.m == 0 or d.n == 0:
         return _ref.pinv_qr(a, rtol)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.sa):
-        return pinv_qr(a.copy(), rtol)
     rt = np.asarray(rtol, np.float64)
     if rt.shape != batch:
         rt = np.broadcast_to(rt, batch)
-    rt = np.ascontiguousarray(rt).reshape(nb)
-    x = np.empty((nb, n, m), a.dtype)
-    full = np.empty(nb, np.bool_)
-    job.head.rows = &_PINV_QR
-    job.head.code = code
+    rt = np.ascontiguousarray(rt).reshape(d.nb)
+    x = np.empty((d.nb, d.n, d.m), a.dtype)
+    full = np.empty(d.nb, np.bool_)
     job.a = _data(a3)
     job.x = _data(x)
     job.rtol = <const double*>_data(rt)
     job.full = <uint8_t*>_data(full)
-    job.m, job.n = m, n
-    bad = _run(&job, nb, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "geqrf/orgqr", "QR failed")
+    job.m, job.n = d.m, d.n
+    _launch(&job, d.nb, 1, True, batch, "geqrf/orgqr", "QR failed")
     return _unflat(x, batch), full.reshape(batch)
 
 

@@ -52,7 +52,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
 
 from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, rm_gemm, s_hemm, s_trmm, s_trsm
-from tenferro._kernels._workers cimport run_chunks, work_give, work_take
+from tenferro._kernels._workers cimport chunk_fn, run_chunks, work_give, work_take
 from tenferro._kernels._xlapack cimport xtrtri
 from tenferro._kernels.lapack_base cimport _unflat, _where
 
@@ -204,13 +204,11 @@ cdef void rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_in
 cdef void _rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
                  lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb) noexcept nogil:
     cdef blas_int k = m if side == b'L' else n
-    cdef blas_int k1, k2
-    cdef lapack_t* a22
-    cdef lapack_t* aoff
-    cdef lapack_t* b2
+    cdef blas_int k1, k2, kf, ko
+    cdef lapack_t *a22, *aoff, *af, *ao, *b2, *bf, *bo
     cdef lapack_t one = 1, mone = -1
     cdef char nn = b'N'
-    cdef bint op_lower = (uplo == b'L') == (trans == b'N')
+    cdef bint op_lower = (uplo == b'L') == (trans == b'N'), first1
     if k <= LEAF_NB:
         _leaf(side, uplo, trans, diag, m, n, a, lda, b, ldb)
         return
@@ -220,26 +218,27 @@ cdef void _rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_i
     k2 = k - k1
     a22 = a + k1 + <Py_ssize_t>k1 * lda
     aoff = a + k1 if uplo == b'L' else a + <Py_ssize_t>k1 * lda
+    # X_f, the half solved first, then X_o (O = op(a), O_off its nonzero off-diagonal):
+    #   left,  O lower: O₁₁X₁ = B₁, B₂ −= O₂₁X₁, O₂₂X₂ = B₂    (f = 1)
+    #   left,  O upper: O₂₂X₂ = B₂, B₁ −= O₁₂X₂, O₁₁X₁ = B₁    (f = 2)
+    #   right, O lower: X₂O₂₂ = B₂, B₁ −= X₂O₂₁, X₁O₁₁ = B₁    (f = 2)
+    #   right, O upper: X₁O₁₁ = B₁, B₂ −= X₁O₁₂, X₂O₂₂ = B₂    (f = 1)
+    first1 = (side == b'L') == op_lower
+    b2 = b + k1 if side == b'L' else b + <Py_ssize_t>k1 * ldb
+    bf = b if first1 else b2
+    bo = b2 if first1 else b
+    af = a if first1 else a22
+    ao = a22 if first1 else a
+    kf = k1 if first1 else k2
+    ko = k2 if first1 else k1
     if side == b'L':
-        b2 = b + k1
-        if op_lower:      # O₁₁X₁ = B₁, B₂ −= O₂₁X₁, O₂₂X₂ = B₂
-            _rtrsm(side, uplo, trans, diag, k1, n, a, lda, b, ldb)
-            xgemm_ab(&trans, &nn, k2, n, k1, mone, aoff, lda, b, ldb, one, b2, ldb)
-            _rtrsm(side, uplo, trans, diag, k2, n, a22, lda, b2, ldb)
-        else:             # O₂₂X₂ = B₂, B₁ −= O₁₂X₂, O₁₁X₁ = B₁
-            _rtrsm(side, uplo, trans, diag, k2, n, a22, lda, b2, ldb)
-            xgemm_ab(&trans, &nn, k1, n, k2, mone, aoff, lda, b2, ldb, one, b, ldb)
-            _rtrsm(side, uplo, trans, diag, k1, n, a, lda, b, ldb)
+        _rtrsm(side, uplo, trans, diag, kf, n, af, lda, bf, ldb)
+        xgemm_ab(&trans, &nn, ko, n, kf, mone, aoff, lda, bf, ldb, one, bo, ldb)
+        _rtrsm(side, uplo, trans, diag, ko, n, ao, lda, bo, ldb)
     else:
-        b2 = b + <Py_ssize_t>k1 * ldb
-        if op_lower:      # X₂O₂₂ = B₂, B₁ −= X₂O₂₁, X₁O₁₁ = B₁
-            _rtrsm(side, uplo, trans, diag, m, k2, a22, lda, b2, ldb)
-            xgemm_ab(&nn, &trans, m, k1, k2, mone, b2, ldb, aoff, lda, one, b, ldb)
-            _rtrsm(side, uplo, trans, diag, m, k1, a, lda, b, ldb)
-        else:             # X₁O₁₁ = B₁, B₂ −= X₁O₁₂, X₂O₂₂ = B₂
-            _rtrsm(side, uplo, trans, diag, m, k1, a, lda, b, ldb)
-            xgemm_ab(&nn, &trans, m, k2, k1, mone, b, ldb, aoff, lda, one, b2, ldb)
-            _rtrsm(side, uplo, trans, diag, m, k2, a22, lda, b2, ldb)
+        _rtrsm(side, uplo, trans, diag, m, kf, af, lda, bf, ldb)
+        xgemm_ab(&nn, &trans, m, ko, kf, mone, bf, ldb, aoff, lda, one, bo, ldb)
+        _rtrsm(side, uplo, trans, diag, m, ko, ao, lda, bo, ldb)
 
 
 cdef struct _Op3:          # a (nb, rows, cols) operand: its data and element strides
@@ -280,6 +279,19 @@ cdef inline void _op2(cnp.ndarray m, _Op3* op) noexcept:
     op.s[2] = cnp.PyArray_STRIDES(m)[1] // isz
 
 
+cdef inline void _gather(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1, lapack_t* dst,
+                         Py_ssize_t rows, Py_ssize_t cols) noexcept nogil:
+    """dst (rows x cols, C-ordered) := the matrix at src (element strides s0, s1): a
+    memcpy when it is C-ordered already."""
+    cdef Py_ssize_t i, j
+    if s1 == 1 and s0 == cols:
+        memcpy(dst, src, rows * cols * sizeof(lapack_t))
+        return
+    for i in range(rows):
+        for j in range(cols):
+            dst[i * cols + j] = src[i * s0 + j * s1]
+
+
 cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssize_t nb,
                       Py_ssize_t r, Py_ssize_t c, Py_ssize_t n, bint lower, int trans,
                       bint unit, bint left, bint check) noexcept nogil:
@@ -293,7 +305,6 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
     # vector) goes to ?trsv. Returns -1, or the batch position of the first matrix with
     # an exactly zero diagonal entry when ``check`` (before solving it).
     cdef Py_ssize_t b, i, j, k = c if left else r
-    cdef Py_ssize_t isz = sizeof(lapack_t)
     cdef Py_ssize_t a1 = A.s[1], a2 = A.s[2]
     cdef Py_ssize_t s0 = R.s[1], s1 = R.s[2]
     cdef const lapack_t* rhs0 = <const lapack_t*>R.p
@@ -304,7 +315,6 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
     cdef blas_int N = <blas_int>n, K = <blas_int>k
     cdef lapack_t* ap
     cdef lapack_t* xp
-    cdef const lapack_t* src
     cdef Py_ssize_t bad = -1
     if corder:
         uplo = b'U' if lower else b'L'
@@ -335,13 +345,7 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
             if bad >= 0:
                 break
         xp = x0 + b * r * c
-        src = rhs0 + b * R.s[0]
-        if s1 == 1 and s0 == c:
-            memcpy(xp, src, r * c * isz)
-        else:
-            for i in range(r):
-                for j in range(c):
-                    xp[i * c + j] = src[i * s0 + j * s1]
+        _gather(rhs0 + b * R.s[0], s0, s1, xp, r, c)
         if trv:
             xtrsv(&uplo, &trv, &dg, &N, ap, &N, xp)
         elif left:
@@ -349,6 +353,13 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
         else:
             rtrsm(side, uplo, tr, dg, N, K, ap, N, xp, N)
     return bad
+
+
+cdef Py_ssize_t _swap(Py_ssize_t* knob, Py_ssize_t value) noexcept:
+    """knob := value (the _set_* hooks of the tests and benchmarks); returns the old."""
+    cdef Py_ssize_t old = knob[0]
+    knob[0] = value
+    return old
 
 
 # Leaf size of the recursive triangle-restricted gemm of the backprops (measured at
@@ -359,10 +370,7 @@ cdef Py_ssize_t NB = 48
 def _set_block(Py_ssize_t nb):
     """Set the leaf block of the triangle-restricted gemm (benchmarks and tests only);
     returns the previous one."""
-    global NB
-    old = NB
-    NB = nb if nb > 0 else 1
-    return old
+    return _swap(&NB, nb if nb > 0 else 1)
 
 
 # Leaf size of the recursion over M's lower triangle in the QR backprop: 16 measured a
@@ -374,10 +382,8 @@ cdef Py_ssize_t QR_NB = 16
 def _set_qr_block(Py_ssize_t nb):
     """Set the leaf block of the QR backprop's M (benchmarks and tests only); returns
     the previous one."""
-    global QR_NB
-    old = QR_NB
-    QR_NB = nb if nb > 0 else 1
-    return old
+    return _swap(&QR_NB, nb if nb > 0 else 1)
+
 
 cdef str _CHARS = "fdFD"
 
@@ -447,19 +453,12 @@ cdef void _backprop(const lapack_t* a0, _Op3* A, const lapack_t* x0, _Op3* X, _O
     cdef lapack_t* fp
     cdef lapack_t* pp
     cdef lapack_t* qp
-    cdef const lapack_t* src
     tr = b'C' if trans == 0 else b'N'
     for b in range(nb):
         ap = <lapack_t*>(a0 + b * A.s[0])
         xp = <lapack_t*>(x0 + b * X.s[0])
         gp = g0 + b * rows * cols
-        src = gx0 + b * GX.s[0]
-        if s1 == 1 and s0 == cols:
-            memcpy(gp, src, rows * cols * isz)
-        else:
-            for i in range(rows):
-                for j in range(cols):
-                    gp[i * cols + j] = src[i * s0 + j * s1]
+        _gather(gx0 + b * GX.s[0], s0, s1, gp, rows, cols)
         if conj_g:
             _conj(gp, rows * cols)
         if left:     # Gᵀ M'ᵀ = X̄ᵀ, Gᵀ Fortran k x n
@@ -725,10 +724,8 @@ cdef Py_ssize_t SMALL = SMALL_N
 def _set_small(Py_ssize_t n):
     """Set the largest side of the operands that take the plain loops of _small.pxd
     instead of BLAS (tests and benchmarks only; 0: always BLAS); returns the previous."""
-    global SMALL
-    old = SMALL
-    SMALL = min(max(n, 0), SMALL_MAX)    # the loops' stack buffers hold SMALL_MAX
-    return old
+    # the loops' stack buffers hold SMALL_MAX
+    return _swap(&SMALL, min(max(n, 0), SMALL_MAX))
 
 
 cdef inline void c_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
@@ -827,9 +824,7 @@ cdef Py_ssize_t QR_SMALL = 8
 def _set_qr_small(Py_ssize_t n):
     """QR_SMALL := n (benchmarks and tests only; 0 = always BLAS, at most SMALL_MAX);
     returns the previous value."""
-    global QR_SMALL
-    old, QR_SMALL = QR_SMALL, min(max(n, 0), SMALL_MAX)
-    return old
+    return _swap(&QR_SMALL, min(max(n, 0), SMALL_MAX))
 
 
 cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gqp,
@@ -920,17 +915,6 @@ cdef void _qr_backprop_rows(const lapack_t* q, const lapack_t* r, const lapack_t
 # Reused n² workspaces by dtype: a fresh large buffer per call costs page faults with
 # glibc's allocator (docs/guide/performance.md, "Kernel constants"). A caller takes the buffer out of the dict
 # while it runs (so concurrent threads never share one) and puts it back after.
-cdef void _qr_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
-                              Py_ssize_t b1) noexcept nogil:
-    cdef _QRJob* j = <_QRJob*>job
-    _qr_backprop_rows(<const lapack_t*>j.q, <const lapack_t*>j.r, <const lapack_t*>j.gq,
-                      <const lapack_t*>j.gr, <lapack_t*>j.out, w, j, b0, b1)
-
-
-cdef _BpRows _QR_BP = _BpRows(_qr_backprop_rows_w[float], _qr_backprop_rows_w[double],
-                            _qr_backprop_rows_w[cfloat], _qr_backprop_rows_w[cdouble])
-
-
 cdef Py_ssize_t _qr_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
                                    bint on_caller, blas_int* info) noexcept nogil:
     cdef _QRJob* j = <_QRJob*>ctx
@@ -957,6 +941,40 @@ cdef dict _WORK = {}
 cdef Py_ssize_t WORK_MALLOC_MAX = 65536
 
 
+cdef Py_ssize_t _chunks(chunk_fn fn, void* job, Py_ssize_t nb, int t, object w,
+                        str name) except -2:
+    """``fn`` over the stack of ``job`` split over ``t`` threads (run_chunks), then the
+    calling thread's workspace ``w`` back to the cache; MemoryError naming the entry
+    point ``name`` when a worker's buffer could not be had, else run_chunks' result."""
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    with nogil:
+        bad = run_chunks(fn, job, nb, t, &info)
+    _WORK[w.dtype.char] = w
+    if bad == NO_MEMORY:
+        raise MemoryError(f"{name}: no memory for a worker thread's workspace")
+    return bad
+
+
+cdef int _chunk_one(chunk_fn fn, void* job, bint release_gil, bint cached, object w,
+                    str name) except -1:
+    """``fn`` over the one matrix of ``job`` on the calling thread, without the GIL when
+    ``release_gil``; then the workspace ``w`` back to the cache when ``cached``, and
+    MemoryError naming the entry point ``name`` when a buffer could not be had."""
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if release_gil:
+        with nogil:
+            bad = fn(job, 0, 1, cached, &info)
+    else:
+        bad = fn(job, 0, 1, cached, &info)
+    if cached:
+        _WORK[w.dtype.char] = w
+    if bad == NO_MEMORY:
+        raise MemoryError(f"{name}: no memory for the workspace")
+    return 0
+
+
 cdef object _take_work(object dt, Py_ssize_t size):
     w = _WORK.pop(dt.char, None)
     if w is None or w.shape[0] < size:
@@ -980,7 +998,6 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     cdef bint hq = gq is not None, hr = gr is not None
     cdef double rt = rtol
     cdef _QRJob job
-    cdef blas_int info = 0
     cdef int t
     if (code < 0 or q.size == 0 or not dt.isnative or r.dtype != dt or
             (hq and gq.dtype != dt) or (hr and gr.dtype != dt) or not (hq or hr)):
@@ -1000,11 +1017,7 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     job.gq = _data(gq3) if hq else NULL
     job.gr = _data(gr3) if hr else NULL
     job.m, job.n, job.item, job.rtol, job.code = m, n, dt.itemsize, rt, <int>code
-    with nogil:
-        bad = run_chunks(_qr_backprop_chunk, &job, nb, t, &info)
-    _WORK[dt.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("qr_backprop: no memory for a worker thread's workspace")
+    bad = _chunks(_qr_backprop_chunk, &job, nb, t, w, "qr_backprop")
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
     return _unflat(out, batch)
@@ -1036,18 +1049,13 @@ cdef Py_ssize_t CHOL_LOOPS = 16
 
 def _set_chol_loops(Py_ssize_t n):
     """CHOL_LOOPS := max(n, 0) (benchmarks and tests only); returns the previous one."""
-    global CHOL_LOOPS
-    old, CHOL_LOOPS = CHOL_LOOPS, max(n, 0)
-    return old
+    return _swap(&CHOL_LOOPS, max(n, 0))
 
 
 def _set_chol_block(Py_ssize_t nb):
     """Set the leaf size of the blocked Cholesky backprop (benchmarks and tests only);
     returns the previous one."""
-    global CHOL_NB
-    old = CHOL_NB
-    CHOL_NB = nb if nb > 0 else 1
-    return old
+    return _swap(&CHOL_NB, nb if nb > 0 else 1)
 
 
 cdef void _chol_leaf(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
@@ -1122,18 +1130,6 @@ cdef void _cholesky_backprop_rows(const lapack_t* l, const lapack_t* gl, lapack_
         _chol_blocked(<lapack_t*>(l + b * n * n), w, out + b * n * n, n, n)
 
 
-cdef void _cholesky_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
-                                    Py_ssize_t b1) noexcept nogil:
-    cdef _CholJob* j = <_CholJob*>job
-    _cholesky_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.gl, <lapack_t*>j.out,
-                            w, j, b0, b1)
-
-
-cdef _BpRows _CHOL_BP = _BpRows(
-    _cholesky_backprop_rows_w[float], _cholesky_backprop_rows_w[double],
-    _cholesky_backprop_rows_w[cfloat], _cholesky_backprop_rows_w[cdouble])
-
-
 cdef Py_ssize_t _cholesky_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
                                          bint on_caller, blas_int* info) noexcept nogil:
     cdef _CholJob* j = <_CholJob*>ctx
@@ -1155,7 +1151,6 @@ def cholesky_backprop(l, gl):
     cdef tuple batch = l.shape[:-2]
     cdef Py_ssize_t nb = 1, n = l.shape[-1], bad, i
     cdef _CholJob job
-    cdef blas_int info = 0
     cdef int t
     if (code < 0 or l.size == 0 or not dt.isnative or gl.dtype != dt or
             gl.shape != l.shape):
@@ -1174,20 +1169,15 @@ def cholesky_backprop(l, gl):
     job.n = n
     job.item = dt.itemsize
     job.code = <int>code
-    with nogil:
-        bad = run_chunks(_cholesky_backprop_chunk, &job, nb, t, &info)
-    _WORK[dt.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("cholesky_backprop: no memory for a worker thread's workspace")
+    bad = _chunks(_cholesky_backprop_chunk, &job, nb, t, w, "cholesky_backprop")
     return _unflat(out, batch)
 
 
 cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
     """cholesky_backprop of one matrix (see _one_matrix), serially on the calling thread."""
-    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l), bad
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l)
     cdef cnp.ndarray out = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(l), cnp.PyArray_TYPE(l))
     cdef _CholJob job
-    cdef blas_int info = 0
     # A large workspace is the module's cached one: a fresh malloc per call costs page
     # faults; a small one (<= WORK_MALLOC_MAX bytes) is malloc'ed by the chunk, cheaper
     # than the cache's dict (docs/guide/performance.md, "Kernel constants")
@@ -1203,15 +1193,7 @@ cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
     job.n = n
     job.item = isz
     job.code = code
-    if n > SMALL:
-        with nogil:
-            bad = _cholesky_backprop_chunk(&job, 0, 1, cached, &info)
-    else:
-        bad = _cholesky_backprop_chunk(&job, 0, 1, cached, &info)
-    if cached:
-        _WORK[w.dtype.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("cholesky_backprop: no memory for the workspace")
+    _chunk_one(_cholesky_backprop_chunk, &job, n > SMALL, cached, w, "cholesky_backprop")
     return out
 
 
@@ -1238,9 +1220,7 @@ cdef Py_ssize_t LU_NB = 32
 
 def _set_lu_block(Py_ssize_t nb):
     """LU_NB := max(nb, 1) (benchmarks and tests only); returns the previous one."""
-    global LU_NB
-    old, LU_NB = LU_NB, max(nb, 1)
-    return old
+    return _swap(&LU_NB, max(nb, 1))
 
 
 cdef void _lu_leaf(lapack_t* l, lapack_t* u, lapack_t* wl, lapack_t* wu, lapack_t* o,
@@ -1303,15 +1283,10 @@ cdef inline void _copy_block(const lapack_t* src, lapack_t* dst, Py_ssize_t rows
 cdef inline void _load(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1, lapack_t* dst,
                        Py_ssize_t n, bint present) noexcept nogil:
     # dst (n x n, C-ordered) := the matrix at src (element strides s0, s1), or zeros
-    cdef Py_ssize_t i, j
-    if not present:
-        memset(dst, 0, n * n * sizeof(lapack_t))
-    elif s1 == 1 and s0 == n:
-        memcpy(dst, src, n * n * sizeof(lapack_t))
+    if present:
+        _gather(src, s0, s1, dst, n, n)
     else:
-        for i in range(n):
-            for j in range(n):
-                dst[i * n + j] = src[i * s0 + j * s1]
+        memset(dst, 0, n * n * sizeof(lapack_t))
 
 
 cdef struct _LUJob:         # one lu_backprop call, for run_chunks
@@ -1354,11 +1329,10 @@ cdef object _lu_backprop_one(object perm, cnp.ndarray l, cnp.ndarray u, object g
                             object gu, int code):
     """lu_backprop of one matrix (see _one_matrix; perm None or a C-ordered intp vector),
     serially on the calling thread."""
-    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l), bad, i
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l), i
     cdef cnp.ndarray out = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(l), cnp.PyArray_TYPE(l))
     cdef cnp.ndarray g
     cdef _LUJob job
-    cdef blas_int info = 0
     # the workspace as in _cholesky_backprop_one: cached when large, else malloc'ed
     cdef Py_ssize_t size = (3 if perm is not None else 2) * n * n
     cdef bint cached = size * isz > WORK_MALLOC_MAX
@@ -1383,27 +1357,8 @@ cdef object _lu_backprop_one(object perm, cnp.ndarray l, cnp.ndarray u, object g
         job.su[1] = cnp.PyArray_STRIDES(g)[0] // isz
         job.su[2] = cnp.PyArray_STRIDES(g)[1] // isz
     job.n, job.item, job.code = n, isz, code
-    if n > SMALL:
-        with nogil:
-            bad = _lu_backprop_chunk(&job, 0, 1, cached, &info)
-    else:
-        bad = _lu_backprop_chunk(&job, 0, 1, cached, &info)
-    if cached:
-        _WORK[w.dtype.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("lu_backprop: no memory for the workspace")
+    _chunk_one(_lu_backprop_chunk, &job, n > SMALL, cached, w, "lu_backprop")
     return out
-
-
-cdef void _lu_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
-                              Py_ssize_t b1) noexcept nogil:
-    cdef _LUJob* j = <_LUJob*>job
-    _lu_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.u, <const lapack_t*>j.gl,
-                      <const lapack_t*>j.gu, <lapack_t*>j.out, w, j, b0, b1)
-
-
-cdef _BpRows _LU_BP = _BpRows(_lu_backprop_rows_w[float], _lu_backprop_rows_w[double],
-                            _lu_backprop_rows_w[cfloat], _lu_backprop_rows_w[cdouble])
 
 
 cdef Py_ssize_t _lu_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
@@ -1442,7 +1397,6 @@ def lu_backprop(perm, l, u, gl, gu):
     cdef Py_ssize_t nb = 1, n = l.shape[-1], bad, i
     cdef bint hl = gl is not None, hu = gu is not None, hp = perm is not None
     cdef _LUJob job
-    cdef blas_int info = 0
     cdef int t
     if (code < 0 or l.size == 0 or not dt.isnative or u.dtype != dt or not (hl or hu) or
             (hl and (gl.dtype != dt or gl.shape != l.shape)) or
@@ -1472,9 +1426,44 @@ def lu_backprop(perm, l, u, gl, gu):
     job.n, job.item, job.code = n, dt.itemsize, <int>code
     t = _threads._threads_for(nb, n, 2 * nb * n * n * n,
                               n > SMALL)     # BLAS-free (plain loops) up to SMALL: threads pay
-    with nogil:
-        bad = run_chunks(_lu_backprop_chunk, &job, nb, t, &info)
-    _WORK[dt.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("lu_backprop: no memory for a worker thread's workspace")
+    bad = _chunks(_lu_backprop_chunk, &job, nb, t, w, "lu_backprop")
     return _unflat(out, batch)
+
+
+# ---------------------------------------------------------------------------------------
+# The pullbacks' loops as _BpRows tables (see _rows_in_work): adapters from the job
+# struct to each fused loop's operands, then the tables.
+# ---------------------------------------------------------------------------------------
+
+cdef void _qr_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                              Py_ssize_t b1) noexcept nogil:
+    cdef _QRJob* j = <_QRJob*>job
+    _qr_backprop_rows(<const lapack_t*>j.q, <const lapack_t*>j.r, <const lapack_t*>j.gq,
+                      <const lapack_t*>j.gr, <lapack_t*>j.out, w, j, b0, b1)
+
+
+cdef void _cholesky_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                                    Py_ssize_t b1) noexcept nogil:
+    cdef _CholJob* j = <_CholJob*>job
+    _cholesky_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.gl, <lapack_t*>j.out,
+                            w, j, b0, b1)
+
+
+cdef void _lu_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                              Py_ssize_t b1) noexcept nogil:
+    cdef _LUJob* j = <_LUJob*>job
+    _lu_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.u, <const lapack_t*>j.gl,
+                      <const lapack_t*>j.gu, <lapack_t*>j.out, w, j, b0, b1)
+
+
+cdef _BpRows _QR_BP = _BpRows(_qr_backprop_rows_w[float], _qr_backprop_rows_w[double],
+                            _qr_backprop_rows_w[cfloat], _qr_backprop_rows_w[cdouble])
+
+
+cdef _BpRows _CHOL_BP = _BpRows(
+    _cholesky_backprop_rows_w[float], _cholesky_backprop_rows_w[double],
+    _cholesky_backprop_rows_w[cfloat], _cholesky_backprop_rows_w[cdouble])
+
+
+cdef _BpRows _LU_BP = _BpRows(_lu_backprop_rows_w[float], _lu_backprop_rows_w[double],
+                            _lu_backprop_rows_w[cfloat], _lu_backprop_rows_w[cdouble])
