@@ -342,6 +342,8 @@ cdef object _real_dtype(int code)
 cdef object _complex_dtype(int code)
 # ``a`` as an ndarray of one of the four LAPACK dtypes (ints and bools -> float64)
 cdef object _lapack_array(object a)
+# (a, b, dt): a and b as LAPACK ndarrays (_lapack_array) of their common dtype dt
+cdef tuple _common_lapack(object a, object b)
 cdef Py_ssize_t _prod(tuple shape)
 # the stack ``a`` (*batch, m, n) as (nb, m, n), and an output (nb, ...) back to (*batch, ...)
 cdef object _flat3(object a, tuple batch, Py_ssize_t nb)

@@ -148,6 +148,17 @@ cdef object _lapack_array(object a):
     return a
 
 
+cdef tuple _common_lapack(object a, object b):
+    a = _lapack_array(a)
+    b = _lapack_array(b)
+    dt = a.dtype
+    if b.dtype != dt:
+        dt = np.result_type(dt, b.dtype)
+        a = a.astype(dt, copy=False)
+        b = b.astype(dt, copy=False)
+    return a, b, dt
+
+
 cdef Py_ssize_t _prod(tuple shape):
     cdef Py_ssize_t p = 1
     for d in shape:

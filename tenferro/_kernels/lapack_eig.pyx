@@ -79,8 +79,7 @@ cdef Py_ssize_t _svd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     # C-ordered vt, and its Fortran V'ᴴ (ku x m) is the C-ordered u: written in place.
     cdef _SvdJob* j = <_SvdJob*>job
     cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef lapack_t* u = <lapack_t*>j.u
-    cdef lapack_t* vt = <lapack_t*>j.vt
+    cdef lapack_t *u = <lapack_t*>j.u, *vt = <lapack_t*>j.vt
     cdef Py_ssize_t m = j.m, n = j.n, b, jobz = j.jobz
     cdef Py_ssize_t* st = j.st
     cdef Py_ssize_t mn = m if m < n else n, mx = m if m > n else n
@@ -92,11 +91,8 @@ cdef Py_ssize_t _svd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef char* s = j.s
     cdef lapack_t q
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* work = NULL
-    cdef lapack_t* work2 = NULL
-    cdef lapack_t* ub
-    cdef lapack_t* vtb
+    cdef lapack_t *abuf = NULL, *work = NULL, *work2 = NULL
+    cdef lapack_t *ub, *vtb
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
@@ -133,8 +129,7 @@ cdef Py_ssize_t _svd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     for b in range(b0, b1):
         _copy(a + b * st[0], st[1], st[2], abuf, n, 1, m, n, False)
         if not _finite(abuf, m, n, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         if jobz != 0:
             ub = vt + b * vsize
@@ -256,8 +251,7 @@ cdef Py_ssize_t _eigh_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     cdef lapack_t q
     cdef double rq[2]
     cdef blas_int iq = 0
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
@@ -281,8 +275,7 @@ cdef Py_ssize_t _eigh_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     for b in range(b0, b1):
         _copy(a + b * st[0], st[1], st[2], abuf, n, 1, n, n, False)
         if not _finite(abuf, n, n, 1 if j.lower else 2):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         xsyevd(&jz, &uplo, &N, abuf, &N, w + b * n * rsize, work, &lwork, rwork,
                &lrwork, iwork, &liwork, &inf)
@@ -377,9 +370,7 @@ cdef Py_ssize_t _geev_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     cdef char jr = b'V' if jobv else b'N'
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef lapack_t q
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* vr = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *vr = NULL, *work = NULL
     cdef void* wr = NULL     # real: wr then wi (2n); complex: rwork (2n)
     cdef lapack_t dummy
     cdef Pool pool = _pool()
@@ -403,8 +394,7 @@ cdef Py_ssize_t _geev_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     for b in range(b0, b1):
         _copy(a + b * st[0], st[1], st[2], abuf, 1, n, n, n, False)
         if not _finite(abuf, n, n, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         if lapack_t is cfloat or lapack_t is cdouble:
             xgeev(&jl, &jr, &N, abuf, &N, w + b * n * sizeof(lapack_t), NULL, &dummy,

@@ -38,9 +38,9 @@ from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_po
 from tenferro._kernels._xlapack cimport xgetrf, xgetrs, xpotrf
 from tenferro._kernels.lapack_base cimport (
     BAD_PIVOT, NO_MEMORY, OK, JobHead, Pool, Rows, Stack, _alloc, _begin, _begin1,
-    _code_of, _copy, _data, _fail, _failed, _flat3, _lapack_array, _lapack_code,
-    _launch, _pool, _prod, _real_dtype, _real_size, _release, _run, _strides2,
-    _strides3, _unflat, _upper, _where)
+    _code_of, _common_lapack, _copy, _data, _fail, _failed, _flat3, _lapack_array,
+    _lapack_code, _launch, _pool, _prod, _real_dtype, _real_size, _release, _run,
+    _strides2, _strides3, _unflat, _upper, _where)
 
 import numpy as np
 cimport numpy as cnp
@@ -198,8 +198,7 @@ cdef Py_ssize_t _plu_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     # perm_out (nb x m, or NULL): row i of l @ u is row perm_out[i] of a.
     cdef _PluJob* jb = <_PluJob*>job
     cdef const lapack_t* a = <const lapack_t*>jb.a
-    cdef lapack_t* l = <lapack_t*>jb.l
-    cdef lapack_t* u = <lapack_t*>jb.u
+    cdef lapack_t *l = <lapack_t*>jb.l, *u = <lapack_t*>jb.u
     cdef char* p = jb.p
     cdef Py_ssize_t* perm_out = jb.perm
     cdef Py_ssize_t* st = jb.st
@@ -501,15 +500,13 @@ cdef Py_ssize_t _getrs_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     # is copied, once per distinct matrix. The right-hand sides go through a Fortran
     # buffer (copy in, solve, copy out).
     cdef _GetrsJob* j = <_GetrsJob*>job
-    cdef const lapack_t* lu = <const lapack_t*>j.lu
-    cdef const lapack_t* rhs = <const lapack_t*>j.rhs
+    cdef const lapack_t *lu = <const lapack_t*>j.lu, *rhs = <const lapack_t*>j.rhs
     cdef lapack_t* x = <lapack_t*>j.x
     cdef Py_ssize_t n = j.n, nrhs = j.nrhs, b, i
     cdef Py_ssize_t* sa = j.sa
     cdef blas_int N = <blas_int>n, NR = <blas_int>nrhs, inf = 0
     cdef char tr = b'N' if j.trans == 0 else (b'T' if j.trans == 1 else b'C')
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* bbuf = NULL
+    cdef lapack_t *abuf = NULL, *bbuf = NULL
     cdef blas_int* ipiv = NULL
     cdef const lapack_t* src
     cdef const lapack_t* last = NULL
@@ -577,13 +574,7 @@ cdef Rows _GETRS = Rows(_getrs_rows[float], _getrs_rows[double], _getrs_rows[cfl
 @cython.wraparound(True)   # negative indices of Python tuples below
 cdef tuple _solve_operands(a, b, str name):
     """Common LAPACK dtype and broadcast 3-D stacks for getrs/trtrs."""
-    a = _lapack_array(a)
-    b = _lapack_array(b)
-    dt = a.dtype
-    if b.dtype != dt:
-        dt = np.result_type(dt, b.dtype)
-        a = a.astype(dt, copy=False)
-        b = b.astype(dt, copy=False)
+    a, b, dt = _common_lapack(a, b)
     if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != a.shape[-2] or b.shape[-2] != a.shape[-1]:
         raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not fit "
                          "(*batch, n, n) and (*batch, n, k)")
@@ -724,8 +715,7 @@ cdef Py_ssize_t _trtrs_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     # do not check singularity: an exactly zero diagonal entry is reported like ?trtrs
     # does (info = its 1-based index), before solving.
     cdef _TrtrsJob* j = <_TrtrsJob*>job
-    cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef const lapack_t* rhs = <const lapack_t*>j.rhs
+    cdef const lapack_t *a = <const lapack_t*>j.a, *rhs = <const lapack_t*>j.rhs
     cdef lapack_t* x = <lapack_t*>j.x
     cdef bint lower = j.lower, unit = j.unit
     cdef int trans = j.trans
@@ -739,8 +729,7 @@ cdef Py_ssize_t _trtrs_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     cdef lapack_t* abuf = NULL
     cdef const lapack_t* src
     cdef const lapack_t* last = NULL
-    cdef lapack_t* ap
-    cdef lapack_t* xp
+    cdef lapack_t *ap, *xp
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     c_order = sa[2] == 1 and sa[1] == n

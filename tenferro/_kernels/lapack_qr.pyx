@@ -37,7 +37,7 @@ from tenferro._kernels._xlapack cimport (xgelsd, xgeqrf, xgeqrt, xgesdd, xlarfb,
 
 from tenferro._kernels.lapack_base cimport (
     NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, Stack, _alloc, _begin, _begin1,
-    _code_of, _copy, _data, _failed, _finite, _flat3, _lapack_array, _launch, _lreal,
+    _code_of, _common_lapack, _copy, _data, _failed, _finite, _flat3, _launch, _lreal,
     _lwork, _max_lwork, _pool, _prod, _real_dtype, _real_size, _release, _strides3,
     _unflat, _upper)
 
@@ -131,8 +131,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
     # (geqrf + orgqr) to rounding, with a real diagonal of R.
     cdef _QrJob* j = <_QrJob*>job
     cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef lapack_t* q = <lapack_t*>j.q
-    cdef lapack_t* r = <lapack_t*>j.r
+    cdef lapack_t *q = <lapack_t*>j.q, *r = <lapack_t*>j.r
     cdef Py_ssize_t m = j.m, n = j.n, b, mode = j.mode
     cdef Py_ssize_t* st = j.st
     cdef Py_ssize_t k = m if m < n else n
@@ -143,9 +142,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
     cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k, QC = <blas_int>qcols
     cdef blas_int lwork = -1, lw2 = -1, inf = 0
     cdef lapack_t wq
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* tau = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *tau = NULL, *work = NULL
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     abuf = <lapack_t*>_alloc(&pool, m * width, sizeof(lapack_t))
@@ -282,16 +279,28 @@ cdef inline Py_ssize_t _n_above(const void* s, Py_ssize_t p, double tol,
     return count
 
 
-cdef blas_int _qr_svd_lwork(blas_int* FM, blas_int* P, lapack_t* f, lapack_t* tau,
-                            lapack_t* r, void* s, void* rwork, blas_int* iwork) noexcept nogil:
-    """The larger workspace of geqrf on the Fortran FM x P buffer f and of gesdd 'N' on
-    the P x P buffer r (the singular values of R): lstsq_qr's and pinv_qr's."""
+cdef blas_int _qr_svd_work(Pool* pool, blas_int* FM, blas_int* P, lapack_t** f,
+                          lapack_t** tau, lapack_t** r, void* s, void** rwork,
+                          blas_int** iwork) noexcept nogil:
+    """The buffers that lstsq_qr and pinv_qr share, from ``pool``: the Fortran FM x P f
+    for geqrf, its tau, the P x P r for gesdd 'N' (the singular values of R) and gesdd's
+    iwork and rwork; returns the larger workspace of geqrf on f and gesdd on r (0 when an
+    allocation failed: pool.failed)."""
     cdef blas_int lwork = -1, lw2 = -1, inf = 0
+    cdef size_t p = <size_t>P[0]
     cdef char jz = b'N'
     cdef lapack_t q
-    xgeqrf(FM, P, f, FM, tau, &q, &lwork, &inf)
+    f[0] = <lapack_t*>_alloc(pool, <size_t>FM[0] * p, sizeof(lapack_t))
+    tau[0] = <lapack_t*>_alloc(pool, p, sizeof(lapack_t))
+    r[0] = <lapack_t*>_alloc(pool, p * p, sizeof(lapack_t))
+    iwork[0] = <blas_int*>_alloc(pool, 8 * p, sizeof(blas_int))
+    rwork[0] = _alloc(pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
+                      _real_size(<lapack_t*>NULL))
+    if pool.failed:
+        return 0
+    xgeqrf(FM, P, f[0], FM, tau[0], &q, &lwork, &inf)
     lwork = _lwork(q)
-    xgesdd(&jz, P, P, r, P, s, r, P, r, P, &q, &lw2, rwork, iwork, &inf)
+    xgesdd(&jz, P, P, r[0], P, s, r[0], P, r[0], P, &q, &lw2, rwork[0], iwork[0], &inf)
     return _max_lwork(lwork, q)
 
 
@@ -339,8 +348,7 @@ cdef Py_ssize_t _gelsd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     # Fortran max(m, n) x k buffer (gelsd writes the n x k solution over b, so b needs
     # max(m, n) rows); the solution's first n rows are copied out C-ordered.
     cdef _LstsqJob* j = <_LstsqJob*>job
-    cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef const lapack_t* rhs = <const lapack_t*>j.rhs
+    cdef const lapack_t *a = <const lapack_t*>j.a, *rhs = <const lapack_t*>j.rhs
     cdef lapack_t* x = <lapack_t*>j.x
     cdef char* s = j.s
     cdef int64_t* rank = j.rank
@@ -356,9 +364,7 @@ cdef Py_ssize_t _gelsd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     cdef float rc_f = <float>rcond
     cdef double rc_d = rcond
     cdef void* rc = <void*>&rc_f if single else <void*>&rc_d
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* bbuf = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *bbuf = NULL, *work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
@@ -374,8 +380,7 @@ cdef Py_ssize_t _gelsd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     for b in range(b0, b1):
         _copy(a + b * sa[0], sa[1], sa[2], abuf, 1, m, m, n, False)
         if not _finite(abuf, n, m, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         _copy(rhs + b * sb[0], sb[1], sb[2], bbuf, 1, ldb, m, k, False)
         xgelsd(&M, &N, &K, abuf, &M, bbuf, &LDB, s + b * mn * rsize, rc, &rk, work,
@@ -414,10 +419,8 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
     # full rank (or whose gesdd fails) is solved again from scratch by gelsd, which then
     # sets its x, s and rank: the minimum-norm solution exactly as before.
     cdef _LstsqJob* jb = <_LstsqJob*>job
-    cdef const lapack_t* a = <const lapack_t*>jb.a
-    cdef const lapack_t* rhs = <const lapack_t*>jb.rhs
-    cdef lapack_t* x = <lapack_t*>jb.x
-    cdef lapack_t* r = <lapack_t*>jb.r
+    cdef const lapack_t *a = <const lapack_t*>jb.a, *rhs = <const lapack_t*>jb.rhs
+    cdef lapack_t *x = <lapack_t*>jb.x, *r = <lapack_t*>jb.r
     cdef char* s = jb.s
     cdef char* res = jb.res
     cdef int64_t* rank = jb.rank
@@ -441,32 +444,21 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
     cdef double rc_d = rcond
     cdef void* grc = <void*>&rc_f if single else <void*>&rc_d
     cdef lapack_t q
-    cdef lapack_t* fbuf = NULL
-    cdef lapack_t* tau = NULL
-    cdef lapack_t* rbuf = NULL
-    cdef lapack_t* bbuf = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *fbuf = NULL, *tau = NULL, *rbuf = NULL, *bbuf = NULL, *work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef lapack_t* gwork = NULL     # gelsd's, allocated at the first rank-deficient matrix
     cdef void* grwork = NULL
     cdef blas_int* giwork = NULL
-    cdef lapack_t* rb
-    cdef lapack_t* bcol
+    cdef lapack_t *rb, *bcol
     cdef char* sbp
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    fbuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
-    tau = <lapack_t*>_alloc(&pool, p, sizeof(lapack_t))
-    rbuf = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
     bbuf = <lapack_t*>_alloc(&pool, ldf * k, sizeof(lapack_t))
-    iwork = <blas_int*>_alloc(&pool, 8 * p, sizeof(blas_int))
-    rwork = _alloc(&pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
-                   rsize)
+    # one workspace for geqrf, gesdd and ormqr: the largest of their queries
+    lwork = _qr_svd_work(&pool, &FM, &P, &fbuf, &tau, &rbuf, s, &rwork, &iwork)
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    # one workspace for geqrf, gesdd and ormqr: the largest of their queries
-    lwork = _qr_svd_lwork(&FM, &P, fbuf, tau, rbuf, s, rwork, iwork)
     xormqr(&side, &nt, &FM, &K, &P, fbuf, &FM, tau, bbuf, &LD, &q, &lw2, &inf)
     lwork = _max_lwork(lwork, q)
     work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
@@ -476,8 +468,7 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
         sbp = s + b * p * rsize
         _load_f(a + b * sa[0], sa, fbuf, m, n, tall)
         if not _finite(fbuf, m, n, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
         if _failed(inf, info, b, &result):
@@ -579,28 +570,17 @@ cdef Py_ssize_t _pinv_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef bint single = rsize == sizeof(float)
     cdef lapack_t q
-    cdef lapack_t* fbuf = NULL
-    cdef lapack_t* tau = NULL
-    cdef lapack_t* rbuf = NULL
-    cdef lapack_t* rtri = NULL
-    cdef lapack_t* work = NULL
-    cdef void* s = NULL
-    cdef void* rwork = NULL
+    cdef lapack_t *fbuf = NULL, *tau = NULL, *rbuf = NULL, *rtri = NULL, *work = NULL
+    cdef void *s = NULL, *rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    fbuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
-    tau = <lapack_t*>_alloc(&pool, p, sizeof(lapack_t))
-    rbuf = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
     rtri = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
     s = _alloc(&pool, p, rsize)
-    iwork = <blas_int*>_alloc(&pool, 8 * p, sizeof(blas_int))
-    rwork = _alloc(&pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
-                   rsize)
+    # one workspace for geqrf, gesdd and orgqr: the largest of their queries
+    lwork = _qr_svd_work(&pool, &FM, &P, &fbuf, &tau, &rbuf, s, &rwork, &iwork)
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    # one workspace for geqrf, gesdd and orgqr: the largest of their queries
-    lwork = _qr_svd_lwork(&FM, &P, fbuf, tau, rbuf, s, rwork, iwork)
     xorgqr(&FM, &P, &P, fbuf, &FM, tau, &q, &lw2, &inf)
     lwork = _max_lwork(lwork, q)
     work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
@@ -729,13 +709,7 @@ def pinv_qr(a, rtol):
 cdef tuple _lstsq_operands(a, b, str name):
     """Common LAPACK dtype of a (*batch, m, n) and b (*batch, m, k), batches broadcast to
     one shape."""
-    a = _lapack_array(a)
-    b = _lapack_array(b)
-    dt = a.dtype
-    if b.dtype != dt:
-        dt = np.result_type(dt, b.dtype)
-        a = a.astype(dt, copy=False)
-        b = b.astype(dt, copy=False)
+    a, b, dt = _common_lapack(a, b)
     if a.ndim < 2 or b.ndim < 2 or b.shape[-2] != a.shape[-2]:
         raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not fit "
                          "(*batch, m, n) and (*batch, m, k)")
