@@ -12,7 +12,14 @@ only selects the specialization, the operands are in the driver's job struct beh
 specializations, listed once) and the dtype code, and ``dtype_rows`` picks the
 specialization: it is the chunk_fn that run_chunks (_workers.pxd) splits over threads, or
 is called directly for a serial loop. The entry point (``def X``) converts the operands,
-fills the job from the ndarrays (data pointers and element strides) and runs it.
+fills the job from the ndarrays (data pointers and element strides) and runs it:
+_begin (the stack) or _begin1 (one matrix) starts it, _launch runs the job and raises for
+a failing matrix.
+
+Every driver has that same shape on purpose: a job struct, a loop whose first lines read
+the struct into typed locals, a Rows table and an entry point. ``duplicates`` lists the
+drivers' struct-and-prologue lines as alike (lapack_eig/qr/lu_chol.pyx); they are the
+protocol, each reading its own job, not one logic written twice.
 """
 from libc.math cimport isfinite
 from libc.stdlib cimport free, malloc
