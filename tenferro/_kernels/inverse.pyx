@@ -262,11 +262,13 @@ cdef inline void _tiles8(const lapack_t* src, Py_ssize_t su, Py_ssize_t sv, lapa
         u1 = u0 + 8 if u0 + 8 < n else n
         for v0 in range(0, n, 8):
             v1 = v0 + 8 if v0 + 8 < n else n
-            for u in range(u0, u1):
-                for v in range(v0, v1):
-                    if scaled:
+            if scaled:      # the test outside the tile's loops: they stay plain
+                for u in range(u0, u1):
+                    for v in range(v0, v1):
                         dst[u * n + v] = s * src[u * su + v * sv]
-                    else:
+            else:
+                for u in range(u0, u1):
+                    for v in range(v0, v1):
                         dst[u * n + v] = src[u * su + v * sv]
 
 
