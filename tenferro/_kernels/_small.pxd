@@ -131,6 +131,9 @@ cdef inline void s_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t
         while j < n:
             w = 8 if n - j >= 8 else (4 if n - j >= 4 else 1)
             s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0
+            # The 8- and 4-wide bodies repeat each other on purpose (the 4-wide one
+            # written as one tuple assignment): one loop with a width test per term
+            # would keep the sums out of registers.
             if w == 8:
                 for p in range(k):
                     f = s_at(a, ar, ac, acj, i, p)
@@ -147,10 +150,8 @@ cdef inline void s_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t
                 for p in range(k):
                     f = s_at(a, ar, ac, acj, i, p)
                     bp = b + p * br + j
-                    s0 = s0 + f * bp[0]
-                    s1 = s1 + f * bp[1]
-                    s2 = s2 + f * bp[2]
-                    s3 = s3 + f * bp[3]
+                    s0, s1, s2, s3 = (s0 + f * bp[0], s1 + f * bp[1], s2 + f * bp[2],
+                                      s3 + f * bp[3])
             else:
                 for p in range(k):
                     s0 = s0 + s_at(a, ar, ac, acj, i, p) * b[p * br + j]

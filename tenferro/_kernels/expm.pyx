@@ -204,6 +204,23 @@ cdef inline double _norm1(const wide_t[:, :, :] a, Py_ssize_t b, double* cs) noe
     return r
 
 
+cdef inline void _every_other(double* c, const double* bc, int first,
+                              int count) noexcept nogil:
+    """c[k] = bc[first + 2k] for k < count: the odd- or the even-degree coefficients of
+    the Padé table row bc, from degree ``first`` on."""
+    cdef int k
+    for k in range(count):
+        c[k] = bc[first + 2 * k]
+
+
+cdef inline void _every_slot(double** xs, wide_t* p, int count,
+                             Py_ssize_t nn) noexcept nogil:
+    """xs[k] = the k-th n x n slot of p (nn entries each, as doubles), k < count."""
+    cdef int k
+    for k in range(count):
+        xs[k] = <double*>(p + k * nn)
+
+
 cdef inline void _fill_nan(wide_t* x, Py_ssize_t count) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(count):
@@ -221,14 +238,9 @@ cdef void _pade(const wide_t[:, :, :] a, wide_t* sv, Py_ssize_t slots, int* par,
     cdef blas_int N = <blas_int>n, info
     cdef double sc
     cdef double* bc
-    cdef double c1[4]
-    cdef double c2[4]
+    cdef double c1[4], c2[4]
     cdef double* xs[4]
-    cdef wide_t* S
-    cdef wide_t* A
-    cdef wide_t* P
-    cdef wide_t* X
-    cdef wide_t* QI
+    cdef wide_t *S, *A, *P, *X, *QI
     cdef wide_t* V = ws
     cdef wide_t* U = ws + nn
     cdef wide_t* work = ws + 2 * nn
@@ -250,24 +262,22 @@ cdef void _pade(const wide_t[:, :, :] a, wide_t* sv, Py_ssize_t slots, int* par,
         mm(P, A, A, N, False)                     # A₂
         for k in range(1, q):                     # A₂ₖ = A₂ₖ₋₂A₂
             mm(P + k * nn, P + (k - 1) * nn, P, N, False)
-        for k in range(q):
-            xs[k] = <double*>(P + k * nn)
+        _every_slot(xs, P, q, nn)
         if m == 13:
             # W₁, Z₁ (saved); W₂ into W, Z₂ into V; then W = A₆W₁ + W₂, V = A₆Z₁ + Z₂
-            c1[0] = bc[9]; c1[1] = bc[11]; c1[2] = bc[13]
-            c2[0] = bc[8]; c2[1] = bc[10]; c2[2] = bc[12]
+            _every_other(c1, bc, 9, 3)
+            _every_other(c2, bc, 8, 3)
             comb(<double*>(S + S_W1 * nn), c1, <double*>(S + S_Z1 * nn), c2, xs, 3, size)
-            c1[0] = bc[3]; c1[1] = bc[5]; c1[2] = bc[7]
-            c2[0] = bc[2]; c2[1] = bc[4]; c2[2] = bc[6]
+            _every_other(c1, bc, 3, 3)
+            _every_other(c2, bc, 2, 3)
             comb(<double*>(S + S_W * nn), c1, <double*>V, c2, xs, 3, size)
             add_diag(<double*>(S + S_W * nn), bc[1], n, w)
             add_diag(<double*>V, bc[0], n, w)
             mm(S + S_W * nn, P + 2 * nn, S + S_W1 * nn, N, True)
             mm(V, P + 2 * nn, S + S_Z1 * nn, N, True)
         else:
-            for k in range(q):
-                c1[k] = bc[2 * k + 3]
-                c2[k] = bc[2 * k + 2]
+            _every_other(c1, bc, 3, q)
+            _every_other(c2, bc, 2, q)
             comb(<double*>(S + S_W * nn), c1, <double*>V, c2, xs, q, size)
             add_diag(<double*>(S + S_W * nn), bc[1], n, w)
             add_diag(<double*>V, bc[0], n, w)
@@ -316,15 +326,9 @@ cdef void _frechet(const wide_t* sv, Py_ssize_t slots, const int* par,
     cdef blas_int N = <blas_int>n
     cdef double sc
     cdef double* bc
-    cdef double c1[4]
-    cdef double c2[4]
+    cdef double c1[4], c2[4]
     cdef double* xs[4]
-    cdef wide_t* S
-    cdef wide_t* A
-    cdef wide_t* P
-    cdef wide_t* X
-    cdef wide_t* O
-    cdef wide_t* tmp
+    cdef wide_t *S, *A, *P, *X, *O, *tmp
     cdef wide_t* E = ws
     cdef wide_t* M = ws + nn             # M₂, M₄, M₆, M₈
     cdef wide_t* LW = ws + 5 * nn
@@ -360,24 +364,22 @@ cdef void _frechet(const wide_t* sv, Py_ssize_t slots, const int* par,
         for k in range(1, q):                                  # M₂ₖ = A₂ₖ₋₂M₂ + M₂ₖ₋₂A₂
             mm(M + k * nn, P + (k - 1) * nn, M, N, False)
             mm(M + k * nn, M + (k - 1) * nn, P, N, True)
-        for k in range(q):
-            xs[k] = <double*>(M + k * nn)
+        _every_slot(xs, M, q, nn)
         if m == 13:
             # L_W = A₆L_W₁ + M₆W₁ + L_W₂,  L_V = A₆L_Z₁ + M₆Z₁ + L_Z₂
-            c1[0] = bc[3]; c1[1] = bc[5]; c1[2] = bc[7]
-            c2[0] = bc[9]; c2[1] = bc[11]; c2[2] = bc[13]
+            _every_other(c1, bc, 3, 3)
+            _every_other(c2, bc, 9, 3)
             comb(<double*>LW, c1, <double*>T1, c2, xs, 3, size)
-            c1[0] = bc[2]; c1[1] = bc[4]; c1[2] = bc[6]
-            c2[0] = bc[8]; c2[1] = bc[10]; c2[2] = bc[12]
+            _every_other(c1, bc, 2, 3)
+            _every_other(c2, bc, 8, 3)
             comb(<double*>LV, c1, <double*>T2, c2, xs, 3, size)
             mm(LW, P + 2 * nn, T1, N, True)
             mm(LW, M + 2 * nn, S + S_W1 * nn, N, True)
             mm(LV, P + 2 * nn, T2, N, True)
             mm(LV, M + 2 * nn, S + S_Z1 * nn, N, True)
         else:
-            for k in range(q):
-                c1[k] = bc[2 * k + 3]
-                c2[k] = bc[2 * k + 2]
+            _every_other(c1, bc, 3, q)
+            _every_other(c2, bc, 2, q)
             comb(<double*>LW, c1, <double*>LV, c2, xs, q, size)
         mm(T1, A, LW, N, False)                                # L_U = AL_W + EW
         mm(T1, E, S + S_W * nn, N, True)

@@ -50,10 +50,10 @@ from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_STRID
 from libc.math cimport INFINITY, fabs, hypot, log, logf
 
 cimport scipy.linalg.cython_blas as bl
-cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf
+from tenferro._kernels._xlapack cimport xgetrf
 from tenferro._kernels._workers cimport run_chunks, work_give, work_take
 
 import numpy as np
@@ -144,27 +144,23 @@ cdef void _trmm_r(char side, char uplo, char diag, blas_int m, blas_int n, lapac
     cdef lapack_t* t12 = a + <Py_ssize_t>k1 * lda
     cdef lapack_t* t21 = a + k1
     cdef lapack_t* t22 = a + <Py_ssize_t>k1 * lda + k1
-    cdef lapack_t* b2
-    if side == c'L':
-        b2 = b + k1
-        if uplo == c'U':
-            _trmm_r(side, uplo, diag, k1, n, alpha, a, lda, b, ldb)
-            _gemm_acc(k1, n, k2, alpha, t12, lda, b2, ldb, b, ldb)
-            _trmm_r(side, uplo, diag, k2, n, alpha, t22, lda, b2, ldb)
-        else:
-            _trmm_r(side, uplo, diag, k2, n, alpha, t22, lda, b2, ldb)
-            _gemm_acc(k2, n, k1, alpha, t21, lda, b, ldb, b2, ldb)
-            _trmm_r(side, uplo, diag, k1, n, alpha, a, lda, b, ldb)
-    else:
-        b2 = b + <Py_ssize_t>k1 * ldb
-        if uplo == c'U':
-            _trmm_r(side, uplo, diag, m, k2, alpha, t22, lda, b2, ldb)
-            _gemm_acc(m, k2, k1, alpha, b, ldb, t12, lda, b2, ldb)
-            _trmm_r(side, uplo, diag, m, k1, alpha, a, lda, b, ldb)
-        else:
-            _trmm_r(side, uplo, diag, m, k1, alpha, a, lda, b, ldb)
-            _gemm_acc(m, k1, k2, alpha, b2, ldb, t21, lda, b, ldb)
-            _trmm_r(side, uplo, diag, m, k2, alpha, t22, lda, b2, ldb)
+    # B_f, the half of B updated first (B₁ for left-upper and right-lower), then B_o
+    cdef bint first1 = (side == c'L') == (uplo == c'U')
+    cdef lapack_t* b2 = b + k1 if side == c'L' else b + <Py_ssize_t>k1 * ldb
+    cdef lapack_t* bf = b if first1 else b2
+    cdef lapack_t* bo = b2 if first1 else b
+    cdef lapack_t* tf = a if first1 else t22        # T_ff, T_oo: the diagonal blocks
+    cdef lapack_t* to = t22 if first1 else a
+    cdef lapack_t* toff = t12 if uplo == c'U' else t21
+    cdef blas_int kf = k1 if first1 else k2, ko = k2 if first1 else k1
+    if side == c'L':     # B_f = T_ff B_f + T_fo B_o, B_o = T_oo B_o
+        _trmm_r(side, uplo, diag, kf, n, alpha, tf, lda, bf, ldb)
+        _gemm_acc(kf, n, ko, alpha, toff, lda, bo, ldb, bf, ldb)
+        _trmm_r(side, uplo, diag, ko, n, alpha, to, lda, bo, ldb)
+    else:                # B_f = B_f T_ff + B_o T_of, B_o = B_o T_oo
+        _trmm_r(side, uplo, diag, m, kf, alpha, tf, lda, bf, ldb)
+        _gemm_acc(m, kf, ko, alpha, bo, ldb, toff, lda, bf, ldb)
+        _trmm_r(side, uplo, diag, m, ko, alpha, to, lda, bo, ldb)
 
 
 # ---- base cases (n <= NB): column sweeps on the Fortran block w, leading dimension ld ---
@@ -222,10 +218,15 @@ cdef inline void _mul_base(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept no
 
 # ---- recursions ---------------------------------------------------------------------
 
-cdef void _inv_tri(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
-    """Both packed triangles of the n x n block w inverted in place."""
+cdef void _halves(lapack_t* w, Py_ssize_t n, Py_ssize_t ld, bint mul) noexcept nogil:
+    """The two recursions on the packed n x n block w (U upper, L unit lower), split in
+    2 x 2 blocks down to NB: ``mul`` False inverts both triangles in place; ``mul`` True
+    forms X = U·L in place."""
     if n <= NB:
-        _inv_tri_base(w, n, ld)
+        if mul:
+            _mul_base(w, n, ld)
+        else:
+            _inv_tri_base(w, n, ld)
         return
     cdef Py_ssize_t n1 = n // 2, n2 = n - n1
     cdef lapack_t* w11 = w
@@ -234,8 +235,15 @@ cdef void _inv_tri(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
     cdef lapack_t* w22 = w + n1 * ld + n1
     cdef blas_int m1 = <blas_int>n1, m2 = <blas_int>n2, l = <blas_int>ld
     cdef lapack_t one = 1, mone = -1
-    _inv_tri(w11, n1, ld)
-    _inv_tri(w22, n2, ld)
+    if mul:
+        _halves(w11, n1, ld, True)                               # U₁₁L₁₁
+        _gemm_acc(m1, m1, m2, one, w12, l, w21, l, w11, l)       # + U₁₂L₂₁
+        _trmm_r(c'R', c'L', c'U', m1, m2, one, w22, l, w12, l)   # X₁₂ = U₁₂L₂₂
+        _trmm_r(c'L', c'U', c'N', m2, m1, one, w22, l, w21, l)   # X₂₁ = U₂₂L₂₁
+        _halves(w22, n2, ld, True)                               # X₂₂ = U₂₂L₂₂
+        return
+    _halves(w11, n1, ld, False)
+    _halves(w22, n2, ld, False)
     # U: B := −A⁻¹·B·C⁻¹
     _trmm_r(c'L', c'U', c'N', m1, m2, mone, w11, l, w12, l)
     _trmm_r(c'R', c'U', c'N', m1, m2, one, w22, l, w12, l)
@@ -244,23 +252,24 @@ cdef void _inv_tri(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
     _trmm_r(c'R', c'L', c'U', m2, m1, one, w11, l, w21, l)
 
 
-cdef void _mul(lapack_t* w, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
-    """X = U·L in place for the packed n x n block w (U upper, L unit lower)."""
-    if n <= NB:
-        _mul_base(w, n, ld)
-        return
-    cdef Py_ssize_t n1 = n // 2, n2 = n - n1
-    cdef lapack_t* w11 = w
-    cdef lapack_t* w12 = w + n1 * ld
-    cdef lapack_t* w21 = w + n1
-    cdef lapack_t* w22 = w + n1 * ld + n1
-    cdef blas_int m1 = <blas_int>n1, m2 = <blas_int>n2, l = <blas_int>ld
-    cdef lapack_t one = 1, mone = -1
-    _mul(w11, n1, ld)                                     # U₁₁L₁₁
-    _gemm_acc(m1, m1, m2, one, w12, l, w21, l, w11, l)    # + U₁₂L₂₁
-    _trmm_r(c'R', c'L', c'U', m1, m2, one, w22, l, w12, l)   # X₁₂ = U₁₂L₂₂
-    _trmm_r(c'L', c'U', c'N', m2, m1, one, w22, l, w21, l)   # X₂₁ = U₂₂L₂₁
-    _mul(w22, n2, ld)                                     # X₂₂ = U₂₂L₂₂
+cdef inline void _tiles8(const lapack_t* src, Py_ssize_t su, Py_ssize_t sv, lapack_t* dst,
+                         Py_ssize_t n, lapack_t s, bint scaled) noexcept nogil:
+    """dst[u·n + v] = src[u·su + v·sv] (times s when ``scaled``) for u, v < n: a
+    transposing copy in 8 x 8 tiles, written along dst's rows (a tile small enough that
+    its strided side stays in L1 for n = 2^k)."""
+    cdef Py_ssize_t u0, v0, u1, v1, u, v
+    for u0 in range(0, n, 8):
+        u1 = u0 + 8 if u0 + 8 < n else n
+        for v0 in range(0, n, 8):
+            v1 = v0 + 8 if v0 + 8 < n else n
+            if scaled:      # the test outside the tile's loops: they stay plain
+                for u in range(u0, u1):
+                    for v in range(v0, v1):
+                        dst[u * n + v] = s * src[u * su + v * sv]
+            else:
+                for u in range(u0, u1):
+                    for v in range(v0, v1):
+                        dst[u * n + v] = src[u * su + v * sv]
 
 
 # ---- the batched kernel --------------------------------------------------------------
@@ -341,11 +350,11 @@ cdef void _inverse_one(lapack_t* w, lapack_t* o, const int* piv, Py_ssize_t ps,
     # One matrix: W (Fortran, holding the packed factors) becomes the inverse; out
     # (C-ordered) gets scale·op(A)⁻¹, W itself for trans 1 and 2 (w == o). piv: the
     # pivots at element stride ps, checked by the caller; scale NULL means 1.
-    cdef Py_ssize_t i, j, p, r0, c0, r1, c1
+    cdef Py_ssize_t i, j, p
     cdef lapack_t s, t
     cdef bint cplx = lapack_t is cfloat or lapack_t is cdouble
-    _inv_tri(w, n, n)
-    _mul(w, n, n)
+    _halves(w, n, n, False)      # both triangles inverted
+    _halves(w, n, n, True)       # X = U⁻¹·L⁻¹ = (LU)⁻¹
     for j in range(n - 2, -1, -1):      # X Pᵀ: LAPACK's interchanges, reversed
         p = piv[j * ps]
         if p != j:
@@ -364,15 +373,8 @@ cdef void _inverse_one(lapack_t* w, lapack_t* o, const int* piv, Py_ssize_t ps,
             for i in range(n * n):
                 w[i] = s * w[i]
     else:
-        # C-ordered out[r, c] = s·W[r + c·n]: a transposing copy in 8 x 8 tiles
-        # (small enough that a tile's strided column stays in L1 for n = 2^k)
-        for r0 in range(0, n, 8):
-            r1 = r0 + 8 if r0 + 8 < n else n
-            for c0 in range(0, n, 8):
-                c1 = c0 + 8 if c0 + 8 < n else n
-                for i in range(r0, r1):
-                    for j in range(c0, c1):
-                        o[i * n + j] = s * w[i + j * n]
+        # C-ordered out[r, c] = s·W[r + c·n]
+        _tiles8(w, 1, n, o, n, s, True)
 
 
 cdef object _INT32 = np.dtype(np.int32)
@@ -402,6 +404,36 @@ cdef void _inv1(const lapack_t* lu, const int* piv, const lapack_t* scale, lapac
     _inverse_one(out, out, piv, 1, n, scale, trans)
 
 
+cdef int _put_scalar(void* p, Py_ssize_t code, object x) except -1:
+    """*p := x as the scalar type of dtype code ``code`` (0..3: float, double, cfloat,
+    cdouble)."""
+    if code == 0:
+        (<float*>p)[0] = x
+    elif code == 1:
+        (<double*>p)[0] = x
+    elif code == 2:
+        (<cfloat*>p)[0] = x
+    else:
+        (<cdouble*>p)[0] = x
+    return 0
+
+
+cdef void _inv1_code(Py_ssize_t code, const char* lu, const int* piv, const void* scale,
+                     char* out, Py_ssize_t n, int trans, bint* bad) noexcept nogil:
+    """_inv1 compiled for dtype code ``code`` (as _put_scalar); scale NULL means 1."""
+    if code == 0:
+        _inv1[float](<const float*>lu, piv, <const float*>scale, <float*>out, n, trans, bad)
+    elif code == 1:
+        _inv1[double](<const double*>lu, piv, <const double*>scale, <double*>out, n, trans,
+                      bad)
+    elif code == 2:
+        _inv1[cfloat](<const cfloat*>lu, piv, <const cfloat*>scale, <cfloat*>out, n, trans,
+                      bad)
+    else:
+        _inv1[cdouble](<const cdouble*>lu, piv, <const cdouble*>scale, <cdouble*>out, n,
+                       trans, bad)
+
+
 cdef object _inverse1(lu, piv, scale, dt, int tr):
     """lu_inverse for one Fortran-contiguous matrix (getrf's) with contiguous pivots, a
     scalar scale of lu's dtype (or None) and trans 1 or 2, on raw pointers: the backward
@@ -425,35 +457,14 @@ cdef object _inverse1(lu, piv, scale, dt, int tr):
     # without a defensive copy (a 512 KB copy and its page faults at n = 256)
     out = np.empty((n, n), dt)
     cdef char* op = _data(out)
-    cdef float sf
-    cdef double sd
-    cdef cfloat scf
-    cdef cdouble scd
+    cdef cdouble sbuf         # the scale as lu's scalar type (16 bytes hold each)
+    cdef void* sp = NULL
     cdef bint bad = False
-    if code == 0:
-        if scale is not None:
-            sf = scale
-        with nogil:
-            _inv1[float](<const float*>lp_, pp, NULL if scale is None else &sf,
-                         <float*>op, n, tr, &bad)
-    elif code == 1:
-        if scale is not None:
-            sd = scale
-        with nogil:
-            _inv1[double](<const double*>lp_, pp, NULL if scale is None else &sd,
-                          <double*>op, n, tr, &bad)
-    elif code == 2:
-        if scale is not None:
-            scf = scale
-        with nogil:
-            _inv1[cfloat](<const cfloat*>lp_, pp, NULL if scale is None else &scf,
-                          <cfloat*>op, n, tr, &bad)
-    else:
-        if scale is not None:
-            scd = scale
-        with nogil:
-            _inv1[cdouble](<const cdouble*>lp_, pp, NULL if scale is None else &scd,
-                           <cdouble*>op, n, tr, &bad)
+    if scale is not None:
+        sp = &sbuf
+        _put_scalar(sp, code, scale)
+    with nogil:
+        _inv1_code(code, lp_, pp, sp, op, n, tr, &bad)
     if bad:
         return None             # the general path reports the bad pivots
     return out
@@ -696,14 +707,8 @@ cdef inline void _getrf_sq(blas_int* n, lapack_t* a, blas_int* ipiv,
                            blas_int* info) noexcept nogil:
     if n[0] <= SMALL:
         info[0] = s_getrf(a, n[0], n[0], ipiv)
-    elif lapack_t is float:
-        lp.sgetrf(n, n, a, n, ipiv, info)
-    elif lapack_t is double:
-        lp.dgetrf(n, n, a, n, ipiv, info)
-    elif lapack_t is cfloat:
-        lp.cgetrf(n, n, a, n, ipiv, info)
     else:
-        lp.zgetrf(n, n, a, n, ipiv, info)
+        xgetrf(n, n, a, n, ipiv, info)
 
 
 cdef Py_ssize_t _lu_det(const lapack_t* a, Py_ssize_t nb, Py_ssize_t n, Py_ssize_t sb,
@@ -720,7 +725,7 @@ cdef Py_ssize_t _lu_det(const lapack_t* a, Py_ssize_t nb, Py_ssize_t n, Py_ssize
     # (NON_FINITE if not, before any getrf). Returns OK, NON_FINITE, or the position of a
     # matrix getrf rejected (info < 0: never for valid arguments).
     # a: nb matrices n x n, entry (b, i, j) at a[b·sb + i·s1 + j·s2] (element strides)
-    cdef Py_ssize_t b, i, j, r0, c0, r1, c1, odd, neg, zero
+    cdef Py_ssize_t b, i, j, odd, neg, zero
     cdef Py_ssize_t isz = sizeof(lapack_t)
     cdef blas_int N = <blas_int>n, info = 0
     cdef lapack_t* w
@@ -748,14 +753,8 @@ cdef Py_ssize_t _lu_det(const lapack_t* a, Py_ssize_t nb, Py_ssize_t n, Py_ssize
             if s1 == 1 and s2 == n:
                 memcpy(w, src, n * n * isz)
             else:
-                # w[i + j·n] = a[i, j]: a transposing copy in 8 x 8 tiles for C order
-                for c0 in range(0, n, 8):
-                    c1 = c0 + 8 if c0 + 8 < n else n
-                    for r0 in range(0, n, 8):
-                        r1 = r0 + 8 if r0 + 8 < n else n
-                        for j in range(c0, c1):
-                            for i in range(r0, r1):
-                                w[i + j * n] = src[i * s1 + j * s2]
+                # w[i + j·n] = a[i, j]
+                _tiles8(src, s2, s1, w, n, 1, False)
             ip = piv + b * n
             _getrf_sq(&N, w, ip, &info)
             if info < 0:

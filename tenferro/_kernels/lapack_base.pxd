@@ -12,7 +12,14 @@ only selects the specialization, the operands are in the driver's job struct beh
 specializations, listed once) and the dtype code, and ``dtype_rows`` picks the
 specialization: it is the chunk_fn that run_chunks (_workers.pxd) splits over threads, or
 is called directly for a serial loop. The entry point (``def X``) converts the operands,
-fills the job from the ndarrays (data pointers and element strides) and runs it.
+fills the job from the ndarrays (data pointers and element strides) and runs it:
+_begin (the stack) or _begin1 (one matrix) starts it, _launch runs the job and raises for
+a failing matrix.
+
+Every driver has that same shape on purpose: a job struct, a loop whose first lines read
+the struct into typed locals, a Rows table and an entry point. ``duplicates`` lists the
+drivers' struct-and-prologue lines as alike (lapack_eig/qr/lu_chol.pyx); they are the
+protocol, each reading its own job, not one logic written twice.
 """
 from libc.math cimport isfinite
 from libc.stdlib cimport free, malloc
@@ -90,6 +97,33 @@ cdef inline Py_ssize_t _run(void* job, Py_ssize_t nb, int nthreads, bint release
         with nogil:
             return dtype_rows(job, 0, nb, True, info)
     return dtype_rows(job, 0, nb, True, info)
+
+
+cdef inline int _launch(void* job, Py_ssize_t nb, int nthreads, bint release_gil,
+                        tuple batch, str routine, str what) except -1:
+    """_run, then the exception of a failing matrix (_fail's, naming ``routine`` and
+    ``what`` failed) when one did: the end of every entry point."""
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad = _run(job, nb, nthreads, release_gil, &info)
+    if bad != OK:
+        raise _fail(bad, info, batch, routine, what)
+    return 0
+
+
+cdef inline bint _failed(blas_int inf, blas_int* info, Py_ssize_t b,
+                         Py_ssize_t* result) noexcept nogil:
+    """Whether LAPACK's info ``inf`` of batch position ``b`` reports a failure (not 0):
+    then info[0] = inf and result[0] = b, what a driver's loop returns."""
+    if inf == 0:
+        return False
+    info[0] = inf
+    result[0] = b
+    return True
+
+
+cdef struct Stack:          # an entry point's operand (*batch, m, n), as a flat stack
+    Py_ssize_t m, n, k, nb  # k = min(m, n), nb = prod(batch)
+    int code                # its dtype code (_code_of)
 
 
 # ---------------------------------------------------------------------------------------
@@ -201,6 +235,17 @@ cdef inline bint _strides3(object x, Py_ssize_t* out) noexcept:
                          cnp.PyArray_ITEMSIZE(<cnp.ndarray>x), 3, out)
 
 
+cdef inline void _begin1(object a, JobHead* head, const Rows* rows, int code,
+                         const char** data, Py_ssize_t* st) noexcept:
+    """The start of an entry point's single-matrix path (see _single.pxd's matrix2_code)
+    on the 2-D ndarray ``a`` of dtype code ``code``: head's rows and code, a's data
+    pointer to data[0] and its element strides, as those of a stack of one, to st."""
+    head.rows = rows
+    head.code = code
+    data[0] = <const char*>cnp.PyArray_DATA(<cnp.ndarray>a)
+    _strides2(a, st)
+
+
 cdef inline char* _data(object x) noexcept:
     """The data pointer of the ndarray ``x``, or NULL for None (an output not asked for);
     valid while the caller holds x."""
@@ -304,10 +349,17 @@ cdef object _real_dtype(int code)
 cdef object _complex_dtype(int code)
 # ``a`` as an ndarray of one of the four LAPACK dtypes (ints and bools -> float64)
 cdef object _lapack_array(object a)
+# (a, b, dt): a and b as LAPACK ndarrays (_lapack_array) of their common dtype dt
+cdef tuple _common_lapack(object a, object b)
 cdef Py_ssize_t _prod(tuple shape)
 # the stack ``a`` (*batch, m, n) as (nb, m, n), and an output (nb, ...) back to (*batch, ...)
 cdef object _flat3(object a, tuple batch, Py_ssize_t nb)
 cdef object _unflat(object x, tuple batch)
+# The start of an entry point on the stack ``a``: (a, batch, a3) with ``a`` as a LAPACK
+# ndarray (_lapack_array) of shape (*batch, m, n) and a3 its flat view (nb, m, n) whose
+# element strides go to st (those of a C-ordered copy of a when a stride is not a
+# multiple of the item size); fills d, and head with ``rows`` and the dtype code.
+cdef tuple _begin(object a, JobHead* head, const Rows* rows, Stack* d, Py_ssize_t* st)
 # "the matrix" or "matrix (i, j) of the stack" for batch position ``bad``
 cdef str _where(Py_ssize_t bad, tuple batch)
 # the exception for a kernel's return code ``bad`` (a batch position, or < -1)

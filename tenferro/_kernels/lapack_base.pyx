@@ -148,6 +148,17 @@ cdef object _lapack_array(object a):
     return a
 
 
+cdef tuple _common_lapack(object a, object b):
+    a = _lapack_array(a)
+    b = _lapack_array(b)
+    dt = a.dtype
+    if b.dtype != dt:
+        dt = np.result_type(dt, b.dtype)
+        a = a.astype(dt, copy=False)
+        b = b.astype(dt, copy=False)
+    return a, b, dt
+
+
 cdef Py_ssize_t _prod(tuple shape):
     cdef Py_ssize_t p = 1
     for d in shape:
@@ -179,6 +190,26 @@ cdef object _unflat(object x, tuple batch):
     if nd == 1:
         return x
     return x.reshape(batch + x.shape[1:])
+
+
+@cython.wraparound(True)
+cdef tuple _begin(object a, JobHead* head, const Rows* rows, Stack* d, Py_ssize_t* st):
+    a = _lapack_array(a)
+    cdef tuple shape = a.shape
+    cdef tuple batch = shape[:-2]
+    d.m = shape[-2]
+    d.n = shape[-1]
+    d.k = d.m if d.m < d.n else d.n
+    d.nb = _prod(batch)
+    d.code = _code_of(a.dtype)
+    head.rows = rows
+    head.code = d.code
+    a3 = _flat3(a, batch, d.nb)
+    if not _strides3(a3, st):
+        a = a.copy()
+        a3 = _flat3(a, batch, d.nb)
+        _strides3(a3, st)
+    return a, batch, a3
 
 
 cdef str _where(Py_ssize_t bad, tuple batch):

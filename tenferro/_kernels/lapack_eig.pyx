@@ -30,9 +30,9 @@ from tenferro._kernels._blas cimport blas_int, cfloat, cdouble, lapack_t
 from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._xlapack cimport xgeev, xgesdd, xgesvd, xsyevd
 from tenferro._kernels.lapack_base cimport (
-    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, _alloc, _code_of, _complex_dtype,
-    _copy, _data, _fail, _finite, _flat3, _lapack_array, _lreal, _lwork, _pool, _prod,
-    _real_dtype, _real_size, _real_type, _release, _run, _strides2, _strides3, _unflat)
+    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, Stack, _alloc, _begin, _begin1,
+    _complex_dtype, _copy, _data, _failed, _finite, _launch, _lreal, _lwork, _pool,
+    _real_dtype, _real_size, _real_type, _release, _unflat)
 
 import numpy as np
 cimport numpy as cnp
@@ -79,8 +79,7 @@ cdef Py_ssize_t _svd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     # C-ordered vt, and its Fortran V'ᴴ (ku x m) is the C-ordered u: written in place.
     cdef _SvdJob* j = <_SvdJob*>job
     cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef lapack_t* u = <lapack_t*>j.u
-    cdef lapack_t* vt = <lapack_t*>j.vt
+    cdef lapack_t *u = <lapack_t*>j.u, *vt = <lapack_t*>j.vt
     cdef Py_ssize_t m = j.m, n = j.n, b, jobz = j.jobz
     cdef Py_ssize_t* st = j.st
     cdef Py_ssize_t mn = m if m < n else n, mx = m if m > n else n
@@ -92,11 +91,8 @@ cdef Py_ssize_t _svd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef char* s = j.s
     cdef lapack_t q
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* work = NULL
-    cdef lapack_t* work2 = NULL
-    cdef lapack_t* ub
-    cdef lapack_t* vtb
+    cdef lapack_t *abuf = NULL, *work = NULL, *work2 = NULL
+    cdef lapack_t *ub, *vtb
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
@@ -133,8 +129,7 @@ cdef Py_ssize_t _svd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     for b in range(b0, b1):
         _copy(a + b * st[0], st[1], st[2], abuf, n, 1, m, n, False)
         if not _finite(abuf, m, n, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         if jobz != 0:
             ub = vt + b * vsize
@@ -156,9 +151,7 @@ cdef Py_ssize_t _svd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
             _copy(a + b * st[0], st[1], st[2], abuf, n, 1, m, n, False)
             xgesvd(&jz, &jz, &M, &N, abuf, &lda, s + b * mn * rsize, ub, &ldu, vtb,
                    &ldvt, work2, &lwork2, rwork, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
+            if _failed(inf, info, b, &result):
                 break
     return _release(&pool, result)
 
@@ -173,39 +166,28 @@ def svd(a, full_matrices=False, compute_uv=True):
 
     gesdd on each matrix, falling back to gesvd for a matrix where it does not converge;
     LinAlgError naming the batch index when both fail (e.g. a NaN entry)."""
+    cdef _SvdJob job
+    cdef Stack d
     cdef int jobz = (2 if full_matrices else 1) if compute_uv else 0
     cdef int single = matrix2_code(a)
     if single >= 0:
         return _svd_single(<cnp.ndarray>a, single, jobz)
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef _SvdJob job
-    if nb == 0 or k == 0:
+    a, batch, a3 = _begin(a, &job.head, &_SVD, &d, job.st)
+    if d.nb == 0 or d.k == 0:
         return _ref.svd(a, full_matrices, compute_uv)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.st):
-        return svd(a.copy(), full_matrices, compute_uv)
-    s = np.empty((nb, k), _real_dtype(code))
+    s = np.empty((d.nb, d.k), _real_dtype(d.code))
     u = vt = None
     if jobz:
-        u = np.empty((nb, m, m if jobz == 2 else k), a.dtype)
-        vt = np.empty((nb, n if jobz == 2 else k, n), a.dtype)
-    job.head.rows = &_SVD
-    job.head.code = code
+        u = np.empty((d.nb, d.m, d.m if jobz == 2 else d.k), a.dtype)
+        vt = np.empty((d.nb, d.n if jobz == 2 else d.k, d.n), a.dtype)
     job.a = _data(a3)
     job.u = _data(u)
     job.vt = _data(vt)
     job.s = _data(s)
-    job.m, job.n, job.jobz = m, n, jobz
-    cdef int t = _threads._threads_for(nb, max(m, n), 22 * nb * m * n * k, False)
-    bad = _run(&job, nb, t, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "gesdd/gesvd", "SVD did not converge")
+    job.m, job.n, job.jobz = d.m, d.n, jobz
+    cdef int t = _threads._threads_for(d.nb, max(d.m, d.n), 22 * d.nb * d.m * d.n * d.k,
+                                       False)
+    _launch(&job, d.nb, t, True, batch, "gesdd/gesvd", "SVD did not converge")
     s = _unflat(s, batch)
     if not jobz:
         return s
@@ -215,11 +197,10 @@ def svd(a, full_matrices=False, compute_uv=True):
 cdef object _svd_single(cnp.ndarray a, int code, int jobz):
     """svd of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the stack path's results without its views and thread plan."""
-    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1]
     cdef cnp.npy_intp k = m if m < n else n
     cdef cnp.npy_intp dims[2]
     cdef _SvdJob job
-    cdef blas_int info = 0
     cdef cnp.ndarray s = cnp.PyArray_SimpleNew(1, &k, _real_type(code))
     cdef cnp.ndarray u = None, vt = None
     job.u = job.vt = NULL
@@ -230,15 +211,10 @@ cdef object _svd_single(cnp.ndarray a, int code, int jobz):
         vt = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
         job.u = <char*>cnp.PyArray_DATA(u)
         job.vt = <char*>cnp.PyArray_DATA(vt)
-    job.head.rows = &_SVD
-    job.head.code = code
-    job.a = <const char*>cnp.PyArray_DATA(a)
-    _strides2(a, job.st)
+    _begin1(a, &job.head, &_SVD, code, &job.a, job.st)
     job.s = <char*>cnp.PyArray_DATA(s)
     job.m, job.n, job.jobz = m, n, jobz
-    bad = _run(&job, 1, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, (), "gesdd/gesvd", "SVD did not converge")
+    _launch(&job, 1, 1, True, (), "gesdd/gesvd", "SVD did not converge")
     return (u, s, vt) if jobz else s
 
 
@@ -275,8 +251,7 @@ cdef Py_ssize_t _eigh_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     cdef lapack_t q
     cdef double rq[2]
     cdef blas_int iq = 0
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
@@ -300,14 +275,11 @@ cdef Py_ssize_t _eigh_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     for b in range(b0, b1):
         _copy(a + b * st[0], st[1], st[2], abuf, n, 1, n, n, False)
         if not _finite(abuf, n, n, 1 if j.lower else 2):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         xsyevd(&jz, &uplo, &N, abuf, &N, w + b * n * rsize, work, &lwork, rwork,
                &lrwork, iwork, &liwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         if jobv:
             _copy(abuf, 1, n, v + b * n * n, n, 1, n, n, True)
@@ -323,37 +295,25 @@ def eigh(a, lower=True, compute_v=True):
     """(w, v): ascending eigenvalues and unit eigenvectors (columns of v) of Hermitian
     matrices, reading their lower (or upper) triangle; w alone if ``compute_v`` is False.
     syevd/heevd; LinAlgError naming the batch index when it does not converge."""
+    cdef _EighJob job
+    cdef Stack d
     cdef int single = matrix2_code(a)
     if single >= 0 and cnp.PyArray_DIMS(<cnp.ndarray>a)[0] == cnp.PyArray_DIMS(<cnp.ndarray>a)[1]:
         return _eigh_single(<cnp.ndarray>a, single, lower, compute_v)
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t n = shape[-1], nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
     cdef bint jobv = compute_v
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef _EighJob job
-    if nb == 0 or n == 0:
+    a, batch, a3 = _begin(a, &job.head, &_EIGH, &d, job.st)
+    if d.nb == 0 or d.n == 0:
         return _ref.eigh(a, lower, compute_v)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.st):
-        return eigh(a.copy(), lower, compute_v)
-    w = np.empty((nb, n), _real_dtype(code))
-    v = np.empty((nb, n, n), a.dtype) if jobv else None
-    job.head.rows = &_EIGH
-    job.head.code = code
+    w = np.empty((d.nb, d.n), _real_dtype(d.code))
+    v = np.empty((d.nb, d.n, d.n), a.dtype) if jobv else None
     job.a = _data(a3)
     job.v = _data(v)
     job.w = _data(w)
-    job.n = n
+    job.n = d.n
     job.lower = lower
-    cdef int t = _threads._threads_for(nb, n, 12 * nb * n * n * n, False)
-    bad = _run(&job, nb, t, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "heevd" if code >= 2 else "syevd",
-                    "eigh did not converge")
+    cdef int t = _threads._threads_for(d.nb, d.n, 12 * d.nb * d.n * d.n * d.n, False)
+    _launch(&job, d.nb, t, True, batch, "heevd" if d.code >= 2 else "syevd",
+            "eigh did not converge")
     w = _unflat(w, batch)
     if not jobv:
         return w
@@ -364,25 +324,18 @@ cdef object _eigh_single(cnp.ndarray a, int code, bint lower, bint jobv):
     """eigh of one square matrix (see _single.pxd's matrix2_code; any strides), serially on the
     calling thread: the stack path's results without its views and thread plan."""
     cdef cnp.npy_intp n = cnp.PyArray_DIMS(a)[0]
-    cdef Py_ssize_t bad
     cdef _EighJob job
-    cdef blas_int info = 0
     cdef cnp.ndarray w = cnp.PyArray_SimpleNew(1, &n, _real_type(code))
     cdef cnp.ndarray v = None
     job.v = NULL
     if jobv:
         v = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(a), cnp.PyArray_TYPE(a))
         job.v = <char*>cnp.PyArray_DATA(v)
-    job.head.rows = &_EIGH
-    job.head.code = code
-    job.a = <const char*>cnp.PyArray_DATA(a)
-    _strides2(a, job.st)
+    _begin1(a, &job.head, &_EIGH, code, &job.a, job.st)
     job.w = <char*>cnp.PyArray_DATA(w)
     job.n, job.lower = n, lower
-    bad = _run(&job, 1, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, (), "heevd" if code >= 2 else "syevd",
-                    "eigh did not converge")
+    _launch(&job, 1, 1, True, (), "heevd" if code >= 2 else "syevd",
+            "eigh did not converge")
     return (w, v) if jobv else w
 
 
@@ -417,9 +370,7 @@ cdef Py_ssize_t _geev_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     cdef char jr = b'V' if jobv else b'N'
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef lapack_t q
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* vr = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *vr = NULL, *work = NULL
     cdef void* wr = NULL     # real: wr then wi (2n); complex: rwork (2n)
     cdef lapack_t dummy
     cdef Pool pool = _pool()
@@ -443,8 +394,7 @@ cdef Py_ssize_t _geev_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
     for b in range(b0, b1):
         _copy(a + b * st[0], st[1], st[2], abuf, 1, n, n, n, False)
         if not _finite(abuf, n, n, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         if lapack_t is cfloat or lapack_t is cdouble:
             xgeev(&jl, &jr, &N, abuf, &N, w + b * n * sizeof(lapack_t), NULL, &dummy,
@@ -452,9 +402,7 @@ cdef Py_ssize_t _geev_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b
         else:
             xgeev(&jl, &jr, &N, abuf, &N, wr, <char*>wr + n * rsize, &dummy, &N, vr,
                   &ldvr, work, &lwork, NULL, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         if lapack_t is cfloat or lapack_t is cdouble:
             if jobv:
@@ -510,32 +458,20 @@ def eig(a, compute_v=True):
     """(w, v) of general square matrices, always complex (complex64 for float32 and
     complex64 input), v with unit-norm columns; w alone if ``compute_v`` is False.
     geev; LinAlgError naming the batch index when it does not converge."""
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t n = shape[-1], nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
-    cdef bint jobv = compute_v
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     cdef _GeevJob job
-    if nb == 0 or n == 0:
+    cdef Stack d
+    cdef bint jobv = compute_v
+    a, batch, a3 = _begin(a, &job.head, &_GEEV, &d, job.st)
+    if d.nb == 0 or d.n == 0:
         return _ref.eig(a, compute_v)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.st):
-        return eig(a.copy(), compute_v)
-    cdt = _complex_dtype(code)
-    w = np.empty((nb, n), cdt)
-    v = np.empty((nb, n, n), cdt) if jobv else None
-    job.head.rows = &_GEEV
-    job.head.code = code
+    cdt = _complex_dtype(d.code)
+    w = np.empty((d.nb, d.n), cdt)
+    v = np.empty((d.nb, d.n, d.n), cdt) if jobv else None
     job.a = _data(a3)
     job.w = _data(w)
     job.v = _data(v)
-    job.n = n
-    bad = _run(&job, nb, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "geev", "eig did not converge")
+    job.n = d.n
+    _launch(&job, d.nb, 1, True, batch, "geev", "eig did not converge")
     w = _unflat(w, batch)
     if not jobv:
         return w

@@ -37,9 +37,10 @@ from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, s_getrf, s_getrs, s_potrf
 from tenferro._kernels._xlapack cimport xgetrf, xgetrs, xpotrf
 from tenferro._kernels.lapack_base cimport (
-    BAD_PIVOT, NO_MEMORY, OK, JobHead, Pool, Rows, _alloc, _code_of, _copy, _data, _fail,
-    _flat3, _lapack_array, _lapack_code, _pool, _prod, _real_dtype, _real_size, _release,
-    _run, _strides2, _strides3, _unflat, _upper, _where)
+    BAD_PIVOT, NO_MEMORY, OK, JobHead, Pool, Rows, Stack, _alloc, _begin, _begin1,
+    _code_of, _common_lapack, _copy, _data, _fail, _failed, _flat3, _lapack_array,
+    _lapack_code, _launch, _pool, _prod, _real_dtype, _real_size, _release, _run,
+    _strides2, _strides3, _unflat, _upper, _where)
 
 import numpy as np
 cimport numpy as cnp
@@ -120,25 +121,20 @@ cdef Rows _GETRF = Rows(_getrf_rows[float], _getrf_rows[double], _getrf_rows[cfl
 cdef object _getrf_single(cnp.ndarray a, int code, bint return_info):
     """getrf of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the same (lu, piv[, info]) as the stack path."""
-    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1]
     cdef cnp.npy_intp dims[2]
     cdef cnp.npy_intp k = m if m < n else n
     cdef _GetrfJob job
-    cdef blas_int info = 0, inf = 0
+    cdef blas_int inf = 0
     dims[0], dims[1] = n, m
     cdef cnp.ndarray lu = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
     cdef cnp.ndarray piv = cnp.PyArray_SimpleNew(1, &k, cnp.NPY_INT32)
-    job.head.rows = &_GETRF
-    job.head.code = code
-    job.a = <const char*>cnp.PyArray_DATA(a)
+    _begin1(a, &job.head, &_GETRF, code, &job.a, job.st)
     job.lu = <char*>cnp.PyArray_DATA(lu)
     job.piv = <blas_int*>cnp.PyArray_DATA(piv)
     job.infos = &inf
-    _strides2(a, job.st)
     job.m, job.n = m, n
-    bad = _run(&job, 1, 1, m > SMALL or n > SMALL, &info)
-    if bad != OK:
-        raise _fail(bad, info, (), "getrf", "LU failed")
+    _launch(&job, 1, 1, m > SMALL or n > SMALL, (), "getrf", "LU failed")
     lut = cnp.PyArray_Transpose(lu, NULL)
     if not return_info:
         return lut, piv
@@ -155,39 +151,27 @@ def getrf(a, return_info=False):
     (lu, piv, info), info (*batch) int32 holding LAPACK's info per matrix (k > 0: u[k-1,
     k-1] is exactly zero), for det and solve to use. lu is a per-matrix Fortran-ordered
     view (a transposed C array), which getrs uses without a copy."""
+    cdef _GetrfJob job
+    cdef Stack d
     cdef int single = matrix2_code(a)
     if single >= 0:
         return _getrf_single(<cnp.ndarray>a, single, return_info)
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef _GetrfJob job
-    if nb == 0 or k == 0:
+    a, batch, a3 = _begin(a, &job.head, &_GETRF, &d, job.st)
+    if d.nb == 0 or d.k == 0:
         return _ref.getrf(a, return_info)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.st):
-        return getrf(a.copy(), return_info)
-    lu = np.empty((nb, n, m), a.dtype)
-    piv = np.empty((nb, k), np.int32)
+    lu = np.empty((d.nb, d.n, d.m), a.dtype)
+    piv = np.empty((d.nb, d.k), np.int32)
     infos_arr = None
     if return_info:
-        infos_arr = np.empty(nb, np.int32)
-    job.head.rows = &_GETRF
-    job.head.code = code
+        infos_arr = np.empty(d.nb, np.int32)
     job.a = _data(a3)
     job.lu = _data(lu)
     job.piv = <blas_int*>_data(piv)
     job.infos = <blas_int*>_data(infos_arr)
-    job.m, job.n = m, n
-    cdef int t = _threads._threads_for(nb, max(m, n), nb * m * n * k,
-                              max(m, n) > SMALL)     # plain loops up to SMALL
-    bad = _run(&job, nb, t, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "getrf", "LU failed")
+    job.m, job.n = d.m, d.n
+    cdef int t = _threads._threads_for(d.nb, max(d.m, d.n), d.nb * d.m * d.n * d.k,
+                                       max(d.m, d.n) > SMALL)     # plain loops up to SMALL
+    _launch(&job, d.nb, t, True, batch, "getrf", "LU failed")
     lu = _unflat(lu, batch).swapaxes(-1, -2)
     piv = _unflat(piv, batch)
     if return_info:
@@ -214,8 +198,7 @@ cdef Py_ssize_t _plu_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     # perm_out (nb x m, or NULL): row i of l @ u is row perm_out[i] of a.
     cdef _PluJob* jb = <_PluJob*>job
     cdef const lapack_t* a = <const lapack_t*>jb.a
-    cdef lapack_t* l = <lapack_t*>jb.l
-    cdef lapack_t* u = <lapack_t*>jb.u
+    cdef lapack_t *l = <lapack_t*>jb.l, *u = <lapack_t*>jb.u
     cdef char* p = jb.p
     cdef Py_ssize_t* perm_out = jb.perm
     cdef Py_ssize_t* st = jb.st
@@ -240,9 +223,7 @@ cdef Py_ssize_t _plu_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1
     for b in range(b0, b1):
         _copy(a + b * st[0], st[1], st[2], buf, 1, m, m, n, False)
         xgetrf(&M, &N, buf, &M, ipiv, &inf)
-        if inf < 0:
-            info[0] = inf
-            result = b
+        if inf < 0 and _failed(inf, info, b, &result):
             break
         lb = l + b * m * k
         _copy(buf, 1, m, lb, k, 1, m, k, False)       # tiled, then the unit upper part
@@ -291,8 +272,6 @@ def lu(a, return_perm=False):
     cdef tuple batch = shape[:-2]
     cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
     cdef int code = _code_of(a.dtype)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     cdef _PluJob job
     if nb == 0 or k == 0:
         return _ref.lu(a, return_perm)
@@ -325,9 +304,7 @@ def lu(a, return_perm=False):
     job.u = _data(u)
     job.perm = <Py_ssize_t*>_data(perm)
     job.m, job.n = m, n
-    bad = _run(&job, nb, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "getrf", "LU failed")
+    _launch(&job, nb, 1, True, batch, "getrf", "LU failed")
     if return_perm:
         return p, l, u, perm
     return p, l, u
@@ -355,6 +332,9 @@ cdef enum:
     POTRF_TRANSPOSE_MIN = 40
 
 
+# _lower_to_fortran and _fortran_lower_to_c walk the same tiles on purpose: one function
+# for both (a flag choosing the inner loops) measured lu 64 x 64 (the _plu_rows loop,
+# not even a caller) 4.5% slower, through the C compiler's inlining of this module.
 cdef void _lower_to_fortran(const lapack_t* a, Py_ssize_t s0, Py_ssize_t s1, lapack_t* c,
                             Py_ssize_t n) noexcept nogil:
     """c[k*n + i] = a[i*s0 + k*s1] for k <= i: the lower triangle of ``a`` (strides in
@@ -478,32 +458,25 @@ def potrf(a, lower=True):
     """Cholesky factor (lower: a = l lᴴ; upper: a = uᴴ u), zeros in the other triangle,
     reading only that triangle of a. Raises LinAlgError naming the batch index when a
     matrix is not positive definite."""
+    cdef _PotrfJob job
+    cdef Stack d
     cdef int single = _single_matrix_code(a)
     if single >= 0:
         return _potrf_single(<cnp.ndarray>a, single, lower)
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t n = shape[-1], nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
     cdef blas_int info = 0
     cdef Py_ssize_t bad
     cdef int t
-    cdef _PotrfJob job
-    if nb == 0 or n == 0:
+    a, batch, a3 = _begin(a, &job.head, &_POTRF, &d, job.st)
+    if d.nb == 0 or d.n == 0:
         return _ref.potrf(a, lower)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.st):
-        return potrf(a.copy(), lower)
-    c = np.empty((nb, n, n), a.dtype)
-    job.head.rows = &_POTRF
-    job.head.code = code
+    c = np.empty((d.nb, d.n, d.n), a.dtype)
     job.a = _data(a3)
     job.c = _data(c)
-    job.n = n
+    job.n = d.n
     job.lower = lower
-    t = _threads._threads_for(nb, n, nb * n * n * n // 2, n > SMALL)   # plain loops up to SMALL
-    bad = _run(&job, nb, t, True, &info)
+    # plain loops up to SMALL
+    t = _threads._threads_for(d.nb, d.n, d.nb * d.n * d.n * d.n // 2, d.n > SMALL)
+    bad = _run(&job, d.nb, t, True, &info)
     if bad >= 0 and info > 0:
         raise LinAlgError(f"{_where(bad, batch)} is not positive definite (its leading "
                           f"minor of order {info} is not positive)")
@@ -539,15 +512,13 @@ cdef Py_ssize_t _getrs_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     # is copied, once per distinct matrix. The right-hand sides go through a Fortran
     # buffer (copy in, solve, copy out).
     cdef _GetrsJob* j = <_GetrsJob*>job
-    cdef const lapack_t* lu = <const lapack_t*>j.lu
-    cdef const lapack_t* rhs = <const lapack_t*>j.rhs
+    cdef const lapack_t *lu = <const lapack_t*>j.lu, *rhs = <const lapack_t*>j.rhs
     cdef lapack_t* x = <lapack_t*>j.x
     cdef Py_ssize_t n = j.n, nrhs = j.nrhs, b, i
     cdef Py_ssize_t* sa = j.sa
     cdef blas_int N = <blas_int>n, NR = <blas_int>nrhs, inf = 0
     cdef char tr = b'N' if j.trans == 0 else (b'T' if j.trans == 1 else b'C')
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* bbuf = NULL
+    cdef lapack_t *abuf = NULL, *bbuf = NULL
     cdef blas_int* ipiv = NULL
     cdef const lapack_t* src
     cdef const lapack_t* last = NULL
@@ -615,13 +586,7 @@ cdef Rows _GETRS = Rows(_getrs_rows[float], _getrs_rows[double], _getrs_rows[cfl
 @cython.wraparound(True)   # negative indices of Python tuples below
 cdef tuple _solve_operands(a, b, str name):
     """Common LAPACK dtype and broadcast 3-D stacks for getrs/trtrs."""
-    a = _lapack_array(a)
-    b = _lapack_array(b)
-    dt = a.dtype
-    if b.dtype != dt:
-        dt = np.result_type(dt, b.dtype)
-        a = a.astype(dt, copy=False)
-        b = b.astype(dt, copy=False)
+    a, b, dt = _common_lapack(a, b)
     if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != a.shape[-2] or b.shape[-2] != a.shape[-1]:
         raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not fit "
                          "(*batch, n, n) and (*batch, n, k)")
@@ -635,11 +600,10 @@ cdef object _getrs_single(cnp.ndarray lu, cnp.ndarray piv, cnp.ndarray b, int co
                           int trans, object outer):
     """getrs of one matrix and one right-hand side matrix (see _single.pxd's matrix2_code; any
     strides; piv an int32 vector), serially on the calling thread."""
-    cdef Py_ssize_t n = cnp.PyArray_DIMS(lu)[0], bad
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(lu)[0]
     cdef cnp.ndarray x = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(b), cnp.PyArray_TYPE(b))
     cdef cnp.ndarray o, out = None
     cdef _GetrsJob job
-    cdef blas_int info = 0
     job.head.rows = &_GETRS
     job.head.code = code
     job.lu = <const char*>cnp.PyArray_DATA(lu)
@@ -661,9 +625,7 @@ cdef object _getrs_single(cnp.ndarray lu, cnp.ndarray piv, cnp.ndarray b, int co
     job.n = n
     job.nrhs = cnp.PyArray_DIMS(b)[1]
     job.trans = trans
-    bad = _run(&job, 1, 1, n > SMALL, &info)
-    if bad != OK:
-        raise _fail(bad, info, (), "getrs", "solve failed")
+    _launch(&job, 1, 1, n > SMALL, (), "getrs", "solve failed")
     return x if outer is None else (x, out)
 
 
@@ -695,8 +657,6 @@ def getrs(lu, piv, b, trans=0, outer=None):
     lu, b, dt, batch = _solve_operands(lu, b, "getrs")
     cdef Py_ssize_t n = b.shape[-2], nrhs = b.shape[-1], nb = _prod(batch)
     cdef int code = _code_of(dt)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     cdef _GetrsJob job
     if nb == 0 or n == 0 or nrhs == 0:
         x = np.zeros(batch + (n, nrhs), dt)
@@ -735,9 +695,7 @@ def getrs(lu, piv, b, trans=0, outer=None):
     job.outer = _data(out3)
     job.n, job.nrhs, job.trans = n, nrhs, trans
     cdef int t = _threads._threads_for(nb, n, nb * n * n * nrhs, n > SMALL)   # loops up to SMALL
-    bad = _run(&job, nb, t, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "getrs", "solve failed")
+    _launch(&job, nb, t, True, batch, "getrs", "solve failed")
     if outer is None:
         return _unflat(x, batch)
     return _unflat(x, batch), _unflat(out3, batch)
@@ -769,8 +727,7 @@ cdef Py_ssize_t _trtrs_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     # do not check singularity: an exactly zero diagonal entry is reported like ?trtrs
     # does (info = its 1-based index), before solving.
     cdef _TrtrsJob* j = <_TrtrsJob*>job
-    cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef const lapack_t* rhs = <const lapack_t*>j.rhs
+    cdef const lapack_t *a = <const lapack_t*>j.a, *rhs = <const lapack_t*>j.rhs
     cdef lapack_t* x = <lapack_t*>j.x
     cdef bint lower = j.lower, unit = j.unit
     cdef int trans = j.trans
@@ -784,8 +741,7 @@ cdef Py_ssize_t _trtrs_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     cdef lapack_t* abuf = NULL
     cdef const lapack_t* src
     cdef const lapack_t* last = NULL
-    cdef lapack_t* ap
-    cdef lapack_t* xp
+    cdef lapack_t *ap, *xp
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     c_order = sa[2] == 1 and sa[1] == n

@@ -36,9 +36,10 @@ from tenferro._kernels._xlapack cimport (xgelsd, xgeqrf, xgeqrt, xgesdd, xlarfb,
                                         xormqr)
 
 from tenferro._kernels.lapack_base cimport (
-    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, _alloc, _code_of, _copy, _data, _fail,
-    _finite, _flat3, _lapack_array, _lreal, _lwork, _max_lwork, _pool, _prod, _real_dtype,
-    _real_size, _release, _run, _strides2, _strides3, _unflat, _upper)
+    NO_MEMORY, NOT_FINITE, OK, JobHead, Pool, Rows, Stack, _alloc, _begin, _begin1,
+    _code_of, _common_lapack, _copy, _data, _failed, _finite, _flat3, _launch, _lreal,
+    _lwork, _max_lwork, _pool, _prod, _real_dtype, _real_size, _release, _strides3,
+    _unflat, _upper)
 
 import numpy as np
 cimport numpy as cnp
@@ -130,8 +131,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
     # (geqrf + orgqr) to rounding, with a real diagonal of R.
     cdef _QrJob* j = <_QrJob*>job
     cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef lapack_t* q = <lapack_t*>j.q
-    cdef lapack_t* r = <lapack_t*>j.r
+    cdef lapack_t *q = <lapack_t*>j.q, *r = <lapack_t*>j.r
     cdef Py_ssize_t m = j.m, n = j.n, b, mode = j.mode
     cdef Py_ssize_t* st = j.st
     cdef Py_ssize_t k = m if m < n else n
@@ -142,9 +142,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
     cdef blas_int M = <blas_int>m, N = <blas_int>n, K = <blas_int>k, QC = <blas_int>qcols
     cdef blas_int lwork = -1, lw2 = -1, inf = 0
     cdef lapack_t wq
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* tau = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *tau = NULL, *work = NULL
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
     abuf = <lapack_t*>_alloc(&pool, m * width, sizeof(lapack_t))
@@ -170,9 +168,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
             xgeqrt(&M, &N, &blk, abuf, &M, tau, &blk, work, &inf)
         else:
             xgeqrf(&M, &N, abuf, &M, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         _upper(abuf, m, r + b * rrows * n, rrows, n)
         if mode == 0:
@@ -181,9 +177,7 @@ cdef Py_ssize_t _qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t b1,
             _q_of_blocks(abuf, M, K, tau, blk, q + b * m * qcols, QC, work)
             continue
         xorgqr(&M, &QC, &K, abuf, &M, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         _copy(abuf, 1, m, q + b * m * qcols, qcols, 1, m, qcols, False)
     return _release(&pool, result)
@@ -195,11 +189,10 @@ cdef Rows _QR = Rows(_qr_rows[float], _qr_rows[double], _qr_rows[cfloat], _qr_ro
 cdef object _qr_single(cnp.ndarray a, int code, int imode):
     """qr of one matrix (see _single.pxd's matrix2_code; any strides), serially on the calling
     thread: the stack path's q, r without its views and thread plan."""
-    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1], bad
+    cdef Py_ssize_t m = cnp.PyArray_DIMS(a)[0], n = cnp.PyArray_DIMS(a)[1]
     cdef Py_ssize_t k = m if m < n else n
     cdef cnp.npy_intp dims[2]
     cdef _QrJob job
-    cdef blas_int info = 0
     dims[0], dims[1] = (m if imode == 2 else k), n
     cdef cnp.ndarray r = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
     cdef cnp.ndarray q = None
@@ -208,18 +201,13 @@ cdef object _qr_single(cnp.ndarray a, int code, int imode):
         dims[0], dims[1] = m, (m if imode == 2 else k)
         q = cnp.PyArray_SimpleNew(2, dims, cnp.PyArray_TYPE(a))
         job.q = <char*>cnp.PyArray_DATA(q)
-    job.head.rows = &_QR
-    job.head.code = code
-    job.a = <const char*>cnp.PyArray_DATA(a)
-    _strides2(a, job.st)
+    _begin1(a, &job.head, &_QR, code, &job.a, job.st)
     job.r = <char*>cnp.PyArray_DATA(r)
     job.m, job.n, job.rrows = m, n, cnp.PyArray_DIMS(r)[0]
     job.mode = imode
     # the GIL is released for a matrix larger than the plain-loop size of the other
     # drivers (_small.pxd): a smaller one is done before releasing it would pay off
-    bad = _run(&job, 1, 1, m > SMALL_N or n > SMALL_N, &info)
-    if bad != OK:
-        raise _fail(bad, info, (), "geqrf/geqrt/orgqr", "QR failed")
+    _launch(&job, 1, 1, m > SMALL_N or n > SMALL_N, (), "geqrf/geqrt/orgqr", "QR failed")
     return r if not imode else (q, r)
 
 
@@ -228,6 +216,8 @@ def qr(a, mode="reduced"):
     """(q, r) like numpy.linalg.qr for mode "reduced" (q m x k, r k x n) or "complete"
     (q m x m, r m x n); r alone (k x n) for mode "r". geqrf + orgqr/ungqr for small
     matrices, geqrt + block accumulation of Q for larger ones (see _qr_block)."""
+    cdef _QrJob job
+    cdef Stack d
     cdef int imode
     if mode == "reduced":
         imode = 1
@@ -240,34 +230,20 @@ def qr(a, mode="reduced"):
     cdef int single = matrix2_code(a)
     if single >= 0:
         return _qr_single(<cnp.ndarray>a, single, imode)
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t m = shape[-2], n = shape[-1], k = min(m, n), nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
-    cdef _QrJob job
-    if nb == 0 or k == 0:
+    a, batch, a3 = _begin(a, &job.head, &_QR, &d, job.st)
+    if d.nb == 0 or d.k == 0:
         return _ref.qr(a, mode)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.st):
-        return qr(a.copy(), mode)
-    r = np.empty((nb, m if imode == 2 else k, n), a.dtype)
-    q = np.empty((nb, m, m if imode == 2 else k), a.dtype) if imode else None
-    job.head.rows = &_QR
-    job.head.code = code
+    r = np.empty((d.nb, d.m if imode == 2 else d.k, d.n), a.dtype)
+    q = np.empty((d.nb, d.m, d.m if imode == 2 else d.k), a.dtype) if imode else None
     job.a = _data(a3)
     job.q = _data(q)
     job.r = _data(r)
-    job.m, job.n, job.rrows = m, n, r.shape[1]
+    job.m, job.n, job.rrows = d.m, d.n, r.shape[1]
     job.mode = imode
     # the geqrt path (larger k) is made of level-3 calls (see tenferro._threads)
-    cdef int t = _threads._threads_for(nb, max(m, n), 6 * nb * m * n * k,
-                                       _qr_block(m, n, imode) != 0)
-    bad = _run(&job, nb, t, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "geqrf/geqrt/orgqr", "QR failed")
+    cdef int t = _threads._threads_for(d.nb, max(d.m, d.n), 6 * d.nb * d.m * d.n * d.k,
+                                       _qr_block(d.m, d.n, imode) != 0)
+    _launch(&job, d.nb, t, True, batch, "geqrf/geqrt/orgqr", "QR failed")
     r = _unflat(r, batch)
     if not imode:
         return r
@@ -303,16 +279,28 @@ cdef inline Py_ssize_t _n_above(const void* s, Py_ssize_t p, double tol,
     return count
 
 
-cdef blas_int _qr_svd_lwork(blas_int* FM, blas_int* P, lapack_t* f, lapack_t* tau,
-                            lapack_t* r, void* s, void* rwork, blas_int* iwork) noexcept nogil:
-    """The larger workspace of geqrf on the Fortran FM x P buffer f and of gesdd 'N' on
-    the P x P buffer r (the singular values of R): lstsq_qr's and pinv_qr's."""
+cdef blas_int _qr_svd_work(Pool* pool, blas_int* FM, blas_int* P, lapack_t** f,
+                          lapack_t** tau, lapack_t** r, void* s, void** rwork,
+                          blas_int** iwork) noexcept nogil:
+    """The buffers that lstsq_qr and pinv_qr share, from ``pool``: the Fortran FM x P f
+    for geqrf, its tau, the P x P r for gesdd 'N' (the singular values of R) and gesdd's
+    iwork and rwork; returns the larger workspace of geqrf on f and gesdd on r (0 when an
+    allocation failed: pool.failed)."""
     cdef blas_int lwork = -1, lw2 = -1, inf = 0
+    cdef size_t p = <size_t>P[0]
     cdef char jz = b'N'
     cdef lapack_t q
-    xgeqrf(FM, P, f, FM, tau, &q, &lwork, &inf)
+    f[0] = <lapack_t*>_alloc(pool, <size_t>FM[0] * p, sizeof(lapack_t))
+    tau[0] = <lapack_t*>_alloc(pool, p, sizeof(lapack_t))
+    r[0] = <lapack_t*>_alloc(pool, p * p, sizeof(lapack_t))
+    iwork[0] = <blas_int*>_alloc(pool, 8 * p, sizeof(blas_int))
+    rwork[0] = _alloc(pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
+                      _real_size(<lapack_t*>NULL))
+    if pool.failed:
+        return 0
+    xgeqrf(FM, P, f[0], FM, tau[0], &q, &lwork, &inf)
     lwork = _lwork(q)
-    xgesdd(&jz, P, P, r, P, s, r, P, r, P, &q, &lw2, rwork, iwork, &inf)
+    xgesdd(&jz, P, P, r[0], P, s, r[0], P, r[0], P, &q, &lw2, rwork[0], iwork[0], &inf)
     return _max_lwork(lwork, q)
 
 
@@ -360,8 +348,7 @@ cdef Py_ssize_t _gelsd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     # Fortran max(m, n) x k buffer (gelsd writes the n x k solution over b, so b needs
     # max(m, n) rows); the solution's first n rows are copied out C-ordered.
     cdef _LstsqJob* j = <_LstsqJob*>job
-    cdef const lapack_t* a = <const lapack_t*>j.a
-    cdef const lapack_t* rhs = <const lapack_t*>j.rhs
+    cdef const lapack_t *a = <const lapack_t*>j.a, *rhs = <const lapack_t*>j.rhs
     cdef lapack_t* x = <lapack_t*>j.x
     cdef char* s = j.s
     cdef int64_t* rank = j.rank
@@ -377,9 +364,7 @@ cdef Py_ssize_t _gelsd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     cdef float rc_f = <float>rcond
     cdef double rc_d = rcond
     cdef void* rc = <void*>&rc_f if single else <void*>&rc_d
-    cdef lapack_t* abuf = NULL
-    cdef lapack_t* bbuf = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *abuf = NULL, *bbuf = NULL, *work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
@@ -395,15 +380,12 @@ cdef Py_ssize_t _gelsd_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_t 
     for b in range(b0, b1):
         _copy(a + b * sa[0], sa[1], sa[2], abuf, 1, m, m, n, False)
         if not _finite(abuf, n, m, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         _copy(rhs + b * sb[0], sb[1], sb[2], bbuf, 1, ldb, m, k, False)
         xgelsd(&M, &N, &K, abuf, &M, bbuf, &LDB, s + b * mn * rsize, rc, &rk, work,
                &lwork, rwork, iwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         rank[b] = rk
         _copy(bbuf, 1, ldb, x + b * n * k, k, 1, n, k, False)
@@ -437,10 +419,8 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
     # full rank (or whose gesdd fails) is solved again from scratch by gelsd, which then
     # sets its x, s and rank: the minimum-norm solution exactly as before.
     cdef _LstsqJob* jb = <_LstsqJob*>job
-    cdef const lapack_t* a = <const lapack_t*>jb.a
-    cdef const lapack_t* rhs = <const lapack_t*>jb.rhs
-    cdef lapack_t* x = <lapack_t*>jb.x
-    cdef lapack_t* r = <lapack_t*>jb.r
+    cdef const lapack_t *a = <const lapack_t*>jb.a, *rhs = <const lapack_t*>jb.rhs
+    cdef lapack_t *x = <lapack_t*>jb.x, *r = <lapack_t*>jb.r
     cdef char* s = jb.s
     cdef char* res = jb.res
     cdef int64_t* rank = jb.rank
@@ -464,32 +444,21 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
     cdef double rc_d = rcond
     cdef void* grc = <void*>&rc_f if single else <void*>&rc_d
     cdef lapack_t q
-    cdef lapack_t* fbuf = NULL
-    cdef lapack_t* tau = NULL
-    cdef lapack_t* rbuf = NULL
-    cdef lapack_t* bbuf = NULL
-    cdef lapack_t* work = NULL
+    cdef lapack_t *fbuf = NULL, *tau = NULL, *rbuf = NULL, *bbuf = NULL, *work = NULL
     cdef void* rwork = NULL
     cdef blas_int* iwork = NULL
     cdef lapack_t* gwork = NULL     # gelsd's, allocated at the first rank-deficient matrix
     cdef void* grwork = NULL
     cdef blas_int* giwork = NULL
-    cdef lapack_t* rb
-    cdef lapack_t* bcol
+    cdef lapack_t *rb, *bcol
     cdef char* sbp
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    fbuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
-    tau = <lapack_t*>_alloc(&pool, p, sizeof(lapack_t))
-    rbuf = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
     bbuf = <lapack_t*>_alloc(&pool, ldf * k, sizeof(lapack_t))
-    iwork = <blas_int*>_alloc(&pool, 8 * p, sizeof(blas_int))
-    rwork = _alloc(&pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
-                   rsize)
+    # one workspace for geqrf, gesdd and ormqr: the largest of their queries
+    lwork = _qr_svd_work(&pool, &FM, &P, &fbuf, &tau, &rbuf, s, &rwork, &iwork)
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    # one workspace for geqrf, gesdd and ormqr: the largest of their queries
-    lwork = _qr_svd_lwork(&FM, &P, fbuf, tau, rbuf, s, rwork, iwork)
     xormqr(&side, &nt, &FM, &K, &P, fbuf, &FM, tau, bbuf, &LD, &q, &lw2, &inf)
     lwork = _max_lwork(lwork, q)
     work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
@@ -499,13 +468,10 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
         sbp = s + b * p * rsize
         _load_f(a + b * sa[0], sa, fbuf, m, n, tall)
         if not _finite(fbuf, m, n, 0):
-            info[0] = NOT_FINITE
-            result = b
+            _failed(NOT_FINITE, info, b, &result)
             break
         xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         # R, C-ordered with zeros below the diagonal, to the output; its memory is the
         # Fortran Rᵀ, whose singular values gesdd computes in rbuf
@@ -547,9 +513,7 @@ cdef Py_ssize_t _lstsq_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize
             _copy(rhs + b * sb[0], sb[1], sb[2], bbuf, 1, ldf, m, k, False)
             xgelsd(&M, &N, &K, fbuf, &M, bbuf, &LD, sbp, grc, &rk, gwork, &glwork,
                    grwork, giwork, &inf)
-            if inf != 0:
-                info[0] = inf
-                result = b
+            if _failed(inf, info, b, &result):
                 break
         rank[b] = rk
         # squared residual norms: the rows n..m-1 of Qᴴb (gelsd leaves them there
@@ -606,28 +570,17 @@ cdef Py_ssize_t _pinv_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_
     cdef size_t rsize = _real_size(<lapack_t*>NULL)
     cdef bint single = rsize == sizeof(float)
     cdef lapack_t q
-    cdef lapack_t* fbuf = NULL
-    cdef lapack_t* tau = NULL
-    cdef lapack_t* rbuf = NULL
-    cdef lapack_t* rtri = NULL
-    cdef lapack_t* work = NULL
-    cdef void* s = NULL
-    cdef void* rwork = NULL
+    cdef lapack_t *fbuf = NULL, *tau = NULL, *rbuf = NULL, *rtri = NULL, *work = NULL
+    cdef void *s = NULL, *rwork = NULL
     cdef blas_int* iwork = NULL
     cdef Pool pool = _pool()
     cdef Py_ssize_t result = OK
-    fbuf = <lapack_t*>_alloc(&pool, m * n, sizeof(lapack_t))
-    tau = <lapack_t*>_alloc(&pool, p, sizeof(lapack_t))
-    rbuf = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
     rtri = <lapack_t*>_alloc(&pool, p * p, sizeof(lapack_t))
     s = _alloc(&pool, p, rsize)
-    iwork = <blas_int*>_alloc(&pool, 8 * p, sizeof(blas_int))
-    rwork = _alloc(&pool, 7 * p if (lapack_t is cfloat or lapack_t is cdouble) else 1,
-                   rsize)
+    # one workspace for geqrf, gesdd and orgqr: the largest of their queries
+    lwork = _qr_svd_work(&pool, &FM, &P, &fbuf, &tau, &rbuf, s, &rwork, &iwork)
     if pool.failed:
         return _release(&pool, NO_MEMORY)
-    # one workspace for geqrf, gesdd and orgqr: the largest of their queries
-    lwork = _qr_svd_lwork(&FM, &P, fbuf, tau, rbuf, s, rwork, iwork)
     xorgqr(&FM, &P, &P, fbuf, &FM, tau, &q, &lw2, &inf)
     lwork = _max_lwork(lwork, q)
     work = <lapack_t*>_alloc(&pool, lwork, sizeof(lapack_t))
@@ -639,9 +592,7 @@ cdef Py_ssize_t _pinv_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_
         if not _finite(fbuf, m, n, 0):
             continue
         xgeqrf(&FM, &P, fbuf, &FM, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         # R (Fortran p x p, upper) for the trsm, and a copy for gesdd to destroy
         for j in range(p):
@@ -653,9 +604,7 @@ cdef Py_ssize_t _pinv_qr_rows(lapack_t* tag, void* job, Py_ssize_t b0, Py_ssize_
         if inf != 0 or _n_above(s, p, rtol[b] * _sv(s, 0, single), single) < p:
             continue
         xorgqr(&FM, &P, &P, fbuf, &FM, tau, work, &lwork, &inf)
-        if inf != 0:
-            info[0] = inf
-            result = b
+        if _failed(inf, info, b, &result):
             break
         xtrsm(&side, &up, &ct, &nt, &FM, &P, rtri, &P, fbuf, &FM)
         if tall:
@@ -701,8 +650,6 @@ cdef tuple _least_squares(object a, object b, double rcond, bint via_qr):
     cdef Py_ssize_t m = a.shape[-2], n = a.shape[-1], k = b.shape[-1], nb = _prod(batch)
     cdef Py_ssize_t p = min(m, n)
     cdef int code = _code_of(dt)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     cdef _LstsqJob job
     if nb == 0 or m == 0 or n == 0 or k == 0:
         return _ref.lstsq_qr(a, b, rcond) if via_qr else _ref.gelsd(a, b, rcond)
@@ -722,10 +669,8 @@ cdef tuple _least_squares(object a, object b, double rcond, bint via_qr):
     job.rank = <int64_t*>_data(rank)
     job.res, job.r = _data(res), _data(r)
     job.m, job.n, job.k, job.rcond = m, n, k, rcond
-    bad = _run(&job, nb, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "geqrf/gelsd" if via_qr else "gelsd",
-                    "SVD did not converge in least squares")
+    _launch(&job, nb, 1, True, batch, "geqrf/gelsd" if via_qr else "gelsd",
+            "SVD did not converge in least squares")
     if not via_qr:
         return _unflat(x, batch), rank.reshape(batch), _unflat(s, batch)
     return (_unflat(x, batch), rank.reshape(batch), _unflat(s, batch), _unflat(res, batch),
@@ -740,35 +685,23 @@ def pinv_qr(a, rtol):
     numpy.linalg.pinv's cut keeps them all), and there x = a⁺ = R⁻¹Qᴴ (a = QR; for
     m < n, a⁺ = QR⁻ᴴ with aᴴ = QR). Elsewhere (rank below min(m, n), or a NaN or Inf
     entry) x is not set: compute those with the SVD."""
-    a = _lapack_array(a)
-    cdef tuple shape = a.shape
-    cdef tuple batch = shape[:-2]
-    cdef Py_ssize_t m = shape[-2], n = shape[-1], nb = _prod(batch)
-    cdef int code = _code_of(a.dtype)
-    cdef blas_int info = 0
-    cdef Py_ssize_t bad
     cdef _PinvJob job
-    if nb == 0 or m == 0 or n == 0:
+    cdef Stack d
+    a, batch, a3 = _begin(a, &job.head, &_PINV_QR, &d, job.sa)
+    if d.nb == 0 or d.m == 0 or d.n == 0:
         return _ref.pinv_qr(a, rtol)
-    a3 = _flat3(a, batch, nb)
-    if not _strides3(a3, job.sa):
-        return pinv_qr(a.copy(), rtol)
     rt = np.asarray(rtol, np.float64)
     if rt.shape != batch:
         rt = np.broadcast_to(rt, batch)
-    rt = np.ascontiguousarray(rt).reshape(nb)
-    x = np.empty((nb, n, m), a.dtype)
-    full = np.empty(nb, np.bool_)
-    job.head.rows = &_PINV_QR
-    job.head.code = code
+    rt = np.ascontiguousarray(rt).reshape(d.nb)
+    x = np.empty((d.nb, d.n, d.m), a.dtype)
+    full = np.empty(d.nb, np.bool_)
     job.a = _data(a3)
     job.x = _data(x)
     job.rtol = <const double*>_data(rt)
     job.full = <uint8_t*>_data(full)
-    job.m, job.n = m, n
-    bad = _run(&job, nb, 1, True, &info)
-    if bad != OK:
-        raise _fail(bad, info, batch, "geqrf/orgqr", "QR failed")
+    job.m, job.n = d.m, d.n
+    _launch(&job, d.nb, 1, True, batch, "geqrf/orgqr", "QR failed")
     return _unflat(x, batch), full.reshape(batch)
 
 
@@ -776,13 +709,7 @@ def pinv_qr(a, rtol):
 cdef tuple _lstsq_operands(a, b, str name):
     """Common LAPACK dtype of a (*batch, m, n) and b (*batch, m, k), batches broadcast to
     one shape."""
-    a = _lapack_array(a)
-    b = _lapack_array(b)
-    dt = a.dtype
-    if b.dtype != dt:
-        dt = np.result_type(dt, b.dtype)
-        a = a.astype(dt, copy=False)
-        b = b.astype(dt, copy=False)
+    a, b, dt = _common_lapack(a, b)
     if a.ndim < 2 or b.ndim < 2 or b.shape[-2] != a.shape[-2]:
         raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not fit "
                          "(*batch, m, n) and (*batch, m, k)")

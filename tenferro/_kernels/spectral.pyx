@@ -407,12 +407,33 @@ cdef const char* _cptr(object a, str c, tuple shape) except? NULL:
     return <const char*>cnp.PyArray_DATA(<cnp.ndarray>a)
 
 
-cdef tuple _operands(_SpecJob* job, tuple arrays, tuple kinds, tuple shapes):
-    """job.p[i] := the checked data pointer of arrays[i] made C-contiguous (_contig);
-    returns those arrays, which the caller holds while the job runs."""
+cdef tuple _prepare(_SpecJob* job, int kind, str name, object out, tuple out_shape,
+                    tuple arrays, str kinds, tuple shapes):
+    """The one set-up of the entry points: out's dtype char c must be one of "fdFD"
+    (TypeError naming the entry point ``name`` otherwise); None for an empty stack (a 0
+    in ``out_shape``); else sets job's kind, dtype code, operands (_operands: arrays of
+    dtype char c for kinds[i] "c", of its real counterpart for "r") and out (checked
+    against out_shape), and returns the operands, which the caller holds while the job
+    runs."""
+    c = out.dtype.char
+    if c not in "dDfF":
+        raise TypeError(f"{name}: unsupported dtype {out.dtype}")
+    if 0 in out_shape:
+        return None
+    job.kind, job.code = kind, "fdFD".index(c)
+    ops = _operands(job, c, arrays, kinds, shapes)
+    job.out = <char*>_cptr(out, c, out_shape)
+    return ops
+
+
+cdef tuple _operands(_SpecJob* job, str c, tuple arrays, str kinds, tuple shapes):
+    """job.p[i] := the checked data pointer of arrays[i] made C-contiguous (_contig), of
+    dtype char ``c`` (kinds[i] "c") or its real counterpart (kinds[i] "r"); returns those
+    arrays, which the caller holds while the job runs."""
     ops = tuple([_contig(a) for a in arrays])
+    cdef str r = c.lower()
     for i in range(len(ops)):
-        job.p[i] = _cptr(ops[i], kinds[i], shapes[i])
+        job.p[i] = _cptr(ops[i], c if kinds[i] == "c" else r, shapes[i])
     return ops
 
 
@@ -522,18 +543,13 @@ def svd_backward(u, s, vt, gu, sbar, gvt, double eps, double rel, out, double dr
     (like s) and gvt (like vt), each None when absent (not all three: the caller takes
     the exact path Ā = U diag(s̄) Vᴴ then); ε_b = eps + rel·s_max² and the block
     tolerance δ_b = drel·s_max as in svd_core."""
-    c = out.dtype.char
-    if c not in "dDfF":
-        raise TypeError(f"svd_backward: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = u.shape[0], m = u.shape[1], k = u.shape[2], n = vt.shape[2]
-    if nb == 0 or m == 0 or n == 0:
-        return
     cdef _SpecJob job
-    r = c.lower()
-    ops = _operands(&job, (u, s, vt, gu, sbar, gvt), (c, r, c, c, r, c),
-                    ((nb, m, k), (nb, k), (nb, k, n), (nb, m, k), (nb, k), (nb, k, n)))
-    job.kind, job.code, job.out = SVD_BACKWARD, "fdFD".index(c), \
-        <char*>_cptr(out, c, (nb, m, n))
+    ops = _prepare(&job, SVD_BACKWARD, "svd_backward", out, (nb, m, n),
+                   (u, s, vt, gu, sbar, gvt), "crccrc",
+                   ((nb, m, k), (nb, k), (nb, k, n), (nb, m, k), (nb, k), (nb, k, n)))
+    if ops is None:
+        return
     job.m, job.n, job.k, job.eps, job.rel, job.drel = m, n, k, eps, rel, drel
     _run_spec(&job, nb, max(m, n), nb * (3 * k * k + 4 * m * n * k), max(m, n) > _LOOPS)
 
@@ -543,18 +559,12 @@ def eigh_backward(v, w, gv, wbar, double eps, double rel, out, double drel=0.0):
     (w (B, k) ascending, v (B, k, k)) from the cotangents gv (like v) and wbar (like w,
     or None); the core is eigh_core's of X = VᴴV̄, ε_b = eps + rel·max|λ|, the block
     tolerance δ_b = drel·max|λ|."""
-    c = out.dtype.char
-    if c not in "dDfF":
-        raise TypeError(f"eigh_backward: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = v.shape[0], k = v.shape[1]
-    if nb == 0 or k == 0:
-        return
     cdef _SpecJob job
-    r = c.lower()
-    ops = _operands(&job, (v, w, gv, wbar), (c, r, c, r),
-                    ((nb, k, k), (nb, k), (nb, k, k), (nb, k)))
-    job.kind, job.code, job.out = EIGH_BACKWARD, "fdFD".index(c), \
-        <char*>_cptr(out, c, (nb, k, k))
+    ops = _prepare(&job, EIGH_BACKWARD, "eigh_backward", out, (nb, k, k), (v, w, gv, wbar),
+                   "crcr", ((nb, k, k), (nb, k), (nb, k, k), (nb, k)))
+    if ops is None:
+        return
     job.k, job.eps, job.rel, job.drel = k, eps, rel, drel
     _run_spec(&job, nb, k, nb * (k * k + 6 * k * k * k), k > _LOOPS)
 
@@ -564,18 +574,13 @@ def svd_core(X, Y, s, sbar, double eps, double rel, int mode, out, sinv, double 
     module docstring). X, Y: (B, k, k) of out's dtype, or None; s and sbar (or None):
     (B, k) of the matching real dtype; ε_b = eps + rel·s_max², the block tolerance
     δ_b = drel·s_max. mode: 0 square, 1 tall (m > n), 2 wide (m < n)."""
-    c = out.dtype.char
-    if c not in "dDfF":
-        raise TypeError(f"svd_core: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
-    if nb == 0 or k == 0:
-        return
     cdef _SpecJob job
-    r = c.lower()
-    ops = _operands(&job, (X, Y, s, sbar), (c, c, r, r),
-                    ((nb, k, k), (nb, k, k), (nb, k), (nb, k)))
-    job.kind, job.code, job.out, job.sinv = SVD_CORE, "fdFD".index(c), \
-        <char*>_cptr(out, c, (nb, k, k)), <char*>_cptr(sinv, r, (nb, k))
+    ops = _prepare(&job, SVD_CORE, "svd_core", out, (nb, k, k), (X, Y, s, sbar), "ccrr",
+                   ((nb, k, k), (nb, k, k), (nb, k), (nb, k)))
+    if ops is None:
+        return
+    job.sinv = <char*>_cptr(sinv, out.dtype.char.lower(), (nb, k))
     job.k, job.mode, job.eps, job.rel, job.drel = k, mode, eps, rel, drel
     # split over the native workers (bit-identical: each b is independent)
     _run_spec(&job, nb, k, 3 * nb * k * k, False)
@@ -585,17 +590,11 @@ def eigh_core(X, w, wbar, double eps, double rel, out, double drel=0.0):
     """Fill ``out`` (B, k, k) with the eigh pullback core (see the module docstring).
     X: (B, k, k) of out's dtype; w and wbar (or None): (B, k) real; ε_b = eps + rel·max|λ|,
     the block tolerance δ_b = drel·max|λ|."""
-    c = out.dtype.char
-    if c not in "dDfF":
-        raise TypeError(f"eigh_core: unsupported dtype {out.dtype}")
     cdef Py_ssize_t nb = out.shape[0], k = out.shape[1]
-    if nb == 0 or k == 0:
-        return
     cdef _SpecJob job
-    r = c.lower()
-    ops = _operands(&job, (X, w, wbar), (c, r, r),
-                    ((nb, k, k), (nb, k), (nb, k)))
-    job.kind, job.code, job.out = EIGH_CORE, "fdFD".index(c), \
-        <char*>_cptr(out, c, (nb, k, k))
+    ops = _prepare(&job, EIGH_CORE, "eigh_core", out, (nb, k, k), (X, w, wbar), "crr",
+                   ((nb, k, k), (nb, k), (nb, k)))
+    if ops is None:
+        return
     job.k, job.eps, job.rel, job.drel = k, eps, rel, drel
     _run_spec(&job, nb, k, nb * k * k, False)

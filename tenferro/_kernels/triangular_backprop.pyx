@@ -49,11 +49,12 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_STRIDES
 
-cimport scipy.linalg.cython_lapack as lp
 
 from tenferro._kernels._single cimport matrix2_code
 from tenferro._kernels._small cimport SMALL_MAX, SMALL_N, rm_gemm, s_hemm, s_trmm, s_trsm
-from tenferro._kernels._workers cimport run_chunks, work_give, work_take
+from tenferro._kernels._workers cimport chunk_fn, run_chunks, work_give, work_take
+from tenferro._kernels._xlapack cimport xtrtri
+from tenferro._kernels.lapack_base cimport _unflat, _where
 
 from tenferro._kernels._blas cimport (blas_int, cfloat, cdouble, lapack_t, xgemm, xgemm_ab,
                                      xhemm, xtrmm, xtrsm, xtrsv)
@@ -95,6 +96,45 @@ cdef enum:
     NO_MEMORY = -4
 
 
+# The batch loops of the qr, lu and cholesky pullbacks for run_chunks: each is one fused
+# function ``_X_rows_w(w, job, b0, b1)`` over [b0, b1) with its n x n workspace ``w``, its
+# four specializations listed once in a _BpRows table, and _rows_in_work the one chunk_fn
+# body (the workspace, then the dispatch on the dtype code).
+ctypedef void (*_bp_s)(float* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+ctypedef void (*_bp_d)(double* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+ctypedef void (*_bp_c)(cfloat* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+ctypedef void (*_bp_z)(cdouble* w, void* job, Py_ssize_t b0, Py_ssize_t b1) noexcept nogil
+
+
+cdef struct _BpRows:
+    _bp_s s
+    _bp_d d
+    _bp_c c
+    _bp_z z
+
+
+cdef Py_ssize_t _rows_in_work(const _BpRows* rows, int code, char* work, size_t size,
+                              void* job, Py_ssize_t b0, Py_ssize_t b1,
+                              bint on_caller) noexcept nogil:
+    """The rows [b0, b1) of ``job`` by the loop of dtype code ``code`` (0..3: float,
+    double, cfloat, cdouble), in the calling thread's ``work`` (``on_caller``) or, on a
+    worker, in a buffer of ``size`` bytes of its own: OK or NO_MEMORY."""
+    cdef char* w = work if on_caller else <char*>malloc(size)
+    if w == NULL:
+        return NO_MEMORY
+    if code == 0:
+        rows.s(<float*>w, job, b0, b1)
+    elif code == 1:
+        rows.d(<double*>w, job, b0, b1)
+    elif code == 2:
+        rows.c(<cfloat*>w, job, b0, b1)
+    else:
+        rows.z(<cdouble*>w, job, b0, b1)
+    if not on_caller:
+        free(w)
+    return OK
+
+
 cdef char* _data(object x) except NULL:
     """Data pointer of a non-empty ndarray (any strides); valid while x is held."""
     cdef Py_buffer view
@@ -125,18 +165,6 @@ def _set_solve_block(Py_ssize_t nb):
     old = SOLVE_NB
     SOLVE_NB = <blas_int>(nb if nb > 0 else 1)
     return old
-
-
-cdef inline void xtrtri(char* uplo, char* diag, blas_int* n, lapack_t* a,
-                        blas_int* lda, blas_int* info) noexcept nogil:
-    if lapack_t is float:
-        lp.strtri(uplo, diag, n, a, lda, info)
-    elif lapack_t is double:
-        lp.dtrtri(uplo, diag, n, a, lda, info)
-    elif lapack_t is cfloat:
-        lp.ctrtri(uplo, diag, n, a, lda, info)
-    else:
-        lp.ztrtri(uplo, diag, n, a, lda, info)
 
 
 cdef void _leaf(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
@@ -176,13 +204,11 @@ cdef void rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_in
 cdef void _rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_int n,
                  lapack_t* a, blas_int lda, lapack_t* b, blas_int ldb) noexcept nogil:
     cdef blas_int k = m if side == b'L' else n
-    cdef blas_int k1, k2
-    cdef lapack_t* a22
-    cdef lapack_t* aoff
-    cdef lapack_t* b2
+    cdef blas_int k1, k2, kf, ko
+    cdef lapack_t *a22, *aoff, *af, *ao, *b2, *bf, *bo
     cdef lapack_t one = 1, mone = -1
     cdef char nn = b'N'
-    cdef bint op_lower = (uplo == b'L') == (trans == b'N')
+    cdef bint op_lower = (uplo == b'L') == (trans == b'N'), first1
     if k <= LEAF_NB:
         _leaf(side, uplo, trans, diag, m, n, a, lda, b, ldb)
         return
@@ -192,26 +218,27 @@ cdef void _rtrsm(char side, char uplo, char trans, char diag, blas_int m, blas_i
     k2 = k - k1
     a22 = a + k1 + <Py_ssize_t>k1 * lda
     aoff = a + k1 if uplo == b'L' else a + <Py_ssize_t>k1 * lda
+    # X_f, the half solved first, then X_o (O = op(a), O_off its nonzero off-diagonal):
+    #   left,  O lower: O₁₁X₁ = B₁, B₂ −= O₂₁X₁, O₂₂X₂ = B₂    (f = 1)
+    #   left,  O upper: O₂₂X₂ = B₂, B₁ −= O₁₂X₂, O₁₁X₁ = B₁    (f = 2)
+    #   right, O lower: X₂O₂₂ = B₂, B₁ −= X₂O₂₁, X₁O₁₁ = B₁    (f = 2)
+    #   right, O upper: X₁O₁₁ = B₁, B₂ −= X₁O₁₂, X₂O₂₂ = B₂    (f = 1)
+    first1 = (side == b'L') == op_lower
+    b2 = b + k1 if side == b'L' else b + <Py_ssize_t>k1 * ldb
+    bf = b if first1 else b2
+    bo = b2 if first1 else b
+    af = a if first1 else a22
+    ao = a22 if first1 else a
+    kf = k1 if first1 else k2
+    ko = k2 if first1 else k1
     if side == b'L':
-        b2 = b + k1
-        if op_lower:      # O₁₁X₁ = B₁, B₂ −= O₂₁X₁, O₂₂X₂ = B₂
-            _rtrsm(side, uplo, trans, diag, k1, n, a, lda, b, ldb)
-            xgemm_ab(&trans, &nn, k2, n, k1, mone, aoff, lda, b, ldb, one, b2, ldb)
-            _rtrsm(side, uplo, trans, diag, k2, n, a22, lda, b2, ldb)
-        else:             # O₂₂X₂ = B₂, B₁ −= O₁₂X₂, O₁₁X₁ = B₁
-            _rtrsm(side, uplo, trans, diag, k2, n, a22, lda, b2, ldb)
-            xgemm_ab(&trans, &nn, k1, n, k2, mone, aoff, lda, b2, ldb, one, b, ldb)
-            _rtrsm(side, uplo, trans, diag, k1, n, a, lda, b, ldb)
+        _rtrsm(side, uplo, trans, diag, kf, n, af, lda, bf, ldb)
+        xgemm_ab(&trans, &nn, ko, n, kf, mone, aoff, lda, bf, ldb, one, bo, ldb)
+        _rtrsm(side, uplo, trans, diag, ko, n, ao, lda, bo, ldb)
     else:
-        b2 = b + <Py_ssize_t>k1 * ldb
-        if op_lower:      # X₂O₂₂ = B₂, B₁ −= X₂O₂₁, X₁O₁₁ = B₁
-            _rtrsm(side, uplo, trans, diag, m, k2, a22, lda, b2, ldb)
-            xgemm_ab(&nn, &trans, m, k1, k2, mone, b2, ldb, aoff, lda, one, b, ldb)
-            _rtrsm(side, uplo, trans, diag, m, k1, a, lda, b, ldb)
-        else:             # X₁O₁₁ = B₁, B₂ −= X₁O₁₂, X₂O₂₂ = B₂
-            _rtrsm(side, uplo, trans, diag, m, k1, a, lda, b, ldb)
-            xgemm_ab(&nn, &trans, m, k2, k1, mone, b, ldb, aoff, lda, one, b2, ldb)
-            _rtrsm(side, uplo, trans, diag, m, k2, a22, lda, b2, ldb)
+        _rtrsm(side, uplo, trans, diag, m, kf, af, lda, bf, ldb)
+        xgemm_ab(&nn, &trans, m, ko, kf, mone, bf, ldb, aoff, lda, one, bo, ldb)
+        _rtrsm(side, uplo, trans, diag, m, ko, ao, lda, bo, ldb)
 
 
 cdef struct _Op3:          # a (nb, rows, cols) operand: its data and element strides
@@ -252,6 +279,19 @@ cdef inline void _op2(cnp.ndarray m, _Op3* op) noexcept:
     op.s[2] = cnp.PyArray_STRIDES(m)[1] // isz
 
 
+cdef inline void _gather(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1, lapack_t* dst,
+                         Py_ssize_t rows, Py_ssize_t cols) noexcept nogil:
+    """dst (rows x cols, C-ordered) := the matrix at src (element strides s0, s1): a
+    memcpy when it is C-ordered already."""
+    cdef Py_ssize_t i, j
+    if s1 == 1 and s0 == cols:
+        memcpy(dst, src, rows * cols * sizeof(lapack_t))
+        return
+    for i in range(rows):
+        for j in range(cols):
+            dst[i * cols + j] = src[i * s0 + j * s1]
+
+
 cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssize_t nb,
                       Py_ssize_t r, Py_ssize_t c, Py_ssize_t n, bint lower, int trans,
                       bint unit, bint left, bint check) noexcept nogil:
@@ -265,7 +305,6 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
     # vector) goes to ?trsv. Returns -1, or the batch position of the first matrix with
     # an exactly zero diagonal entry when ``check`` (before solving it).
     cdef Py_ssize_t b, i, j, k = c if left else r
-    cdef Py_ssize_t isz = sizeof(lapack_t)
     cdef Py_ssize_t a1 = A.s[1], a2 = A.s[2]
     cdef Py_ssize_t s0 = R.s[1], s1 = R.s[2]
     cdef const lapack_t* rhs0 = <const lapack_t*>R.p
@@ -276,7 +315,6 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
     cdef blas_int N = <blas_int>n, K = <blas_int>k
     cdef lapack_t* ap
     cdef lapack_t* xp
-    cdef const lapack_t* src
     cdef Py_ssize_t bad = -1
     if corder:
         uplo = b'U' if lower else b'L'
@@ -307,13 +345,7 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
             if bad >= 0:
                 break
         xp = x0 + b * r * c
-        src = rhs0 + b * R.s[0]
-        if s1 == 1 and s0 == c:
-            memcpy(xp, src, r * c * isz)
-        else:
-            for i in range(r):
-                for j in range(c):
-                    xp[i * c + j] = src[i * s0 + j * s1]
+        _gather(rhs0 + b * R.s[0], s0, s1, xp, r, c)
         if trv:
             xtrsv(&uplo, &trv, &dg, &N, ap, &N, xp)
         elif left:
@@ -321,6 +353,13 @@ cdef Py_ssize_t _trsm(const lapack_t* a0, _Op3* A, _Op3* R, lapack_t* x0, Py_ssi
         else:
             rtrsm(side, uplo, tr, dg, N, K, ap, N, xp, N)
     return bad
+
+
+cdef Py_ssize_t _swap(Py_ssize_t* knob, Py_ssize_t value) noexcept:
+    """knob := value (the _set_* hooks of the tests and benchmarks); returns the old."""
+    cdef Py_ssize_t old = knob[0]
+    knob[0] = value
+    return old
 
 
 # Leaf size of the recursive triangle-restricted gemm of the backprops (measured at
@@ -331,10 +370,7 @@ cdef Py_ssize_t NB = 48
 def _set_block(Py_ssize_t nb):
     """Set the leaf block of the triangle-restricted gemm (benchmarks and tests only);
     returns the previous one."""
-    global NB
-    old = NB
-    NB = nb if nb > 0 else 1
-    return old
+    return _swap(&NB, nb if nb > 0 else 1)
 
 
 # Leaf size of the recursion over M's lower triangle in the QR backprop: 16 measured a
@@ -346,10 +382,8 @@ cdef Py_ssize_t QR_NB = 16
 def _set_qr_block(Py_ssize_t nb):
     """Set the leaf block of the QR backprop's M (benchmarks and tests only); returns
     the previous one."""
-    global QR_NB
-    old = QR_NB
-    QR_NB = nb if nb > 0 else 1
-    return old
+    return _swap(&QR_NB, nb if nb > 0 else 1)
+
 
 cdef str _CHARS = "fdFD"
 
@@ -419,19 +453,12 @@ cdef void _backprop(const lapack_t* a0, _Op3* A, const lapack_t* x0, _Op3* X, _O
     cdef lapack_t* fp
     cdef lapack_t* pp
     cdef lapack_t* qp
-    cdef const lapack_t* src
     tr = b'C' if trans == 0 else b'N'
     for b in range(nb):
         ap = <lapack_t*>(a0 + b * A.s[0])
         xp = <lapack_t*>(x0 + b * X.s[0])
         gp = g0 + b * rows * cols
-        src = gx0 + b * GX.s[0]
-        if s1 == 1 and s0 == cols:
-            memcpy(gp, src, rows * cols * isz)
-        else:
-            for i in range(rows):
-                for j in range(cols):
-                    gp[i * cols + j] = src[i * s0 + j * s1]
+        _gather(gx0 + b * GX.s[0], s0, s1, gp, rows, cols)
         if conj_g:
             _conj(gp, rows * cols)
         if left:     # Gᵀ M'ᵀ = X̄ᵀ, Gᵀ Fortran k x n
@@ -461,6 +488,27 @@ cdef void _backprop(const lapack_t* a0, _Op3* A, const lapack_t* x0, _Op3* X, _O
                 memset(fp + i * n, 0, j * isz)
                 if conj_g:
                     _conj(fp + i * n + j, n - j)
+
+
+cdef void _backprop_code(int code, _Op3* A, _Op3* X, _Op3* GX, char* g, char* ga,
+                         Py_ssize_t nb, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t n,
+                         bint lower, int trans, bint unit, bint left,
+                         bint need_a) noexcept nogil:
+    """_backprop compiled for dtype code ``code`` (0..3: float, double, cfloat, cdouble),
+    the operands' data behind A.p, X.p, g and ga: the one dispatch of the single-matrix
+    and the stack paths."""
+    if code == 0:
+        _backprop(<const float*>A.p, A, <const float*>X.p, X, GX, <float*>g, <float*>ga, nb,
+                  rows, cols, n, lower, trans, unit, left, need_a)
+    elif code == 1:
+        _backprop(<const double*>A.p, A, <const double*>X.p, X, GX, <double*>g,
+                  <double*>ga, nb, rows, cols, n, lower, trans, unit, left, need_a)
+    elif code == 2:
+        _backprop(<const cfloat*>A.p, A, <const cfloat*>X.p, X, GX, <cfloat*>g,
+                  <cfloat*>ga, nb, rows, cols, n, lower, trans, unit, left, need_a)
+    else:
+        _backprop(<const cdouble*>A.p, A, <const cdouble*>X.p, X, GX, <cdouble*>g,
+                  <cdouble*>ga, nb, rows, cols, n, lower, trans, unit, left, need_a)
 
 
 cdef inline object _c_inner(object m):
@@ -494,15 +542,6 @@ cdef inline object _flat3(object m, tuple batch, Py_ssize_t nb):
     return m.reshape((nb,) + shape[len(shape) - 2:])
 
 
-cdef inline object _unflat(object m, tuple batch):
-    cdef Py_ssize_t nd = len(batch)
-    if nd == 0:
-        return m[0]
-    if nd == 1:
-        return m
-    return m.reshape(batch + m.shape[1:])
-
-
 cdef tuple _backprop_one(cnp.ndarray a, cnp.ndarray x, cnp.ndarray gx, int code, bint lo,
                         int t, bint un, bint le, bint need_a, bint need_b):
     """solve_triangular_backprop of one matrix: a, x C-ordered, gx any strides, one
@@ -521,19 +560,7 @@ cdef tuple _backprop_one(cnp.ndarray a, cnp.ndarray x, cnp.ndarray gx, int code,
     _op2(x, &X)
     _op2(gx, &GX)
     with nogil:
-        if code == 0:
-            _backprop(<const float*>A.p, &A, <const float*>X.p, &X, &GX, <float*>gp,
-                      <float*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
-        elif code == 1:
-            _backprop(<const double*>A.p, &A, <const double*>X.p, &X, &GX, <double*>gp,
-                      <double*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
-        elif code == 2:
-            _backprop(<const cfloat*>A.p, &A, <const cfloat*>X.p, &X, &GX, <cfloat*>gp,
-                      <cfloat*>gap, 1, rows, cols, n, lo, t, un, le, need_a)
-        else:
-            _backprop(<const cdouble*>A.p, &A, <const cdouble*>X.p, &X, &GX,
-                      <cdouble*>gp, <cdouble*>gap, 1, rows, cols, n, lo, t, un, le,
-                      need_a)
+        _backprop_code(code, &A, &X, &GX, gp, gap, 1, rows, cols, n, lo, t, un, le, need_a)
     return (ga if need_a else None), (g if need_b else None)
 
 
@@ -585,19 +612,26 @@ def solve_triangular_backprop(a, x, gx, lower, trans, unit_diagonal, left, need_
     cdef char* gp = <char*>cnp.PyArray_DATA(<cnp.ndarray>g)
     cdef char* gap = <char*>cnp.PyArray_DATA(<cnp.ndarray>ga)
     with nogil:
-        if code == 0:
-            _backprop(<const float*>A.p, &A, <const float*>X.p, &X, &GX, <float*>gp,
-                      <float*>gap, nb, rows, cols, side, lo, t, un, le, na)
-        elif code == 1:
-            _backprop(<const double*>A.p, &A, <const double*>X.p, &X, &GX, <double*>gp,
-                      <double*>gap, nb, rows, cols, side, lo, t, un, le, na)
-        elif code == 2:
-            _backprop(<const cfloat*>A.p, &A, <const cfloat*>X.p, &X, &GX, <cfloat*>gp,
-                      <cfloat*>gap, nb, rows, cols, side, lo, t, un, le, na)
-        else:
-            _backprop(<const cdouble*>A.p, &A, <const cdouble*>X.p, &X, &GX,
-                      <cdouble*>gp, <cdouble*>gap, nb, rows, cols, side, lo, t, un, le, na)
+        _backprop_code(code, &A, &X, &GX, gp, gap, nb, rows, cols, side, lo, t, un, le, na)
     return (_unflat(ga, batch) if need_a else None), (_unflat(g, batch) if need_b else None)
+
+
+cdef Py_ssize_t _trsm_code(int code, _Op3* A, _Op3* R, char* x, Py_ssize_t nb, Py_ssize_t r,
+                           Py_ssize_t c, Py_ssize_t n, bint lower, int trans, bint unit,
+                           bint left, bint check) noexcept nogil:
+    """_trsm compiled for dtype code ``code`` (as _backprop_code): the one dispatch of the
+    single-matrix and the stack paths."""
+    if code == 0:
+        return _trsm(<const float*>A.p, A, R, <float*>x, nb, r, c, n, lower, trans, unit,
+                     left, check)
+    if code == 1:
+        return _trsm(<const double*>A.p, A, R, <double*>x, nb, r, c, n, lower, trans, unit,
+                     left, check)
+    if code == 2:
+        return _trsm(<const cfloat*>A.p, A, R, <cfloat*>x, nb, r, c, n, lower, trans, unit,
+                     left, check)
+    return _trsm(<const cdouble*>A.p, A, R, <cdouble*>x, nb, r, c, n, lower, trans, unit,
+                 left, check)
 
 
 cdef object _trsm_one(cnp.ndarray a, cnp.ndarray b, int code, bint lo, int t, bint un,
@@ -612,17 +646,7 @@ cdef object _trsm_one(cnp.ndarray a, cnp.ndarray b, int code, bint lo, int t, bi
     _op2(a, &A)
     _op2(b, &R)
     with nogil:
-        if code == 0:
-            bad = _trsm(<const float*>A.p, &A, &R, <float*>xp, 1, r, c, n, lo, t, un, le, ch)
-        elif code == 1:
-            bad = _trsm(<const double*>A.p, &A, &R, <double*>xp, 1, r, c, n, lo, t, un, le,
-                        ch)
-        elif code == 2:
-            bad = _trsm(<const cfloat*>A.p, &A, &R, <cfloat*>xp, 1, r, c, n, lo, t, un, le,
-                        ch)
-        else:
-            bad = _trsm(<const cdouble*>A.p, &A, &R, <cdouble*>xp, 1, r, c, n, lo, t, un,
-                        le, ch)
+        bad = _trsm_code(code, &A, &R, xp, 1, r, c, n, lo, t, un, le, ch)
     if bad >= 0:
         raise LinAlgError("the matrix is singular: a diagonal entry of the triangular "
                           "matrix is exactly zero")
@@ -678,18 +702,7 @@ def trsm(a, b, lower=False, trans=0, unit_diagonal=False, left=True, check=False
     cdef Py_ssize_t r = x.shape[1], c = x.shape[2]
     cdef char* xp = <char*>cnp.PyArray_DATA(<cnp.ndarray>x)
     with nogil:
-        if code == 0:
-            bad = _trsm(<const float*>A.p, &A, &R, <float*>xp, nb, r, c, n, lo, t, un,
-                        le, ch)
-        elif code == 1:
-            bad = _trsm(<const double*>A.p, &A, &R, <double*>xp, nb, r, c, n, lo, t, un,
-                        le, ch)
-        elif code == 2:
-            bad = _trsm(<const cfloat*>A.p, &A, &R, <cfloat*>xp, nb, r, c, n, lo, t, un,
-                        le, ch)
-        else:
-            bad = _trsm(<const cdouble*>A.p, &A, &R, <cdouble*>xp, nb, r, c, n, lo, t,
-                        un, le, ch)
+        bad = _trsm_code(code, &A, &R, xp, nb, r, c, n, lo, t, un, le, ch)
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)} is singular: a diagonal entry of the "
                           "triangular matrix is exactly zero")
@@ -711,10 +724,8 @@ cdef Py_ssize_t SMALL = SMALL_N
 def _set_small(Py_ssize_t n):
     """Set the largest side of the operands that take the plain loops of _small.pxd
     instead of BLAS (tests and benchmarks only; 0: always BLAS); returns the previous."""
-    global SMALL
-    old = SMALL
-    SMALL = min(max(n, 0), SMALL_MAX)    # the loops' stack buffers hold SMALL_MAX
-    return old
+    # the loops' stack buffers hold SMALL_MAX
+    return _swap(&SMALL, min(max(n, 0), SMALL_MAX))
 
 
 cdef inline void c_gemm(char ta, char tb, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
@@ -813,9 +824,7 @@ cdef Py_ssize_t QR_SMALL = 8
 def _set_qr_small(Py_ssize_t n):
     """QR_SMALL := n (benchmarks and tests only; 0 = always BLAS, at most SMALL_MAX);
     returns the previous value."""
-    global QR_SMALL
-    old, QR_SMALL = QR_SMALL, min(max(n, 0), SMALL_MAX)
-    return old
+    return _swap(&QR_SMALL, min(max(n, 0), SMALL_MAX))
 
 
 cdef void _qr_lower_m(const lapack_t* qp, const lapack_t* rp, const lapack_t* gqp,
@@ -858,41 +867,6 @@ cdef struct _QRJob:         # one qr_backprop call, for run_chunks
     Py_ssize_t m, n, item     # sides, bytes per entry
     double rtol
     int code                  # 0..3: float, double, cfloat, cdouble
-
-
-cdef Py_ssize_t _qr_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
-                                   bint on_caller, blas_int* info) noexcept nogil:
-    cdef _QRJob* j = <_QRJob*>ctx
-    cdef char* w
-    cdef Py_ssize_t bad
-    if j.code == 0:
-        bad = _qr_singular(<const float*>j.r, j, b0, b1)
-    elif j.code == 1:
-        bad = _qr_singular(<const double*>j.r, j, b0, b1)
-    elif j.code == 2:
-        bad = _qr_singular(<const cfloat*>j.r, j, b0, b1)
-    else:
-        bad = _qr_singular(<const cdouble*>j.r, j, b0, b1)
-    if bad != OK:
-        return bad       # nothing of the chunk computed
-    w = j.work if on_caller else <char*>malloc(j.n * j.n * j.item)
-    if w == NULL:
-        return NO_MEMORY
-    if j.code == 0:
-        _qr_backprop_rows(<const float*>j.q, <const float*>j.r, <const float*>j.gq,
-                          <const float*>j.gr, <float*>j.out, <float*>w, j, b0, b1)
-    elif j.code == 1:
-        _qr_backprop_rows(<const double*>j.q, <const double*>j.r, <const double*>j.gq,
-                          <const double*>j.gr, <double*>j.out, <double*>w, j, b0, b1)
-    elif j.code == 2:
-        _qr_backprop_rows(<const cfloat*>j.q, <const cfloat*>j.r, <const cfloat*>j.gq,
-                          <const cfloat*>j.gr, <cfloat*>j.out, <cfloat*>w, j, b0, b1)
-    else:
-        _qr_backprop_rows(<const cdouble*>j.q, <const cdouble*>j.r, <const cdouble*>j.gq,
-                          <const cdouble*>j.gr, <cdouble*>j.out, <cdouble*>w, j, b0, b1)
-    if not on_caller:
-        free(w)
-    return OK
 
 
 cdef Py_ssize_t _qr_singular(const lapack_t* r, _QRJob* j, Py_ssize_t b0,
@@ -941,12 +915,64 @@ cdef void _qr_backprop_rows(const lapack_t* q, const lapack_t* r, const lapack_t
 # Reused n² workspaces by dtype: a fresh large buffer per call costs page faults with
 # glibc's allocator (docs/guide/performance.md, "Kernel constants"). A caller takes the buffer out of the dict
 # while it runs (so concurrent threads never share one) and puts it back after.
+cdef Py_ssize_t _qr_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                   bint on_caller, blas_int* info) noexcept nogil:
+    cdef _QRJob* j = <_QRJob*>ctx
+    cdef Py_ssize_t bad
+    if j.code == 0:
+        bad = _qr_singular(<const float*>j.r, j, b0, b1)
+    elif j.code == 1:
+        bad = _qr_singular(<const double*>j.r, j, b0, b1)
+    elif j.code == 2:
+        bad = _qr_singular(<const cfloat*>j.r, j, b0, b1)
+    else:
+        bad = _qr_singular(<const cdouble*>j.r, j, b0, b1)
+    if bad != OK:
+        return bad       # nothing of the chunk computed
+    return _rows_in_work(&_QR_BP, j.code, j.work, j.n * j.n * j.item, ctx, b0, b1,
+                         on_caller)
+
+
 cdef dict _WORK = {}
 
 
 # The largest workspace (bytes) the one-matrix paths malloc per call instead of taking
 # the cached one (malloc's bins serve these sizes without page faults)
 cdef Py_ssize_t WORK_MALLOC_MAX = 65536
+
+
+cdef Py_ssize_t _chunks(chunk_fn fn, void* job, Py_ssize_t nb, int t, object w,
+                        str name) except -2:
+    """``fn`` over the stack of ``job`` split over ``t`` threads (run_chunks), then the
+    calling thread's workspace ``w`` back to the cache; MemoryError naming the entry
+    point ``name`` when a worker's buffer could not be had, else run_chunks' result."""
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    with nogil:
+        bad = run_chunks(fn, job, nb, t, &info)
+    _WORK[w.dtype.char] = w
+    if bad == NO_MEMORY:
+        raise MemoryError(f"{name}: no memory for a worker thread's workspace")
+    return bad
+
+
+cdef int _chunk_one(chunk_fn fn, void* job, bint release_gil, bint cached, object w,
+                    str name) except -1:
+    """``fn`` over the one matrix of ``job`` on the calling thread, without the GIL when
+    ``release_gil``; then the workspace ``w`` back to the cache when ``cached``, and
+    MemoryError naming the entry point ``name`` when a buffer could not be had."""
+    cdef blas_int info = 0
+    cdef Py_ssize_t bad
+    if release_gil:
+        with nogil:
+            bad = fn(job, 0, 1, cached, &info)
+    else:
+        bad = fn(job, 0, 1, cached, &info)
+    if cached:
+        _WORK[w.dtype.char] = w
+    if bad == NO_MEMORY:
+        raise MemoryError(f"{name}: no memory for the workspace")
+    return 0
 
 
 cdef object _take_work(object dt, Py_ssize_t size):
@@ -972,7 +998,6 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     cdef bint hq = gq is not None, hr = gr is not None
     cdef double rt = rtol
     cdef _QRJob job
-    cdef blas_int info = 0
     cdef int t
     if (code < 0 or q.size == 0 or not dt.isnative or r.dtype != dt or
             (hq and gq.dtype != dt) or (hr and gr.dtype != dt) or not (hq or hr)):
@@ -992,21 +1017,10 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
     job.gq = _data(gq3) if hq else NULL
     job.gr = _data(gr3) if hr else NULL
     job.m, job.n, job.item, job.rtol, job.code = m, n, dt.itemsize, rt, <int>code
-    with nogil:
-        bad = run_chunks(_qr_backprop_chunk, &job, nb, t, &info)
-    _WORK[dt.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("qr_backprop: no memory for a worker thread's workspace")
+    bad = _chunks(_qr_backprop_chunk, &job, nb, t, w, "qr_backprop")
     if bad >= 0:
         raise LinAlgError(f"{_where(bad, batch)}: R is singular to working precision")
     return _unflat(out, batch)
-
-
-cdef str _where(Py_ssize_t bad, tuple batch):
-    if not batch:
-        return "the matrix"
-    from tenferro._kernels._batch import batch_index
-    return f"matrix {batch_index(bad, batch)} of the stack"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1035,18 +1049,13 @@ cdef Py_ssize_t CHOL_LOOPS = 16
 
 def _set_chol_loops(Py_ssize_t n):
     """CHOL_LOOPS := max(n, 0) (benchmarks and tests only); returns the previous one."""
-    global CHOL_LOOPS
-    old, CHOL_LOOPS = CHOL_LOOPS, max(n, 0)
-    return old
+    return _swap(&CHOL_LOOPS, max(n, 0))
 
 
 def _set_chol_block(Py_ssize_t nb):
     """Set the leaf size of the blocked Cholesky backprop (benchmarks and tests only);
     returns the previous one."""
-    global CHOL_NB
-    old = CHOL_NB
-    CHOL_NB = nb if nb > 0 else 1
-    return old
+    return _swap(&CHOL_NB, nb if nb > 0 else 1)
 
 
 cdef void _chol_leaf(lapack_t* l, lapack_t* w, lapack_t* o, Py_ssize_t n,
@@ -1108,29 +1117,6 @@ cdef struct _CholJob:       # one cholesky_backprop call, for run_chunks
     int code                  # 0..3: float, double, cfloat, cdouble
 
 
-cdef Py_ssize_t _cholesky_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
-                                         bint on_caller, blas_int* info) noexcept nogil:
-    cdef _CholJob* j = <_CholJob*>ctx
-    cdef char* w = j.work if on_caller else <char*>malloc(j.n * j.n * j.item)
-    if w == NULL:
-        return NO_MEMORY
-    if j.code == 0:
-        _cholesky_backprop_rows(<const float*>j.l, <const float*>j.gl, <float*>j.out,
-                                <float*>w, j, b0, b1)
-    elif j.code == 1:
-        _cholesky_backprop_rows(<const double*>j.l, <const double*>j.gl, <double*>j.out,
-                                <double*>w, j, b0, b1)
-    elif j.code == 2:
-        _cholesky_backprop_rows(<const cfloat*>j.l, <const cfloat*>j.gl, <cfloat*>j.out,
-                                <cfloat*>w, j, b0, b1)
-    else:
-        _cholesky_backprop_rows(<const cdouble*>j.l, <const cdouble*>j.gl,
-                                <cdouble*>j.out, <cdouble*>w, j, b0, b1)
-    if not on_caller:
-        free(w)
-    return OK
-
-
 cdef void _cholesky_backprop_rows(const lapack_t* l, const lapack_t* gl, lapack_t* out,
                                   lapack_t* w, _CholJob* j, Py_ssize_t b0,
                                   Py_ssize_t b1) noexcept nogil:
@@ -1142,6 +1128,13 @@ cdef void _cholesky_backprop_rows(const lapack_t* l, const lapack_t* gl, lapack_
             for k in range(i + 1):
                 w[i * n + k] = src[i * s1 + k * s2]
         _chol_blocked(<lapack_t*>(l + b * n * n), w, out + b * n * n, n, n)
+
+
+cdef Py_ssize_t _cholesky_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                         bint on_caller, blas_int* info) noexcept nogil:
+    cdef _CholJob* j = <_CholJob*>ctx
+    return _rows_in_work(&_CHOL_BP, j.code, j.work, j.n * j.n * j.item, ctx, b0, b1,
+                         on_caller)
 
 
 @cython.wraparound(True)
@@ -1158,7 +1151,6 @@ def cholesky_backprop(l, gl):
     cdef tuple batch = l.shape[:-2]
     cdef Py_ssize_t nb = 1, n = l.shape[-1], bad, i
     cdef _CholJob job
-    cdef blas_int info = 0
     cdef int t
     if (code < 0 or l.size == 0 or not dt.isnative or gl.dtype != dt or
             gl.shape != l.shape):
@@ -1177,20 +1169,15 @@ def cholesky_backprop(l, gl):
     job.n = n
     job.item = dt.itemsize
     job.code = <int>code
-    with nogil:
-        bad = run_chunks(_cholesky_backprop_chunk, &job, nb, t, &info)
-    _WORK[dt.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("cholesky_backprop: no memory for a worker thread's workspace")
+    bad = _chunks(_cholesky_backprop_chunk, &job, nb, t, w, "cholesky_backprop")
     return _unflat(out, batch)
 
 
 cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
     """cholesky_backprop of one matrix (see _one_matrix), serially on the calling thread."""
-    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l), bad
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l)
     cdef cnp.ndarray out = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(l), cnp.PyArray_TYPE(l))
     cdef _CholJob job
-    cdef blas_int info = 0
     # A large workspace is the module's cached one: a fresh malloc per call costs page
     # faults; a small one (<= WORK_MALLOC_MAX bytes) is malloc'ed by the chunk, cheaper
     # than the cache's dict (docs/guide/performance.md, "Kernel constants")
@@ -1206,15 +1193,7 @@ cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
     job.n = n
     job.item = isz
     job.code = code
-    if n > SMALL:
-        with nogil:
-            bad = _cholesky_backprop_chunk(&job, 0, 1, cached, &info)
-    else:
-        bad = _cholesky_backprop_chunk(&job, 0, 1, cached, &info)
-    if cached:
-        _WORK[w.dtype.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("cholesky_backprop: no memory for the workspace")
+    _chunk_one(_cholesky_backprop_chunk, &job, n > SMALL, cached, w, "cholesky_backprop")
     return out
 
 
@@ -1241,9 +1220,7 @@ cdef Py_ssize_t LU_NB = 32
 
 def _set_lu_block(Py_ssize_t nb):
     """LU_NB := max(nb, 1) (benchmarks and tests only); returns the previous one."""
-    global LU_NB
-    old, LU_NB = LU_NB, max(nb, 1)
-    return old
+    return _swap(&LU_NB, max(nb, 1))
 
 
 cdef void _lu_leaf(lapack_t* l, lapack_t* u, lapack_t* wl, lapack_t* wu, lapack_t* o,
@@ -1306,15 +1283,10 @@ cdef inline void _copy_block(const lapack_t* src, lapack_t* dst, Py_ssize_t rows
 cdef inline void _load(const lapack_t* src, Py_ssize_t s0, Py_ssize_t s1, lapack_t* dst,
                        Py_ssize_t n, bint present) noexcept nogil:
     # dst (n x n, C-ordered) := the matrix at src (element strides s0, s1), or zeros
-    cdef Py_ssize_t i, j
-    if not present:
-        memset(dst, 0, n * n * sizeof(lapack_t))
-    elif s1 == 1 and s0 == n:
-        memcpy(dst, src, n * n * sizeof(lapack_t))
+    if present:
+        _gather(src, s0, s1, dst, n, n)
     else:
-        for i in range(n):
-            for j in range(n):
-                dst[i * n + j] = src[i * s0 + j * s1]
+        memset(dst, 0, n * n * sizeof(lapack_t))
 
 
 cdef struct _LUJob:         # one lu_backprop call, for run_chunks
@@ -1329,30 +1301,6 @@ cdef struct _LUJob:         # one lu_backprop call, for run_chunks
     Py_ssize_t su[3]
     Py_ssize_t n, item        # side, bytes per entry
     int code                  # 0..3: float, double, cfloat, cdouble
-
-
-cdef Py_ssize_t _lu_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
-                                   bint on_caller, blas_int* info) noexcept nogil:
-    cdef _LUJob* j = <_LUJob*>ctx
-    cdef Py_ssize_t size = (3 if j.perm != NULL else 2) * j.n * j.n * j.item
-    cdef char* w = j.work if on_caller else <char*>malloc(size)
-    if w == NULL:
-        return NO_MEMORY
-    if j.code == 0:
-        _lu_backprop_rows(<const float*>j.l, <const float*>j.u, <const float*>j.gl,
-                          <const float*>j.gu, <float*>j.out, <float*>w, j, b0, b1)
-    elif j.code == 1:
-        _lu_backprop_rows(<const double*>j.l, <const double*>j.u, <const double*>j.gl,
-                          <const double*>j.gu, <double*>j.out, <double*>w, j, b0, b1)
-    elif j.code == 2:
-        _lu_backprop_rows(<const cfloat*>j.l, <const cfloat*>j.u, <const cfloat*>j.gl,
-                          <const cfloat*>j.gu, <cfloat*>j.out, <cfloat*>w, j, b0, b1)
-    else:
-        _lu_backprop_rows(<const cdouble*>j.l, <const cdouble*>j.u, <const cdouble*>j.gl,
-                          <const cdouble*>j.gu, <cdouble*>j.out, <cdouble*>w, j, b0, b1)
-    if not on_caller:
-        free(w)
-    return OK
 
 
 cdef void _lu_backprop_rows(const lapack_t* l, const lapack_t* u, const lapack_t* gl,
@@ -1381,11 +1329,10 @@ cdef object _lu_backprop_one(object perm, cnp.ndarray l, cnp.ndarray u, object g
                             object gu, int code):
     """lu_backprop of one matrix (see _one_matrix; perm None or a C-ordered intp vector),
     serially on the calling thread."""
-    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l), bad, i
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(l)[0], isz = cnp.PyArray_ITEMSIZE(l), i
     cdef cnp.ndarray out = cnp.PyArray_SimpleNew(2, cnp.PyArray_DIMS(l), cnp.PyArray_TYPE(l))
     cdef cnp.ndarray g
     cdef _LUJob job
-    cdef blas_int info = 0
     # the workspace as in _cholesky_backprop_one: cached when large, else malloc'ed
     cdef Py_ssize_t size = (3 if perm is not None else 2) * n * n
     cdef bint cached = size * isz > WORK_MALLOC_MAX
@@ -1410,16 +1357,16 @@ cdef object _lu_backprop_one(object perm, cnp.ndarray l, cnp.ndarray u, object g
         job.su[1] = cnp.PyArray_STRIDES(g)[0] // isz
         job.su[2] = cnp.PyArray_STRIDES(g)[1] // isz
     job.n, job.item, job.code = n, isz, code
-    if n > SMALL:
-        with nogil:
-            bad = _lu_backprop_chunk(&job, 0, 1, cached, &info)
-    else:
-        bad = _lu_backprop_chunk(&job, 0, 1, cached, &info)
-    if cached:
-        _WORK[w.dtype.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("lu_backprop: no memory for the workspace")
+    _chunk_one(_lu_backprop_chunk, &job, n > SMALL, cached, w, "lu_backprop")
     return out
+
+
+cdef Py_ssize_t _lu_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
+                                   bint on_caller, blas_int* info) noexcept nogil:
+    cdef _LUJob* j = <_LUJob*>ctx
+    return _rows_in_work(&_LU_BP, j.code, j.work,
+                         (3 if j.perm != NULL else 2) * j.n * j.n * j.item, ctx, b0, b1,
+                         on_caller)
 
 
 @cython.wraparound(True)
@@ -1450,7 +1397,6 @@ def lu_backprop(perm, l, u, gl, gu):
     cdef Py_ssize_t nb = 1, n = l.shape[-1], bad, i
     cdef bint hl = gl is not None, hu = gu is not None, hp = perm is not None
     cdef _LUJob job
-    cdef blas_int info = 0
     cdef int t
     if (code < 0 or l.size == 0 or not dt.isnative or u.dtype != dt or not (hl or hu) or
             (hl and (gl.dtype != dt or gl.shape != l.shape)) or
@@ -1480,9 +1426,44 @@ def lu_backprop(perm, l, u, gl, gu):
     job.n, job.item, job.code = n, dt.itemsize, <int>code
     t = _threads._threads_for(nb, n, 2 * nb * n * n * n,
                               n > SMALL)     # BLAS-free (plain loops) up to SMALL: threads pay
-    with nogil:
-        bad = run_chunks(_lu_backprop_chunk, &job, nb, t, &info)
-    _WORK[dt.char] = w
-    if bad == NO_MEMORY:
-        raise MemoryError("lu_backprop: no memory for a worker thread's workspace")
+    bad = _chunks(_lu_backprop_chunk, &job, nb, t, w, "lu_backprop")
     return _unflat(out, batch)
+
+
+# ---------------------------------------------------------------------------------------
+# The pullbacks' loops as _BpRows tables (see _rows_in_work): adapters from the job
+# struct to each fused loop's operands, then the tables.
+# ---------------------------------------------------------------------------------------
+
+cdef void _qr_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                              Py_ssize_t b1) noexcept nogil:
+    cdef _QRJob* j = <_QRJob*>job
+    _qr_backprop_rows(<const lapack_t*>j.q, <const lapack_t*>j.r, <const lapack_t*>j.gq,
+                      <const lapack_t*>j.gr, <lapack_t*>j.out, w, j, b0, b1)
+
+
+cdef void _cholesky_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                                    Py_ssize_t b1) noexcept nogil:
+    cdef _CholJob* j = <_CholJob*>job
+    _cholesky_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.gl, <lapack_t*>j.out,
+                            w, j, b0, b1)
+
+
+cdef void _lu_backprop_rows_w(lapack_t* w, void* job, Py_ssize_t b0,
+                              Py_ssize_t b1) noexcept nogil:
+    cdef _LUJob* j = <_LUJob*>job
+    _lu_backprop_rows(<const lapack_t*>j.l, <const lapack_t*>j.u, <const lapack_t*>j.gl,
+                      <const lapack_t*>j.gu, <lapack_t*>j.out, w, j, b0, b1)
+
+
+cdef _BpRows _QR_BP = _BpRows(_qr_backprop_rows_w[float], _qr_backprop_rows_w[double],
+                            _qr_backprop_rows_w[cfloat], _qr_backprop_rows_w[cdouble])
+
+
+cdef _BpRows _CHOL_BP = _BpRows(
+    _cholesky_backprop_rows_w[float], _cholesky_backprop_rows_w[double],
+    _cholesky_backprop_rows_w[cfloat], _cholesky_backprop_rows_w[cdouble])
+
+
+cdef _BpRows _LU_BP = _BpRows(_lu_backprop_rows_w[float], _lu_backprop_rows_w[double],
+                            _lu_backprop_rows_w[cfloat], _lu_backprop_rows_w[cdouble])
