@@ -166,7 +166,7 @@ class Tensor:
                   copy: bool | None = None) -> NDArray[Any]:
         if _engine.is_tracked(self):
             # the message names the NumPy call (np.mean([x, y]), np.r_[x, y]) and the tf
-            # spelling that keeps the gradient: tenferro/_numpy.py, which imports this
+            # spelling that keeps the gradient: tenferro/_numpy/, which imports this
             # module (cycle: at call time)
             from ._numpy import conversion_error
             raise conversion_error()
