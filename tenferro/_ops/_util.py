@@ -1,5 +1,5 @@
 """Small helpers shared by the op modules; each works on ndarrays and on Tensors."""
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -116,6 +116,17 @@ def conj(a: Any) -> Any:
     c = a.conj()
     # ndarray.conj() of a 0-d array is a NumPy scalar; keep cotangents arrays
     return np.asarray(c) if isinstance(c, np.generic) else c
+
+
+def bilinear_jvp(product: Callable[..., Any], ts: Any, xs: Any, *args: Any) -> tuple[Any]:
+    """The tangent of ``product(a, b, *args)``, linear in a and in b (matmul, cross,
+    einsum's pairs...): product(ȧ, b) + product(a, ḃ), an absent tangent's term left out."""
+    (ta, tb), (a, b) = ts, xs
+    out = None if ta is None else product(ta, b, *args)
+    if tb is not None:
+        d = product(a, tb, *args)
+        out = d if out is None else out + d
+    return (out,)
 
 
 def broadcast_to_shape(g: Any, shape: tuple[int, ...]) -> Any:

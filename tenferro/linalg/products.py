@@ -48,7 +48,8 @@ import numpy as np
 from .._engine import apply1
 from .._errors import DTypeError, ShapeError
 from .._ops import structure as _structure
-from .._ops._util import broadcast_shape, conj, operands, to_tensor, unbroadcast
+from .._ops._util import (bilinear_jvp, broadcast_shape, conj, operands, to_tensor,
+                          unbroadcast)
 from .._ops.registry import defop, register, register_nondiff
 from .._tensor import Tensor
 from ..builders import builder
@@ -133,12 +134,7 @@ def _cross_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 
 def _cross_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else _cross(ta, b, ctx)
-    if tb is not None:
-        d = _cross(a, tb, ctx)
-        out = d if out is None else out + d
-    return (out,)
+    return bilinear_jvp(_cross, ts, xs, ctx)
 
 
 _cross_op = defop("cross", _cross_vjp, _cross_jvp,
@@ -182,12 +178,7 @@ def _outer_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 
 def _outer_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else _outer(ta, b)
-    if tb is not None:
-        d = _outer(a, tb)
-        out = d if out is None else out + d
-    return (out,)
+    return bilinear_jvp(_outer, ts, xs)
 
 
 _outer_op = defop("outer", _outer_vjp, _outer_jvp, batched=False,
@@ -228,12 +219,7 @@ def _vecdot_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 
 def _vecdot_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else _vecdot(ta, b, ctx)
-    if tb is not None:
-        d = _vecdot(a, tb, ctx)
-        out = d if out is None else out + d
-    return (out,)
+    return bilinear_jvp(_vecdot, ts, xs, ctx)
 
 
 _vecdot_op = defop("vecdot", _vecdot_vjp, _vecdot_jvp,
