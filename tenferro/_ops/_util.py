@@ -129,6 +129,15 @@ def bilinear_jvp(product: Callable[..., Any], ts: Any, xs: Any, *args: Any) -> t
     return (out,)
 
 
+def write_tangents(ts: Any, shape: tuple[int, ...], x_dtype: np.dtype[Any],
+                   v_dtype: np.dtype[Any]) -> tuple[Any, Any]:
+    """The tangents (ẋ, v̇) of a write x[key] = v (index_set, view_set), an absent one as
+    zeros: ẋ of ``shape``, v̇ a 0-d zero that the write broadcasts."""
+    tx, tv = ts
+    return (np.zeros(shape, dtype=x_dtype) if tx is None else tx,
+            np.zeros((), dtype=v_dtype) if tv is None else tv)
+
+
 def broadcast_to_shape(g: Any, shape: tuple[int, ...]) -> Any:
     """``np.broadcast_to(g, shape)``; on ndarrays a fresh array, ~10x cheaper than the view
     (the reduction pullbacks are on the engine-overhead benchmark's path)."""
