@@ -271,24 +271,22 @@ for _fn, _kind in ((np.nansum, "sum"), (np.nanprod, "prod"), (np.nanmean, "mean"
     _nan_reduction(_fn, _kind)
 
 
-@_numpy_version(np.nancumsum)
-def _nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
-               out: object = None) -> Tensor:
-    _no_out(np.nancumsum, out)
-    a = _arr(a)
-    # np.cumsum of a tensor dispatches to tenferro's (a Tensor; the stubs say ndarray)
-    return np.cumsum(  # type: ignore[return-value]
-        elementwise.where(_notnan(a), a, 0), axis=axis, dtype=dtype)
+def _nan_scan(np_fn: _NpFn, scan: Callable[..., Any], neutral: int) -> None:
+    """np.nancumsum, np.nancumprod: the scan with the NaNs replaced by its neutral value."""
+    def f(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+          out: object = None) -> Tensor:
+        _no_out(np_fn, out)
+        a = _arr(a)
+        # np.cumsum of a tensor dispatches to tenferro's (a Tensor; the stubs say ndarray)
+        r: Tensor = scan(elementwise.where(_notnan(a), a, neutral), axis=axis, dtype=dtype)
+        return r
+
+    f.__name__ = f.__qualname__ = f"_{np_fn.__name__}"
+    _numpy_version(np_fn)(f)
 
 
-@_numpy_version(np.nancumprod)
-def _nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
-                out: object = None) -> Tensor:
-    _no_out(np.nancumprod, out)
-    a = _arr(a)
-    # np.cumprod of a tensor dispatches to tenferro's (a Tensor; the stubs say ndarray)
-    return np.cumprod(  # type: ignore[return-value]
-        elementwise.where(_notnan(a), a, 1), axis=axis, dtype=dtype)
+_nan_scan(np.nancumsum, np.cumsum, 0)
+_nan_scan(np.nancumprod, np.cumprod, 1)
 
 
 # -- order statistics: median, quantile, percentile (and their nan-versions) ----------------------

@@ -587,16 +587,10 @@ def _np_meshgrid(*xi: Any, copy: bool = True, sparse: bool = False,
     return tuple(_grids(xi, indexing, sparse))
 
 
-register(_np_flip, functions=(np.flip,))
-register(_np_fliplr, functions=(np.fliplr,))
-register(_np_flipud, functions=(np.flipud,))
-register(_np_roll, functions=(np.roll,))
-register(_np_tril, functions=(np.tril,))
-register(_np_triu, functions=(np.triu,))
+for _fn, _np_fn in ((_np_flip, np.flip), (_np_fliplr, np.fliplr), (_np_flipud, np.flipud),
+                    (_np_roll, np.roll), (_np_tril, np.tril), (_np_triu, np.triu),
+                    (_np_broadcast_arrays, np.broadcast_arrays), (_np_tile, np.tile),
+                    (_np_repeat, np.repeat), (_np_meshgrid, np.meshgrid), (_np_take, np.take),
+                    (_np_take_along_axis, np.take_along_axis)):
+    register(_fn, functions=(_np_fn,))
 register(unstack, functions=(np.unstack,) if hasattr(np, "unstack") else ())
-register(_np_broadcast_arrays, functions=(np.broadcast_arrays,))
-register(_np_tile, functions=(np.tile,))
-register(_np_repeat, functions=(np.repeat,))
-register(_np_meshgrid, functions=(np.meshgrid,))
-register(_np_take, functions=(np.take,))
-register(_np_take_along_axis, functions=(np.take_along_axis,))
