@@ -118,15 +118,20 @@ def conj(a: Any) -> Any:
     return np.asarray(c) if isinstance(c, np.generic) else c
 
 
-def bilinear_jvp(product: Callable[..., Any], ts: Any, xs: Any, *args: Any) -> tuple[Any]:
-    """The tangent of ``product(a, b, *args)``, linear in a and in b (matmul, cross,
-    einsum's pairs...): product(ȧ, b) + product(a, ḃ), an absent tangent's term left out."""
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else product(ta, b, *args)
-    if tb is not None:
-        d = product(a, tb, *args)
-        out = d if out is None else out + d
-    return (out,)
+def bilinear_jvp(product: Callable[..., Any], with_ctx: bool = True
+                 ) -> Callable[[Any, Any, Any, Any], tuple[Any]]:
+    """The jvp rule of an op ``product(a, b, ctx)`` (``product(a, b)`` without
+    ``with_ctx``) linear in a and in b (cross, vecdot, outer, einsum's pairs):
+    product(ȧ, b) + product(a, ḃ), an absent tangent's term left out."""
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> tuple[Any]:
+        (ta, tb), (a, b) = ts, xs
+        args = (ctx,) if with_ctx else ()
+        out = None if ta is None else product(ta, b, *args)
+        if tb is not None:
+            d = product(a, tb, *args)
+            out = d if out is None else out + d
+        return (out,)
+    return jvp
 
 
 def write_tangents(ts: Any, shape: tuple[int, ...], x_dtype: np.dtype[Any],

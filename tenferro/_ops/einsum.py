@@ -360,11 +360,7 @@ def _pair_vjp(s: _PairSpec, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _pair_jvp(s: _PairSpec, ts: Any, xs: Any, ys: Any) -> Any:
-    return bilinear_jvp(_pair, ts, xs, s)
-
-
-_pair_op = defop("einsum_pair", _pair_vjp, _pair_jvp,
+_pair_op = defop("einsum_pair", _pair_vjp, bilinear_jvp(_pair),
                  doc="einsum of two operands along one step of the contraction path")
 
 

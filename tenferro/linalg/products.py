@@ -133,11 +133,7 @@ def _cross_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _cross_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    return bilinear_jvp(_cross, ts, xs, ctx)
-
-
-_cross_op = defop("cross", _cross_vjp, _cross_jvp,
+_cross_op = defop("cross", _cross_vjp, bilinear_jvp(_cross),
                   doc="cross product of 3-vectors along an axis (array API linalg.cross)")
 
 
@@ -177,11 +173,7 @@ def _outer_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _outer_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    return bilinear_jvp(_outer, ts, xs)
-
-
-_outer_op = defop("outer", _outer_vjp, _outer_jvp, batched=False,
+_outer_op = defop("outer", _outer_vjp, bilinear_jvp(_outer, with_ctx=False), batched=False,
                   doc="outer product a bᵀ of two vectors (array API linalg.outer)")
 
 
@@ -218,11 +210,7 @@ def _vecdot_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _vecdot_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    return bilinear_jvp(_vecdot, ts, xs, ctx)
-
-
-_vecdot_op = defop("vecdot", _vecdot_vjp, _vecdot_jvp,
+_vecdot_op = defop("vecdot", _vecdot_vjp, bilinear_jvp(_vecdot),
                    doc="Σ conj(x1)·x2 along an axis, others broadcast (array API vecdot)")
 
 
