@@ -375,7 +375,8 @@ class Tensor:
         # The operators, properties and methods below are attached at import, from the op
         # modules (install_methods: registry.METHODS; T/mT/mH/real/imag/at are properties
         # set by _ops.structure, _ops.elementwise and _ops.inplace). They are declared
-        # here for type checkers only: this block never runs.
+        # here for type checkers only: this block never runs (one stub per property, like
+        # the methods below: the repetition is the declaration).
         @property
         def T(self) -> Tensor: ...
         @property

@@ -6,6 +6,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._dtypes import DIFFERENTIABLE, float_result_of
 from .._errors import DTypeError, ShapeError
+from .._engine import apply1
 from .._tensor import Tensor, as_tensor
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -141,6 +142,15 @@ def write_tangents(ts: Any, shape: tuple[int, ...], x_dtype: np.dtype[Any],
     tx, tv = ts
     return (np.zeros(shape, dtype=x_dtype) if tx is None else tx,
             np.zeros((), dtype=v_dtype) if tv is None else tv)
+
+
+def recorded(op: Any, fn_np: Callable[[Any, Any], Any], x: Any, ctx: Any) -> Any:
+    """``fn_np(x, ctx)`` for a linear map that rules call (a gather and its scatter): the
+    op ``op``, recorded, on a Tensor (so that a higher-order pass sees it); plain NumPy on
+    an ndarray."""
+    if isinstance(x, Tensor):
+        return apply1(op, (x,), fn_np(x._data, ctx), ctx=ctx)
+    return fn_np(x, ctx)
 
 
 def broadcast_to_shape(g: Any, shape: tuple[int, ...]) -> Any:

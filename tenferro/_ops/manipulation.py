@@ -37,7 +37,7 @@ from .._errors import DTypeError, IndexingError, ShapeError
 from .._sparse import ScatterKind, SparseCotangent
 from .._tensor import Tensor
 from .registry import defop, register
-from ._util import broadcast_shape, to_tensor, unbroadcast
+from ._util import broadcast_shape, recorded, to_tensor, unbroadcast
 from .structure import _axes, _axis, broadcast_to, ravel, reshape, transpose
 
 __all__ = ["flip", "roll", "repeat", "tile", "unstack", "broadcast_arrays", "permute_dims",
@@ -328,15 +328,11 @@ def _scatter_np(g: Any, ctx: Any) -> Any:
 
 
 def _gather(a: Any, ctx: Any) -> Any:
-    if isinstance(a, Tensor):
-        return apply1(_take_op, (a,), _gather_np(a._data, ctx), ctx=ctx)
-    return _gather_np(a, ctx)
+    return recorded(_take_op, _gather_np, a, ctx)
 
 
 def _scatter(g: Any, ctx: Any) -> Any:
-    if isinstance(g, Tensor):
-        return apply1(_take_add_op, (g,), _scatter_np(g._data, ctx), ctx=ctx)
-    return _scatter_np(g, ctx)
+    return recorded(_take_add_op, _scatter_np, g, ctx)
 
 
 def _add_taken(buf: NDArray[Any], v: Any, ctx: Any) -> None:

@@ -140,6 +140,8 @@ def _pinv_data(d: Any, rtol: Any, hermitian: Any, rank: Any = None) -> Any:
     return x, keep.sum(axis=-1)
 
 
+# _pinv_vjp and _pinv_jvp have the same shape on purpose: each is the other's formula
+# transposed (docs/rules.md), term for term
 def _pinv_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = −XᴴX̄Xᴴ + XᴴX X̄ᴴ(I − XA) + (I − AX)X̄ᴴXXᴴ   (Golub & Pereyra 1973)
     full_col, full_row = ctx
