@@ -56,6 +56,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Container, Generic, Iterable, 
 
 from numpy.typing import ArrayLike, NDArray
 
+import dataclasses
 import functools
 import inspect
 
@@ -650,17 +651,16 @@ class custom_jvp(_Custom, Generic[_P, _R]):
 
 # ---- implicit differentiation --------------------------------------------------------------
 
+@dataclasses.dataclass(slots=True)
 class _RootCall:
-    __slots__ = ("f", "shape", "dtype", "dense_max", "name", "gmres_rtol")
-
-    def __init__(self, f: Callable[..., Any], shape: tuple[int, ...], dtype: np.dtype[Any],
-                 dense_max: int, name: str, gmres_rtol: float) -> None:
-        self.f = f
-        self.shape = shape
-        self.dtype = dtype
-        self.dense_max = dense_max
-        self.name = name
-        self.gmres_rtol = gmres_rtol
+    """What one custom_root call's rules need: the residual function, the root's shape and
+    dtype, the dense-solve size limit, the name for messages, GMRES's tolerance."""
+    f: Callable[..., Any]
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    dense_max: int
+    name: str
+    gmres_rtol: float
 
 
 def _residual(call: _RootCall, x: Tensor, params: Sequence[Tensor]) -> Tensor:
