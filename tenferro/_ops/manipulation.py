@@ -38,7 +38,8 @@ from .._sparse import ScatterKind, SparseCotangent
 from .._tensor import Tensor
 from .registry import defop, register
 from ._util import broadcast_shape, recorded, to_tensor, unbroadcast
-from .structure import _axes, _axis, broadcast_to, ravel, reshape, transpose
+from .structure import (_axes, _axis, _flat_if_no_axis, broadcast_to, ravel, reshape,
+                        transpose)
 
 __all__ = ["flip", "roll", "repeat", "tile", "unstack", "broadcast_arrays", "permute_dims",
            "take", "take_along_axis", "tril", "triu", "meshgrid"]
@@ -397,9 +398,7 @@ def _np_take(a: Any, indices: Any, axis: Any = None, out: Any = None,
     if out is not None:
         raise TypeError("numpy.take on tensors: out= is not supported; use the returned "
                         "value")
-    a = to_tensor(a)
-    if axis is None:
-        a, axis = ravel(a), 0
+    a, axis = _flat_if_no_axis(a, axis)
     if mode != "raise":
         n = a.shape[_axis(axis, a.ndim)]
         idx = _int_array(indices, "take")

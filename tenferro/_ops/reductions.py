@@ -52,7 +52,7 @@ from .._kernels import load as _load_kernel
 from .._tensor import Tensor
 from .registry import Op, defop, register, register_nondiff
 from ._util import broadcast_to_shape, conj, floating, require_real, to_tensor
-from .structure import _axis, astype, broadcast_to, concatenate, ravel
+from .structure import _axis, _flat_if_no_axis, astype, broadcast_to, concatenate
 
 __all__ = ["sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "logsumexp",
            "cumulative_sum", "cumulative_prod", "diff", "all", "any"]
@@ -911,9 +911,7 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLik
 def _np_scan(f: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     def wrapper(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
         _numpy_extras(name, out)
-        a = to_tensor(a)
-        if axis is None:        # NumPy scans the flattened array
-            a, axis = ravel(a), 0
+        a, axis = _flat_if_no_axis(a, axis)        # NumPy scans the flattened array
         return f(a, axis=axis, dtype=dtype)
 
     wrapper.__name__ = wrapper.__qualname__ = f"_np_{name}"

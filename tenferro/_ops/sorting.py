@@ -34,7 +34,7 @@ from .._tensor import Tensor
 from .._rule_api import has_node_or_tangent
 from .registry import defop, register, register_nondiff
 from ._util import recorded, to_tensor
-from .structure import _axis, ravel
+from .structure import _axis, _flat_if_no_axis, ravel
 
 __all__ = ["sort", "argsort"]
 
@@ -130,9 +130,7 @@ def _np_sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
     if order is not None:
         raise TypeError("numpy.sort on tensors: order= (structured fields) is not "
                         "supported; tensors have no fields")
-    a = to_tensor(a)
-    if axis is None:
-        a, axis = ravel(a), 0
+    a, axis = _flat_if_no_axis(a, axis)
     return sort(a, axis=axis)
 
 
