@@ -207,12 +207,6 @@ class finfo_object:   # noqa: N801  (the standard's name for finfo's result)
     ``numpy.finfo`` gives NumPy scalars) and ``dtype``, the real floating dtype."""
 
     __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: _DType
 
     def __init__(self, dtype: _DType) -> None:
         info = np.finfo(dtype)
@@ -233,10 +227,6 @@ class iinfo_object:   # noqa: N801
     """What :func:`iinfo` returns: ``bits``, ``max``, ``min`` (Python ints), ``dtype``."""
 
     __slots__ = ("bits", "max", "min", "dtype")
-    bits: int
-    max: int
-    min: int
-    dtype: _DType
 
     def __init__(self, dtype: _DType) -> None:
         info = np.iinfo(dtype)

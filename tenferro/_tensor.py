@@ -166,7 +166,7 @@ class Tensor:
                   copy: bool | None = None) -> NDArray[Any]:
         if _engine.is_tracked(self):
             # the message names the NumPy call (np.mean([x, y]), np.r_[x, y]) and the tf
-            # spelling that keeps the gradient: tenferro/_numpy.py, which imports this
+            # spelling that keeps the gradient: tenferro/_numpy/, which imports this
             # module (cycle: at call time)
             from ._numpy import conversion_error
             raise conversion_error()
@@ -375,7 +375,8 @@ class Tensor:
         # The operators, properties and methods below are attached at import, from the op
         # modules (install_methods: registry.METHODS; T/mT/mH/real/imag/at are properties
         # set by _ops.structure, _ops.elementwise and _ops.inplace). They are declared
-        # here for type checkers only: this block never runs.
+        # here for type checkers only: this block never runs (one stub per property, like
+        # the methods below: the repetition is the declaration).
         @property
         def T(self) -> Tensor: ...
         @property

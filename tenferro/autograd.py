@@ -171,6 +171,8 @@ def _seed(out: Tensor, g: Any, k: int, create_graph: bool) -> Any:
         if arr.dtype.kind not in "biufc":
             raise DTypeError(f"grad_outputs[{k}] has dtype {arr.dtype}; it must be numeric")
         t = Tensor._wrap(arr)
+    # the same two checks as functional.py's _Inputs.leaves_of (shape, complex on real), on
+    # purpose: each message names its own call (grad_outputs[k] here, fname's leaf there)
     if t.shape != out.shape:
         raise ShapeError(f"grad_outputs[{k}] has shape {t.shape} but output {k} has shape "
                          f"{out.shape}; the seed must have the output's shape")

@@ -56,6 +56,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Container, Generic, Iterable, 
 
 from numpy.typing import ArrayLike, NDArray
 
+import dataclasses
 import functools
 import inspect
 
@@ -210,6 +211,26 @@ def _leaves_like(arrays: Iterable[NDArray[Any]]) -> list[Tensor]:
             v = v + 1j * rng.uniform(0.5, 1.5, a.shape)
         out.append(Tensor._wrap(np.asarray(v, a.dtype)).set_requires_grad(True))
     return out
+
+
+def _linear_pairs(values: Sequence[Tensor | None], seeds: Sequence[Any],
+                  not_linear: Callable[[int], str]) -> tuple[list[Tensor], list[Tensor]]:
+    """The (value, seed) pairs that transposing a user's linear rule (bwd in g, jvp in the
+    tangents) runs ``grad`` on: both present, and the value computed from its inputs with
+    tenferro ops. A constant zero value contributes nothing; any other constant means the
+    rule used payloads: UnsupportedADError(not_linear(k)) for position k."""
+    outs: list[Tensor] = []
+    ins: list[Tensor] = []
+    for k, (v, s) in enumerate(zip(values, seeds)):
+        if v is None or s is None:
+            continue
+        if not v.requires_grad:
+            if not np.any(v._data):
+                continue
+            raise UnsupportedADError(not_linear(k))
+        outs.append(v)
+        ins.append(s if isinstance(s, Tensor) else Tensor._wrap(s))
+    return outs, ins
 
 
 def _cut_leaves(leaves: Iterable[Tensor]) -> None:
@@ -493,22 +514,12 @@ class custom_vjp(_Custom, Generic[_P, _R]):
         with _enable_grad():
             cots = self._run_bwd(call, res, _structure(g_leaves, call.multi), graph)
             cots = self._check_cotangents(cots, call, cut.proxies, True)
-        seeds_for: list[Tensor] = []
-        seeds: list[Tensor] = []
-        for k, (c, t) in enumerate(zip(cots, ts)):
-            if c is None or t is None:
-                continue
-            if not c.requires_grad:
-                if not np.any(c._data):
-                    continue           # a constant zero cotangent contributes nothing
-                raise UnsupportedADError(
-                    f"{self._where()}: forward mode (jvp, hvp) transposes bwd in the "
-                    f"cotangent g, but the cotangent of argument {call.diff_idx[k]} is not "
-                    f"computed from g with tenferro operations (it used g's payload, or "
-                    f"returned a non-zero constant). Write bwd with tenferro "
-                    f"ops / NumPy functions on g, or define the function with tf.custom_jvp")
-            seeds_for.append(c)
-            seeds.append(t if isinstance(t, Tensor) else Tensor._wrap(t))
+        seeds_for, seeds = _linear_pairs(cots, ts, lambda k: (
+            f"{self._where()}: forward mode (jvp, hvp) transposes bwd in the "
+            f"cotangent g, but the cotangent of argument {call.diff_idx[k]} is not "
+            f"computed from g with tenferro operations (it used g's payload, or "
+            f"returned a non-zero constant). Write bwd with tenferro "
+            f"ops / NumPy functions on g, or define the function with tf.custom_jvp"))
         touts: list[Tensor | None]
         if not seeds_for:
             touts = [None] * len(call.outs)
@@ -622,21 +633,11 @@ class custom_jvp(_Custom, Generic[_P, _R]):
             tangents[k] = leaf
         with _enable_grad():
             touts = self._check_tangents(self._run_jvp(call, cut.proxies, tangents), call, True)
-        outs: list[Tensor] = []
-        seeds: list[Tensor] = []
-        for j, (t, g) in enumerate(zip(touts, gs)):
-            if t is None or g is None:
-                continue
-            if not t.requires_grad:
-                if not np.any(t._data):
-                    continue           # a constant zero tangent contributes nothing
-                raise UnsupportedADError(
-                    f"{self._where()}: reverse mode transposes the jvp rule, but tangent "
-                    f"output {j} is not computed from the tangents with tenferro operations "
-                    f"(it used their payloads). Write the tangent with tenferro ops / NumPy "
-                    f"functions on the tangents, or define the function with tf.custom_vjp")
-            outs.append(t)
-            seeds.append(g if isinstance(g, Tensor) else Tensor._wrap(g))
+        outs, seeds = _linear_pairs(touts, gs, lambda j: (
+            f"{self._where()}: reverse mode transposes the jvp rule, but tangent "
+            f"output {j} is not computed from the tangents with tenferro operations "
+            f"(it used their payloads). Write the tangent with tenferro ops / NumPy "
+            f"functions on the tangents, or define the function with tf.custom_vjp"))
         cots: list[_Value] = [None] * len(xs)
         if outs and leaves:
             gl = _grad(outs, leaves, seeds, create_graph=graph)
@@ -650,17 +651,16 @@ class custom_jvp(_Custom, Generic[_P, _R]):
 
 # ---- implicit differentiation --------------------------------------------------------------
 
+@dataclasses.dataclass(slots=True)
 class _RootCall:
-    __slots__ = ("f", "shape", "dtype", "dense_max", "name", "gmres_rtol")
-
-    def __init__(self, f: Callable[..., Any], shape: tuple[int, ...], dtype: np.dtype[Any],
-                 dense_max: int, name: str, gmres_rtol: float) -> None:
-        self.f = f
-        self.shape = shape
-        self.dtype = dtype
-        self.dense_max = dense_max
-        self.name = name
-        self.gmres_rtol = gmres_rtol
+    """What one custom_root call's rules need: the residual function, the root's shape and
+    dtype, the dense-solve size limit, the name for messages, GMRES's tolerance."""
+    f: Callable[..., Any]
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    dense_max: int
+    name: str
+    gmres_rtol: float
 
 
 def _residual(call: _RootCall, x: Tensor, params: Sequence[Tensor]) -> Tensor:

@@ -247,15 +247,21 @@ class _Inputs:
         return arr if self.numpy_in else Tensor._wrap(arr)
 
 
+def _split_aux(out: Any, fname: str, has_aux: bool, what: str) -> tuple[Any, PyTree]:
+    """``f``'s result as (result, aux): with ``has_aux`` the pair (``what``, aux), its aux
+    tensors detached; else (out, None)."""
+    if not has_aux:
+        return out, None
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"{fname}: has_aux=True needs f to return a pair ({what}, aux), "
+                        f"got {type(out).__name__}")
+    out, aux = out
+    return out, _map_tree(lambda a: Tensor._wrap(a._data) if isinstance(a, Tensor) else a, aux)
+
+
 def _outputs(out: Any, fname: str, has_aux: bool) -> tuple[_Spec, list[Tensor], PyTree]:
     """``f``'s result as (output tree spec, output Tensor leaves, aux)."""
-    aux = None
-    if has_aux:
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise TypeError(f"{fname}: has_aux=True needs f to return a pair (output, aux), "
-                            f"got {type(out).__name__}")
-        out, aux = out
-        aux = _map_tree(lambda a: Tensor._wrap(a._data) if isinstance(a, Tensor) else a, aux)
+    out, aux = _split_aux(out, fname, has_aux, "output")
     leaves: list[Any] = []
     spec = _flatten(out, leaves)
     for k, o in enumerate(leaves):
@@ -422,13 +428,7 @@ def _jac_fwd(f: Callable[..., Any], inp: _Inputs, kwargs: dict[str, Any], has_au
 # ---- hessian and hessp --------------------------------------------------------------------
 
 def _scalar_value(val: Any, fname: str, has_aux: bool) -> tuple[Tensor, PyTree]:
-    aux = None
-    if has_aux:
-        if not isinstance(val, (tuple, list)) or len(val) != 2:
-            raise TypeError(f"{fname}: has_aux=True needs f to return a pair (value, aux), "
-                            f"got {type(val).__name__}")
-        val, aux = val
-        aux = _map_tree(lambda a: Tensor._wrap(a._data) if isinstance(a, Tensor) else a, aux)
+    val, aux = _split_aux(val, fname, has_aux, "value")
     if not isinstance(val, Tensor):
         raise TypeError(f"{fname}: f must return a Tensor, got {type(val).__name__}; compute "
                         f"it with tenferro operations on the arguments")

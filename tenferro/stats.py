@@ -224,31 +224,22 @@ class _Frozen:
         return f"<frozen tf.stats.{self.dist.name}{self.args!r} {self.kwds!r}>"
 
 
-# ---- continuous distributions with loc and scale --------------------------------------------
-
-class _Continuous:
-    """x -> z = (x - loc)/scale; logpdf = _logpdf(z) - log(scale), the cdf family of z.
-
-    Subclasses give the formulas on Tensors (``_logpdf``, ``_cdf``, ``_logcdf``, ``_sf``,
-    ``_logsf``; ``_pdf`` defaults to exp(logpdf)), ``_argcheck`` on payloads, the support
-    (a, b), and a standardized point (``_z_safe``) and shape values (``_shape_safe``)
-    inside the domain for the double where."""
+class _Univariate:
+    """What the continuous and discrete families share: the name, the frozen form, the
+    default log-cdf/log-sf formulas, and running a formula with its errors in the
+    distribution's terms."""
     shapes: tuple[str, ...] = ()
-    a, b = -np.inf, np.inf
-    _z_safe = 0.0
     _shape_safe: tuple[float, ...] = ()
-    _open_pdf_support = False      # lognorm: its formula has no value at z = a
     # method -> shape parameters inside an incomplete gamma/beta
     _incomplete: dict[str, tuple[str, ...]] = {}
-    _methods = ("logpdf", "pdf", "logcdf", "cdf", "sf", "logsf")
+    _methods: tuple[str, ...] = ()
 
-    # The formulas take z and the distribution's own shape parameters (norm: z; t: z, df):
-    # the base signatures end in ``*shapes: Any, **_: Any`` so that each subclass may name
-    # its parameters (no caller passes keywords).
+    # The formulas take the point (z or k) and the distribution's own shape parameters
+    # (norm: z; t: z, df; binom: k, n, p): the base signatures are ``*point_shapes: Any,
+    # **_: Any`` so that each subclass may name its parameters (no caller passes keywords).
     if TYPE_CHECKING:
-        def _logpdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
-        def _cdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
-        def _sf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+        def _cdf(self, *point_shapes: Any, **_: Any) -> Tensor: ...
+        def _sf(self, *point_shapes: Any, **_: Any) -> Tensor: ...
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -260,6 +251,43 @@ class _Continuous:
     def __repr__(self) -> str:
         return f"<tf.stats.{self.name}>"
 
+    def _logcdf(self, *point_shapes: Any, **_: Any) -> Tensor:
+        return log(self._cdf(*point_shapes))
+
+    def _logsf(self, *point_shapes: Any, **_: Any) -> Tensor:
+        return log(self._sf(*point_shapes))
+
+    def _run(self, method: str, shapes: Sequence[Tensor], formula: Callable[[], Tensor]
+             ) -> Tensor:
+        """``formula()``, with a special function's UnsupportedADError re-raised naming
+        the shape parameter it is about."""
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            # -inf/inf values inside the domain (log 0 at p = 1, ...) are results
+            try:
+                return formula()
+            except UnsupportedADError as err:
+                names = [n for n, s in zip(self.shapes, shapes)
+                         if n in self._incomplete.get(method, ()) and is_tracked(s)]
+                _unsupported(self.name, method, names, err)
+
+
+# ---- continuous distributions with loc and scale --------------------------------------------
+
+class _Continuous(_Univariate):
+    """x -> z = (x - loc)/scale; logpdf = _logpdf(z) - log(scale), the cdf family of z.
+
+    Subclasses give the formulas on Tensors (``_logpdf``, ``_cdf``, ``_logcdf``, ``_sf``,
+    ``_logsf``; ``_pdf`` defaults to exp(logpdf)), ``_argcheck`` on payloads, the support
+    (a, b), and a standardized point (``_z_safe``) and shape values (``_shape_safe``)
+    inside the domain for the double where."""
+    a, b = -np.inf, np.inf
+    _z_safe = 0.0
+    _open_pdf_support = False      # lognorm: its formula has no value at z = a
+    _methods = ("logpdf", "pdf", "logcdf", "cdf", "sf", "logsf")
+
+    if TYPE_CHECKING:
+        def _logpdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
+
     def _argcheck(self, *shapes: Any, **_: Any) -> _Mask:
         ok: Any = np.bool_(True)
         for s in shapes:
@@ -269,12 +297,6 @@ class _Continuous:
 
     def _pdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return exp(self._logpdf(z, *shapes))
-
-    def _logcdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
-        return log(self._cdf(z, *shapes))
-
-    def _logsf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
-        return log(self._sf(z, *shapes))
 
     def _evaluate(self, method: str, x_in: ArrayLike, args: Sequence[ArrayLike],
                   kwds: dict[str, ArrayLike]) -> Tensor:
@@ -310,20 +332,15 @@ class _Continuous:
                              _sanitize(inside, scale, 1))
             shapes = [_sanitize(inside, s, v) for s, v in zip(shapes, self._shape_safe)]
         z = (x - loc) / scale
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            # -inf/inf values inside the domain (log 0 at p = 1, ...) are results
-            try:
-                if method in ("logpdf", "pdf"):
-                    value = self._logpdf(z, *shapes) - log(scale)
-                    if method == "pdf":
-                        value = exp(value)
-                else:
-                    value = getattr(self, "_" + method)(z, *shapes)
-            except UnsupportedADError as err:
-                names = [n for n, s in zip(self.shapes, shapes)
-                         if n in self._incomplete.get(method, ()) and is_tracked(s)]
-                _unsupported(self.name, method, names, err)
-        return _finish(inside, value, fill, bad, raw)
+
+        def formula() -> Tensor:
+            if method in ("logpdf", "pdf"):
+                value = self._logpdf(z, *shapes) - log(scale)
+                return exp(value) if method == "pdf" else value
+            r: Tensor = getattr(self, "_" + method)(z, *shapes)
+            return r
+
+        return _finish(inside, self._run(method, shapes, formula), fill, bad, raw)
 
     def logpdf(self, x: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logpdf", x, args, kwds)
@@ -571,48 +588,27 @@ uniform.__doc__ = "Uniform distribution on [loc, loc + scale]: ``uniform.logpdf(
 
 # ---- discrete distributions with loc ------------------------------------------------------
 
-class _Discrete:
+class _Discrete(_Univariate):
     """k -> k - loc; k is data (derivative 0, as for tf.floor). Subclasses give
     ``_logpmf``, ``_cdf``, ``_sf`` (and optionally ``_pmf``, ``_logcdf``, ``_logsf``) of
     the integer k on Tensors, ``_argcheck`` and ``_support`` on payloads."""
-    shapes: tuple[str, ...] = ()
-    _shape_safe: tuple[float, ...] = ()
     _k_safe = 1.0
-    _incomplete: dict[str, tuple[str, ...]] = {}
     _methods = ("logpmf", "pmf", "logcdf", "cdf", "sf", "logsf")
 
-    # as in _Continuous: each subclass names its own shape parameters, and gives the
-    # support (a, b) (or overrides _support)
+    # each subclass names its own shape parameters, and gives the support (a, b) (or
+    # overrides _support)
     if TYPE_CHECKING:
         a: float
         b: float
 
         def _argcheck(self, *shapes: Any, **_: Any) -> _Mask: ...
         def _logpmf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
-        def _cdf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
-        def _sf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, *args: ArrayLike, **kwds: ArrayLike) -> _Frozen:
-        """The distribution with its parameters fixed (scipy.stats' frozen form)."""
-        return _Frozen(self, args, kwds)
-
-    def __repr__(self) -> str:
-        return f"<tf.stats.{self.name}>"
 
     def _support(self, *shapes: Any, **_: Any) -> tuple[Any, Any]:
         return self.a, self.b
 
     def _pmf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return exp(self._logpmf(k, *shapes))
-
-    def _logcdf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor:
-        return log(self._cdf(k, *shapes))
-
-    def _logsf(self, k: Tensor, *shapes: Any, **_: Any) -> Tensor:
-        return log(self._sf(k, *shapes))
 
     def _evaluate(self, method: str, k_in: ArrayLike, args: Sequence[ArrayLike],
                   kwds: dict[str, ArrayLike]) -> Tensor:
@@ -645,14 +641,7 @@ class _Discrete:
         raw = [k, loc] + list(shapes)
         if not inside.all():
             shapes = [_sanitize(inside, s, v) for s, v in zip(shapes, self._shape_safe)]
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            # -inf/inf values inside the domain (log 0 at p = 1, ...) are results
-            try:
-                value = getattr(self, "_" + method)(kk, *shapes)
-            except UnsupportedADError as err:
-                names = [n for n, s in zip(self.shapes, shapes)
-                         if n in self._incomplete.get(method, ()) and is_tracked(s)]
-                _unsupported(self.name, method, names, err)
+        value = self._run(method, shapes, lambda: getattr(self, "_" + method)(kk, *shapes))
         if value.shape != inside.shape:     # a formula free of some shape parameter
             value = value + np.zeros(inside.shape, value.dtype)
         # k and loc are data with derivative 0 (as tf.floor): link them with a zero weight
@@ -661,6 +650,8 @@ class _Discrete:
                 value = value + 0 * floor(where(inside, u, 0))
         return _finish(inside, value, fill, bad, raw)
 
+    # The public methods repeat _Continuous's on purpose: SciPy names the point k here and
+    # x there, and a keyword call (binom.cdf(k=3, n=5, p=0.5)) must keep binding it.
     def logpmf(self, k: ArrayLike, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
         return self._evaluate("logpmf", k, args, kwds)
 
@@ -982,4 +973,4 @@ multivariate_normal = _MultivariateNormal()
 dirichlet = _Dirichlet()
 
 if TYPE_CHECKING:
-    _Distribution: TypeAlias = _Continuous | _Discrete | _MultivariateNormal | _Dirichlet
+    _Distribution: TypeAlias = _Univariate | _MultivariateNormal | _Dirichlet

@@ -1,4 +1,4 @@
-"""NumPy's own functions called on tensors (tenferro/_numpy.py, docs/design.md#interoperability).
+"""NumPy's own functions called on tensors (tenferro/_numpy/, docs/design.md#interoperability).
 
 Three answers, each tested here:
 (a) a differentiable composition: NumPy's values (type, shape, dtype) and check_grads
@@ -739,8 +739,8 @@ def test_unsupported_option_message_names_function_and_option():
 
 def test_registration_never_overrides_other_modules():
     # the op modules' registrations are kept: np.sort, np.linalg.det are theirs
-    assert registry.FUNCTIONS[np.sort].__module__ != "tenferro._numpy"
-    assert registry.FUNCTIONS[np.linalg.det].__module__ != "tenferro._numpy"
+    assert not registry.FUNCTIONS[np.sort].__module__.startswith("tenferro._numpy")
+    assert not registry.FUNCTIONS[np.linalg.det].__module__.startswith("tenferro._numpy")
     assert not set(_numpy.CLAIMED) & set(_numpy.ELSEWHERE)
     for f in _numpy.CLAIMED:
         assert f not in registry.NONDIFF

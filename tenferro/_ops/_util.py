@@ -1,11 +1,12 @@
 """Small helpers shared by the op modules; each works on ndarrays and on Tensors."""
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._dtypes import DIFFERENTIABLE, float_result_of
 from .._errors import DTypeError, ShapeError
+from .._engine import apply1
 from .._tensor import Tensor, as_tensor
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -116,6 +117,40 @@ def conj(a: Any) -> Any:
     c = a.conj()
     # ndarray.conj() of a 0-d array is a NumPy scalar; keep cotangents arrays
     return np.asarray(c) if isinstance(c, np.generic) else c
+
+
+def bilinear_jvp(product: Callable[..., Any], with_ctx: bool = True
+                 ) -> Callable[[Any, Any, Any, Any], tuple[Any]]:
+    """The jvp rule of an op ``product(a, b, ctx)`` (``product(a, b)`` without
+    ``with_ctx``) linear in a and in b (cross, vecdot, outer, einsum's pairs):
+    product(ȧ, b) + product(a, ḃ), an absent tangent's term left out."""
+    def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> tuple[Any]:
+        (ta, tb), (a, b) = ts, xs
+        args = (ctx,) if with_ctx else ()
+        out = None if ta is None else product(ta, b, *args)
+        if tb is not None:
+            d = product(a, tb, *args)
+            out = d if out is None else out + d
+        return (out,)
+    return jvp
+
+
+def write_tangents(ts: Any, shape: tuple[int, ...], x_dtype: np.dtype[Any],
+                   v_dtype: np.dtype[Any]) -> tuple[Any, Any]:
+    """The tangents (ẋ, v̇) of a write x[key] = v (index_set, view_set), an absent one as
+    zeros: ẋ of ``shape``, v̇ a 0-d zero that the write broadcasts."""
+    tx, tv = ts
+    return (np.zeros(shape, dtype=x_dtype) if tx is None else tx,
+            np.zeros((), dtype=v_dtype) if tv is None else tv)
+
+
+def recorded(op: Any, fn_np: Callable[[Any, Any], Any], x: Any, ctx: Any) -> Any:
+    """``fn_np(x, ctx)`` for a linear map that rules call (a gather and its scatter): the
+    op ``op``, recorded, on a Tensor (so that a higher-order pass sees it); plain NumPy on
+    an ndarray."""
+    if isinstance(x, Tensor):
+        return apply1(op, (x,), fn_np(x._data, ctx), ctx=ctx)
+    return fn_np(x, ctx)
 
 
 def broadcast_to_shape(g: Any, shape: tuple[int, ...]) -> Any:

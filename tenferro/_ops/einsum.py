@@ -45,7 +45,7 @@ from .._errors import ShapeError
 from .._tensor import Tensor, as_tensor
 from ..builders import builder
 from .registry import defop, register
-from ._util import conj, to_tensor
+from ._util import bilinear_jvp, conj, to_tensor
 
 __all__ = ["einsum", "einsum_ad", "einsum_path"]
 
@@ -351,16 +351,7 @@ def _pair_vjp(s: _PairSpec, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _pair_jvp(s: _PairSpec, ts: Any, xs: Any, ys: Any) -> Any:
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else _pair(ta, b, s)
-    if tb is not None:
-        d = _pair(a, tb, s)
-        out = d if out is None else out + d
-    return (out,)
-
-
-_pair_op = defop("einsum_pair", _pair_vjp, _pair_jvp,
+_pair_op = defop("einsum_pair", _pair_vjp, bilinear_jvp(_pair),
                  doc="einsum of two operands along one step of the contraction path")
 
 

@@ -40,7 +40,7 @@ from .._errors import DTypeError, IndexingError, ShapeError
 from .._tensor import Tensor
 from . import views
 from .registry import defop, register
-from ._util import to_tensor, unbroadcast
+from ._util import to_tensor, unbroadcast, write_tangents
 from .structure import (_broadcast, _gather, _index_key, _scatter, astype, getitem,
                         reshape)
 
@@ -76,11 +76,7 @@ def _index_set_vjp(key: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 
 def _index_set_jvp(key: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    tx, tv = ts
-    if tx is None:
-        tx = np.zeros(xs[0].shape, dtype=ys[0].dtype)
-    if tv is None:
-        tv = np.zeros((), dtype=ys[0].dtype)
+    tx, tv = write_tangents(ts, xs[0].shape, ys[0].dtype, ys[0].dtype)
     return (_index_set(tx, key, tv),)
 
 

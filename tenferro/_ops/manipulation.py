@@ -37,8 +37,9 @@ from .._errors import DTypeError, IndexingError, ShapeError
 from .._sparse import ScatterKind, SparseCotangent
 from .._tensor import Tensor
 from .registry import defop, register
-from ._util import broadcast_shape, to_tensor, unbroadcast
-from .structure import _axes, _axis, broadcast_to, ravel, reshape, transpose
+from ._util import broadcast_shape, recorded, to_tensor, unbroadcast
+from .structure import (_axes, _axis, _flat_if_no_axis, broadcast_to, ravel, reshape,
+                        transpose)
 
 __all__ = ["flip", "roll", "repeat", "tile", "unstack", "broadcast_arrays", "permute_dims",
            "take", "take_along_axis", "tril", "triu", "meshgrid"]
@@ -328,15 +329,11 @@ def _scatter_np(g: Any, ctx: Any) -> Any:
 
 
 def _gather(a: Any, ctx: Any) -> Any:
-    if isinstance(a, Tensor):
-        return apply1(_take_op, (a,), _gather_np(a._data, ctx), ctx=ctx)
-    return _gather_np(a, ctx)
+    return recorded(_take_op, _gather_np, a, ctx)
 
 
 def _scatter(g: Any, ctx: Any) -> Any:
-    if isinstance(g, Tensor):
-        return apply1(_take_add_op, (g,), _scatter_np(g._data, ctx), ctx=ctx)
-    return _scatter_np(g, ctx)
+    return recorded(_take_add_op, _scatter_np, g, ctx)
 
 
 def _add_taken(buf: NDArray[Any], v: Any, ctx: Any) -> None:
@@ -401,9 +398,7 @@ def _np_take(a: Any, indices: Any, axis: Any = None, out: Any = None,
     if out is not None:
         raise TypeError("numpy.take on tensors: out= is not supported; use the returned "
                         "value")
-    a = to_tensor(a)
-    if axis is None:
-        a, axis = ravel(a), 0
+    a, axis = _flat_if_no_axis(a, axis)
     if mode != "raise":
         n = a.shape[_axis(axis, a.ndim)]
         idx = _int_array(indices, "take")
@@ -587,16 +582,10 @@ def _np_meshgrid(*xi: Any, copy: bool = True, sparse: bool = False,
     return tuple(_grids(xi, indexing, sparse))
 
 
-register(_np_flip, functions=(np.flip,))
-register(_np_fliplr, functions=(np.fliplr,))
-register(_np_flipud, functions=(np.flipud,))
-register(_np_roll, functions=(np.roll,))
-register(_np_tril, functions=(np.tril,))
-register(_np_triu, functions=(np.triu,))
+for _fn, _np_fn in ((_np_flip, np.flip), (_np_fliplr, np.fliplr), (_np_flipud, np.flipud),
+                    (_np_roll, np.roll), (_np_tril, np.tril), (_np_triu, np.triu),
+                    (_np_broadcast_arrays, np.broadcast_arrays), (_np_tile, np.tile),
+                    (_np_repeat, np.repeat), (_np_meshgrid, np.meshgrid), (_np_take, np.take),
+                    (_np_take_along_axis, np.take_along_axis)):
+    register(_fn, functions=(_np_fn,))
 register(unstack, functions=(np.unstack,) if hasattr(np, "unstack") else ())
-register(_np_broadcast_arrays, functions=(np.broadcast_arrays,))
-register(_np_tile, functions=(np.tile,))
-register(_np_repeat, functions=(np.repeat,))
-register(_np_meshgrid, functions=(np.meshgrid,))
-register(_np_take, functions=(np.take,))
-register(_np_take_along_axis, functions=(np.take_along_axis,))

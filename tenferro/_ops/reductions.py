@@ -50,9 +50,9 @@ from .._engine import apply1, sum_small
 from .._errors import DTypeError, ShapeError
 from .._kernels import load as _load_kernel
 from .._tensor import Tensor
-from .registry import defop, register, register_nondiff
+from .registry import Op, defop, register, register_nondiff
 from ._util import broadcast_to_shape, conj, floating, require_real, to_tensor
-from .structure import _axis, astype, broadcast_to, concatenate, ravel
+from .structure import _axis, _flat_if_no_axis, astype, broadcast_to, concatenate
 
 __all__ = ["sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "logsumexp",
            "cumulative_sum", "cumulative_prod", "diff", "all", "any"]
@@ -434,17 +434,22 @@ def _shift_np(x: Any, axis: int, reverse: bool) -> Any:
     return out
 
 
-_shift_op = defop(
-    "shift",
-    # the transpose of a shift is the shift the other way
-    lambda ctx, needs, gs, xs, ys: (_shift(gs[0], ctx[0], not ctx[1]),),
-    lambda ctx, ts, xs, ys: (_shift(ts[0], *ctx),))
+def _along_axis(name: str, fn_np: Callable[[Any, int, bool], Any]
+                ) -> tuple[Callable[[Any, int, bool], Any], Op]:
+    """A linear map along an axis, forwards or reversed (shift, cumsum), whose transpose is
+    the same map the other way: its caller in rules (the op, recorded, on a Tensor; plain
+    NumPy on an ndarray) and its op (ctx = (axis, reverse))."""
+    def call(x: Any, axis: int, reverse: bool) -> Any:
+        if isinstance(x, Tensor):
+            return apply1(op, (x,), fn_np(x._data, axis, reverse), ctx=(axis, reverse))
+        return fn_np(x, axis, reverse)
+
+    op = defop(name, lambda ctx, needs, gs, xs, ys: (call(gs[0], ctx[0], not ctx[1]),),
+               lambda ctx, ts, xs, ys: (call(ts[0], *ctx),))
+    return call, op
 
 
-def _shift(x: Any, axis: int, reverse: bool) -> Any:
-    if isinstance(x, Tensor):
-        return apply1(_shift_op, (x,), _shift_np(x._data, axis, reverse), ctx=(axis, reverse))
-    return _shift_np(x, axis, reverse)
+_shift, _shift_op = _along_axis("shift", _shift_np)
 
 
 def _linscan_np(a: Any, b: Any, axis: int, reverse: bool) -> Any:
@@ -810,16 +815,7 @@ def _cumsum_np(a: Any, axis: int, reverse: bool) -> Any:
     return out
 
 
-_cumsum_op = defop(
-    "cumsum",
-    lambda ctx, needs, gs, xs, ys: (_cumsum(gs[0], ctx[0], not ctx[1]),),
-    lambda ctx, ts, xs, ys: (_cumsum(ts[0], *ctx),))
-
-
-def _cumsum(x: Any, axis: int, reverse: bool) -> Any:
-    if isinstance(x, Tensor):
-        return apply1(_cumsum_op, (x,), _cumsum_np(x._data, axis, reverse), ctx=(axis, reverse))
-    return _cumsum_np(x, axis, reverse)
+_cumsum, _cumsum_op = _along_axis("cumsum", _cumsum_np)
 
 
 # cumprod y_i = Π_{j<=i} x_j = E_i·x_i with E_i = Π_{j<i} x_j = y_{i−1} (E_0 = 1) the
@@ -915,9 +911,7 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLik
 def _np_scan(f: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     def wrapper(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
         _numpy_extras(name, out)
-        a = to_tensor(a)
-        if axis is None:        # NumPy scans the flattened array
-            a, axis = ravel(a), 0
+        a, axis = _flat_if_no_axis(a, axis)        # NumPy scans the flattened array
         return f(a, axis=axis, dtype=dtype)
 
     wrapper.__name__ = wrapper.__qualname__ = f"_np_{name}"

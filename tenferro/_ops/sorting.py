@@ -33,8 +33,8 @@ from .._errors import DTypeError
 from .._tensor import Tensor
 from .._rule_api import has_node_or_tangent
 from .registry import defop, register, register_nondiff
-from ._util import to_tensor
-from .structure import _axis, ravel
+from ._util import recorded, to_tensor
+from .structure import _axis, _flat_if_no_axis, ravel
 
 __all__ = ["sort", "argsort"]
 
@@ -74,15 +74,11 @@ def _scatter_np(g: Any, ctx: Any) -> Any:
 
 
 def _gather(a: Any, ctx: Any) -> Any:
-    if isinstance(a, Tensor):
-        return apply1(_gather_op, (a,), _gather_np(a._data, ctx), ctx=ctx)
-    return _gather_np(a, ctx)
+    return recorded(_gather_op, _gather_np, a, ctx)
 
 
 def _scatter(g: Any, ctx: Any) -> Any:
-    if isinstance(g, Tensor):
-        return apply1(_scatter_op, (g,), _scatter_np(g._data, ctx), ctx=ctx)
-    return _scatter_np(g, ctx)
+    return recorded(_scatter_op, _scatter_np, g, ctx)
 
 
 # complex=False: sort takes real tensors only (the ops themselves would permute anything)
@@ -134,9 +130,7 @@ def _np_sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
     if order is not None:
         raise TypeError("numpy.sort on tensors: order= (structured fields) is not "
                         "supported; tensors have no fields")
-    a = to_tensor(a)
-    if axis is None:
-        a, axis = ravel(a), 0
+    a, axis = _flat_if_no_axis(a, axis)
     return sort(a, axis=axis)
 
 

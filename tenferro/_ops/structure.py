@@ -147,6 +147,13 @@ def ravel(x: ArrayLike, order: str = "C") -> Tensor:
     return _reshape_to(t, (t._data.size,))
 
 
+def _flat_if_no_axis(x: Any, axis: Any) -> tuple[Tensor, Any]:
+    """NumPy's ``axis=None`` for functions that then work on the flattened array (np.take,
+    np.sort, np.cumsum...): (the flattened tensor, 0), else (x as a tensor, axis)."""
+    t: Tensor = to_tensor(x)
+    return (ravel(t), 0) if axis is None else (t, axis)
+
+
 def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge axes ``start_dim..end_dim`` (all by default) into one, like ``torch.flatten``."""
     t: Tensor = to_tensor(x)

@@ -45,6 +45,7 @@ from .._state import STATE
 from .._tensor import Tensor
 from .elementwise import _imag_op, _real_op
 from .registry import defop
+from ._util import write_tangents
 from .structure import (_broadcast_op, _broadcast_payload, _diagonal_op, _getitem_op,
                         _reshape_op, _transpose_op)
 
@@ -179,11 +180,7 @@ def _view_set_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 
 def _view_set_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    tx, tv = ts
-    if tx is None:
-        tx = np.zeros(xs[0].shape, dtype=ys[0].dtype)
-    if tv is None:
-        tv = np.zeros((), dtype=xs[1].dtype)
+    tx, tv = write_tangents(ts, xs[0].shape, ys[0].dtype, xs[1].dtype)
     return (view_set(tx, ctx, tv),)
 
 

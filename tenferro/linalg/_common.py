@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._errors import LinAlgError, ShapeError
 from .._kernels import load as _load_kernel
 from .._kernels._batch import batch_index  # re-exported: the linalg ops name stacks with it
-from .._ops._util import float_tensor
+from .._ops._util import broadcast_shape, float_tensor
 from .._tensor import Tensor
 
 __all__ = ["matrix_input", "check_finite_or_raise", "batch_index", "mH", "field_aliases"]
@@ -36,6 +36,35 @@ def matrix_input(a: ArrayLike | Tensor, name: str, *, square: bool = False,
 
 # numpy.isfinite(d).all(), in C for the usual payloads (lapack_base.pyx)
 _all_finite = _load_kernel("lapack_base").all_finite
+
+
+def right_hand_side(name: str, ad: NDArray[Any], bd: NDArray[Any], rows: str, count: str,
+                    rule: str, check_finite: bool
+                    ) -> tuple[bool, NDArray[Any], tuple[int, ...], np.dtype[Any]]:
+    """The right-hand side ``bd`` of a system with the matrices ``ad`` (..., r, ·), as
+    (whether it is a vector, bd as (..., r, k), the broadcast batch shape, the result dtype).
+    The error messages name r as ``rows`` ("m", "n") and its value by ``count`` ("m = {}"),
+    with the 1-D rule's note ``rule``. ShapeError for a 0-d b or mismatched rows or
+    batches, LinAlgError for a non-finite b when ``check_finite``."""
+    r = ad.shape[-2]
+    vector = bd.ndim == 1
+    if bd.ndim == 0:
+        raise ShapeError(f"{name}: b must be a vector ({rows},) or a stack of matrices "
+                         f"(..., {rows}, k), got a 0-d tensor")
+    if bd.shape[-1 if vector else -2] != r:
+        c = count.format(r)
+        raise ShapeError(
+            f"{name}: a of shape {ad.shape} and b of shape {bd.shape} do not match: "
+            + (f"the vector b must have length {c}" if vector else
+               f"b must have {c} rows (b.shape[-2]); a vector right-hand side is 1-D{rule}, "
+               "use b[..., None] for a stack of vectors"))
+    if check_finite:
+        check_finite_or_raise(bd, name)
+    bm = bd[:, None] if vector else bd
+    ab, bb = ad.shape[:-2], bm.shape[:-2]
+    batch = ab if ab == bb or not bb else bb if not ab else broadcast_shape(name, ab, bb)
+    dt = ad.dtype if ad.dtype == bd.dtype else np.result_type(ad.dtype, bd.dtype)
+    return vector, bm, batch, dt
 
 
 def check_finite_or_raise(d: NDArray[Any], name: str) -> None:

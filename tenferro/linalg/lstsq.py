@@ -53,14 +53,14 @@ import numpy as np
 
 from .._engine import apply, apply1
 from .._errors import DTypeError, LinAlgError, ShapeError
-from .._ops._util import broadcast_shape, conj, float_tensor, unbroadcast
+from .._ops._util import conj, float_tensor, unbroadcast
 from .._ops.registry import defop, register
 from .._rule_api import has_node_or_tangent
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from .._dtypes import EPS, eps_of
-from ._common import check_finite_or_raise, matrix_input, mH
+from ._common import matrix_input, mH, right_hand_side
 from .svd import svd as _svd
 
 __all__ = ["pinv", "lstsq", "LstsqResult", "pinv_ad", "lstsq_ad"]
@@ -139,6 +139,8 @@ def _pinv_data(d: Any, rtol: Any, hermitian: Any, rank: Any = None) -> Any:
     return x, keep.sum(axis=-1)
 
 
+# _pinv_vjp and _pinv_jvp have the same shape on purpose: each is the other's formula
+# transposed (docs/rules.md), term for term
 def _pinv_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = −XᴴX̄Xᴴ + XᴴX X̄ᴴ(I − XA) + (I − AX)X̄ᴴXXᴴ   (Golub & Pereyra 1973)
     full_col, full_row = ctx
@@ -602,23 +604,8 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     b = float_tensor(b)
     ad, bd = a._data, b._data
     m, n = ad.shape[-2:]
-    vector = bd.ndim == 1
-    if bd.ndim == 0:
-        raise ShapeError(f"{_LSTSQ}: b must be a vector (m,) or a stack of matrices "
-                         "(..., m, k), got a 0-d tensor")
-    if bd.shape[-1 if vector else -2] != m:
-        raise ShapeError(
-            f"{_LSTSQ}: a of shape {ad.shape} and b of shape {bd.shape} do not match: "
-            + (f"the vector b must have length m = {m}" if vector else
-               f"b must have m = {m} rows (b.shape[-2]); a vector right-hand side is 1-D, "
-               "use b[..., None] for a stack of vectors"))
-    if check_finite:
-        check_finite_or_raise(bd, _LSTSQ)
-    bm = bd[:, None] if vector else bd
-    ab, bb = ad.shape[:-2], bm.shape[:-2]
-    batch = ab if ab == bb or not bb else bb if not ab else broadcast_shape(_LSTSQ, ab, bb)
+    vector, bm, batch, dt = right_hand_side(_LSTSQ, ad, bd, "m", "m = {}", "", check_finite)
     k = bm.shape[-1]
-    dt = ad.dtype if ad.dtype == bd.dtype else np.result_type(ad.dtype, bd.dtype)
     real_dt = _REAL[dt]
     if rcond is None:
         rcond = EPS[real_dt] * max(m, n)

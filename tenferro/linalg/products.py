@@ -48,7 +48,8 @@ import numpy as np
 from .._engine import apply1
 from .._errors import DTypeError, ShapeError
 from .._ops import structure as _structure
-from .._ops._util import broadcast_shape, conj, operands, to_tensor, unbroadcast
+from .._ops._util import (bilinear_jvp, broadcast_shape, conj, operands, to_tensor,
+                          unbroadcast)
 from .._ops.registry import defop, register, register_nondiff
 from .._tensor import Tensor
 from ..builders import builder
@@ -132,16 +133,7 @@ def _cross_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _cross_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else _cross(ta, b, ctx)
-    if tb is not None:
-        d = _cross(a, tb, ctx)
-        out = d if out is None else out + d
-    return (out,)
-
-
-_cross_op = defop("cross", _cross_vjp, _cross_jvp,
+_cross_op = defop("cross", _cross_vjp, bilinear_jvp(_cross),
                   doc="cross product of 3-vectors along an axis (array API linalg.cross)")
 
 
@@ -181,16 +173,7 @@ def _outer_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _outer_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else _outer(ta, b)
-    if tb is not None:
-        d = _outer(a, tb)
-        out = d if out is None else out + d
-    return (out,)
-
-
-_outer_op = defop("outer", _outer_vjp, _outer_jvp, batched=False,
+_outer_op = defop("outer", _outer_vjp, bilinear_jvp(_outer, with_ctx=False), batched=False,
                   doc="outer product a bᵀ of two vectors (array API linalg.outer)")
 
 
@@ -227,16 +210,7 @@ def _vecdot_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     return ga, gb
 
 
-def _vecdot_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    (ta, tb), (a, b) = ts, xs
-    out = None if ta is None else _vecdot(ta, b, ctx)
-    if tb is not None:
-        d = _vecdot(a, tb, ctx)
-        out = d if out is None else out + d
-    return (out,)
-
-
-_vecdot_op = defop("vecdot", _vecdot_vjp, _vecdot_jvp,
+_vecdot_op = defop("vecdot", _vecdot_vjp, bilinear_jvp(_vecdot),
                    doc="Σ conj(x1)·x2 along an axis, others broadcast (array API vecdot)")
 
 

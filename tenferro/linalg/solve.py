@@ -23,12 +23,12 @@ import numpy as np
 from .._kernels import load as load_kernel
 from .._engine import apply1
 from .._errors import LinAlgError, ShapeError
-from .._ops._util import broadcast_shape, float_tensor, unbroadcast
+from .._ops._util import float_tensor, unbroadcast
 from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, check_finite_or_raise, matrix_input, mH
+from ._common import batch_index, matrix_input, mH, right_hand_side
 
 __all__ = ["solve", "inv", "solve_ad", "inv_ad"]
 
@@ -204,22 +204,8 @@ def solve(a: ArrayLike, b: ArrayLike, *, check_finite: bool = True) -> Tensor:
             "(underdetermined) system use tf.linalg.lstsq")
     matrix_input(a, _SOLVE, check_finite=check_finite)
     n = ad.shape[-1]
-    vector = bd.ndim == 1
-    if bd.ndim == 0:
-        raise ShapeError(f"{_SOLVE}: b must be a vector (n,) or a stack of matrices "
-                         f"(..., n, k), got a 0-d tensor")
-    if bd.shape[-1 if vector else -2] != n:
-        raise ShapeError(
-            f"{_SOLVE}: a of shape {ad.shape} and b of shape {bd.shape} do not match: "
-            + (f"the vector b must have length {n}" if vector else
-               f"b must have {n} rows (b.shape[-2]); a vector right-hand side is 1-D "
-               "(NumPy 2 rule), use b[..., None] for a stack of vectors"))
-    if check_finite:
-        check_finite_or_raise(bd, _SOLVE)
-    bm = bd[:, None] if vector else bd
-    ab, bb = ad.shape[:-2], bm.shape[:-2]
-    batch = ab if ab == bb or not bb else bb if not ab else broadcast_shape(_SOLVE, ab, bb)
-    dt = ad.dtype if ad.dtype == bd.dtype else np.result_type(ad.dtype, bd.dtype)
+    vector, bm, batch, dt = right_hand_side(_SOLVE, ad, bd, "n", "{}", " (NumPy 2 rule)",
+                                            check_finite)
     out_shape = batch + bm.shape[-2:]
     if n == 0 or 0 in out_shape:
         lu = piv = None
