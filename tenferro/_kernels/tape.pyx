@@ -144,20 +144,8 @@ cdef class Node:
     cdef bint needed
 
     def __init__(self, op, ctx, tuple inputs, tuple out_data, leaf=None):
-        self.op = op
-        self.ctx = ctx
-        self.inputs = inputs
-        self.out_data = out_data
-        self.out_tangents = None
-        self.leaf = leaf
-        self.n_out = len(out_data) if out_data is not None else 1
-        self.freed = False
-        global _counter
-        _counter += 1
-        self.seq = _counter
-        self.pending = None
-        self.mark = 0
-        self.needed = False
+        _fill_node(self, op, ctx, inputs, out_data,
+                   len(out_data) if out_data is not None else 1, leaf)
 
     @property
     def is_leaf(self):
@@ -717,11 +705,10 @@ cdef inline object _new_node(object op, object ctx, tuple inputs, tuple out_data
     return _make_node(op, ctx, inputs, out_data, len(out_data), None)
 
 
-cdef Node _make_node(object op, object ctx, tuple inputs, tuple out_data, Py_ssize_t n_out,
-                     object leaf):
-    """A Node as Node.__init__ fills it (``leaf``: the weakref of a leaf's Tensor)."""
+cdef inline void _fill_node(Node node, object op, object ctx, tuple inputs, tuple out_data,
+                            Py_ssize_t n_out, object leaf):
+    """Every field of a new Node (Node.__init__ and _make_node share it)."""
     global _counter
-    cdef Node node = Node.__new__(Node)
     node.op = op
     node.ctx = ctx
     node.inputs = inputs
@@ -735,6 +722,14 @@ cdef Node _make_node(object op, object ctx, tuple inputs, tuple out_data, Py_ssi
     node.pending = None
     node.mark = 0
     node.needed = False
+
+
+cdef Node _make_node(object op, object ctx, tuple inputs, tuple out_data, Py_ssize_t n_out,
+                     object leaf):
+    """A Node as Node.__init__ fills it (``leaf``: the weakref of a leaf's Tensor), without
+    the Python-level call of Node(...)."""
+    cdef Node node = Node.__new__(Node)
+    _fill_node(node, op, ctx, inputs, out_data, n_out, leaf)
     return node
 
 
