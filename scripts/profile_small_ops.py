@@ -374,14 +374,10 @@ def annotate(outdir):
 # ---- whole programs ---------------------------------------------------------------------------
 
 def _programs():
-    import importlib.util
-    import pathlib
-    path = (pathlib.Path(__file__).resolve().parents[1] / "asv_bench" / "benchmarks"
-            / "bench_programs.py")
-    spec = importlib.util.spec_from_file_location("_tenferro_bench_programs", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    # the programs as bench_peers.py loads them (scripts/ is on sys.path when a script in
+    # it runs; importing bench_peers sets the same one-thread variables and imports no peer)
+    from bench_peers import _load_programs
+    return _load_programs()
 
 
 def _graph_nodes(t):
@@ -474,8 +470,9 @@ def _gc_off(fn):
 
 
 def _hessian_passes(P, ys, fwd, tf_, tb):
-    """tf.hessian = one forward-over-reverse pass per input element: time each half, the
-    garbage collector's share, and reverse-over-reverse by the public API."""
+    """tf.hessian (reverse-over-reverse) with the garbage collector's share, one pass of
+    its forward-over-reverse fallback (used at degenerate spectra) in halves, and
+    reverse-over-reverse by the public API."""
     n = P.THETA0.size
     e = np.zeros(n)
     e[0] = 1.0
@@ -511,16 +508,18 @@ def _hessian_passes(P, ys, fwd, tf_, tb):
         H = hess(P.THETA0)
         th = time.process_time() - t0
     th_off = _gc_off(lambda: hess(P.THETA0))
-    print(f"tf.hessian of the Kalman NLL (10 parameters): {th:.2f} s CPU = {n} passes of "
-          f"forward-over-reverse. Each: a forward on dual numbers with the graph recorded "
+    print(f"tf.hessian of the Kalman NLL (10 parameters): {th:.2f} s CPU, reverse-over-"
+          f"reverse (with the garbage collector off: {th_off:.2f} s). Its fallback at "
+          f"degenerate spectra is {n} passes of forward-over-reverse. Each: a forward on "
+          f"dual numbers with the graph recorded "
           f"({n_fwd} nodes) and a backward with create_graph=True that records {n_bwd} more "
-          f"nodes, each with a tangent. With the garbage collector off: {th_off:.2f} s; one "
-          f"pass {td * 1e3:.0f} ms = forward {tdf * 1e3:.0f} ms + backward "
+          f"nodes, each with a tangent; one pass (collector off) "
+          f"{td * 1e3:.0f} ms = forward {tdf * 1e3:.0f} ms + backward "
           f"{(td - tdf) * 1e3:.0f} ms, against {(tf_ + tb) * 1e3:.0f} ms for a plain "
           f"value+grad (forward {tf_ * 1e3:.0f} + backward {tb * 1e3:.0f} ms).")
     print(f"garbage collector during tf.hessian: passes per generation {log.n}, CPU s "
-          f"{[round(t, 2) for t in log.t]}, objects freed {log.freed} (cycles: a node "
-          f"keeps its outputs' tangents, whose recorded graph holds the node's outputs)")
+          f"{[round(t, 2) for t in log.t]}, objects freed {log.freed} (a closed dual level "
+          f"releases its nodes' tangents, so none should be cyclic garbage)")
 
     def rev_rev():
         x = tf.tensor(P.THETA0, requires_grad=True)
