@@ -5,6 +5,7 @@ with NumPy: they attach a graph node when grad mode is on and an input requires 
 and compute output tangents when a forward-AD dual level is active.
 """
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -117,10 +118,11 @@ class _TangentNodes(threading.local):
     garbage collector's full collections would free such a graph, and in tf.hessian they
     took 82% of the time. The tangents mean nothing once their level closes, so
     ``release_tangents`` (dual_level's exit) drops them and reference counting frees each
-    pass's graph at once."""
+    pass's graph at once. The list holds weak references, so that a graph dropped while
+    the level is still open (a long loop inside one level) stays collectable as before."""
 
     def __init__(self) -> None:
-        self.nodes: list[Any] = []
+        self.nodes: list[Any] = []      # weakref.ref of each node
 
 
 _TANGENT_NODES = _TangentNodes()
@@ -129,8 +131,10 @@ _TANGENT_NODES = _TangentNodes()
 def release_tangents() -> None:
     """Drop the tangents that the nodes of the closing dual level keep (see _TangentNodes)."""
     nodes = _TANGENT_NODES.nodes
-    for node in nodes:
-        node.out_tangents = None
+    for ref in nodes:
+        node = ref()
+        if node is not None:
+            node.out_tangents = None
     nodes.clear()
 
 
@@ -186,4 +190,4 @@ def _forward(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
         tangents.append(t)
     if node is not None:
         node.out_tangents = tuple(tangents)
-        _TANGENT_NODES.nodes.append(node)
+        _TANGENT_NODES.nodes.append(weakref.ref(node))

@@ -156,3 +156,19 @@ def test_a_closed_dual_level_leaves_no_cyclic_garbage():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_graph_dropped_inside_an_open_dual_level_stays_collectable():
+    # the level's list of nodes with tangents holds them weakly: a long loop inside one
+    # level does not keep every iteration's graph alive until the level closes
+    import gc
+    from tenferro import _engine
+    with tf.forward_ad.dual_level():
+        x = tf.tensor(np.linspace(0.1, 1.0, 5), requires_grad=True)
+        for _ in range(3):
+            y = tf.sum(tf.exp(tf.forward_ad.make_dual(x, np.ones(5))) * 2.0)
+            assert tf.forward_ad.unpack_dual(y).tangent is not None
+            del y
+        gc.collect()
+        alive = [r for r in _engine._TANGENT_NODES.nodes if r() is not None]
+        assert alive == []

@@ -142,6 +142,8 @@ cdef class Node:
     cdef list pending
     cdef int mark
     cdef bint needed
+    # the dual level's list of nodes with tangents refers to them weakly (_engine)
+    cdef object __weakref__
 
     def __init__(self, op, ctx, tuple inputs, tuple out_data, leaf=None):
         _fill_node(self, op, ctx, inputs, out_data,

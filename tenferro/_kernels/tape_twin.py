@@ -56,7 +56,7 @@ def _check_versions(node: "Node") -> None:
 class Node:
     """One recorded op application, or a leaf (``op is None``)."""
     __slots__ = ("op", "ctx", "inputs", "out_data", "out_tangents", "leaf", "n_out",
-                 "freed", "seq", "pending", "mark", "needed")
+                 "freed", "seq", "pending", "mark", "needed", "__weakref__")
 
     def __init__(self, op: Any, ctx: Any, inputs: tuple[Any, ...],
                  out_data: tuple[Any, ...] | None, leaf: Any = None) -> None:
