@@ -40,6 +40,7 @@ from .custom import (custom_jvp as custom_jvp, custom_root as custom_root,
                      custom_vjp as custom_vjp, fixed_point as fixed_point)
 from .functional import (checkpoint as checkpoint, hessian as hessian, hessp as hessp,
                          jacobian as jacobian, linear_operator as linear_operator)
+from .compile import compile as compile, Compiled as Compiled  # noqa: A004 (torch.compile's name)
 from . import linalg as linalg
 from .linalg.products import vecdot as vecdot  # (the array API has it at top level too)
 from . import fft as fft

@@ -25,15 +25,15 @@ if TYPE_CHECKING:
 else:
     _tape = _load_kernel("tape")     # compiled, or tape_twin under TENFERRO_PURE_PYTHON=1
 (Node, backward_plain, new_version, grad_plain, grad_graph, owned, run_backward,
- set_inplace_error, set_sparse_type, leaf_tensor, as_view) = (
+ set_inplace_error, set_sparse_type, leaf_tensor, as_view, set_recorder) = (
     _tape.Node, _tape.backward_plain, _tape.new_version, _tape.grad_plain, _tape.grad_graph,
     _tape.owned, _tape.run_backward, _tape.set_inplace_error, _tape.set_sparse_type,
-    _tape.leaf_tensor, _tape.as_view)
+    _tape.leaf_tensor, _tape.as_view, _tape.set_recorder)
 
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
            "as_view", "GraphFreedError", "is_tracked", "tracked_in_reverse", "has_tangent",
-           "tangent_of"]
+           "tangent_of", "CAPTURE", "note_read", "note_escape", "set_recorder"]
 
 set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)
@@ -97,6 +97,42 @@ def tangent_of(t: "Tensor") -> "Tensor | None":
         tangent: "Tensor" = fw[1]
         return tangent
     return None
+
+
+# ---- values read while tf.compile records (tenferro/compile.py) -----------------------------
+# A recording replays only what the graph holds. A traced tensor's value that leaves the
+# graph (float(t), t.item(), bool(t), a comparison, np.argmax(t), t.detach(), t.numpy())
+# could steer the function or become a constant of the replay, so the Tensor and the ops
+# that read values report it here: a Python scalar is a guard the replay checks, anything
+# else makes the recording decline (the function then runs eagerly).
+
+class _Capture(threading.local):
+    recorder: Any = None     # compile._Recorder of this thread's recording, or None
+
+
+CAPTURE = _Capture()
+
+
+def note_read(t: "Tensor", kind: str, value: Any) -> None:
+    """``t``'s value was read as the Python scalar ``value`` by ``kind`` (``"float"``,
+    ``"bool"``, ``"item"``, ...): a guard of the recording, if one is active and t is in
+    its graph."""
+    rec = CAPTURE.recorder
+    if rec is not None and t._node is not None:
+        rec.guard(t, kind, value)
+
+
+def note_escape(name: str, *values: Any) -> None:
+    """``name`` computed something from the given values outside the graph (a nondiff op,
+    a detach): if one of them is in an active recording's graph, the recording declines."""
+    rec = CAPTURE.recorder
+    if rec is not None:
+        for v in values:
+            if isinstance(v, (list, tuple)):
+                note_escape(name, *v)
+            elif isinstance(v, _Tensor) and v._node is not None:
+                rec.escapes.append(name)
+                return
 
 
 def _cast_like(t: Any, ref_dtype: np.dtype[Any]) -> Any:

@@ -160,6 +160,7 @@ class Tensor:
     def numpy(self) -> NDArray[Any]:
         """The payload as a NumPy array (shared, not copied: do not modify it). This is
         the explicit way out of the graph: no gradient flows through what you do with it."""
+        _engine.note_escape("Tensor.numpy", self)
         return self._data
 
     def __array__(self, dtype: DTypeLike | None = None,
@@ -204,30 +205,44 @@ class Tensor:
 
     def item(self) -> Any:
         """The value of a one-element tensor as a Python scalar (no gradient)."""
-        return self._data.item()
+        v = self._data.item()
+        _engine.note_read(self, "item", v)
+        return v
 
     def tolist(self) -> Any:
         """The payload as nested Python lists (no gradient), like ``ndarray.tolist``."""
-        return self._data.tolist()
+        v = self._data.tolist()
+        _engine.note_read(self, "tolist", v)
+        return v
 
     def __float__(self) -> float:
-        return float(self._data)
+        v = float(self._data)
+        _engine.note_read(self, "float", v)
+        return v
 
     def __complex__(self) -> complex:
-        return complex(self._data)
+        v = complex(self._data)
+        _engine.note_read(self, "complex", v)
+        return v
 
     def __int__(self) -> int:
-        return int(self._data)
+        v = int(self._data)
+        _engine.note_read(self, "int", v)
+        return v
 
     def __index__(self) -> int:
         d = self._data
         if d.dtype.kind not in "iu":
             raise TypeError(f"only integer tensors can be used as an index (operator.index), "
                             f"not {d.dtype}")
-        return d.__index__()
+        v: int = d.__index__()
+        _engine.note_read(self, "index", v)
+        return v
 
     def __bool__(self) -> bool:
-        return bool(self._data)
+        v = bool(self._data)
+        _engine.note_read(self, "bool", v)
+        return v
 
     def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
@@ -327,6 +342,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same values, cut from the graph (sharing the payload). Unlike PyTorch's,
         it is not a view: a later write to either tensor does not show in the other."""
+        _engine.note_escape("Tensor.detach", self)
         return Tensor._wrap(self._data)
 
     def zero_grad(self) -> None:
@@ -649,7 +665,9 @@ def _on_payloads(func: Callable[..., Any], name: str, nondiff: bool, args: Any,
                  kwargs: dict[str, Any]) -> Any:
     """Run a NumPy ufunc/function without a tenferro version on the payloads."""
     _check_out(kwargs, name)
-    if not nondiff:
+    if nondiff:
+        _engine.note_escape(name, args, list(kwargs.values()))
+    else:
         t = _find_tracked((args, kwargs))
         if t is not None:
             raise UnsupportedADError(

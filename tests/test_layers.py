@@ -57,6 +57,7 @@ LAYER_OF = {
     "tenferro._state": "core",
     "tenferro._sparse": "core",
     "tenferro._engine": "core",
+    "tenferro._capture": "core",
     "tenferro._tensor": "core",
     "tenferro._ops.registry": "core",
     "tenferro.autograd": "ad",
@@ -72,6 +73,7 @@ LAYER_OF = {
     "tenferro.fft": "ops",
     "tenferro.custom": "transforms",
     "tenferro.functional": "transforms",
+    "tenferro.compile": "transforms",
     "tenferro": "facade",
     "tenferro.__main__": "facade",
     "tenferro._numpy": "facade",
@@ -81,7 +83,7 @@ LAYER_OF = {
 }
 
 # the modules that may read a Tensor's graph slots and the thread state
-INTERNALS_ALLOWED = {"tenferro._state", "tenferro._sparse", "tenferro._engine",
+INTERNALS_ALLOWED = {"tenferro._state", "tenferro._sparse", "tenferro._engine", "tenferro._capture",
                      "tenferro._tensor", "tenferro._ops.registry", "tenferro.autograd",
                      "tenferro.forward", "tenferro._rule_api", "tenferro._kernels.tape_twin",
                      "tenferro._ops.views"}

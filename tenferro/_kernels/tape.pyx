@@ -750,6 +750,42 @@ def leaf_tensor(object data, bint requires_grad):
     return t
 
 
+# ---------------------------------------------------------------------------------------
+# Capture (tenferro/compile.py): the nodes one call of a function records
+# ---------------------------------------------------------------------------------------
+# While tf.compile records a function, every node that apply1/apply make on the recording
+# thread is appended to ``recorder.nodes`` in the order the ops ran, and an op applied to
+# graph values with grad mode off (a result computed from the traced inputs that the
+# trace would not contain) is named in ``recorder.escapes``. Outside a recording this
+# costs one pointer comparison per op.
+from cpython.pythread cimport PyThread_get_thread_ident
+
+cdef object _recorder = None
+cdef unsigned long _recorder_thread = 0
+
+
+def set_recorder(recorder):
+    """Start (an object with lists ``nodes`` and ``escapes``) or stop (None) recording on
+    the calling thread; returns the recorder that was active."""
+    global _recorder, _recorder_thread
+    previous = _recorder
+    _recorder = recorder
+    _recorder_thread = PyThread_get_thread_ident()
+    return previous
+
+
+cdef void _record(object op, tuple inputs, object node) except *:
+    if PyThread_get_thread_ident() != _recorder_thread:
+        return
+    if node is not None:
+        _recorder.nodes.append(node)
+        return
+    for x in inputs:
+        if _node_of(x) is not None:
+            _recorder.escapes.append(op.name)
+            return
+
+
 def apply1(op, inputs, out, ctx=None):
     """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
     if type(inputs) is not tuple:
@@ -766,6 +802,8 @@ cdef object _apply1(object op, tuple inputs, object out, object ctx):
             if _node_of(x) is not None:
                 node = _new_node(op, ctx, inputs, (out,))
                 break
+    if _recorder is not None:
+        _record(op, inputs, node)
     t = _new_tensor(out, node, 0)
     if _fw_level():
         _forward(op, ctx, inputs, (out,), (t,), node)
@@ -944,6 +982,8 @@ def apply(op, inputs, outs, ctx=None):
             if _node_of(x) is not None:
                 node = _new_node(op, ctx, inputs, outs)
                 break
+    if _recorder is not None:
+        _record(op, inputs, node)
     nondiff = op.nondiff
     res = [None] * n
     for i in range(n):

@@ -414,6 +414,30 @@ def leaf_tensor(data: NDArray[Any], requires_grad: bool) -> "Tensor":
     return t
 
 
+# Capture (tenferro/compile.py; see tape.pyx): [recorder, its thread's ident]
+_recorder: list[Any] = [None, 0]
+
+
+def set_recorder(recorder: Any) -> Any:
+    """Start (an object with lists ``nodes`` and ``escapes``) or stop (None) recording on
+    the calling thread; returns the recorder that was active."""
+    previous = _recorder[0]
+    _recorder[0], _recorder[1] = recorder, threading.get_ident()
+    return previous
+
+
+def _record(op: "Op", inputs: "tuple[Tensor, ...]", node: Any) -> None:
+    if threading.get_ident() != _recorder[1]:
+        return
+    if node is not None:
+        _recorder[0].nodes.append(node)
+        return
+    for x in inputs:
+        if x._node is not None:
+            _recorder[0].escapes.append(op.name)
+            return
+
+
 def apply1(op: "Op", inputs: "Sequence[Tensor]", out: NDArray[Any] | generic,
            ctx: Any = None) -> "Tensor":
     """Wrap the single output array ``out`` of ``op(*inputs)`` as a Tensor."""
@@ -428,6 +452,8 @@ def apply1(op: "Op", inputs: "Sequence[Tensor]", out: NDArray[Any] | generic,
             if x._node is not None:
                 node = (_node_type[0] or Node)(op, ctx, inputs, (out,))
                 break
+    if _recorder[0] is not None:
+        _record(op, inputs, node)
     t: Tensor = tensor_type._wrap(out, node, 0)
     if state.fw_level:
         forward(op, ctx, inputs, (out,), (t,), node)
@@ -500,6 +526,8 @@ def apply(op: "Op", inputs: "Sequence[Tensor]", outs: Sequence[NDArray[Any] | ge
             if x._node is not None:
                 node = (_node_type[0] or Node)(op, ctx, inputs, outs)
                 break
+    if _recorder[0] is not None:
+        _record(op, inputs, node)
     nondiff = op.nondiff
     wrap = tensor_type._wrap
     results = tuple([wrap(d, None if (node is None or i in nondiff) else node, i)

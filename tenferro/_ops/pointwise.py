@@ -121,6 +121,10 @@ def unary(name: str, ufunc: Callable[..., Any], deriv: Callable[[Any, Any], Any]
     compute: Callable[[Any], Any] = ufunc if primal is None else primal
     vjp, jvp = unary_rules(deriv, quiet_rules)
     op = defop(op_name or name, vjp, jvp, complex=complex, kernel=kernel, doc=op_doc)
+    if same_dtype:
+        op.replay = lambda ctx, xs: ((cast(compute(xs[0]), xs[0].dtype),), ctx)
+    else:
+        op.replay = lambda ctx, xs: ((arr(compute(xs[0])),), ctx)
     fast_kinds = "fc" if complex else "f"
     if not complex and check is None:
         def check(x: Tensor) -> None:
@@ -257,6 +261,16 @@ def constant(s: Any, dt: np.dtype[Any]) -> Any:
     return c
 
 
+def _replay_right(ufunc: Callable[..., Any]) -> Rule:
+    """Op.replay of ``x ∘ c`` with the constant c in ctx (tenferro/compile.py)."""
+    return lambda ctx, xs: ((arr(ufunc(xs[0], ctx)),), ctx)
+
+
+def _replay_left(ufunc: Callable[..., Any]) -> Rule:
+    """Op.replay of ``c ∘ x`` with the constant c in ctx."""
+    return lambda ctx, xs: ((arr(ufunc(ctx, xs[0])),), ctx)
+
+
 # ndarrays and NumPy scalars (c0 * t for an np.float64 c0: NumPy's scalars are not weak,
 # so only one of the tensor's own dtype takes the one-input op, see binary's array_op)
 _ARRAY_TYPES = (np.ndarray, np.float64, np.float32, np.complex128, np.complex64)
@@ -347,6 +361,11 @@ def binary(name: str, ufunc: Callable[..., Any], derivs: Derivs | None = None, *
 
     op = defop(op_name or name, vjp, jvp_rule, complex=complex, kernel=kernels[0],
                doc=op_doc)
+    if same_dtype:
+        op.replay = lambda ctx, xs: (
+            (cast(ufunc(xs[0], xs[1]), np.result_type(xs[0].dtype, xs[1].dtype)),), ctx)
+    else:
+        op.replay = lambda ctx, xs: ((arr(ufunc(xs[0], xs[1])),), ctx)
     if real_only and check is None:
         def check(a: Tensor, b: Tensor) -> None:
             require_real(name, a, b)
@@ -379,10 +398,18 @@ def binary(name: str, ufunc: Callable[..., Any], derivs: Derivs | None = None, *
         if quiet_rules:
             vjp_const, jvp_const = quiet(vjp_const), quiet(jvp_const)
         base = op_name or name
-        return defop(base + "_array" if right else "array_" + base, vjp_const, jvp_const,
-                     complex=complex, kernel=kernels[1] if right else kernels[2],
-                     doc=op_doc)
+        aop = defop(base + "_array" if right else "array_" + base, vjp_const, jvp_const,
+                    complex=complex, kernel=kernels[1] if right else kernels[2],
+                    doc=op_doc)
+        aop.replay = _replay_right(ufunc) if right else _replay_left(ufunc)
+        return aop
 
+    # x ∘ s and s ∘ x for a Python scalar s (in ctx); add and multiply use one op for
+    # both sides (they commute, bit for bit)
+    if scalar_left is not None and scalar_left is not scalar_right:
+        scalar_left.replay = _replay_left(ufunc)
+    if scalar_right is not None:
+        scalar_right.replay = _replay_right(ufunc)
     array_right = array_left = None
     if array_ops:
         array_right, array_left = array_op_of(True), array_op_of(False)

@@ -166,6 +166,11 @@ def _sum_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 # kernel: a full sum's plain backward runs the tape's compiled copy of _sum_vjp (tape.pyx
 # vjp_kernel, VJP_SUM: the cotangent broadcast to x's shape; other sums run the rule)
 _sum_op = defop("sum", _sum_vjp, _sum_jvp, kernel=_load_kernel("tape").VJP_SUM)
+# (tf.compile's replay: ctx None is the sum of all entries, NumPy's pairwise sum that
+# sum_small computes too; else (axes, keepdims))
+_sum_op.replay = lambda ctx, xs: (
+    (np.asarray(np.add.reduce(xs[0], None)) if ctx is None
+     else np.asarray(xs[0].sum(axis=ctx[0], keepdims=ctx[1])),), ctx)
 
 
 def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,

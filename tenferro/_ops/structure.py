@@ -72,8 +72,10 @@ def _axes(axes: Any, ndim: int, name: str = "axis") -> tuple[int, ...]:
 
 # ---- reshape family ---------------------------------------------------------------------
 
+# (ctx: the output's shape, for tf.compile's replay)
 _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[0].shape),),
                     lambda ctx, ts, xs, ys: (ts[0].reshape(ys[0].shape),))
+_reshape_op.replay = lambda ctx, xs: ((xs[0].reshape(ctx),), ctx)
 
 
 def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
@@ -100,7 +102,7 @@ def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
     except TypeError as e:
         raise ShapeError(f"cannot reshape a tensor of shape {t.shape} to {dims}: {e}") \
             from None
-    y: Tensor = apply1(_reshape_op, (t,), out)
+    y: Tensor = apply1(_reshape_op, (t,), out, ctx=out.shape)
     if copy is not True and _shares(out, t._data):
         as_view(y, t, ("reshape", out.shape))
     return y
@@ -125,7 +127,7 @@ def _reshape_to(x: Tensor, shape: tuple[int, ...]) -> Tensor:
     if x._data.shape == shape:
         return x
     out = x._data.reshape(shape)
-    y: Tensor = apply1(_reshape_op, (x,), out)
+    y: Tensor = apply1(_reshape_op, (x,), out, ctx=shape)
     if _shares(out, x._data):
         as_view(y, x, ("reshape", shape))
     return y
@@ -261,6 +263,7 @@ _transpose_op = defop(
     "transpose",
     lambda ctx, needs, gs, xs, ys: (np.transpose(gs[0], _inverse(ctx)),),
     lambda ctx, ts, xs, ys: (np.transpose(ts[0], ctx),))
+_transpose_op.replay = lambda ctx, xs: ((xs[0].transpose(ctx),), ctx)
 
 
 def _permuted(x: Tensor, perm: tuple[int, ...]) -> Tensor:
@@ -453,6 +456,7 @@ def _getitem_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 _getitem_op = defop(
     "getitem", _getitem_vjp,
     lambda ctx, ts, xs, ys: (_gather(ts[0], ctx[0]),))
+_getitem_op.replay = lambda ctx, xs: ((_as_array(xs[0][ctx[0]]),), ctx)
 
 
 # ---- the sum of many gathers' adjoints ---------------------------------------------------
@@ -561,6 +565,7 @@ def _stack_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 _stack_op = defop("stack", _stack_vjp,
                   lambda ctx, ts, xs, ys: (np.stack(_zeros_for(ts, xs, ys[0].dtype), ctx),))
+_stack_op.replay = lambda ctx, xs: ((np.stack(xs, ctx),), ctx)
 
 
 def _tensors(tensors: Any, name: str) -> tuple[Tensor, ...]:
@@ -710,6 +715,9 @@ _diagonal_op = defop("diagonal", _diagonal_vjp,
 _embed_op = defop("diag_embed",
                   lambda ctx, needs, gs, xs, ys: (_diagonal(gs[0], ctx[1]),),
                   lambda ctx, ts, xs, ys: (_embed(ts[0], *ctx),))
+# (tf.compile's replay; a diagonal is NumPy's read-only view, as the op's own)
+_diagonal_op.replay = lambda ctx, xs: ((np.diagonal(xs[0], *ctx),), ctx)
+_embed_op.replay = lambda ctx, xs: ((_embed_np(xs[0], *ctx),), ctx)
 
 
 def diagonal(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
@@ -827,6 +835,11 @@ def _matmul_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 
 
 _matmul_op = defop("matmul", _matmul_vjp, _matmul_jvp)
+_matmul_op.replay = lambda ctx, xs: ((_as_array(np.matmul(xs[0], xs[1])),), ctx)
+
+
+def _as_array(out: Any) -> NDArray[Any]:
+    return out if type(out) is np.ndarray else np.asarray(out)
 
 
 def _matmul_error(sa: tuple[int, ...], sb: tuple[int, ...]) -> ShapeError:

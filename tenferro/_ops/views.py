@@ -93,7 +93,7 @@ def step_tensor(t: Tensor, step: tuple[str, Any]) -> Tensor:
     if kind == INDEX:
         return apply1(_getitem_op, (t,), d, ctx=(arg, True))
     if kind == RESHAPE:
-        return apply1(_reshape_op, (t,), d)
+        return apply1(_reshape_op, (t,), d, ctx=d.shape)
     if kind == TRANSPOSE:
         return apply1(_transpose_op, (t,), d, ctx=arg)
     if kind == DIAGONAL:

@@ -104,6 +104,18 @@ def _cholesky_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _cholesky_op = defop("cholesky", _cholesky_vjp, _cholesky_jvp)
 
 
+def _replay(upper: Any, xs: Any) -> Any:
+    """tf.compile's replay: potrf raises where cholesky does (not positive definite); a
+    non-finite input raises too (cholesky's finiteness check)."""
+    d = xs[0]
+    if d.size == 0 or not np.isfinite(d).all():
+        raise FloatingPointError("empty or non-finite input: cholesky runs eagerly")
+    return (_lapack.potrf(d, lower=not upper),), upper
+
+
+_cholesky_op.replay = _replay
+
+
 def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) -> Tensor:
     """Cholesky factor of a Hermitian positive-definite (stack of) matrix, like
     ``numpy.linalg.cholesky``: L lower with A = L Lᴴ, or (``upper=True``) U = Lᴴ upper

@@ -539,6 +539,31 @@ def norm(x: ArrayLike, ord: float | _MatrixOrd | None = None,
                      "a 2-tuple for matrix norms, or use tf.linalg.vector_norm")
 
 
+def _norm2_all(d: Any) -> Any:
+    """The 2-norm of all entries of the ndarray ``d``: one dot (NumPy's fast path)."""
+    r = d.ravel()
+    if r.dtype.kind == "c":
+        r = r.view(r.real.dtype)                 # (re, im) pairs: Σ re² + im² in one dot
+    s = np.dot(r, r)
+    # math.sqrt is the same correctly rounded sqrt, without a ufunc call (float64 only:
+    # other dtypes keep theirs); apply1 wraps the scalar as a 0-d array
+    return math.sqrt(s) if type(s) is np.float64 else np.sqrt(s)
+
+
+def _replay_vnorm(ctx: Any, xs: Any) -> Any:
+    """tf.compile's replay of vector_norm (ctx None: all entries, else (p, axes,
+    keepdims)); a non-finite result raises, as the op's finiteness check would."""
+    d = xs[0]
+    out = np.asarray(_norm2_all(d) if ctx is None else
+                     _vnorm_np(d, ctx[0], ctx[1], ctx[2], "tf.linalg.vector_norm"))
+    if not np.isfinite(out).all():
+        raise FloatingPointError("non-finite norm")
+    return (out,), ctx
+
+
+_vnorm_op.replay = _replay_vnorm
+
+
 def _norm_all(x: Any, keepdims: Any, check_finite: Any) -> Tensor:
     """The 2-norm of all entries (NumPy's fast path), kept lean: one dot."""
     d = x._data
@@ -547,13 +572,7 @@ def _norm_all(x: Any, keepdims: Any, check_finite: Any) -> Tensor:
         axes = tuple(range(d.ndim))
         out = _checked(_vnorm_np(d, 2.0, axes, True, name), d, name, check_finite)
         return apply1(_vnorm_op, (x,), out, ctx=(2.0, axes, True))
-    r = d.ravel()
-    if r.dtype.kind == "c":
-        r = r.view(r.real.dtype)                 # (re, im) pairs: Σ re² + im² in one dot
-    s = np.dot(r, r)
-    # math.sqrt is the same correctly rounded sqrt, without a ufunc call (float64 only:
-    # other dtypes keep theirs); apply1 wraps the scalar as a 0-d array
-    out = math.sqrt(s) if type(s) is np.float64 else np.sqrt(s)
+    out = _norm2_all(d)
     if check_finite and not math.isfinite(out):
         check_finite_or_raise(d, name)
     return apply1(_vnorm_op, (x,), out, ctx=None)

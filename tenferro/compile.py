@@ -1,0 +1,197 @@
+"""tf.compile: record a function's ops once, replay them on new inputs without the Python.
+
+A program that is a Python loop of small ops (a Kalman filter, a CTMRG) spends most of
+its time in the Python around NumPy: argument handling, Tensor and Node objects, the
+graph walk, the collector. ``compile(f)`` runs f once on traced inputs and keeps the ops
+it recorded (the *trace*). Later calls with inputs of the same shapes and dtypes replay
+the trace: each op's primal again on plain arrays (``Op.replay``), and, when a gradient
+is asked for, each op's pullback in reverse order (``Op.vjp``), with no Tensors, nodes or
+graph walk in between. The whole call is one node of the caller's graph.
+
+Semantics (docs/guide/compile.md has the user's version):
+
+* **Traced inputs** are the positional arguments that are float or complex Tensors or
+  ndarrays. Everything else (Python scalars, strings, integer and boolean arrays, other
+  objects) is static: part of the cache key, so a new value records anew. Keyword
+  arguments are static too.
+* **Constants**: arrays and Tensors that f reads but does not get as a traced argument
+  (closures, globals, NumPy constants) are copied when f is recorded and used as they
+  were then, as in ``jax.jit``.
+* **Python control flow** that reads a traced value (``if loss.item() < tol``,
+  ``float(x)``, ``bool(t)``, ``int(n)``) is a guard: the replay computes the same scalar
+  and, if it differs, f is recorded again on the new inputs. A value that leaves the
+  graph any other way (comparisons, ``argmax``, ``detach``, ``.numpy()``, an op under
+  ``no_grad``, NumPy on the payload) could become a silent constant, so such an f is not
+  replayed: it runs eagerly on every call, and ``explain()`` says why.
+* **Errors** are the eager ones: a replay that meets a failure (a matrix not positive
+  definite, a singular solve, non-finite input) runs f eagerly, which raises the op's
+  own error, or returns its result if the op would not have raised.
+* **Derivatives**: reverse mode (tf.grad, backward, value_and_grad) replays the
+  pullbacks. Higher orders (create_graph, tf.hessian) and forward mode (a dual level, tf.jvp)
+  run f eagerly: they are exact, at the eager speed.
+
+Replay checks itself when it records: the trace is replayed at once on the recording's
+inputs and must give the recorded values bit for bit, or f is not replayed (an op whose
+replay rule disagrees with its eager primal is a bug this catches before it matters).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from ._capture import (Decline, GuardFailed, Trace, build, forward_mode_active, recording,
+                       signature, traced_leaves, verify, wants_grad)
+from ._engine import apply
+from ._errors import UnsupportedADError
+from ._ops.registry import defop
+from ._rule_api import nested_vjp
+from ._tensor import Tensor
+from .autograd import enable_grad
+
+__all__ = ["compile", "Compiled"]
+
+
+# ---- the call as one node of the caller's graph ------------------------------------------
+
+def _call_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+    trace, run, bound = ctx
+    if any(isinstance(g, Tensor) for g in gs) or any(isinstance(x, Tensor) for x in xs):
+        # create_graph (a higher order): f again, eagerly, on the caller's Tensors
+        wanted = [i for i, n in enumerate(needs) if n]
+        res = nested_vjp(bound, xs, gs, wanted, create_graph=True)
+        out: list[Any] = [None] * len(xs)
+        for i, r in zip(wanted, res):
+            out[i] = r
+        return tuple(out)
+    return trace.backward(run, tuple(gs), tuple(needs))
+
+
+def _call_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+    raise UnsupportedADError("a tf.compile'd call carries no forward-mode rule: with a dual "
+                             "level active it runs eagerly; call it inside the level")
+
+
+_CALL_OP = defop("compiled_call", _call_vjp, _call_jvp,
+                 doc="one call of a tf.compile'd function: its trace replayed")
+
+
+# ---- the compiled function ----------------------------------------------------------------
+
+class Compiled:
+    """A function whose ops are recorded once per input signature and replayed
+    (see :func:`compile`)."""
+
+    def __init__(self, f: Callable[..., Any]) -> None:
+        self.f = f
+        self._cache: dict[Any, Trace | str] = {}
+        self.records = 0       # recordings made (a new signature, or a guard that changed)
+        self.replays = 0       # calls answered by a replay
+        self.eager_calls = 0   # calls run eagerly (declined, forward mode, failures)
+        functools.update_wrapper(self, f)
+
+    def explain(self) -> dict[Any, str]:
+        """Per input signature: ``"replayed"``, or why its calls run eagerly."""
+        return {k: ("replayed" if isinstance(v, Trace) else v) for k, v in self._cache.items()}
+
+    def __repr__(self) -> str:
+        return f"<tf.compile of {getattr(self.f, '__name__', self.f)!r}>"
+
+    # ---- a call ------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        traced, key = signature(args, kwargs)
+        if key is None or forward_mode_active():
+            return self._eager(args, kwargs)     # unhashable static input; forward mode
+        entry = self._cache.get(key)
+        if entry is None:
+            return self._record(key, args, kwargs, traced)
+        if type(entry) is str:
+            return self._eager(args, kwargs)
+        return self._replay(entry, key, args, kwargs, traced)
+
+    def _eager(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        self.eager_calls += 1
+        return self.f(*args, **kwargs)
+
+    def _replay(self, trace: Trace, key: Any, args: tuple[Any, ...],
+                kwargs: dict[str, Any], traced: list[int]) -> Any:
+        ins = [args[i] for i in traced]
+        arrays = [x._data if isinstance(x, Tensor) else x for x in ins]
+        grad = wants_grad(ins)
+        try:
+            outs, run = trace.forward(arrays, grad)
+        except GuardFailed:
+            return self._record(key, args, kwargs, traced)
+        except Exception:
+            # an op failed: the eager call raises the op's own error (or, where the
+            # replay's check is stricter than the op's, gives its result)
+            return self._eager(args, kwargs)
+        self.replays += 1
+        return self._wrap(trace, outs, run, args, kwargs, traced, ins, grad)
+
+    def _wrap(self, trace: Trace, outs: list[Any], run: Any, args: tuple[Any, ...],
+              kwargs: dict[str, Any], traced: list[int], ins: list[Any], grad: bool) -> Any:
+        if grad:
+            tensors = tuple(x if isinstance(x, Tensor) else Tensor._wrap(x) for x in ins)
+            results = apply(_CALL_OP, tensors, tuple(outs),
+                            (trace, run, self._bound(args, kwargs, traced)))
+        else:
+            results = tuple(Tensor._wrap(o) for o in outs)
+        if trace.out_kind == "tensor":
+            return results[0]
+        return list(results) if trace.out_kind == "list" else tuple(results)
+
+    def _bound(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+               traced: list[int]) -> Callable[..., tuple[Any, ...]]:
+        """f of the traced inputs alone, returning a tuple (for the eager higher orders)."""
+        f = self.f
+
+        def bound(*xs: Any) -> tuple[Any, ...]:
+            full = list(args)
+            for i, x in zip(traced, xs):
+                full[i] = x
+            out = f(*full, **kwargs)
+            return (out,) if isinstance(out, Tensor) else tuple(out)
+        return bound
+
+    # ---- a recording -------------------------------------------------------------------
+    def _record(self, key: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                traced: list[int]) -> Any:
+        self.records += 1
+        leaves = traced_leaves([args[i] for i in traced])
+        full = list(args)
+        for i, leaf in zip(traced, leaves):
+            full[i] = leaf
+        try:
+            with recording() as rec, enable_grad():
+                out = self.f(*full, **kwargs)
+        except Exception as e:   # a failure of f itself, or of tracing it
+            result = self._eager(args, kwargs)     # raises f's own error if it is one
+            self._cache[key] = f"recording raised {type(e).__name__}: {e}"
+            return result
+        try:
+            trace = build(rec, leaves, out, args, traced)
+            verify(trace, rec, leaves)
+        except Decline as e:
+            self._cache[key] = str(e)
+            return self._eager(args, kwargs)
+        self._cache[key] = trace
+        return self._replay(trace, key, args, kwargs, traced)
+
+
+def compile(f: Callable[..., Any]) -> Compiled:
+    """``f`` recorded once per input signature and replayed from its trace afterwards.
+
+    f takes Tensors or ndarrays (the traced inputs: float and complex positional
+    arguments) and other static arguments, and returns a Tensor or a tuple or list of
+    Tensors. The first call with a new signature (shapes and dtypes of the traced
+    inputs, values of the static ones) runs f eagerly and records its ops; later calls
+    replay them on the new values, the forward and, when a gradient is asked for, the
+    pullbacks, with no per-op Python. The result and its derivatives are those of the
+    eager call, bit for bit in the forward. See the module's docstring (and
+    docs/guide/compile.md) for when a call runs eagerly instead: a guard that reads
+    another value records anew; a value leaving the graph, an op without a replay
+    rule, forward mode and higher orders run f eagerly (``Compiled.explain()``).
+    """
+    if not callable(f):
+        raise TypeError(f"tf.compile needs a function, got {type(f).__name__}")
+    return Compiled(f)
