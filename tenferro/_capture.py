@@ -12,6 +12,7 @@ for it) on plain arrays. This module reads the graph's internals, so it sits in 
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -114,45 +115,62 @@ def _same(a: Any, b: Any) -> bool:
 
 
 class Trace:
-    """The ops of one recording, as slots: the traced arguments first, then each op's
-    outputs. ``entries[k] = (op, ctx, refs, first, n_out)``: op k reads ``refs`` (a slot
-    number, or a constant ndarray) and writes slots first .. first + n_out - 1."""
+    """The ops of one recording, as slots: the traced arguments, the constants and each
+    op's outputs, numbered in the order the recording met them. Op k runs
+    ``plan[k] = (fn, get, single, first, n_out, dyn)``: ``fn`` (from ``op.replay(ctx)``)
+    on the slots that ``get`` (an itemgetter) picks (one: ``single``), writing slots
+    first .. first + n_out - 1; ``dyn``: fn also returns the op's new ctx (``replay_ctx``
+    ops, whose ctx holds values: a factorization). ``ops``, ``ctxs``, ``ins`` and
+    ``needs`` hold what the pullbacks need."""
 
     def __init__(self, n_args: int) -> None:
         self.n_args = n_args
-        self.n_slots = n_args
-        self.entries: list[tuple[Any, Any, tuple[Any, ...], int, int]] = []
-        self.needs: list[tuple[bool, ...]] = []
+        self.template: list[Any] = [None] * n_args    # the slots, constants filled in
+        self.plan: list[tuple[Any, Any, bool, int, int, bool]] = []
+        self.ops: list[Any] = []
+        self.ctxs: list[Any] = []
+        self.ins: list[tuple[int, ...]] = []           # the input slots of each op
+        self.needs: list[tuple[bool, ...]] = []        # which of them are traced
+        self.traced: list[bool] = [True] * n_args      # per slot: computed from the args
         self.guards: list[tuple[int, int, str, Any]] = []     # (position, slot, kind, value)
-        self.outs: list[Any] = []        # slot number or constant ndarray, per output
+        self.outs: list[int] = []        # the slot of each output
         self.out_kind = "tensor"         # "tensor", "tuple" or "list"
         self.keep: list[Any] = []        # static arguments kept alive (their ids are keys)
+        self.const_of: dict[int, int] = {}   # id of a constant's array -> its slot (build)
+        self.guard_failures = 0          # recordings in a row that a guard made
+
+    def new_slot(self, value: Any, traced: bool) -> int:
+        self.template.append(value)
+        self.traced.append(traced)
+        return len(self.template) - 1
 
     # ---- replay ----------------------------------------------------------------------
-    def forward(self, arrays: list[Any], keep_run: bool) -> tuple[list[Any], list[Any] | None]:
-        """The outputs for the traced inputs ``arrays``, and (``keep_run``) each op's
-        (ctx, inputs, outputs) for the pullbacks. Raises GuardFailed when a guard reads
-        another value; any other exception is an op's failure."""
-        slots: list[Any] = arrays + [None] * (self.n_slots - self.n_args)
-        run: list[Any] | None = [] if keep_run else None
+    def forward(self, arrays: list[Any]) -> tuple[list[Any], Any]:
+        """The outputs for the traced inputs ``arrays``, and the run the pullbacks need
+        (every slot's value, and the new ctx of the ``dyn`` ops). Raises GuardFailed when
+        a guard reads another value; any other exception is an op's failure."""
+        slots = self.template.copy()
+        slots[:self.n_args] = arrays
+        dyn_ctx: dict[int, Any] = {}
         guards = self.guards
         gi, ng = 0, len(guards)
-        for k, (op, ctx, refs, first, n_out) in enumerate(self.entries):
+        k = 0
+        for fn, get, single, first, n_out, dyn in self.plan:
             while gi < ng and guards[gi][0] == k:
                 self._check(guards[gi], slots)
                 gi += 1
-            xs = tuple([slots[r] if type(r) is int else r for r in refs])
-            outs, c = op.replay(ctx, xs)
+            out = fn(get(slots)) if single else fn(*get(slots))
+            if dyn:
+                out, dyn_ctx[k] = out
             if n_out == 1:
-                slots[first] = outs[0]
+                slots[first] = out
             else:
-                slots[first:first + n_out] = outs
-            if run is not None:
-                run.append((c, xs, outs))
+                slots[first:first + n_out] = out
+            k += 1
         while gi < ng:
             self._check(guards[gi], slots)
             gi += 1
-        return [slots[r] if type(r) is int else r for r in self.outs], run
+        return [slots[r] for r in self.outs], (slots, dyn_ctx)
 
     @staticmethod
     def _check(guard: tuple[int, int, str, Any], slots: list[Any]) -> None:
@@ -161,42 +179,17 @@ class Trace:
         if not (now == value and type(now) is type(value)):
             raise GuardFailed
 
-    def backward(self, run: list[Any], gs: tuple[Any, ...],
+    def backward(self, run: Any, gs: tuple[Any, ...],
                  needs: tuple[bool, ...]) -> tuple[Any, ...]:
         """The cotangents of the traced inputs for the output cotangents ``gs`` (plain
         ndarrays), by each op's pullback in reverse order (as the tape runs them)."""
-        cts: list[Any] = [None] * self.n_slots
+        slots, dyn_ctx = run
+        cts: list[Any] = [None] * len(slots)
         for r, g in zip(self.outs, gs):
-            if g is not None and type(r) is int:
+            if g is not None and self.traced[r]:
                 cts[r] = _acc(cts[r], g)
-        vjp_kernel = _tape.vjp_kernel
-        entries, op_needs = self.entries, self.needs
-        for k in range(len(entries) - 1, -1, -1):
-            op, _, refs, first, n_out = entries[k]
-            if n_out == 1:
-                g0 = cts[first]
-                if g0 is None:
-                    continue
-                if type(g0) is SparseCotangent:
-                    g0 = g0.densify()
-                gk = (g0,)
-            else:
-                gk = tuple([g.densify() if type(g) is SparseCotangent else g
-                            for g in cts[first:first + n_out]])
-                if not any(g is not None for g in gk):
-                    continue
-            c, xs, ys = run[k]
-            need = op_needs[k]
-            cots = None
-            if op.kernel and n_out == 1:
-                cots = vjp_kernel(op.kernel, c, need, gk[0], xs, ys)
-            if cots is None:
-                cots = op.vjp(c, need, gk, xs, ys)
-            for i, r in enumerate(refs):
-                if type(r) is int:
-                    ci = cots[i]
-                    if ci is not None:
-                        cts[r] = _acc(cts[r], _like(ci, xs[i], op.name, i))
+        _tape.replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, self.needs, slots,
+                               dyn_ctx, cts)
         out = []
         for i in range(self.n_args):
             g = cts[i] if needs[i] else None
@@ -213,24 +206,6 @@ def _acc(a: Any, b: Any) -> Any:
     if type(b) is SparseCotangent:
         return b.add(a)
     return a + b
-
-
-def _like(c: Any, x: Any, name: str, i: int) -> Any:
-    """A cotangent with its primal's dtype (the real part for a real primal), as the tape's
-    pass gives it (docs/design.md#dtypes)."""
-    if type(c) is SparseCotangent:
-        return c
-    if type(c) is not np.ndarray:
-        c = np.asarray(c)
-    if c.dtype != x.dtype:
-        if c.dtype.kind == "c" and x.dtype.kind != "c":
-            c = c.real
-        c = c.astype(x.dtype)
-    if c.shape != x.shape:
-        raise TenferroError(f"tf.compile: the pullback of {name!r} gave input {i} a "
-                            f"cotangent of shape {c.shape} for shape {x.shape} (a bug in "
-                            "its rule; please report it)")
-    return c
 
 
 def signature(args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -258,42 +233,45 @@ def signature(args: tuple[Any, ...], kwargs: dict[str, Any]
 
 
 def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
-           traced: list[int]) -> Trace:
+          traced: list[int]) -> Trace:
     """The trace of a recording, or Decline with the reason it cannot be replayed."""
     if rec.escapes:
         names = ", ".join(sorted(set(rec.escapes)))
         raise Decline(f"a traced value left the graph through {names} (its result would "
-                       "be a constant of the replay)")
+                      "be a constant of the replay)")
     trace = Trace(len(leaves))
     slot_of: dict[tuple[int, int], int] = {}
     slot_of_array: dict[int, int] = {}
     for i, leaf in enumerate(leaves):
         slot_of[(id(leaf._node), 0)] = i
         slot_of_array[id(leaf._data)] = i
-    recorded = set()
-    for node in rec.nodes:
-        recorded.add(id(node))
     for node in rec.nodes:
         op = node.op
         if op.replay is None:
             raise Decline(f"the op {op.name!r} has no replay rule yet")
-        refs: list[Any] = []
-        for x in node.inputs:
-            refs.append(_ref(x, slot_of, slot_of_array, op.name))
-        first = trace.n_slots
-        n_out = node.n_out
-        for k in range(n_out):
-            slot_of[(id(node), k)] = first + k
-            slot_of_array[id(node.out_data[k])] = first + k
-        trace.n_slots += n_out
+        refs = tuple([_ref(x, trace, slot_of, slot_of_array, op.name) for x in node.inputs])
         ctx = node.ctx
         if type(ctx) is np.ndarray and ctx.flags.writeable:
             ctx = ctx.copy()        # a constant operand (x ∘ c): as it was when recorded
-        trace.entries.append((op, ctx, tuple(refs), first, n_out))
-        trace.needs.append(tuple(type(r) is int for r in refs))
+        n_out = node.n_out
+        first = len(trace.template)
+        for k in range(n_out):
+            slot_of[(id(node), k)] = first + k
+            slot_of_array[id(node.out_data[k])] = first + k
+            trace.new_slot(None, True)
+        fn = op.replay(ctx)
+        dyn = bool(op.replay_ctx)
+        if n_out == 1 and node.out_data[0].ndim == 0 and not dyn:
+            fn = _arrayed(fn)       # NumPy returns scalars for 0-d results
+        get = itemgetter(*refs) if refs else (lambda slots: ())
+        trace.plan.append((fn, get, len(refs) == 1, first, n_out, dyn))
+        trace.ops.append(op)
+        trace.ctxs.append(ctx)
+        trace.ins.append(refs)
+        trace.needs.append(tuple([trace.traced[r] for r in refs]))
     for pos, t, kind, value in rec.guards:
-        r = _ref(t, slot_of, slot_of_array, "a guard")
-        if type(r) is int:
+        r = _ref(t, trace, slot_of, slot_of_array, "a guard")
+        if trace.traced[r]:
             trace.guards.append((pos, r, kind, value))
     if isinstance(out, Tensor):
         outs = [out]
@@ -302,21 +280,26 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
         trace.out_kind = "list" if isinstance(out, list) else "tuple"
     else:
         raise Decline(f"f returned {type(out).__name__}; a compiled function returns a "
-                       "Tensor or a tuple or list of Tensors")
-    trace.outs = [_ref(o, slot_of, slot_of_array, "an output") for o in outs]
+                      "Tensor or a tuple or list of Tensors")
+    trace.outs = [_ref(o, trace, slot_of, slot_of_array, "an output") for o in outs]
     trace.keep = [a for i, a in enumerate(args) if i not in traced]
+    trace.const_of = {}     # (the ids of the recording's arrays mean nothing later)
     return trace
 
 
-def _ref(x: Tensor, slot_of: dict[tuple[int, int], int], slot_of_array: dict[int, int],
-         user: str) -> Any:
-    """The slot of tensor ``x`` in the trace, or its value as a constant."""
+def _arrayed(fn: Any) -> Any:
+    return lambda *xs: np.asarray(fn(*xs))
+
+
+def _ref(x: Tensor, trace: Trace, slot_of: dict[tuple[int, int], int],
+         slot_of_array: dict[int, int], user: str) -> int:
+    """The slot of tensor ``x`` in the trace (a constant gets one, holding its value)."""
     node = x._node
     if node is not None:
         s = slot_of.get((id(node), x._index))
         if s is None:
             raise Decline(f"{user} reads a tensor that requires grad but is not an argument "
-                           "of the compiled function (pass it as an argument)")
+                          "of the compiled function (pass it as an argument)")
         return s
     if x._fw is not None:
         raise Decline(f"{user} reads a tensor that carries a forward-mode tangent")
@@ -324,28 +307,30 @@ def _ref(x: Tensor, slot_of: dict[tuple[int, int], int], slot_of_array: dict[int
     s = slot_of_array.get(id(d))
     if s is not None:
         return s           # a traced value without its graph link (a nondiff output)
+    s = trace.const_of.get(id(d))
+    if s is not None:
+        return s           # a constant met before
     base = d.base
     while base is not None:
         if id(base) in slot_of_array:
             raise Decline(f"{user} reads a view of a traced value outside the graph")
         base = base.base if isinstance(base, np.ndarray) else None
-    return d.copy()       # a constant, as it was when recorded
+    s = trace.new_slot(d.copy(), False)     # a constant, as it was when recorded
+    trace.const_of[id(d)] = s
+    return s
 
 
 def verify(trace: Trace, rec: Recorder, leaves: list[Tensor]) -> None:
     """Replay the trace on the recording's own inputs: every op must give the values it
     recorded, bit for bit (else an op's replay rule disagrees with its primal)."""
     try:
-        _, run = trace.forward([leaf._data for leaf in leaves], True)
+        _, (slots, _) = trace.forward([leaf._data for leaf in leaves])
     except GuardFailed:
         raise Decline("a guard read another value on the same inputs") from None
     except Exception as e:
         raise Decline(f"replaying raised {type(e).__name__}: {e}") from None
-    assert run is not None
-    for node, (_, _, outs) in zip(rec.nodes, run):
-        for k in range(node.n_out):
-            if not _same(outs[k], node.out_data[k]):
+    for node, (_, _, _, first, n_out, _) in zip(rec.nodes, trace.plan):
+        for k in range(n_out):
+            if not _same(slots[first + k], node.out_data[k]):
                 raise Decline(f"the replay of {node.op.name!r} differs from its eager "
-                               "result (a bug in its replay rule; please report it)")
-
-
+                              "result (a bug in its replay rule; please report it)")

@@ -50,6 +50,10 @@ from .autograd import enable_grad
 
 __all__ = ["compile", "Compiled"]
 
+# recordings in a row that a guard made (a value read as a Python number changed) after
+# which a signature runs eagerly
+_MAX_GUARD_FAILURES = 3
+
 
 # ---- the call as one node of the caller's graph ------------------------------------------
 
@@ -118,14 +122,21 @@ class Compiled:
         arrays = [x._data if isinstance(x, Tensor) else x for x in ins]
         grad = wants_grad(ins)
         try:
-            outs, run = trace.forward(arrays, grad)
+            outs, run = trace.forward(arrays)
         except GuardFailed:
-            return self._record(key, args, kwargs, traced)
+            if trace.guard_failures >= _MAX_GUARD_FAILURES:
+                self._cache[key] = (
+                    "f reads a traced value as a Python number (t.item(), float(t), "
+                    "int(t), ...) that changes between calls, so each call would record "
+                    "anew; compute with tensors instead (tf.where, arithmetic)")
+                return self._eager(args, kwargs)
+            return self._record(key, args, kwargs, traced, trace.guard_failures + 1)
         except Exception:
             # an op failed: the eager call raises the op's own error (or, where the
             # replay's check is stricter than the op's, gives its result)
             return self._eager(args, kwargs)
         self.replays += 1
+        trace.guard_failures = 0
         return self._wrap(trace, outs, run, args, kwargs, traced, ins, grad)
 
     def _wrap(self, trace: Trace, outs: list[Any], run: Any, args: tuple[Any, ...],
@@ -155,7 +166,7 @@ class Compiled:
 
     # ---- a recording -------------------------------------------------------------------
     def _record(self, key: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
-                traced: list[int]) -> Any:
+                traced: list[int], guard_failures: int = 0) -> Any:
         self.records += 1
         leaves = traced_leaves([args[i] for i in traced])
         full = list(args)
@@ -174,6 +185,7 @@ class Compiled:
         except Decline as e:
             self._cache[key] = str(e)
             return self._eager(args, kwargs)
+        trace.guard_failures = guard_failures
         self._cache[key] = trace
         return self._replay(trace, key, args, kwargs, traced)
 

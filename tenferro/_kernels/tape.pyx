@@ -196,10 +196,15 @@ def in_place_adds():
 
 cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
     """Give cotangent c the dtype and shape of primal x (docs/design.md#dtypes)."""
+    return _cast_cotangent(c, x, node.op, i)
+
+
+cdef object _cast_cotangent(object c, object x, object op, Py_ssize_t i):
+    """_check_cast for input ``i`` of ``op`` (its name in the messages)."""
     if type(c) is _sparse_type:   # carries x's dtype; cast when densified
         if c.shape != x.shape:
             raise RuntimeError(
-                f"internal error: the pullback of {node.op.name!r} returned a sparse "
+                f"internal error: the pullback of {op.name!r} returned a sparse "
                 f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; please "
                 f"report this")
         return c
@@ -211,9 +216,75 @@ cdef object _check_cast(object c, object x, Node node, Py_ssize_t i):
         c = c.astype(x.dtype)
     if c.shape != x.shape:
         raise RuntimeError(
-            f"internal error: the pullback of {node.op.name!r} returned a cotangent of shape "
+            f"internal error: the pullback of {op.name!r} returned a cotangent of shape "
             f"{c.shape} for input {i} of shape {x.shape}; please report this")
     return c
+
+
+def replay_pullbacks(list plan, list ops, list ctxs, list ins, list needs, list slots,
+                     dict dyn_ctx, list cts):
+    """The pullbacks of a tf.compile trace (tenferro/_capture.py) in reverse order: each
+    op's cotangents (``cts``, one per slot, None a zero; seeded with the outputs') go
+    through its compiled kernel or its rule into the slots of its traced inputs, summed
+    as the tape sums them (_add: in place when the tape owns the accumulator). ``slots``
+    holds every value of the forward replay; ``plan[k] = (fn, get, single, first, n_out,
+    dyn)``. Leaves the inputs' cotangents in ``cts``."""
+    cdef Py_ssize_t k, i, first, n_out
+    cdef tuple need, xs, ys, gk, refs
+    cdef bint by_kernel, any_g
+    cdef int kernel
+    for k in range(len(plan) - 1, -1, -1):
+        entry = <tuple>plan[k]
+        first = entry[3]
+        n_out = entry[4]
+        if n_out == 1:
+            g0 = cts[first]
+            if g0 is None:
+                continue
+            if type(g0) is _sparse_type:
+                g0 = g0.densify()
+            cts[first] = None
+            gk = (g0,)
+            ys = (slots[first],)
+        else:
+            gk = tuple(cts[first:first + n_out])
+            any_g = False
+            for i in range(n_out):
+                if gk[i] is not None:
+                    any_g = True
+                cts[first + i] = None
+            if not any_g:
+                continue
+            gk = tuple([g.densify() if type(g) is _sparse_type else g for g in gk])
+            g0 = gk[0]
+            ys = tuple(slots[first:first + n_out])
+        got = entry[1](slots)
+        xs = (got,) if entry[2] else <tuple>got
+        c = dyn_ctx[k] if entry[5] else ctxs[k]
+        need = <tuple>needs[k]
+        op = ops[k]
+        kernel = op.kernel
+        cots = None
+        by_kernel = False
+        if kernel and n_out == 1:
+            cots = _vjp_kernel(kernel, c, need, g0, list(xs), ys)
+            by_kernel = cots is not None
+        if cots is None:
+            cots = op.vjp(c, need, gk, xs, ys)
+        refs = <tuple>ins[k]
+        for i in range(len(refs)):
+            if not need[i]:
+                continue
+            ci = cots[i]
+            if ci is None:
+                continue
+            if by_kernel:
+                if type(ci) is not ndarray:
+                    ci = asarray(ci)
+            else:
+                ci = _cast_cotangent(ci, xs[i], op, i)
+            r = refs[i]
+            cts[r] = _add(cts[r], ci)
 
 
 cdef list _discover(list roots, dict targets, bint all_leaves, object freed_error):

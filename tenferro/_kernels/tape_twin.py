@@ -96,10 +96,15 @@ def _add(a: Any, b: Any) -> Any:
 
 def _check_cast(c: Any, x: Any, node: Node, i: int) -> Any:
     """Give cotangent c the dtype and shape of primal x (docs/design.md#dtypes)."""
+    return _cast_cotangent(c, x, node.op, i)
+
+
+def _cast_cotangent(c: Any, x: Any, op: Any, i: int) -> Any:
+    """_check_cast for input ``i`` of ``op`` (its name in the messages)."""
     if type(c) is _sparse_type[0]:   # carries x's dtype; cast when densified
         if c.shape != x.shape:
             raise RuntimeError(
-                f"internal error: the pullback of {node.op.name!r} returned a sparse "
+                f"internal error: the pullback of {op.name!r} returned a sparse "
                 f"cotangent of shape {c.shape} for input {i} of shape {x.shape}; please "
                 f"report this")
         return c
@@ -111,9 +116,32 @@ def _check_cast(c: Any, x: Any, node: Node, i: int) -> Any:
         c = c.astype(x.dtype)
     if c.shape != x.shape:
         raise RuntimeError(
-            f"internal error: the pullback of {node.op.name!r} returned a cotangent of shape "
+            f"internal error: the pullback of {op.name!r} returned a cotangent of shape "
             f"{c.shape} for input {i} of shape {x.shape}; please report this")
     return c
+
+
+def replay_pullbacks(plan: list[Any], ops: list[Any], ctxs: list[Any], ins: list[Any],
+                     needs: list[Any], slots: list[Any], dyn_ctx: dict[int, Any],
+                     cts: list[Any]) -> None:
+    """The pullbacks of a tf.compile trace in reverse order (see tape.pyx; the twin runs
+    every op's rule and sums out of place)."""
+    sparse = _sparse_type[0]
+    for k in range(len(plan) - 1, -1, -1):
+        _, get, single, first, n_out, dyn = plan[k]
+        gk = tuple(cts[first:first + n_out])
+        cts[first:first + n_out] = [None] * n_out
+        if all(g is None for g in gk):
+            continue
+        gk = tuple([g.densify() if type(g) is sparse else g for g in gk])
+        ys = tuple(slots[first:first + n_out])
+        xs = (get(slots),) if single else tuple(get(slots))
+        op = ops[k]
+        need = needs[k]
+        cots = op.vjp(dyn_ctx[k] if dyn else ctxs[k], need, gk, xs, ys)
+        for i, r in enumerate(ins[k]):
+            if need[i] and cots[i] is not None:
+                cts[r] = _add(cts[r], _cast_cotangent(cots[i], xs[i], op, i))
 
 
 def _discover(roots: list[Node], targets: dict[Node, Any], all_leaves: bool,

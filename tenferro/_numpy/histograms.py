@@ -5,6 +5,7 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._engine import note_escape
 from .._ops import creation, reductions, structure
 from .._ops._util import payload
 from .._tensor import Tensor, _find_tracked, as_tensor
@@ -55,6 +56,7 @@ def _bin_index(xp: NDArray[Any], edges: NDArray[Any]) -> NDArray[np.intp]:
 def _histogram_nd(cols: Sequence[Tensor], hist_np: NDArray[Any], edges_np: Sequence[NDArray[Any]],
                   specs: Sequence[Any], ranges: Sequence[Any], density: bool | None,
                   weights: ArrayLike | None) -> tuple[Tensor, list[Tensor]]:
+    note_escape("histogram", cols)       # the bins and counts depend on the values
     edges = [_hist_edges(c, e, s, r) for c, e, s, r in zip(cols, edges_np, specs, ranges)]
     if weights is not None and _find_tracked(weights) is not None:
         idx = [_bin_index(c._data, e) for c, e in zip(cols, edges_np)]
@@ -92,6 +94,7 @@ def _histogram_bin_edges(a: ArrayLike, bins: Any = 10, range: Any = None,
     a = structure.ravel(_farr(a))
     bp = _payload_of(bins) if not isinstance(bins, str) else bins
     wp = None if weights is None else _payload_of(weights)
+    note_escape("histogram_bin_edges", a)
     return _hist_edges(a, np.histogram_bin_edges(a._data, bp, range, wp), bins, range)
 
 

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._engine import note_escape
 from .._ops import elementwise, structure
 from .._tensor import Tensor, as_tensor
 from .plumbing import _arr, _cast, _farr, _numpy_version, _payload_of, _ufunc_kwargs
@@ -118,6 +119,7 @@ def _divmod(x1: ArrayLike, x2: ArrayLike, /, **kwargs: Any) -> tuple[Tensor, Ten
     _ufunc_kwargs(np.divmod, kwargs)
     x1, x2 = _real_ufunc_input(np.divmod, x1, x2)
     q, r = np.divmod(x1._data, x2._data)
+    note_escape("divmod", x1, x2)      # (the quotient: a value outside the graph)
     return as_tensor(q), _linearized(r, (1, x1), (-q, x2))
 
 
@@ -127,6 +129,7 @@ def _modf(x: ArrayLike, /, **kwargs: Any) -> tuple[Tensor, Tensor]:
     _ufunc_kwargs(np.modf, kwargs)
     x, = _real_ufunc_input(np.modf, x)
     frac, whole = np.modf(x._data)
+    note_escape("modf", x)
     return _linearized(frac, (1, x)), as_tensor(whole)
 
 
@@ -136,6 +139,7 @@ def _frexp(x: ArrayLike, /, **kwargs: Any) -> tuple[Tensor, Tensor]:
     _ufunc_kwargs(np.frexp, kwargs)
     x, = _real_ufunc_input(np.frexp, x)
     m, e = np.frexp(x._data)
+    note_escape("frexp", x)
     return _linearized(m, (np.ldexp(np.ones((), x.dtype), -e), x)), as_tensor(e)
 
 

@@ -354,9 +354,9 @@ def _pair_vjp(s: _PairSpec, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 _pair_op = defop("einsum_pair", _pair_vjp, bilinear_jvp(_pair),
                  doc="einsum of two operands along one step of the contraction path")
 # (tf.compile's replay)
-_pair_op.replay = lambda s, xs: ((np.asarray(_pair_kernel(xs[0], xs[1], s)),), s)
-_reduce_op.replay = lambda s, xs: ((np.asarray(_reduce_kernel(xs[0], s)),), s)
-_embed_op.replay = lambda s, xs: ((np.asarray(_embed_kernel(xs[0], s)),), s)
+_pair_op.replay = lambda s: lambda a, b: _pair_kernel(a, b, s)
+_reduce_op.replay = lambda s: lambda x: _reduce_kernel(x, s)
+_embed_op.replay = lambda s: lambda g: _embed_kernel(g, s)
 
 
 # ---- planning ---------------------------------------------------------------------------

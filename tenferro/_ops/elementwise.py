@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from .._engine import apply1, as_view
+from .._engine import apply1, as_view, note_escape
 from .._errors import DTypeError
 from .._kernels import load as _load_kernel
 from .._tensor import Tensor
@@ -147,7 +147,7 @@ asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh
 
 _neg_op = defop("negative", lambda ctx, needs, gs, xs, ys: (-gs[0],),
                 lambda ctx, ts, xs, ys: (-ts[0],), kernel=_tape.VJP_NEGATIVE)
-_neg_op.replay = lambda ctx, xs: ((_arr(np.negative(xs[0])),), ctx)
+_neg_op.replay = lambda ctx: np.negative
 
 
 def negative(x: ArrayLike, /) -> Tensor:
@@ -874,6 +874,7 @@ def _nondiff_binary(name: str, ufunc: np.ufunc, method: str | None = None,
         except TypeError as e:   # no loop for this pair of dtypes (uint64 with int64...)
             raise DTypeError(f"{name} is not defined for {a.dtype} and {b.dtype} ({e}); "
                              "convert one operand with astype(...)") from None
+        note_escape(name, a, b)
         return Tensor._wrap(_arr(out))
 
     # -> Any: the result is a Tensor or NotImplemented (which mypy types as Any)
@@ -905,6 +906,7 @@ def _nondiff_unary(name: str, ufunc: np.ufunc, method: str | None = None,
         x = to_tensor(x)
         if kinds is not None:
             _check_kinds(name, kinds, x)
+        note_escape(name, x)
         return Tensor._wrap(_arr(ufunc(x._data)))
 
     f.__name__ = f.__qualname__ = name

@@ -22,6 +22,7 @@ rules themselves (``vjp_a``/``vjp_b``/``vjp_both``/``jvp``) and keeps them.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, Sequence
 
@@ -122,9 +123,9 @@ def unary(name: str, ufunc: Callable[..., Any], deriv: Callable[[Any, Any], Any]
     vjp, jvp = unary_rules(deriv, quiet_rules)
     op = defop(op_name or name, vjp, jvp, complex=complex, kernel=kernel, doc=op_doc)
     if same_dtype:
-        op.replay = lambda ctx, xs: ((cast(compute(xs[0]), xs[0].dtype),), ctx)
+        op.replay = lambda ctx: lambda x: cast(compute(x), x.dtype)
     else:
-        op.replay = lambda ctx, xs: ((arr(compute(xs[0])),), ctx)
+        op.replay = lambda ctx: compute
     fast_kinds = "fc" if complex else "f"
     if not complex and check is None:
         def check(x: Tensor) -> None:
@@ -263,12 +264,12 @@ def constant(s: Any, dt: np.dtype[Any]) -> Any:
 
 def _replay_right(ufunc: Callable[..., Any]) -> Rule:
     """Op.replay of ``x ∘ c`` with the constant c in ctx (tenferro/compile.py)."""
-    return lambda ctx, xs: ((arr(ufunc(xs[0], ctx)),), ctx)
+    return lambda c: lambda x: ufunc(x, c)
 
 
 def _replay_left(ufunc: Callable[..., Any]) -> Rule:
     """Op.replay of ``c ∘ x`` with the constant c in ctx."""
-    return lambda ctx, xs: ((arr(ufunc(ctx, xs[0])),), ctx)
+    return lambda c: functools.partial(ufunc, c)
 
 
 # ndarrays and NumPy scalars (c0 * t for an np.float64 c0: NumPy's scalars are not weak,
@@ -362,10 +363,10 @@ def binary(name: str, ufunc: Callable[..., Any], derivs: Derivs | None = None, *
     op = defop(op_name or name, vjp, jvp_rule, complex=complex, kernel=kernels[0],
                doc=op_doc)
     if same_dtype:
-        op.replay = lambda ctx, xs: (
-            (cast(ufunc(xs[0], xs[1]), np.result_type(xs[0].dtype, xs[1].dtype)),), ctx)
+        op.replay = lambda ctx: lambda a, b: cast(ufunc(a, b), np.result_type(a.dtype,
+                                                                                b.dtype))
     else:
-        op.replay = lambda ctx, xs: ((arr(ufunc(xs[0], xs[1])),), ctx)
+        op.replay = lambda ctx: ufunc
     if real_only and check is None:
         def check(a: Tensor, b: Tensor) -> None:
             require_real(name, a, b)

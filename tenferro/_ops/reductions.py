@@ -46,7 +46,7 @@ import operator
 import numpy as np
 
 from .. import _dtypes
-from .._engine import apply1, sum_small
+from .._engine import apply1, note_escape, sum_small
 from .._errors import DTypeError, ShapeError
 from .._kernels import load as _load_kernel
 from .._tensor import Tensor
@@ -168,9 +168,12 @@ def _sum_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _sum_op = defop("sum", _sum_vjp, _sum_jvp, kernel=_load_kernel("tape").VJP_SUM)
 # (tf.compile's replay: ctx None is the sum of all entries, NumPy's pairwise sum that
 # sum_small computes too; else (axes, keepdims))
-_sum_op.replay = lambda ctx, xs: (
-    (np.asarray(np.add.reduce(xs[0], None)) if ctx is None
-     else np.asarray(xs[0].sum(axis=ctx[0], keepdims=ctx[1])),), ctx)
+_sum_op.replay = lambda ctx: (
+    _sum_all if ctx is None else operator.methodcaller("sum", axis=ctx[0], keepdims=ctx[1]))
+
+
+def _sum_all(x: Any) -> Any:
+    return np.add.reduce(x, None)
 
 
 def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
@@ -1019,6 +1022,7 @@ def _logical(name: str, np_fn: Callable[..., Any]) -> _Reduction:
           keepdims: bool = False) -> Tensor:
         t: Tensor = to_tensor(x)
         axes = normalize_axis(axis, t.ndim)
+        note_escape(name, t)
         return Tensor._wrap(np.asarray(np_fn(t._data, axis=axes, keepdims=keepdims)))
 
     f.__name__ = f.__qualname__ = name

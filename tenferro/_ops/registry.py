@@ -40,7 +40,7 @@ NONDIFF: set[Any] = set()  # numpy ufuncs/functions whose result does not depend
 class Op:
     """A differentiable primitive: its name, rules and what it supports."""
     __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc",
-                 "kernel", "replay")
+                 "kernel", "replay", "replay_ctx")
 
     def __init__(self, name: str, vjp: Callable[..., Any] | None,
                  jvp: Callable[..., Any] | None, *, nondiff: Iterable[int] = (),
@@ -59,13 +59,16 @@ class Op:
         # written; it computes exactly what ``vjp`` computes, or declines. The compiled
         # tape reads it, the twin runs ``vjp`` always.
         self.kernel = kernel
-        # ``replay(ctx, xs) -> (outs, ctx)``: the primal again on new input arrays ``xs``
-        # (the op's static parameters read from the ``ctx`` it recorded, the ``ctx`` of the
-        # new values returned), for tf.compile's replay (tenferro/compile.py); None: the op
-        # cannot be replayed, and a function that uses it runs eagerly. It must raise where
-        # the op would (singular, not positive definite, non-finite input): the call is
-        # then run eagerly, which raises the op's own error.
-        self.replay: Callable[..., Any] | None = None
+        # tf.compile's replay (tenferro/compile.py): ``replay(ctx)`` gives ``fn`` with
+        # ``fn(*xs)`` the op's output array(s) for new input arrays ``xs`` (the op's
+        # static parameters read from the ``ctx`` it recorded), as apply1/apply would get
+        # them; with ``replay_ctx`` true, ``(outputs, ctx)`` where ctx holds values (a
+        # factorization). None: the op cannot be replayed, and a function that uses it
+        # runs eagerly. fn must raise where the op would (singular, not positive
+        # definite, non-finite input): the call then runs eagerly, which raises the op's
+        # own error.
+        self.replay: Callable[[Any], Callable[..., Any]] | None = None
+        self.replay_ctx = False
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"

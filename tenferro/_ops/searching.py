@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 
 import numpy as np
 
+from .._engine import note_escape
 from .._errors import DTypeError, IndexingError, ShapeError
 from .._tensor import Tensor
 from .reductions import normalize_axis
@@ -59,6 +60,7 @@ def _arg_extremum(name: str, method: Callable[..., Any]) -> _ArgReduction:
         if (d.size == 0 if axis is None else d.shape[axis] == 0):
             raise ShapeError(f"{name} of an empty tensor (shape {d.shape}, axis={axis!r}): "
                              f"there is no {word} to point at; search non-empty axes only")
+        note_escape(name, t)
         return _int64(method(d, axis=axis, keepdims=keepdims))
 
     f.__name__ = f.__qualname__ = name
@@ -93,6 +95,7 @@ def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
     t: Tensor = to_tensor(x)
     d = t._data
     axes = normalize_axis(axis, d.ndim)
+    note_escape("count_nonzero", t)
     return _int64(np.count_nonzero(d, axis=axes, keepdims=keepdims))
 
 
@@ -104,6 +107,7 @@ def nonzero(x: ArrayLike, /) -> tuple[Tensor, ...]:
     if d.ndim == 0:
         raise ShapeError("nonzero of a 0-d tensor is not defined (it has no axes to index); "
                          "use tf.reshape(x, (1,)) or test the value with bool(x)")
+    note_escape("nonzero", t)
     return tuple(_int64(i) for i in np.nonzero(d))
 
 
@@ -147,6 +151,7 @@ def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: Literal["left", "righ
             raise IndexingError(f"searchsorted: sorter holds an index out of range for x1 of "
                              f"length {d.size}")
         sorter = s
+    note_escape("searchsorted", t1, x2)
     return _int64(np.searchsorted(d, x2, side=side, sorter=sorter))
 
 

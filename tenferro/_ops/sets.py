@@ -25,7 +25,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._engine import apply1
+from .._engine import apply1, note_escape
 from .._tensor import Tensor
 from .registry import register
 from ._util import to_tensor
@@ -54,6 +54,7 @@ def _int64(a: Any) -> Tensor:
 
 def _unique(x: ArrayLike, inverse: bool, counts: bool) -> list[Tensor]:
     t: Tensor = to_tensor(x)
+    note_escape("unique", t)     # which entries are distinct depends on the values
     flat = ravel(t)
     # numpy's stubs overload unique only on Literal flags (no plain-bool variant)
     res = np.unique(flat._data, return_index=True,  # type: ignore[call-overload]

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 
 import numpy as np
 
-from .._engine import apply1
+from .._engine import apply1, note_escape
 from .._errors import DTypeError
 from .._tensor import Tensor
 from .._rule_api import has_node_or_tangent
@@ -120,6 +120,7 @@ def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
     _check_sortable("argsort", t)
     d = t._data
     axis = _axis(axis, d.ndim)
+    note_escape("argsort", t)
     return Tensor._wrap(_argsort_np(d, axis, descending).astype(np.int64, copy=False))
 
 

@@ -26,7 +26,7 @@ import operator
 
 import numpy as np
 
-from .._engine import _cast_like, apply1, as_view
+from .._engine import _cast_like, apply1, as_view, note_escape
 from .._sparse import ScatterKind, SparseCotangent, set_graph_densify
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
@@ -75,7 +75,7 @@ def _axes(axes: Any, ndim: int, name: str = "axis") -> tuple[int, ...]:
 # (ctx: the output's shape, for tf.compile's replay)
 _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[0].shape),),
                     lambda ctx, ts, xs, ys: (ts[0].reshape(ys[0].shape),))
-_reshape_op.replay = lambda ctx, xs: ((xs[0].reshape(ctx),), ctx)
+_reshape_op.replay = lambda shape: operator.methodcaller("reshape", shape)
 
 
 def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
@@ -263,7 +263,7 @@ _transpose_op = defop(
     "transpose",
     lambda ctx, needs, gs, xs, ys: (np.transpose(gs[0], _inverse(ctx)),),
     lambda ctx, ts, xs, ys: (np.transpose(ts[0], ctx),))
-_transpose_op.replay = lambda ctx, xs: ((xs[0].transpose(ctx),), ctx)
+_transpose_op.replay = lambda perm: operator.methodcaller("transpose", perm)
 
 
 def _permuted(x: Tensor, perm: tuple[int, ...]) -> Tensor:
@@ -456,7 +456,7 @@ def _getitem_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 _getitem_op = defop(
     "getitem", _getitem_vjp,
     lambda ctx, ts, xs, ys: (_gather(ts[0], ctx[0]),))
-_getitem_op.replay = lambda ctx, xs: ((_as_array(xs[0][ctx[0]]),), ctx)
+_getitem_op.replay = lambda ctx: operator.itemgetter(ctx[0])
 
 
 # ---- the sum of many gathers' adjoints ---------------------------------------------------
@@ -565,7 +565,7 @@ def _stack_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 _stack_op = defop("stack", _stack_vjp,
                   lambda ctx, ts, xs, ys: (np.stack(_zeros_for(ts, xs, ys[0].dtype), ctx),))
-_stack_op.replay = lambda ctx, xs: ((np.stack(xs, ctx),), ctx)
+_stack_op.replay = lambda axis: lambda *xs: np.stack(xs, axis)
 
 
 def _tensors(tensors: Any, name: str) -> tuple[Tensor, ...]:
@@ -716,8 +716,8 @@ _embed_op = defop("diag_embed",
                   lambda ctx, needs, gs, xs, ys: (_diagonal(gs[0], ctx[1]),),
                   lambda ctx, ts, xs, ys: (_embed(ts[0], *ctx),))
 # (tf.compile's replay; a diagonal is NumPy's read-only view, as the op's own)
-_diagonal_op.replay = lambda ctx, xs: ((np.diagonal(xs[0], *ctx),), ctx)
-_embed_op.replay = lambda ctx, xs: ((_embed_np(xs[0], *ctx),), ctx)
+_diagonal_op.replay = lambda diag: operator.methodcaller("diagonal", *diag)
+_embed_op.replay = lambda ctx: lambda g: _embed_np(g, *ctx)
 
 
 def diagonal(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
@@ -835,11 +835,7 @@ def _matmul_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 
 
 _matmul_op = defop("matmul", _matmul_vjp, _matmul_jvp)
-_matmul_op.replay = lambda ctx, xs: ((_as_array(np.matmul(xs[0], xs[1])),), ctx)
-
-
-def _as_array(out: Any) -> NDArray[Any]:
-    return out if type(out) is np.ndarray else np.asarray(out)
+_matmul_op.replay = lambda ctx: np.matmul
 
 
 def _matmul_error(sa: tuple[int, ...], sb: tuple[int, ...]) -> ShapeError:
@@ -983,6 +979,7 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
         raise DTypeError(f"astype: casting complex ({src}) to real ({dt}) would drop the "
                          "imaginary part; take .real (or abs()) first if that is what you mean")
     if dt not in _dtypes.DIFFERENTIABLE:
+        note_escape("astype", t)
         return Tensor._wrap(t._data.astype(dt))
     y: Tensor = apply1(_astype_op, (t,), t._data.astype(dt))
     return y

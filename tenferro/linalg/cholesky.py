@@ -104,13 +104,16 @@ def _cholesky_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _cholesky_op = defop("cholesky", _cholesky_vjp, _cholesky_jvp)
 
 
-def _replay(upper: Any, xs: Any) -> Any:
+def _replay(upper: Any) -> Any:
     """tf.compile's replay: potrf raises where cholesky does (not positive definite); a
     non-finite input raises too (cholesky's finiteness check)."""
-    d = xs[0]
-    if d.size == 0 or not np.isfinite(d).all():
-        raise FloatingPointError("empty or non-finite input: cholesky runs eagerly")
-    return (_lapack.potrf(d, lower=not upper),), upper
+    lower = not upper
+
+    def fn(d: Any) -> Any:
+        if d.size == 0 or not np.isfinite(d).all():
+            raise FloatingPointError("empty or non-finite input: cholesky runs eagerly")
+        return _lapack.potrf(d, lower=lower)
+    return fn
 
 
 _cholesky_op.replay = _replay

@@ -56,7 +56,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._kernels import load as load_kernel
-from .._engine import apply, apply1
+from .._engine import apply, apply1, note_escape
 from .._errors import LinAlgError
 from .._ops.reductions import _excl
 from .._ops.registry import defop, register
@@ -385,6 +385,7 @@ def slogdet(a: ArrayLike, *, check_finite: bool = True) -> SlogdetResult:
         sign, logabs, ctx = r[2], r[3], (r[0], r[1], r[4])
     if d.dtype.kind == "c":
         return _tuple_new(SlogdetResult, apply(_slogdet_complex_op, (a,), (sign, logabs), ctx))
+    note_escape("slogdet's sign", a)
     return _tuple_new(SlogdetResult, (_wrap(sign, None, 0),
                                       apply1(_slogdet_real_op, (a,), logabs, ctx)))
 

@@ -550,15 +550,16 @@ def _norm2_all(d: Any) -> Any:
     return math.sqrt(s) if type(s) is np.float64 else np.sqrt(s)
 
 
-def _replay_vnorm(ctx: Any, xs: Any) -> Any:
+def _replay_vnorm(ctx: Any) -> Any:
     """tf.compile's replay of vector_norm (ctx None: all entries, else (p, axes,
     keepdims)); a non-finite result raises, as the op's finiteness check would."""
-    d = xs[0]
-    out = np.asarray(_norm2_all(d) if ctx is None else
-                     _vnorm_np(d, ctx[0], ctx[1], ctx[2], "tf.linalg.vector_norm"))
-    if not np.isfinite(out).all():
-        raise FloatingPointError("non-finite norm")
-    return (out,), ctx
+    def fn(d: Any) -> Any:
+        out = np.asarray(_norm2_all(d) if ctx is None else
+                         _vnorm_np(d, ctx[0], ctx[1], ctx[2], "tf.linalg.vector_norm"))
+        if not np.isfinite(out).all():
+            raise FloatingPointError("non-finite norm")
+        return out
+    return fn
 
 
 _vnorm_op.replay = _replay_vnorm

@@ -45,7 +45,7 @@ import operator
 
 import numpy as np
 
-from .._engine import apply1
+from .._engine import apply1, note_escape
 from .._errors import DTypeError, ShapeError
 from .._ops import structure as _structure
 from .._ops._util import (bilinear_jvp, broadcast_shape, conj, operands, to_tensor,
@@ -358,6 +358,7 @@ def matrix_rank(x: ArrayLike, /, *, rtol: ArrayLike | None = None,
         # s is descending: s[..., :1] is s_max of each matrix
         rank = np.count_nonzero(s > s[..., :1] * r[..., None], axis=-1)
         rank = np.asarray(rank, dtype=np.int64)
+    note_escape("matrix_rank", x)
     return Tensor._wrap(rank)
 
 

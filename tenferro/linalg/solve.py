@@ -220,10 +220,14 @@ def solve(a: ArrayLike, b: ArrayLike, *, check_finite: bool = True) -> Tensor:
     return apply1(_solve_op, (a, b), x, ctx=(lu, piv, vector))
 
 
-def _replay(ctx: Any, xs: Any) -> Any:
-    """tf.compile's replay of solve: factor and solve the new values (ctx: their factors);
-    singular or non-finite input raises, as solve does."""
-    ad, bd = xs
+def _replay(ctx: Any) -> Any:
+    """tf.compile's replay of solve: factor and solve the new values, returning their
+    factors as the new ctx (replay_ctx); singular or non-finite input raises, as solve
+    does."""
+    return _replay_solve
+
+
+def _replay_solve(ad: Any, bd: Any) -> Any:
     vector, bm, batch, dt = right_hand_side(_SOLVE, ad, bd, "n", "{}", "", True)
     if ad.shape[-1] == 0 or 0 in batch + bm.shape[-2:] or not np.isfinite(ad).all():
         raise FloatingPointError("empty or non-finite input: solve runs eagerly")
@@ -231,10 +235,11 @@ def _replay(ctx: Any, xs: Any) -> Any:
     x = _lu_solve(lu, piv, bm)
     if vector:
         x = x[..., 0]
-    return (x,), (lu, piv, vector)
+    return x, (lu, piv, vector)
 
 
 _solve_op.replay = _replay
+_solve_op.replay_ctx = True
 
 
 # ---- inv ---------------------------------------------------------------------------------

@@ -559,13 +559,16 @@ _svd_op = defop("svd", _svd_vjp, _svd_jvp,
                 doc="a = u diag(s) vt; docs/rules.md#svd (broadened F, gauge check)")
 
 
-def _replay(ctx: Any, xs: Any) -> Any:
+def _replay(ctx: Any) -> Any:
     """tf.compile's replay (reverse mode only: forward mode runs eagerly, where the
     degenerate blocks adapt to the tangent); empty or non-finite input runs eagerly."""
-    d = xs[0]
-    if d.size == 0 or not np.isfinite(d).all():
-        raise FloatingPointError("empty or non-finite input: svd runs eagerly")
-    return tuple(_lapack.svd(d, full_matrices=ctx[0])), ctx
+    full = ctx[0]
+
+    def fn(d: Any) -> Any:
+        if d.size == 0 or not np.isfinite(d).all():
+            raise FloatingPointError("empty or non-finite input: svd runs eagerly")
+        return tuple(_lapack.svd(d, full_matrices=full))
+    return fn
 
 
 _svd_op.replay = _replay

@@ -245,15 +245,17 @@ def _solve_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _solve_op = defop("solve_triangular", _solve_vjp, _solve_jvp)
 
 
-def _replay(ctx: Any, xs: Any) -> Any:
+def _replay(ctx: Any) -> Any:
     """tf.compile's replay (ctx: lower, trans, unit, left, vector); an exactly zero
     diagonal entry or a non-finite input raises, as solve_triangular does."""
     lower, t, unit, left, vec = ctx
-    a, b = xs
-    if not (np.isfinite(a).all() and np.isfinite(b).all()):
-        raise FloatingPointError("non-finite input: solve_triangular runs eagerly")
-    out = _primal(a, _as_mat(b, vec, left), lower, t, unit, left, check=not unit)
-    return (_from_mat(out, vec, left),), ctx
+
+    def fn(a: Any, b: Any) -> Any:
+        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+            raise FloatingPointError("non-finite input: solve_triangular runs eagerly")
+        out = _primal(a, _as_mat(b, vec, left), lower, t, unit, left, check=not unit)
+        return _from_mat(out, vec, left)
+    return fn
 
 
 _solve_op.replay = _replay
