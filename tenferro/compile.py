@@ -117,7 +117,7 @@ class Compiled:
         return self.f(*args, **kwargs)
 
     def _replay(self, trace: Trace, key: Any, args: tuple[Any, ...],
-                kwargs: dict[str, Any], traced: list[int]) -> Any:
+                kwargs: dict[str, Any], traced: list[int], fresh: bool = False) -> Any:
         ins = [args[i] for i in traced]
         arrays = [x._data if isinstance(x, Tensor) else x for x in ins]
         grad = wants_grad(ins)
@@ -136,7 +136,8 @@ class Compiled:
             # replay's check is stricter than the op's, gives its result)
             return self._eager(args, kwargs)
         self.replays += 1
-        trace.guard_failures = 0
+        if not fresh:
+            trace.guard_failures = 0      # a replay of an older recording: guards held
         return self._wrap(trace, outs, run, args, kwargs, traced, ins, grad)
 
     def _wrap(self, trace: Trace, outs: list[Any], run: Any, args: tuple[Any, ...],
@@ -187,7 +188,7 @@ class Compiled:
             return self._eager(args, kwargs)
         trace.guard_failures = guard_failures
         self._cache[key] = trace
-        return self._replay(trace, key, args, kwargs, traced)
+        return self._replay(trace, key, args, kwargs, traced, fresh=True)
 
 
 def compile(f: Callable[..., Any]) -> Compiled:
