@@ -89,9 +89,11 @@ def kalman_nll(theta, ys):
     return nll
 
 
-def kalman_value_and_grad(ys):
-    """NumPy in, NumPy out: ``theta -> (nll, gradient)`` for scipy.optimize."""
-    return tf.value_and_grad(lambda theta: kalman_nll(theta, ys))
+def kalman_value_and_grad(ys, compiled=False):
+    """NumPy in, NumPy out: ``theta -> (nll, gradient)`` for scipy.optimize; with
+    ``compiled``, of ``tf.compile`` of the NLL (recorded on the first call, replayed)."""
+    nll = lambda theta: kalman_nll(theta, ys)  # noqa: E731
+    return tf.value_and_grad(tf.compile(nll) if compiled else nll)
 
 
 def kalman_hessian(ys):
@@ -142,10 +144,13 @@ def ctmrg_lnz(beta, chi, steps):
     return tf.log(z1) + tf.log(z4) - 2 * tf.log(z2)
 
 
-def ctmrg_value_and_grad(beta, chi, steps):
-    """(ln Z / N, d(ln Z / N)/d beta) as floats."""
+ctmrg_lnz_compiled = tf.compile(ctmrg_lnz)    # beta traced; chi and steps static
+
+
+def ctmrg_value_and_grad(beta, chi, steps, compiled=False):
+    """(ln Z / N, d(ln Z / N)/d beta) as floats (``compiled``: by tf.compile's replay)."""
     b = tf.tensor(beta, requires_grad=True)
-    lnz = ctmrg_lnz(b, chi, steps)
+    lnz = (ctmrg_lnz_compiled if compiled else ctmrg_lnz)(b, chi, steps)
     (g,) = tf.grad([lnz], [b])
     return lnz.item(), g.item()
 
@@ -169,6 +174,23 @@ class Kalman:
 
     def time_value_and_grad(self, steps):
         self.vg(THETA0)
+
+
+class KalmanCompiled:
+    """Value and gradient by tf.compile's replay (T = 10 and 300; recorded in setup)."""
+    params = [[10, 300]]
+    param_names = ["steps"]
+
+    def setup(self, steps):
+        self.vg = kalman_value_and_grad(kalman_data(steps), compiled=True)
+        self.vg(THETA0)
+
+    def time_value_and_grad(self, steps):
+        self.vg(THETA0)
+
+    def time_fit(self, steps):
+        """The L-BFGS-B fit with a fresh tf.compile (its recording included)."""
+        kalman_fit(None, kalman_value_and_grad(kalman_data(steps), compiled=True))
 
 
 class KalmanSecondOrder:
@@ -199,9 +221,14 @@ class CTMRG:
 
     def setup(self, size):
         self.chi, self.steps = map(int, size.split("x"))
+        ctmrg_value_and_grad(BETA, self.chi, self.steps, compiled=True)   # records
 
     def time_value_and_grad(self, size):
         ctmrg_value_and_grad(BETA, self.chi, self.steps)
+
+    def time_value_and_grad_compiled(self, size):
+        """By tf.compile's replay (recorded in setup)."""
+        ctmrg_value_and_grad(BETA, self.chi, self.steps, compiled=True)
 
 
 def _check():

@@ -1083,7 +1083,8 @@ def apply(op, inputs, outs, ctx=None):
 # _ops/elementwise.py, _ops/reductions.py and linalg/matfuncs.py (op.kernel; the
 # backward passes read it). tape_twin.py exports the same codes and has no kernels.
 
-from numpy import cos as _np_cos, empty as _np_empty, sin as _np_sin, zeros as _np_zeros
+from numpy import (cos as _np_cos, empty as _np_empty, multiply as _np_multiply,
+                   sin as _np_sin, zeros as _np_zeros)
 
 cpdef enum:
     # one input x, ctx None (1-7) or a real scalar s (8-12); the order of the codes is
@@ -1113,6 +1114,10 @@ cpdef enum:
     VJP_ARRAY_OVER_X = 21   # −ḡ·(y/x)            (y = c / x)
     # the 2-norm of every entry (ctx None, 0-d output)
     VJP_NORM2_ALL = 22      # x·(ḡ/y), 0 at y = 0
+    # y = a @ b with 1-D or 2-D real a, b of y's dtype
+    VJP_MATMUL = 23         # (ḡ bᵀ, aᵀ ḡ), outer products for 1-D operands
+    # y = xᵀ of a 2-D x (ctx (1, 0))
+    VJP_TRANSPOSE2 = 24     # ḡᵀ
 
 
 cdef inline bint _real_like(object a, cnp.PyArray_Descr* dtype):
@@ -1142,6 +1147,41 @@ cdef object _broadcast_view(cnp.ndarray g, cnp.ndarray x):
     return v
 
 
+cdef object _matmul_kernel(tuple needs, object g, object a, object b,
+                           cnp.PyArray_Descr* dt):
+    """_ops/structure.py's _matmul_vjp_2d for real a, b of y's dtype (the same products)."""
+    cdef int na, nb
+    if not (_real_like(a, dt) and _real_like(b, dt)):
+        return None
+    na = cnp.PyArray_NDIM(<cnp.ndarray>a)
+    nb = cnp.PyArray_NDIM(<cnp.ndarray>b)
+    if na > 2 or nb > 2:
+        return None
+    ga = gb = None
+    if na == 2:
+        if nb == 2:                                        # (m, k) @ (k, n)
+            if needs[0]:
+                ga = g @ b.T
+            if needs[1]:
+                gb = a.T @ g
+        else:                                              # (m, k) @ (k,)
+            if needs[0]:
+                ga = _np_multiply.outer(g, b)
+            if needs[1]:
+                gb = a.T @ g
+    elif nb == 2:                                          # (k,) @ (k, n)
+        if needs[0]:
+            ga = b @ g
+        if needs[1]:
+            gb = _np_multiply.outer(a, g)
+    else:                                                  # (k,) @ (k,)
+        if needs[0]:
+            ga = g * b
+        if needs[1]:
+            gb = a * g
+    return (ga, gb)
+
+
 def vjp_kernel(int kernel, object ctx, tuple needs, object g, tuple xs, tuple ys):
     """Cotangents by the compiled pullback ``kernel`` (a VJP_* code) of an op's rule, or
     None when the kernel does not cover this case and the op's Python rule must run."""
@@ -1158,6 +1198,12 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
     if not cnp.PyArray_ISFLOAT(<cnp.ndarray>y) or not _real_like(g, dt):
         return None
     x = xs[0]
+    if kernel == VJP_MATMUL:
+        return _matmul_kernel(needs, g, x, xs[1], dt)
+    if kernel == VJP_TRANSPOSE2:
+        if ctx != (1, 0) or not _real_like(x, dt):
+            return None
+        return (g.T,)
     if kernel == VJP_NORM2_ALL:
         # x̄ = x·(n̄/n) with the scalar a C double, as _vnorm_vjp computes it in Python
         # floats (0 at n = 0); other norms (ctx set) and complex x take the rule

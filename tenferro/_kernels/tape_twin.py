@@ -661,6 +661,8 @@ VJP_ARRAY_NEGATED = 19
 VJP_ARRAY_OVER = 20
 VJP_ARRAY_OVER_X = 21
 VJP_NORM2_ALL = 22
+VJP_MATMUL = 23
+VJP_TRANSPOSE2 = 24
 
 
 def vjp_kernel(kernel: int, ctx: Any, needs: tuple[bool, ...], g: Any, xs: tuple[Any, ...],

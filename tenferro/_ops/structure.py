@@ -27,6 +27,7 @@ import operator
 import numpy as np
 
 from .._engine import _cast_like, apply1, as_view, note_escape
+from .._kernels import load as _load_kernel
 from .._sparse import ScatterKind, SparseCotangent, set_graph_densify
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
@@ -71,6 +72,9 @@ def _axes(axes: Any, ndim: int, name: str = "axis") -> tuple[int, ...]:
 
 
 # ---- reshape family ---------------------------------------------------------------------
+
+# the tape's compiled pullbacks (tape.pyx vjp_kernel) that ops here declare
+_tape = _load_kernel("tape")
 
 # (ctx: the output's shape, for tf.compile's replay)
 _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[0].shape),),
@@ -262,7 +266,7 @@ def _inverse(perm: Sequence[int]) -> tuple[int, ...]:
 _transpose_op = defop(
     "transpose",
     lambda ctx, needs, gs, xs, ys: (np.transpose(gs[0], _inverse(ctx)),),
-    lambda ctx, ts, xs, ys: (np.transpose(ts[0], ctx),))
+    lambda ctx, ts, xs, ys: (np.transpose(ts[0], ctx),), kernel=_tape.VJP_TRANSPOSE2)
 _transpose_op.replay = lambda perm: operator.methodcaller("transpose", perm)
 
 
@@ -834,7 +838,7 @@ def _matmul_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     return (out,)
 
 
-_matmul_op = defop("matmul", _matmul_vjp, _matmul_jvp)
+_matmul_op = defop("matmul", _matmul_vjp, _matmul_jvp, kernel=_tape.VJP_MATMUL)
 _matmul_op.replay = lambda ctx: np.matmul
 
 

@@ -59,7 +59,8 @@ def test_ops_declare_the_codes_the_tape_exports():
     assert set(KERNELS.values()) == set(CODES.values())
     assert len(set(CODES.values())) == len(CODES)
     # the ops of the tests below (and nothing else) declare a kernel
-    assert set(KERNELS) == set(UNARY + SCALAR + BINARY + ARRAY + ["vector_norm"])
+    assert set(KERNELS) == set(UNARY + SCALAR + BINARY + ARRAY
+                               + ["vector_norm", "matmul", "transpose"])
     # the twin exports the same codes (an op declares one whichever tape load() picks;
     # the twin has no kernels: under TENFERRO_PURE_PYTHON=1 the ops run their rules)
     assert {n: getattr(tape_twin, n) for n in dir(tape_twin) if n.startswith("VJP_")} == CODES
@@ -113,6 +114,40 @@ def test_array_kernels_equal_their_rules(name, shapes, dtype):
     got = tape.vjp_kernel(KERNELS[name], c, (True,), g, (x,), (y,))
     assert got is not None
     _same(got, op.vjp(c, (True,), (g,), (x,), (y,)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)),
+                                    ((4,), (4,)), ((1, 1), (1, 5))])
+def test_matmul_kernel_equals_its_rule(shapes, needs, dtype):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shapes[0]).astype(dtype)
+    b = rng.standard_normal(shapes[1]).astype(dtype)
+    y = np.asarray(a @ b)
+    g = np.asarray(rng.standard_normal(y.shape)).astype(dtype)
+    got = tape.vjp_kernel(KERNELS["matmul"], None, needs, g, (a, b), (y,))
+    assert got is not None
+    _same(got, OPS["matmul"].vjp(None, needs, (g,), (a, b), (y,)))
+
+
+def test_matmul_and_transpose_kernels_decline_what_they_do_not_cover():
+    rng = np.random.default_rng(5)
+    code = KERNELS["matmul"]
+    for a, b in [(rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 2))),   # batched
+                 (rng.standard_normal((3, 4)).astype(np.float32),                # mixed
+                  rng.standard_normal((4, 2))),
+                 (rng.standard_normal((3, 4)) + 1j, rng.standard_normal((4, 2)))]:  # complex
+        y = np.asarray(a @ b)
+        g = np.ones(y.shape, y.dtype)
+        assert tape.vjp_kernel(code, None, (True, True), g, (a, b), (y,)) is None
+    x = rng.standard_normal((3, 4))
+    (got,) = tape.vjp_kernel(KERNELS["transpose"], (1, 0), (True,), x.T.copy(), (x,), (x.T,))
+    _same((got,), OPS["transpose"].vjp((1, 0), (True,), (x.T.copy(),), (x,), (x.T,)))
+    x3 = rng.standard_normal((2, 3, 4))
+    y3 = x3.transpose((2, 0, 1))
+    assert tape.vjp_kernel(KERNELS["transpose"], (2, 0, 1), (True,), y3.copy(), (x3,),
+                           (y3,)) is None
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
