@@ -39,6 +39,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+import numpy as np
+
 from ._capture import (Decline, GuardFailed, Trace, build, forward_mode_active, recording,
                        signature, traced_leaves, verify, wants_grad)
 from ._engine import apply
@@ -93,9 +95,11 @@ class Compiled:
         self.eager_calls = 0   # calls run eagerly (declined, forward mode, failures)
         functools.update_wrapper(self, f)
 
-    def explain(self) -> dict[Any, str]:
-        """Per input signature: ``"replayed"``, or why its calls run eagerly."""
-        return {k: ("replayed" if isinstance(v, Trace) else v) for k, v in self._cache.items()}
+    def explain(self) -> dict[str, str]:
+        """Per input signature (the traced arguments' dtypes and shapes, the static
+        arguments' values): ``"replayed"``, or why its calls run eagerly."""
+        return {_describe(k): ("replayed" if isinstance(v, Trace) else v)
+                for k, v in self._cache.items()}
 
     def __repr__(self) -> str:
         return f"<tf.compile of {getattr(self.f, '__name__', self.f)!r}>"
@@ -189,6 +193,20 @@ class Compiled:
         trace.guard_failures = guard_failures
         self._cache[key] = trace
         return self._replay(trace, key, args, kwargs, traced, fresh=True)
+
+
+def _describe(key: Any) -> str:
+    """A signature as ``(float64[5], int64[3]=..., 2, mode='x')``."""
+    parts = []
+    for p in key[:-1]:
+        if p[0] == "t":
+            parts.append(f"{np.dtype(p[2]).name}[{','.join(map(str, p[1]))}]")
+        elif p[0] == "a":
+            parts.append(f"{np.dtype(p[2]).name}[{','.join(map(str, p[1]))}]=...")
+        else:
+            parts.append(repr(p[2]))
+    parts += [f"{k}={v!r}" for k, v in key[-1]]
+    return "(" + ", ".join(parts) + ")"
 
 
 def compile(f: Callable[..., Any]) -> Compiled:

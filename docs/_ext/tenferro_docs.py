@@ -51,7 +51,8 @@ SUBMODULES = [
     ("tenferro.testing", "Testing derivatives"),
 ]
 # Modules whose every public name is re-exported at top level: documented there.
-TOP_LEVEL_ONLY = ("tenferro.autograd", "tenferro.custom", "tenferro.builders")
+TOP_LEVEL_ONLY = ("tenferro.autograd", "tenferro.custom", "tenferro.builders",
+                  "tenferro.compile")
 
 # Section titles of the top-level page, by the module that defines a name.
 SECTIONS = [
@@ -69,6 +70,7 @@ SECTIONS = [
     ("tenferro.autograd", "Reverse mode (autograd)"),
     ("tenferro.forward", "Forward mode and Hessian-vector products"),
     ("tenferro.custom", "Custom derivative rules, roots and fixed points"),
+    ("tenferro.compile", "Recording and replaying a function (``tf.compile``)"),
     ("tenferro.builders", "Builders (the Rust API's spelling)"),
     ("tenferro.linalg", "Builders of linear algebra ops (``tf.svd_ad(a).run()``)"),
     ("tenferro._errors", "Errors"),
@@ -425,6 +427,7 @@ OP_FAMILY_BY_MODULE = [          # (module of the rules, anchor)
     ("tenferro.special", "special-functions"),
     ("tenferro.custom", "transforms-and-user-rules"),
     ("tenferro.functional", "transforms-and-user-rules"),
+    ("tenferro.compile", "transforms-and-user-rules"),
 ]
 
 
