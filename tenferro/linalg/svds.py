@@ -1,0 +1,2 @@
+"""tf.linalg.svds (placeholder, written next)."""
+__all__: list[str] = []
