@@ -19,15 +19,19 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from .._engine import apply1
 from .._errors import DTypeError, LinAlgError, ShapeError, UnsupportedADError
 from .._ops._util import floating, to_tensor
-from .._rule_api import detached, is_tracked, nested_vjp, outside_dual_level
+from .._ops.registry import defop
+from .._ops.structure import stack
+from .._rule_api import Cut, detached, is_tracked, nested_vjp, outside_dual_level
 from .._tensor import Tensor
-from ..autograd import no_grad
+from ..autograd import enable_grad, grad, no_grad
 from ..forward import dual_level, make_dual, unpack_dual
 
-__all__ = ["LinearMap", "params_input", "fn_vjp", "fn_jvp", "projected_solve", "arpack_call",
-           "check_k", "start_vector"]
+__all__ = ["LinearMap", "params_input", "function_dtype", "fn_vjp", "fn_jvp", "fn_vjp_graph",
+           "fn_jvp_graph", "guarded_tangent", "projected_solve", "arpack_call", "check_k",
+           "start_vector"]
 
 _SEED = 0x5EED       # the default ARPACK start vector: results are deterministic
 
@@ -185,6 +189,73 @@ def fn_jvp(fn: Callable[..., Any], params: Sequence[Any], tangents: Sequence[Any
             if t is not None:
                 out[:, j] = t._data
     return out
+
+
+def fn_vjp_graph(fn: Callable[..., Any], params: Sequence[Any], X: Tensor, S: Tensor,
+                 needs: Sequence[bool]) -> tuple[Any, ...]:
+    """:func:`fn_vjp` on Tensors, recorded (create_graph): differentiable in the
+    parameters, X and S (a nested reverse pass on proxies, grafted back, as custom_root)."""
+    wanted = [i for i, nd in enumerate(needs) if nd]
+    res: list[Any] = [None] * len(params)
+    if not wanted:
+        return tuple(res)
+    cut = Cut((X, S) + tuple(params), True, track=[2 + i for i in wanted])
+    with enable_grad():
+        Xp, Sp, ps = cut.proxies[0], cut.proxies[1], cut.proxies[2:]
+        roots, seeds = [], []
+        for j in range(X.shape[1]):
+            o = to_tensor(fn(Xp[:, j], *ps))
+            if o.requires_grad:
+                roots.append(o)
+                seeds.append(Sp[:, j] if o.dtype.kind == "c" else Sp[:, j].real)
+        got = grad(roots, [ps[i] for i in wanted], seeds, create_graph=True) if roots \
+            else [None] * len(wanted)
+    cut.graft()
+    for i, g in zip(wanted, got):
+        res[i] = g
+    return tuple(res)
+
+
+def fn_jvp_graph(fn: Callable[..., Any], params: Sequence[Any], tangents: Sequence[Any],
+                 X: Tensor, dtype: np.dtype[Any]) -> Any:
+    """:func:`fn_jvp` on Tensors (reverse-over-forward): a nested dual level whose ops
+    record; None if no parameter has a tangent."""
+    if all(t is None for t in tangents):
+        return None
+    cols = []
+    with dual_level():
+        duals = [p if t is None else make_dual(p, t) for p, t in zip(params, tangents)]
+        for j in range(X.shape[1]):
+            t = unpack_dual(to_tensor(fn(X[:, j], *duals))).tangent
+            cols.append(t if t is not None else
+                        Tensor._wrap(np.zeros(X.shape[0], dtype)))
+    return stack(cols, axis=1)
+
+
+def _no_second_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+    raise UnsupportedADError(
+        f"{ctx}: the derivative of a singular/eigen vector tangent (reverse-over-forward "
+        f"through the vectors) is not implemented; second derivatives of the values are. "
+        f"Use the dense tf.linalg.eigh / tf.linalg.svd for second derivatives of the vectors")
+
+
+def _no_second_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
+    return _no_second_vjp(ctx, None, None, None, None)
+
+
+_vector_tangent_op = defop(
+    "iterative.vector_tangent", _no_second_vjp, _no_second_jvp, batched=False,
+    second_order=False,
+    doc="the vector tangent of eigsh/svds inside a recorded graph (reverse-over-forward): "
+        "a value whose own derivative raises UnsupportedADError")
+
+
+def guarded_tangent(value: NDArray[Any], inputs: Sequence[Any], name: str) -> Tensor:
+    """A vector tangent computed on payloads, put in a recorded graph (reverse-over-
+    forward) as one node of an op whose derivative raises: nothing takes it for a
+    constant."""
+    ins = tuple(x for x in inputs if isinstance(x, Tensor))
+    return apply1(_vector_tangent_op, ins, value, name)
 
 
 def _minres(apply: Callable[[NDArray[Any]], NDArray[Any]], b: NDArray[Any], rtol: float,

@@ -29,17 +29,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._dtypes import EPS
-from .._engine import apply, apply1
+from .._engine import apply
 from .._errors import LinAlgError, ShapeError, UnsupportedADError
 from .._ops.registry import defop
-from .._rule_api import Cut, is_tracked
 from .._tensor import Tensor
-from .._ops.structure import stack
-from ..autograd import enable_grad, grad
-from ..forward import dual_level, make_dual, unpack_dual
+from .._ops._util import to_tensor
 from ._common import check_finite_or_raise, field_aliases, mH, matrix_input
-from ._iterative import (LinearMap, arpack_call, check_k, fn_jvp, fn_vjp, function_dtype,
-                         params_input, projected_solve, start_vector)
+from ._iterative import (LinearMap, arpack_call, check_k, fn_jvp, fn_jvp_graph, fn_vjp,
+                         fn_vjp_graph, function_dtype, guarded_tangent, params_input,
+                         projected_solve, start_vector)
 from .svd import _check_phase, _data, _gap_inverse, _same_block
 
 __all__ = ["EigshResult", "eigsh"]
@@ -121,28 +119,11 @@ def _vjp_graph(call: _Call, needs: Sequence[bool], gs: Any, xs: Any, ys: Any) ->
             f"the dense tf.linalg.eigh for a second derivative of the vectors")
     if gw is None:
         return (None,) * len(xs)
-    V = V if isinstance(V, Tensor) else Tensor._wrap(V)
-    gw = gw if isinstance(gw, Tensor) else Tensor._wrap(gw)
-    S = V * gw.astype(V.real.dtype)
+    V = to_tensor(V)
+    S = V * to_tensor(gw).astype(V.real.dtype)
     if call.fn is None:
         return (S @ mH(V),)
-    wanted = [i for i, nd in enumerate(needs) if nd]
-    cut = Cut((V, S) + tuple(xs), True, track=[2 + i for i in wanted])
-    with enable_grad():
-        Vp, Sp, ps = cut.proxies[0], cut.proxies[1], cut.proxies[2:]
-        outs = [call.fn(Vp[:, j], *ps) for j in range(V.shape[1])]
-        outs_t = [o if isinstance(o, Tensor) else Tensor._wrap(np.asarray(o)) for o in outs]
-        seeds = [Sp[:, j] if o.dtype.kind == "c" else Sp[:, j].real
-                 for j, o in enumerate(outs_t)]
-        roots = [o for o in outs_t if o.requires_grad]
-        rseeds = [s for o, s in zip(outs_t, seeds) if o.requires_grad]
-        got = grad(roots, [ps[i] for i in wanted], rseeds, create_graph=True) if roots \
-            else [None] * len(wanted)
-    cut.graft()
-    res: list[Any] = [None] * len(xs)
-    for i, g in zip(wanted, got):
-        res[i] = g
-    return tuple(res)
+    return fn_vjp_graph(call.fn, xs, V, S, needs)
 
 
 def _jvp(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
@@ -152,7 +133,7 @@ def _jvp(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
         ta = ts[0]
         D = 0.5 * (ta @ V + mH(ta) @ V)                    # Ȧ_h V
     elif graph:
-        D = _fn_jvp_graph(call, ts, xs, V)
+        D = fn_jvp_graph(call.fn, xs, ts, V, call.dtype)
     else:
         D = fn_jvp(call.fn, xs, ts, V, call.dtype)
     if D is None:
@@ -166,43 +147,12 @@ def _jvp(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
     return (dw, dV)
 
 
-def _fn_jvp_graph(call: _Call, ts: Any, xs: Any, V: Tensor) -> Any:
-    """Ȧ V on Tensors (reverse-over-forward): a nested dual level whose ops record."""
-    cols = []
-    with dual_level():
-        duals = [p if t is None else make_dual(p, t) for p, t in zip(xs, ts)]
-        for j in range(V.shape[1]):
-            y = call.fn(V[:, j], *duals)
-            y = y if isinstance(y, Tensor) else Tensor._wrap(np.asarray(y))
-            t = unpack_dual(y).tangent
-            cols.append(t if t is not None else Tensor._wrap(np.zeros(call.n, call.dtype)))
-    return stack(cols, axis=1)
-
-
 def _vector_tangent_plain(call: _Call, D: Any, w: Any, V: Any) -> Any:
     D = D.astype(call.dtype, copy=False)
     C = mH(V) @ D
     F = _inverse_gaps(w, call.n)
     Y = projected_solve(call.op.mv, V, w, -(D - V @ C), _NAME, lambda i: _unresolved(w, i))
     return V @ (F * C) + Y.astype(call.dtype)
-
-
-def _no_second_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-    raise UnsupportedADError(
-        f"{_NAME}: the derivative of the eigenvector tangent (reverse-over-forward through "
-        f"the vectors) is not implemented; second derivatives of the eigenvalues are. Use "
-        f"the dense tf.linalg.eigh for a second derivative of the vectors")
-
-
-def _no_second_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    _no_second_vjp(ctx, None, None, None, None)
-
-
-_vector_tangent_op = defop(
-    "eigsh.vector_tangent", _no_second_vjp, _no_second_jvp, complex=True, batched=False,
-    second_order=False,
-    doc="the eigenvector tangent of eigsh as a value in a recorded graph: its own "
-        "derivative raises UnsupportedADError")
 
 
 def _vector_tangent(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
@@ -216,9 +166,7 @@ def _vector_tangent(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
         D = fn_jvp(call.fn, [_data(x) for x in xs], [None if t is None else _data(t)
                                                     for t in ts], _data(V), call.dtype)
     value = _vector_tangent_plain(call, D, _data(w), _data(V))
-    inputs = [t for t in ts if isinstance(t, Tensor)] + [x for x in xs if isinstance(x, Tensor)]
-    inputs += [V]
-    return apply1(_vector_tangent_op, tuple(inputs), value)
+    return guarded_tangent(value, list(ts) + list(xs) + [V], _NAME)
 
 
 _eigsh_op = defop("eigsh", _vjp, _jvp, complex=True, batched=False, second_order=False,
