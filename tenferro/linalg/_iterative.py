@@ -283,13 +283,17 @@ _ACCEPT = 1e-8       # accepted backward error of a solve: ‖res‖ ≤ this·(
 
 
 def projected_solve(apply_H: Callable[[NDArray[Any]], NDArray[Any]], W: NDArray[Any],
-                    shifts: NDArray[Any], R: NDArray[Any], name: str,
+                    shifts: NDArray[Any], R: NDArray[Any], delta: float, name: str,
                     what: Callable[[int], str]) -> NDArray[Any]:
     """Y with columns y_j solving P(H − σ_j)P y_j = r_j, y_j ⊥ range(W), for r_j ⊥ range(W)
     (P = I − WWᴴ, W orthonormal; H Hermitian by ``apply_H`` on vectors): float64/complex128
     MINRES. The system is singular where σ_j is an eigenvalue of H outside range(W); a
-    right-hand side with a component there has no solution and the residual check raises
-    LinAlgError with ``what(j)`` (the reason to tell the user)."""
+    right-hand side with a component there has no solution: LinAlgError with ``what(j)``
+    (the reason to tell the user), raised when the residual is not small against the
+    terms (backward error above _ACCEPT) or when ‖y_j‖ > ‖r_j‖/delta, i.e. the gap to
+    the spectrum of H outside range(W) is below ``delta`` (the rules' degenerate-block
+    tolerance: within it, the rounded σ_j equals an uncomputed eigenvalue, and MINRES
+    would return a huge multiple of that eigenvector)."""
     work = np.complex128 if R.dtype.kind == "c" or W.dtype.kind == "c" else np.float64
     Wd = W.astype(work, copy=False)
     N = R.shape[0]
@@ -311,10 +315,13 @@ def projected_solve(apply_H: Callable[[NDArray[Any]], NDArray[Any]], W: NDArray[
         Hy = np.asarray(apply_H(y), dtype=work)
         res = float(np.linalg.norm(proj(Hy - sigma * y) - r))
         scale = float(np.linalg.norm(Hy)) + abs(sigma) * float(np.linalg.norm(y)) + rnorm
-        if not np.isfinite(res) or res > _ACCEPT * scale:
+        ynorm = float(np.linalg.norm(y))
+        if not np.isfinite(res) or res > _ACCEPT * scale or ynorm * delta > rnorm:
             raise LinAlgError(
                 f"{name}: the linear system of the eigenvector derivative has no accurate "
-                f"solution (relative residual {res / scale:.2g}): {what(j)}")
+                f"solution (relative residual {res / scale:.2g}, ‖y‖/‖r‖ = "
+                f"{ynorm / rnorm:.2g} against 1/δ = {1 / delta if delta else np.inf:.2g}): "
+                f"{what(j)}")
         Y[:, j] = y
     return Y
 

@@ -64,11 +64,16 @@ class _Call:
         self.check_gauge = check_gauge
 
 
+def _delta(w: Any, n: int) -> float:
+    """eigh's degenerate-block tolerance (and default ε): n·eps(dtype)·max|λ|."""
+    return float(n * EPS[np.dtype(w.dtype)] * (float(np.max(np.abs(w))) if w.size else 0.0))
+
+
 def _inverse_gaps(w: Any, n: int) -> Any:
     """F (k, k) on ndarrays: F_ij = d/(d² + ε²), d = λ_j − λ_i, ε = n·eps·max|λ| (eigh's
     default), 0 on the diagonal and on the pairs of a degenerate block (within
     n·eps·max|λ|: eigh's exact limit, docs/degenerate_derivatives.md)."""
-    tol = n * EPS[np.dtype(w.dtype)] * (float(np.max(np.abs(w))) if w.size else 0.0)
+    tol = _delta(w, n)
     w = np.asarray(w, np.float64)
     F = _gap_inverse(w[None, :] - w[:, None], np.float64(tol * tol))
     block = _same_block(w, tol)
@@ -98,7 +103,8 @@ def _vjp(call: _Call, needs: Sequence[bool], gs: Any, xs: Any, ys: Any) -> Any:
         F = _inverse_gaps(w, call.n)
         xi_in = V @ (F.T * X)                               # Σ_j v_j X_ji/(λ_j − λ_i)
         R = gV - V @ X                                      # P V̄
-        Z = projected_solve(call.op.mv, V, w, R, _NAME, lambda i: _unresolved(w, i))
+        Z = projected_solve(call.op.mv, V, w, R, _delta(w, call.n), _NAME,
+                            lambda i: _unresolved(w, i))
         S = S - (xi_in + Z.astype(dt))
     if call.fn is None:
         ga = S @ mH(V)
@@ -151,7 +157,8 @@ def _vector_tangent_plain(call: _Call, D: Any, w: Any, V: Any) -> Any:
     D = D.astype(call.dtype, copy=False)
     C = mH(V) @ D
     F = _inverse_gaps(w, call.n)
-    Y = projected_solve(call.op.mv, V, w, -(D - V @ C), _NAME, lambda i: _unresolved(w, i))
+    Y = projected_solve(call.op.mv, V, w, -(D - V @ C), _delta(w, call.n), _NAME,
+                        lambda i: _unresolved(w, i))
     return V @ (F * C) + Y.astype(call.dtype)
 
 

@@ -94,16 +94,17 @@ def _coupling(call: _Call, U: Any, V: Any, s: Any, ru: Any, rv: Any) -> tuple[An
     def Q(Z: Any) -> Any:
         return Z - V @ (mH(V) @ Z)
     s2 = s.astype(np.float64) ** 2
+    delta = float(np.sqrt(_eps2_block(s, m, n)[0]))      # ε, in the units of s²
     if m <= n:
         # x_j = (s_j² − A⊥A⊥ᴴ)⁻¹ (s_j ru_j + A⊥ rv_j), y_j = (rv_j + A⊥ᴴ x_j)/s_j
         b = ru * s + P(op.mv(rv))
-        X = projected_solve(lambda x: P(op.mv(Q(op.rmv(x)))), U, s2, -b, _NAME,
+        X = projected_solve(lambda x: P(op.mv(Q(op.rmv(x)))), U, s2, -b, delta, _NAME,
                              lambda j: _unresolved(s, j)).astype(dt)
         Y = (rv + Q(op.rmv(X))) / s
     else:
         # the same with the roles of A and Aᴴ swapped
         b = rv * s + Q(op.rmv(ru))
-        Y = projected_solve(lambda y: Q(op.rmv(P(op.mv(y)))), V, s2, -b, _NAME,
+        Y = projected_solve(lambda y: Q(op.rmv(P(op.mv(y)))), V, s2, -b, delta, _NAME,
                              lambda j: _unresolved(s, j)).astype(dt)
         X = (ru + P(op.mv(Y))) / s
     return X, Y
