@@ -174,12 +174,12 @@ def _cast_seeds_to(outs: tuple[Tensor, ...], seeds: list[NDArray[Any]]) -> tuple
 
 
 def fn_jvp(fn: Callable[..., Any], params: Sequence[Any], tangents: Sequence[Any],
-           X: NDArray[Any], dtype: np.dtype[Any]) -> NDArray[Any] | None:
-    """Ȧ X = Σ_θ ∂(fn(x_j, θ))/∂θ · θ̇ column by column (ndarrays), by a nested dual
-    level; None if no parameter has a tangent."""
+           X: NDArray[Any], dtype: np.dtype[Any], rows: int) -> NDArray[Any] | None:
+    """Ȧ X = Σ_θ ∂(fn(x_j, θ))/∂θ · θ̇ column by column (ndarrays; ``rows`` the size of
+    fn's output), by a nested dual level; None if no parameter has a tangent."""
     if all(t is None for t in tangents):
         return None
-    out = np.zeros(X.shape if X.ndim == 2 else X.shape + (1,), dtype)
+    out = np.zeros((rows, X.shape[1]), dtype)
     with dual_level():
         duals = [Tensor._wrap(p) if t is None else make_dual(Tensor._wrap(p), Tensor._wrap(t))
                  for p, t in zip(params, tangents)]
@@ -217,7 +217,7 @@ def fn_vjp_graph(fn: Callable[..., Any], params: Sequence[Any], X: Tensor, S: Te
 
 
 def fn_jvp_graph(fn: Callable[..., Any], params: Sequence[Any], tangents: Sequence[Any],
-                 X: Tensor, dtype: np.dtype[Any]) -> Any:
+                 X: Tensor, dtype: np.dtype[Any], rows: int) -> Any:
     """:func:`fn_jvp` on Tensors (reverse-over-forward): a nested dual level whose ops
     record; None if no parameter has a tangent."""
     if all(t is None for t in tangents):
@@ -228,7 +228,7 @@ def fn_jvp_graph(fn: Callable[..., Any], params: Sequence[Any], tangents: Sequen
         for j in range(X.shape[1]):
             t = unpack_dual(to_tensor(fn(X[:, j], *duals))).tangent
             cols.append(t if t is not None else
-                        Tensor._wrap(np.zeros(X.shape[0], dtype)))
+                        Tensor._wrap(np.zeros(rows, dtype)))
     return stack(cols, axis=1)
 
 

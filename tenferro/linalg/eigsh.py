@@ -139,9 +139,9 @@ def _jvp(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
         ta = ts[0]
         D = 0.5 * (ta @ V + mH(ta) @ V)                    # Ȧ_h V
     elif graph:
-        D = fn_jvp_graph(call.fn, xs, ts, V, call.dtype)
+        D = fn_jvp_graph(call.fn, xs, ts, V, call.dtype, call.n)
     else:
-        D = fn_jvp(call.fn, xs, ts, V, call.dtype)
+        D = fn_jvp(call.fn, xs, ts, V, call.dtype, call.n)
     if D is None:
         return (None, None)
     C = mH(V) @ D
@@ -171,7 +171,7 @@ def _vector_tangent(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
         D = 0.5 * (ta @ _data(V) + mH(ta) @ _data(V))
     else:
         D = fn_jvp(call.fn, [_data(x) for x in xs], [None if t is None else _data(t)
-                                                    for t in ts], _data(V), call.dtype)
+                                                    for t in ts], _data(V), call.dtype, call.n)
     value = _vector_tangent_plain(call, D, _data(w), _data(V))
     return guarded_tangent(value, list(ts) + list(xs) + [V], _NAME)
 

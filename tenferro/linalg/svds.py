@@ -167,10 +167,11 @@ def _tangents_DE(call: _Call, ts: Any, xs: Any, U: Any, V: Any, graph: bool) -> 
         ta = ts[0]
         return ta @ V, mH(ta) @ U
     jvp = fn_jvp_graph if graph else fn_jvp
-    D = jvp(call.fns[0], xs, ts, V, call.dtype)
+    m, n = call.shape
+    D = jvp(call.fns[0], xs, ts, V, call.dtype, m)
     if D is None:
         return None
-    return D, jvp(call.fns[1], xs, ts, U, call.dtype)
+    return D, jvp(call.fns[1], xs, ts, U, call.dtype, n)
 
 
 def _jvp(call: _Call, ts: Any, xs: Any, ys: Any) -> Any:
