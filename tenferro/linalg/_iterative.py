@@ -83,7 +83,8 @@ class LinearMap:
         self.rmatvec = rmatvec
         self.plain = [detached(p) for p in params]
 
-    def _call(self, fn: Callable[..., Any], X: NDArray[Any], rows: int, what: str) -> Any:
+    def _call(self, fn: Callable[..., Any], X: NDArray[Any], rows: int,
+              what: str) -> NDArray[Any]:
         one = X.ndim == 1
         cols = X[:, None] if one else X
         out = np.empty((rows, cols.shape[1]), self.dtype)
@@ -96,7 +97,8 @@ class LinearMap:
                                      f"real vector and real parameters; pass a complex v0 "
                                      f"(or complex parameters) for a complex operator")
                 out[:, j] = y
-        return out[:, 0] if one else out
+        res: NDArray[Any] = out[:, 0] if one else out
+        return res
 
     def mv(self, X: NDArray[Any]) -> NDArray[Any]:
         """A X for X of shape (n,) or (n, k)."""
@@ -300,7 +302,8 @@ def projected_solve(apply_H: Callable[[NDArray[Any]], NDArray[Any]], W: NDArray[
     Y = np.zeros(R.shape, work)
 
     def proj(x: NDArray[Any]) -> NDArray[Any]:
-        return x - Wd @ (Wd.conj().T @ x)
+        px: NDArray[Any] = x - Wd @ (Wd.conj().T @ x)
+        return px
     for j in range(R.shape[1]):
         r = proj(R[:, j].astype(work))
         rnorm = float(np.linalg.norm(r))

@@ -20,7 +20,7 @@ D = Ȧ V, E = Ȧᴴ U, C = UᴴD, P = I − UUᴴ, Q = I − VVᴴ, A⊥ = PAQ:
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -277,7 +277,7 @@ def svds(a: ArrayLike | Tensor | tuple[Callable[..., Any], Callable[..., Any]], 
         if params:
             raise ShapeError(f"{_NAME}: params are the extra arguments of the functions "
                              f"(matvec, rmatvec); a matrix a takes none")
-        t = matrix_input(a, _NAME, check_finite=check_finite)
+        t = matrix_input(cast(Any, a), _NAME, check_finite=check_finite)
         if t.ndim != 2:
             raise ShapeError(f"{_NAME}: a stack of matrices (shape {t.shape}) is not "
                              f"supported; call svds on each matrix")
