@@ -153,26 +153,24 @@ def fn_vjp(fn: Callable[..., Any], params: Sequence[Any], X: NDArray[Any],
     if not wanted:
         return (None,) * len(params)
     k = X.shape[1]
+    seeds = [np.ascontiguousarray(S[:, j]) for j in range(k)]
 
     def formula(*ps: Tensor) -> tuple[Tensor, ...]:
-        return tuple(to_tensor(fn(Tensor._wrap(np.ascontiguousarray(X[:, j])), *ps))
-                     for j in range(k))
-    seeds = [np.ascontiguousarray(S[:, j]) for j in range(k)]
+        outs = []
+        for j in range(k):
+            o = to_tensor(fn(Tensor._wrap(np.ascontiguousarray(X[:, j])), *ps))
+            if o.dtype.kind != "c" and seeds[j].dtype.kind == "c":
+                # a real output (complex parameters): Re⟨s, y⟩ = ⟨Re s, y⟩, which the
+                # cast's own rule gives
+                o = o.astype(seeds[j].dtype)
+            outs.append(o)
+        return tuple(outs)
     with outside_dual_level():
-        cots = nested_vjp(lambda *ps: _cast_seeds_to(formula(*ps), seeds), params,
-                          seeds, wanted, False)
+        cots = nested_vjp(formula, params, seeds, wanted, False)
     out: list[Any] = [None] * len(params)
     for i, c in zip(wanted, cots):
         out[i] = c
     return tuple(out)
-
-
-def _cast_seeds_to(outs: tuple[Tensor, ...], seeds: list[NDArray[Any]]) -> tuple[Tensor, ...]:
-    # a real output gets the real part of its seed: Re⟨s, y⟩ = ⟨Re s, y⟩ for a real y
-    for j, o in enumerate(outs):
-        if o.dtype.kind != "c" and seeds[j].dtype.kind == "c":
-            seeds[j] = np.ascontiguousarray(seeds[j].real)
-    return outs
 
 
 def fn_jvp(fn: Callable[..., Any], params: Sequence[Any], tangents: Sequence[Any],

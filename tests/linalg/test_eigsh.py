@@ -307,6 +307,12 @@ def test_degenerate_block_inside_k():
         x = tf.tensor(a, requires_grad=True)
         gs.append(tf.grad([f(x)], [x])[0].numpy())
     np.testing.assert_allclose(gs[0], gs[1], atol=1e-9)
+    # forward mode along a direction that splits the block: the block's sum
+    t = herm_matrix(10, np.float64, 20)
+    sums = [tf.jvp(f, [tf.tensor(a)], [tf.tensor(t)])[1].item() for f in
+            (lambda x: tf.linalg.eigsh(x, 3, "SA")[0][1:3].sum(),
+             lambda x: tf.linalg.eigh(x)[0][1:3].sum())]
+    assert abs(sums[0] - sums[1]) < 1e-10
 
 
 def test_degenerate_block_cut_by_k_raises():
