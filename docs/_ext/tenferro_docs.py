@@ -385,7 +385,7 @@ def _dedent(text):
 # nothing is reported: add its family here and a section to docs/rules.md.
 FAMILY_SECTIONS = [              # the family sections of docs/rules.md, in the page's order
     "elementwise", "reductions-and-scans", "linear-maps", "in-place-updates-and-views",
-    "einsum", "svd", "truncated-svd", "eigh", "eig", "qr", "lu", "cholesky",
+    "einsum", "svd", "truncated-svd", "eigh", "eigsh-and-svds", "eig", "qr", "lu", "cholesky",
     "solve-and-inv", "solve_triangular", "det-and-slogdet", "pinv-and-lstsq", "matrix_exp",
     "norms", "products", "fft", "special-functions", "transforms-and-user-rules",
 ]
@@ -413,6 +413,9 @@ OP_FAMILY_BY_MODULE = [          # (module of the rules, anchor)
     ("tenferro.linalg.svd_truncated", "truncated-svd"),
     ("tenferro.linalg.svd", "svd"),
     ("tenferro.linalg.eigh", "eigh"),
+    ("tenferro.linalg.eigsh", "eigsh-and-svds"),
+    ("tenferro.linalg.svds", "eigsh-and-svds"),
+    ("tenferro.linalg._iterative", "eigsh-and-svds"),
     ("tenferro.linalg.eig", "eig"),
     ("tenferro.linalg.qr", "qr"),
     ("tenferro.linalg.lu", "lu"),

@@ -16,3 +16,5 @@ from .lstsq import *  # noqa: F401,F403
 from .det import *  # noqa: F401,F403
 from .matfuncs import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
+from .eigsh import *  # noqa: F401,F403
+from .svds import *  # noqa: F401,F403
