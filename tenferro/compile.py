@@ -112,7 +112,7 @@ class Compiled:
         entry = self._cache.get(key)
         if entry is None:
             return self._record(key, args, kwargs, traced)
-        if type(entry) is str:
+        if isinstance(entry, str):
             return self._eager(args, kwargs)
         return self._replay(entry, key, args, kwargs, traced)
 
