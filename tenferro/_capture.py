@@ -86,6 +86,8 @@ def traced_leaves(ins: list[Any]) -> list[Tensor]:
 
 
 _tape = _load_kernel("tape")
+# (bound by name, as the ops bind apply1: tests swap in the twin's)
+replay_forward, replay_pullbacks = _tape.replay_forward, _tape.replay_pullbacks
 
 
 def _read(a: np.ndarray, kind: str) -> Any:
@@ -152,24 +154,7 @@ class Trace:
         slots = self.template.copy()
         slots[:self.n_args] = arrays
         dyn_ctx: dict[int, Any] = {}
-        guards = self.guards
-        gi, ng = 0, len(guards)
-        k = 0
-        for fn, get, single, first, n_out, dyn in self.plan:
-            while gi < ng and guards[gi][0] == k:
-                self._check(guards[gi], slots)
-                gi += 1
-            out = fn(get(slots)) if single else fn(*get(slots))
-            if dyn:
-                out, dyn_ctx[k] = out
-            if n_out == 1:
-                slots[first] = out
-            else:
-                slots[first:first + n_out] = out
-            k += 1
-        while gi < ng:
-            self._check(guards[gi], slots)
-            gi += 1
+        replay_forward(self.plan, slots, self.guards, self._check, dyn_ctx)
         return [slots[r] for r in self.outs], (slots, dyn_ctx)
 
     @staticmethod
@@ -188,8 +173,8 @@ class Trace:
         for r, g in zip(self.outs, gs):
             if g is not None and self.traced[r]:
                 cts[r] = _acc(cts[r], g)
-        _tape.replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, self.needs, slots,
-                               dyn_ctx, cts)
+        replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, self.needs, slots,
+                         dyn_ctx, cts)
         out = []
         for i in range(self.n_args):
             g = cts[i] if needs[i] else None

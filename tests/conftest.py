@@ -40,7 +40,8 @@ def _autograd_state_is_restored():
 # what a tape provides; tenferro's modules bind some of these at import (the ops bind
 # apply1/apply, autograd run_backward/grad_plain/backward_plain/graph_rule, _engine all)
 _TAPE_NAMES = ("Node", "run_backward", "grad_plain", "grad_graph", "backward_plain", "owned",
-               "new_version", "apply1", "apply", "graph_rule", "sum_small", "leaf_tensor")
+               "new_version", "apply1", "apply", "graph_rule", "sum_small", "leaf_tensor",
+               "set_recorder", "replay_forward", "replay_pullbacks")
 
 
 @pytest.fixture

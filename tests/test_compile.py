@@ -84,6 +84,17 @@ def test_kalman_replay_matches_eager(shift):
     assert first[0].shape == ()
 
 
+@pytest.mark.parametrize("tape", ["compiled_tape", "reference_tape"])
+def test_the_twin_tape_replays_the_same(tape, request):
+    request.getfixturevalue(tape)
+    cf = tf.compile(kalman)
+    cf(tf.tensor(THETA))
+    v0, g0 = _value_and_grad(kalman, THETA + 0.1)
+    v1, g1 = _value_and_grad(cf, THETA + 0.1)
+    assert cf.replays == 2 and v1 == v0
+    np.testing.assert_allclose(g1, g0, rtol=1e-13, atol=1e-13)
+
+
 def test_kalman_gradient_against_finite_differences():
     cf = tf.compile(kalman)
     cf(tf.tensor(THETA))

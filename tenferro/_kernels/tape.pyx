@@ -221,6 +221,36 @@ cdef object _cast_cotangent(object c, object x, object op, Py_ssize_t i):
     return c
 
 
+def replay_forward(list plan, list slots, list guards, object check, dict dyn_ctx):
+    """The forward of a tf.compile trace (tenferro/_capture.py): each op's replay
+    function on its input slots, its outputs into its slots, in the recorded order;
+    ``check(guard, slots)`` before op k for each guard at position k (and those at the
+    end after the last op); the new ctx of the ``dyn`` ops into ``dyn_ctx``."""
+    cdef Py_ssize_t k = 0, gi = 0, ng = len(guards), first, n_out, i
+    cdef tuple e
+    for entry in plan:
+        while gi < ng and (<tuple>guards[gi])[0] == k:
+            check(guards[gi], slots)
+            gi += 1
+        e = <tuple>entry
+        fn = e[0]
+        got = e[1](slots)
+        out = fn(got) if e[2] else fn(*got)
+        if e[5]:
+            out, dyn_ctx[k] = out
+        first = e[3]
+        n_out = e[4]
+        if n_out == 1:
+            slots[first] = out
+        else:
+            for i in range(n_out):
+                slots[first + i] = out[i]
+        k += 1
+    while gi < ng:
+        check(guards[gi], slots)
+        gi += 1
+
+
 def replay_pullbacks(list plan, list ops, list ctxs, list ins, list needs, list slots,
                      dict dyn_ctx, list cts):
     """The pullbacks of a tf.compile trace (tenferro/_capture.py) in reverse order: each

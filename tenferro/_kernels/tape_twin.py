@@ -121,6 +121,22 @@ def _cast_cotangent(c: Any, x: Any, op: Any, i: int) -> Any:
     return c
 
 
+def replay_forward(plan: list[Any], slots: list[Any], guards: list[Any], check: Any,
+                   dyn_ctx: dict[int, Any]) -> None:
+    """The forward of a tf.compile trace (see tape.pyx)."""
+    gi, ng = 0, len(guards)
+    for k, (fn, get, single, first, n_out, dyn) in enumerate(plan):
+        while gi < ng and guards[gi][0] == k:
+            check(guards[gi], slots)
+            gi += 1
+        out = fn(get(slots)) if single else fn(*get(slots))
+        if dyn:
+            out, dyn_ctx[k] = out
+        slots[first:first + n_out] = [out] if n_out == 1 else list(out)
+    for guard in guards[gi:]:
+        check(guard, slots)
+
+
 def replay_pullbacks(plan: list[Any], ops: list[Any], ctxs: list[Any], ins: list[Any],
                      needs: list[Any], slots: list[Any], dyn_ctx: dict[int, Any],
                      cts: list[Any]) -> None:

@@ -28,7 +28,7 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, matrix_input
+from ._common import _all_finite, batch_index, matrix_input
 from ._common import mH
 from .triangular import halved, trsolve
 
@@ -110,7 +110,7 @@ def _replay(upper: Any) -> Any:
     lower = not upper
 
     def fn(d: Any) -> Any:
-        if d.size == 0 or not np.isfinite(d).all():
+        if d.size == 0 or not _all_finite(d):
             raise FloatingPointError("empty or non-finite input: cholesky runs eagerly")
         return _lapack.potrf(d, lower=lower)
     return fn

@@ -77,7 +77,7 @@ from .._rule_api import is_tracked
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import check_finite_or_raise, matrix_input, mH
+from ._common import _all_finite, check_finite_or_raise, matrix_input, mH
 from .svd import svd, svdvals
 
 expm_frechet = load_kernel("expm").expm_frechet
@@ -556,7 +556,7 @@ def _replay_vnorm(ctx: Any) -> Any:
     def fn(d: Any) -> Any:
         out = np.asarray(_norm2_all(d) if ctx is None else
                          _vnorm_np(d, ctx[0], ctx[1], ctx[2], "tf.linalg.vector_norm"))
-        if not np.isfinite(out).all():
+        if not _all_finite(out):
             raise FloatingPointError("non-finite norm")
         return out
     return fn

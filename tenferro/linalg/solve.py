@@ -28,7 +28,7 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, matrix_input, mH, right_hand_side
+from ._common import _all_finite, batch_index, matrix_input, mH, right_hand_side
 
 __all__ = ["solve", "inv", "solve_ad", "inv_ad"]
 
@@ -229,7 +229,7 @@ def _replay(ctx: Any) -> Any:
 
 def _replay_solve(ad: Any, bd: Any) -> Any:
     vector, bm, batch, dt = right_hand_side(_SOLVE, ad, bd, "n", "{}", "", True)
-    if ad.shape[-1] == 0 or 0 in batch + bm.shape[-2:] or not np.isfinite(ad).all():
+    if ad.shape[-1] == 0 or 0 in batch + bm.shape[-2:] or not _all_finite(ad):
         raise FloatingPointError("empty or non-finite input: solve runs eagerly")
     lu, piv = _factor(ad if ad.dtype == dt else ad.astype(dt), _SOLVE, "")
     x = _lu_solve(lu, piv, bm)

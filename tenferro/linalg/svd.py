@@ -52,7 +52,7 @@ from .._rule_api import (note_degenerate_limit, record_pullback, tangent_of, tra
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import batch_index, field_aliases, mH, matrix_input
+from ._common import _all_finite, batch_index, field_aliases, mH, matrix_input
 
 _kernel = load_kernel("spectral")
 
@@ -565,7 +565,7 @@ def _replay(ctx: Any) -> Any:
     full = ctx[0]
 
     def fn(d: Any) -> Any:
-        if d.size == 0 or not np.isfinite(d).all():
+        if d.size == 0 or not _all_finite(d):
             raise FloatingPointError("empty or non-finite input: svd runs eagerly")
         return tuple(_lapack.svd(d, full_matrices=full))
     return fn

@@ -35,7 +35,7 @@ from .._ops._util import broadcast_shape, float_tensor, unbroadcast
 from .._ops.manipulation import tril as _tril, triu as _triu
 from .._ops.registry import Op, defop, register
 from ..builders import builder
-from ._common import check_finite_or_raise, mH, matrix_input
+from ._common import _all_finite, check_finite_or_raise, mH, matrix_input
 
 _backprop_kernel = load_kernel("triangular_backprop").solve_triangular_backprop
 _trsm = load_kernel("triangular_backprop").trsm
@@ -251,7 +251,7 @@ def _replay(ctx: Any) -> Any:
     lower, t, unit, left, vec = ctx
 
     def fn(a: Any, b: Any) -> Any:
-        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        if not (_all_finite(a) and _all_finite(b)):
             raise FloatingPointError("non-finite input: solve_triangular runs eagerly")
         out = _primal(a, _as_mat(b, vec, left), lower, t, unit, left, check=not unit)
         return _from_mat(out, vec, left)
