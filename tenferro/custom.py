@@ -1018,7 +1018,15 @@ def _no_convergence(max_iter: int, steps: Sequence[float], norms: Sequence[float
     if atol == 0 and norm <= 1e-6 * max(norms):
         return msg + ("The iterates shrink towards x = 0, where a relative test cannot "
                       "pass: give an absolute tolerance atol (in x's units).")
-    if earlier and min(recent) >= 0.5 * min(earlier):
+    m = min(q, len(steps) - 1)
+    # a converging (or diverging) iteration changes its step monotonically; one at a
+    # rounding floor or in a limit cycle goes up and down
+    shrinking = float(np.mean([b < a for a, b in zip(steps[-1 - m:], steps[-m:])])) if m else 0
+    rate = (steps[-1] / steps[-1 - m]) ** (1 / m) if m and steps[-1 - m] > 0 else 1.0
+    if earlier and (min(recent) > max(earlier) or (shrinking <= 0.2 and rate > 1)):
+        return msg + ("The steps grow: g is not a contraction near x0 (start closer, or use "
+                      "custom_root with a Newton-type solver).")
+    if m and 0.2 < shrinking < 0.8:
         floor = float(np.median(recent))
         hint = (f"if that is the rounding floor of g, pass rtol >= {4 * floor / norm:.1g}; "
                 if norm > 0 else "")
@@ -1026,8 +1034,6 @@ def _no_convergence(max_iter: int, steps: Sequence[float], norms: Sequence[float
                       f"iterations): {hint}if g is not a contraction near x0 (a limit "
                       f"cycle, an unstable fixed point), start closer or use custom_root "
                       f"with a Newton-type solver.")
-    m = min(q, len(steps) - 1)
-    rate = (steps[-1] / steps[-1 - m]) ** (1 / m) if m and steps[-1 - m] > 0 else 1.0
     if 0 < rate < 1 and limit > 0:
         more = int(np.ceil(np.log(limit / step) / np.log(rate)))
         return msg + (f"The steps shrink slowly (by {rate:.4g} per iteration; about {more} "

@@ -215,3 +215,144 @@ def test_rules_table_lists_the_implicit_ops():
     assert "custom_root" in names and "fixed_point" in names
     w = tf.tensor(W, requires_grad=True)
     assert fixed(w, B).grad_fn.op.name == "fixed_point"
+
+
+# ---- the convergence criterion (issue 28) --------------------------------------------------
+
+def cubic(x, p):
+    return x + x ** 3 / 3 - p
+
+
+P6 = np.linspace(-2, 2, 6)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e6, 1e-6])
+def test_custom_root_accepts_scipy_root_with_its_default_tolerance(scale):
+    """scipy.optimize.root's default (hybr, xtol 1.49e-8) leaves ‖f‖ ~ 1e-10 relative on
+    well-scaled problems: accepted, whatever the units of f (the test is relative to
+    ‖∂f/∂x·x*‖, so multiplying f by a constant changes nothing)."""
+    f = lambda x, p: scale * cubic(x, p)  # noqa: E731
+    pt = tf.tensor(P6, requires_grad=True)
+    x = tf.custom_root(f, np.zeros(6), lambda fun, x0: scipy.optimize.root(fun, x0), pt)
+    g, = tf.grad(tf.sum(x), [pt])
+    np.testing.assert_allclose(g.numpy(), 1 / (1 + x.numpy() ** 2), rtol=1e-7)
+    th = THETA
+    x2 = tf.custom_root(lambda x, t: scale * grad_objective(x, t), np.zeros(N),
+                        lambda fun, x0: scipy.optimize.root(fun, x0), th)
+    assert np.linalg.norm(grad_objective(x2, th).numpy()) < 1e-8
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # broyden1's own 0/0 on f/1e6
+@pytest.mark.parametrize("scale", [1.0, 1e-6])
+def test_custom_root_rejects_a_root_that_is_not_converged(scale):
+    """broyden1 stops on an absolute ‖f‖ ≤ 6e-6 and reports success: on the bilevel problem
+    that is 1e-6 relative to ‖∂f/∂x·x*‖ (f as is) or no progress at all (f scaled by
+    1e-6): refused, with the residual, the threshold and its parts."""
+    f = lambda x, t: scale * grad_objective(x, t)  # noqa: E731
+    solver = lambda fun, x0: scipy.optimize.root(fun, x0, method="broyden1")  # noqa: E731
+    with pytest.raises(tf.LinAlgError) as e:
+        tf.custom_root(f, np.zeros(N), solver, THETA)
+    msg = str(e.value)
+    res = float(msg.split("‖f(x, *params)‖₂ = ")[1].split(" ")[0])
+    assert 1e-7 < res / scale < 10
+    assert "atol + rtol·scale with atol = 0, rtol = 1.49e-08, scale = ‖∂f/∂x · x‖₂" in msg
+    assert "Tighten the solver's tolerance" in msg
+    # the same solver, tightened, is accepted
+    tight = lambda fun, x0: scipy.optimize.root(fun, x0, method="broyden1",  # noqa: E731
+                                                options={"fatol": 1e-13 * scale})
+    x = tf.custom_root(f, np.zeros(N), tight, THETA)
+    np.testing.assert_allclose(x.numpy(), argmin(THETA).numpy(), rtol=1e-10)
+
+
+def test_custom_root_tolerances():
+    rough = lambda fun, x0: scipy.optimize.root(fun, x0, method="broyden1")  # noqa: E731
+    # tol= is the older spelling of an absolute tolerance: atol=tol, rtol=0
+    x = tf.custom_root(grad_objective, np.zeros(N), rough, THETA, tol=1e-4)
+    assert np.linalg.norm(grad_objective(x, THETA).numpy()) <= 1e-4
+    tf.custom_root(grad_objective, np.zeros(N), rough, THETA, rtol=1e-4)
+    tf.custom_root(grad_objective, np.zeros(N), rough, THETA, rtol=0, atol=1e-4)
+    with pytest.raises(tf.LinAlgError, match="residual"):
+        tf.custom_root(grad_objective, np.zeros(N), rough, THETA, tol=1e-10)
+    with pytest.raises(tf.ShapeError, match="either tol .* or rtol/atol"):
+        tf.custom_root(grad_objective, np.zeros(N), rough, THETA, tol=1e-4, rtol=1e-4)
+    for kw in ({"rtol": -1.0}, {"atol": np.nan}, {"tol": np.inf}):
+        with pytest.raises(tf.ShapeError, match="must be finite and >= 0"):
+            tf.custom_root(grad_objective, np.zeros(N), rough, THETA, **kw)
+    with pytest.raises(tf.ShapeError, match="rtol must be a number"):
+        tf.custom_root(grad_objective, np.zeros(N), rough, THETA, rtol="tight")
+    # a scipy result that reports failure: its message is in the error
+    with pytest.raises(tf.LinAlgError, match="The solver reported failure"):
+        tf.custom_root(grad_objective, np.zeros(N),
+                       lambda fun, x0: scipy.optimize.root(fun, x0, options={"maxfev": 3}),
+                       THETA)
+
+
+def test_custom_root_at_zero_needs_atol():
+    """x* = 0 where f rounds to a non-zero value: ‖∂f/∂x·x*‖ = 0, only atol can accept."""
+    f = lambda x, t: tf.exp(x) - 1 - t * 1e-17  # noqa: E731  (f(0) = -1e-17 with t = 1)
+    at_zero = lambda fun, x0: np.zeros_like(x0)  # noqa: E731
+    with pytest.raises(tf.LinAlgError, match="scale = .* = 0 .*if x = 0 is the root, give atol"):
+        tf.custom_root(f, np.ones(1), at_zero, np.ones(1))
+    t = tf.tensor(np.ones(1), requires_grad=True)
+    x = tf.custom_root(f, np.ones(1), at_zero, t, atol=1e-15)
+    g, = tf.grad(tf.sum(x), [t])
+    np.testing.assert_allclose(g.numpy(), [1e-17])
+
+
+def test_fixed_point_tol_is_absolute_and_stops_on_the_step():
+    """tol=t: the iteration stops at the first ‖Δx‖ ≤ t and returns that iterate; the
+    returned point is exactly the one the test accepted (no recomputed residual)."""
+    calls = []
+
+    def g(x, a):
+        calls.append(x.numpy().copy())
+        return 0.5 * x + a
+    x = tf.fixed_point(g, np.zeros(2), np.ones(2), tol=1e-3)
+    steps = [np.linalg.norm(b - a) for a, b in zip(calls, calls[1:] + [x.numpy()])]
+    assert steps[-1] <= 1e-3 < steps[-2]
+    np.testing.assert_array_equal(x.numpy(), 0.5 * calls[-1] + 1)     # = g(x_k)
+    assert len(calls) == 12          # x_0..x_11: the first k with ‖Δx‖ = √2·2⁻ᵏ ≤ 1e-3 is 11
+
+
+def test_fixed_point_default_rtol_by_dtype():
+    for dtype, rtol in ((np.float64, 1e-10), (np.float32, 3e-4)):
+        xs = []
+        g = lambda x, a: (xs.append(x.numpy().copy()), 0.5 * x + a)[1]  # noqa: E731
+        x = tf.fixed_point(g, np.zeros(3, dtype), np.ones(3, dtype)).numpy()
+        assert x.dtype == dtype
+        step = np.linalg.norm(x - xs[-1])
+        prev = np.linalg.norm(xs[-1] - xs[-2])
+        assert step <= rtol * np.linalg.norm(x) < prev
+
+
+def test_fixed_point_errors_report_the_numbers_and_what_to_do():
+    # not a contraction
+    with pytest.raises(tf.LinAlgError, match=r"after 30 iterations.*last step .* > atol \+ "
+                       r"rtol·‖x_k\+1‖₂ = 0 \+ 1e-10·.*The steps grow"):
+        tf.fixed_point(lambda x, a: 2 * x + a, np.zeros(2), np.ones(2), max_iter=30)
+    # a slow contraction: how many more iterations are needed
+    with pytest.raises(tf.LinAlgError, match=r"shrink slowly \(by 0.99 per iteration; about "
+                       r"(\d+) more iterations"):
+        tf.fixed_point(lambda x, a: 0.99 * x + a, np.zeros(2), np.ones(2), max_iter=50)
+    # towards x = 0: relative test impossible, atol works
+    with pytest.raises(tf.LinAlgError, match=r"shrink towards x = 0.*give .*atol"):
+        tf.fixed_point(lambda x: 0.5 * x, np.ones(2), max_iter=100)
+    x = tf.fixed_point(lambda x: 0.5 * x, np.ones(2), atol=1e-12)
+    assert np.linalg.norm(x.numpy()) <= 1e-12
+    # a stall at g's rounding floor (simulated noise of 1e-7): the error suggests an rtol
+    # that converges
+    rng = np.random.default_rng(1)
+    noisy = lambda x, a: 0.5 * x + a + 1e-7 * rng.standard_normal(2)  # noqa: E731
+    with pytest.raises(tf.LinAlgError, match=r"stopped decreasing.*pass rtol >= ") as e:
+        tf.fixed_point(noisy, np.zeros(2), np.ones(2), max_iter=200)
+    rtol = float(str(e.value).split("pass rtol >= ")[1].split(";")[0])
+    assert 1e-8 < rtol < 1e-5
+    x = tf.fixed_point(noisy, np.zeros(2), np.ones(2), rtol=rtol, max_iter=200)
+    np.testing.assert_allclose(x.numpy(), [2, 2], rtol=1e-5)
+    # non-finite values stop at once
+    with pytest.raises(tf.LinAlgError, match="non-finite values at iteration 2"):
+        tf.fixed_point(lambda x: 1e200 * x + 1, np.ones(1))
+    with pytest.raises(tf.ShapeError, match="max_iter = 0"):
+        tf.fixed_point(lambda x: x, np.zeros(1), max_iter=0)
+    with pytest.raises(tf.DTypeError, match="float16"):
+        tf.fixed_point(lambda x: x, np.zeros(1, np.float16))
