@@ -888,6 +888,12 @@ class _Accept:
     result: Any      # what the solver returned (its .message/.success go in the error)
 
 
+def _norm(v: NDArray[Any]) -> float:
+    """‖v‖₂ without overflow or underflow in the squares (v finite)."""
+    m = float(np.max(np.abs(v))) if v.size else 0.0
+    return m * float(np.linalg.norm(v / m)) if m > 0 and np.isfinite(m) else m
+
+
 def _along_x(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any]) -> float:
     """‖∂f/∂x · x‖₂ by a central difference along x: the change of f under a relative
     change of x (an order of magnitude is all the acceptance test needs)."""
@@ -1121,10 +1127,10 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         x_prev = x
         for k in range(1, n_iter + 1):
             x_new = apply_map(x, k)
-            step = float(np.linalg.norm(x_new - x))
-            norm = float(np.linalg.norm(x_new))
+            step = _norm(x_new - x)
+            norm = _norm(x_new)
             x_prev, x = x, x_new
-            if step <= atol_ + rtol_ * norm:
+            if step <= atol_ + rtol_ * norm and np.isfinite(step + norm):
                 return x
             steps.append(step)
             norms.append(norm)
