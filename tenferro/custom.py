@@ -899,18 +899,21 @@ def _along_x(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any]) -> fl
     change of x (an order of magnitude is all the acceptance test needs)."""
     h = float(np.finfo(x.dtype).eps) ** (1 / 3)
     d = (fun(x * (1 + h)) - fun(x * (1 - h))) / (2 * h)
-    return float(np.linalg.norm(d))
+    return _norm(d) if np.all(np.isfinite(d)) else float("inf")
 
 
 def _check_root(name: str, fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any],
                 accept: _Accept) -> None:
     """LinAlgError unless ‖f(x)‖₂ ≤ atol + rtol·‖∂f/∂x · x‖₂ (see the criterion above)."""
-    res = float(np.linalg.norm(fun(x)))
+    r = fun(x)
+    res = _norm(r) if np.all(np.isfinite(r)) else float("inf")
     scale = _along_x(fun, x) if accept.rtol else 0.0
     limit = accept.atol + accept.rtol * scale
-    if np.isfinite(res) and res <= limit:
+    if res <= limit and np.isfinite(limit):
         return
-    what = "is not finite" if not np.isfinite(res) else f"= {res:.3g} > {limit:.3g}"
+    what = ("is not finite" if not np.isfinite(res) else
+            f"= {res:.3g}, with a non-finite threshold" if not np.isfinite(limit) else
+            f"= {res:.3g} > {limit:.3g}")
     msg = (f"{name}: no convergence: the solver's x has residual ‖f(x, *params)‖₂ {what} "
            f"= atol + rtol·scale with atol = {accept.atol:.3g}, rtol = {accept.rtol:.3g}, "
            f"scale = ‖∂f/∂x · x‖₂ = {scale:.3g} (the change of f along x itself). ")
