@@ -873,7 +873,8 @@ def _x0_array(x0_in: ArrayLike, name: str) -> NDArray[Any]:
     x0: NDArray[Any] = np.array(x0_in.numpy() if isinstance(x0_in, Tensor) else x0_in)
     if x0.dtype.kind == "c":
         raise DTypeError(f"{name}: x0 is complex; the unknowns must be real")
-    if x0.dtype.kind not in "iufb" or (x0.dtype.kind == "f" and x0.dtype.itemsize < 4):
+    if x0.dtype.kind not in "iufb" or (x0.dtype.kind == "f"
+                                             and x0.dtype.itemsize not in (4, 8)):
         raise DTypeError(f"{name}: x0 has dtype {x0.dtype}; it must be a real array of "
                          f"float32/float64 (or integers, counted as float64)")
     return x0

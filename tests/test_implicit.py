@@ -358,6 +358,8 @@ def test_fixed_point_errors_report_the_numbers_and_what_to_do():
         tf.fixed_point(lambda x: x, np.zeros(1), max_iter=0)
     with pytest.raises(tf.DTypeError, match="float16"):
         tf.fixed_point(lambda x: x, np.zeros(1, np.float16))
+    with pytest.raises(tf.DTypeError, match="float128|longdouble"):
+        tf.custom_root(lambda x: x, np.zeros(1, np.longdouble), lambda fun, x0: x0)
 
 
 # ---- gauge: power iteration whose sign flips every step -------------------------------------
