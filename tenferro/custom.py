@@ -895,12 +895,19 @@ def _norm(v: NDArray[Any]) -> float:
     return m * float(np.linalg.norm(v / m)) if m > 0 and np.isfinite(m) else m
 
 
-def _along_x(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any]) -> float:
+def _along_x(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any],
+             fx: NDArray[Any]) -> float:
     """‖∂f/∂x · x‖₂ by a central difference along x: the change of f under a relative
-    change of x (an order of magnitude is all the acceptance test needs)."""
+    change of x (an order of magnitude is all the acceptance test needs). Where f is not
+    finite on one side (x at the edge of f's domain) a one-sided difference; 0 (only atol
+    can accept) where neither is finite."""
     h = float(np.finfo(x.dtype).eps) ** (1 / 3)
-    d = (fun(x * (1 + h)) - fun(x * (1 - h))) / (2 * h)
-    return _norm(d) if np.all(np.isfinite(d)) else float("inf")
+    with np.errstate(all="ignore"):
+        up, down = fun(x * (1 + h)), fun(x * (1 - h))
+        for d in ((up - down) / (2 * h), (up - fx) / h, (fx - down) / h):
+            if np.all(np.isfinite(d)):
+                return _norm(d)
+    return 0.0
 
 
 def _check_root(name: str, fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any],
@@ -908,22 +915,22 @@ def _check_root(name: str, fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArr
     """LinAlgError unless ‖f(x)‖₂ ≤ atol + rtol·‖∂f/∂x · x‖₂ (see the criterion above)."""
     r = fun(x)
     res = _norm(r) if np.all(np.isfinite(r)) else float("inf")
-    scale = _along_x(fun, x) if accept.rtol else 0.0
+    scale = _along_x(fun, x, r) if accept.rtol and np.isfinite(res) else 0.0
     limit = accept.atol + accept.rtol * scale
     if res <= limit and np.isfinite(limit):
         return
-    what = ("is not finite" if not np.isfinite(res) else
-            f"= {res:.3g}, with a non-finite threshold" if not np.isfinite(limit) else
-            f"= {res:.3g} > {limit:.3g}")
-    msg = (f"{name}: no convergence: the solver's x has residual ‖f(x, *params)‖₂ {what} "
-           f"= atol + rtol·scale with atol = {accept.atol:.3g}, rtol = {accept.rtol:.3g}, "
-           f"scale = ‖∂f/∂x · x‖₂ = {scale:.3g} (the change of f along x itself). ")
+    parts = (f"atol = {accept.atol:.3g}, rtol = {accept.rtol:.3g}, scale = ‖∂f/∂x · x‖₂ = "
+             f"{scale:.3g} (the change of f along x itself)")
+    msg = (f"{name}: no convergence: the solver's x has residual ‖f(x, *params)‖₂ "
+           + (f"= {res:.3g} > {limit:.3g} = atol + rtol·scale with {parts}. "
+              if np.isfinite(res) else f"that is not finite ({parts}). "))
     extra = getattr(accept.result, "message", None)
     if extra is not None and getattr(accept.result, "success", True) is False:
         msg += f"The solver reported failure: {extra!s}. "
     if np.isfinite(res) and scale == 0 and accept.atol == 0:
-        msg += ("The scale is 0 (x = 0, or f is flat along x), so only atol can accept "
-                "a root here: if x = 0 is the root, give atol (in f's units). ")
+        msg += ("The scale is 0 (x = 0, f flat along x, or f not finite on either side "
+                "of x), so only atol can accept a root here: if x is the root, give atol "
+                "(in f's units). ")
     msg += ("Tighten the solver's tolerance (the implicit derivative is only as accurate as "
             "the root); if the residual is f's rounding floor, pass a larger rtol or atol.")
     raise LinAlgError(msg)

@@ -292,12 +292,23 @@ def test_custom_root_at_zero_needs_atol():
     """x* = 0 where f rounds to a non-zero value: ‖∂f/∂x·x*‖ = 0, only atol can accept."""
     f = lambda x, t: tf.exp(x) - 1 - t * 1e-17  # noqa: E731  (f(0) = -1e-17 with t = 1)
     at_zero = lambda fun, x0: np.zeros_like(x0)  # noqa: E731
-    with pytest.raises(tf.LinAlgError, match="scale = .* = 0 .*if x = 0 is the root, give atol"):
+    with pytest.raises(tf.LinAlgError, match="scale = .* = 0 .*if x is the root, give atol"):
         tf.custom_root(f, np.ones(1), at_zero, np.ones(1))
     t = tf.tensor(np.ones(1), requires_grad=True)
     x = tf.custom_root(f, np.ones(1), at_zero, t, atol=1e-15)
     g, = tf.grad(tf.sum(x), [t])
     np.testing.assert_allclose(g.numpy(), [1e-17])
+
+
+def test_custom_root_at_the_edge_of_the_domain():
+    """x* = 1 - a² of √(1 - x) = a: f is NaN beyond 1, where the central difference of the
+    scale reaches with a = 1e-6; the one-sided difference takes over, and the root (whose
+    residual, 1.1e-11, is the rounding of 1 - x at 1e-12 from the edge) is accepted."""
+    a = tf.tensor(np.array([1e-6]), requires_grad=True)
+    x = tf.custom_root(lambda x, a: tf.sqrt(1 - x) - a, np.zeros(1),
+                       lambda fun, x0: 1 - np.array([1e-6]) ** 2, a)
+    g, = tf.grad(tf.sum(x), [a])
+    np.testing.assert_allclose(g.numpy(), [-2e-6], rtol=1e-4)    # dx/da = -2a
 
 
 def test_fixed_point_tol_is_absolute_and_stops_on_the_step():
