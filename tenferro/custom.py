@@ -992,9 +992,10 @@ def custom_root(f: Callable[..., ArrayLike], x0: ArrayLike,
     Defaults: ``rtol`` = √eps of the dtype (1.5e-8 in float64, 3.5e-4 in float32; the
     tolerance scipy.optimize.root's default method converges to), ``atol`` = 0 (give one,
     in f's units, for a root at x = 0 or a residual at f's rounding floor). ``tol`` is the
-    older spelling of an absolute tolerance: ``tol=t`` means ``atol=t, rtol=0``. Otherwise
-    LinAlgError with the residual, the threshold and its parts: the derivative is only as
-    accurate as the root.
+    older spelling of an absolute tolerance: ``tol=t`` means ``atol=t, rtol=0``. A root
+    that fails the test raises LinAlgError with the residual, the threshold and its parts
+    (and the solver's message if a scipy.optimize result reports failure): the derivative
+    is only as accurate as the root.
 
     The derivative follows the implicit function theorem
     (dx* = -A⁻¹ B dθ, A = ∂f/∂x, B = ∂f/∂θ) without unrolling the solver: reverse mode
@@ -1073,15 +1074,17 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         ‖x_k+1 - x_k‖₂ ≤ atol + rtol·‖x_k+1‖₂
 
     returning x_k+1. The step is the residual ‖f(x_k)‖₂ of f(x) = x - G(x) at x_k, so the
-    stopping test is the acceptance test: there is no second one. Defaults: ``rtol`` =
+    stopping test is the acceptance test: there is no second one. For a map contracting
+    by ρ, x_k+1 is within about ρ/(1 - ρ) times the step of x*. Defaults: ``rtol`` =
     1e-10 in float64 and 3e-4 in float32 (above the rounding floor of iterations through
     SVDs/eigendecompositions, measured at 1e-14..1.3e-11 relative in float64 and ~5e-5 in
     float32 for a CTMRG), ``atol`` = 0 (give one, in x's units, for a fixed point at
     x = 0). ``tol`` is the older spelling of an absolute tolerance: ``tol=t`` means
-    ``atol=t, rtol=0``. After ``max_iter`` iterations without convergence, or if g returns
-    non-finite values, LinAlgError with the last and smallest steps, the threshold and a
-    diagnosis (signs that flip: pass a gauge; a stall at g's rounding floor: raise rtol;
-    slow contraction: raise max_iter).
+    ``atol=t, rtol=0``. After ``max_iter`` iterations without convergence, LinAlgError
+    with the last and smallest steps, the threshold and a diagnosis (signs that flip: pass
+    a gauge; a stall at g's rounding floor: the rtol that would pass; iterates shrinking
+    to 0: pass atol; a slow contraction: the iterations still needed; growing steps).
+    Non-finite values from g raise LinAlgError at once.
 
     gauge: ``gauge(x, *params) -> x'`` fixes the gauge of an iterate, for maps that
     converge only up to a gauge transformation (the sign of eigenvectors or singular
