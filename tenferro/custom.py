@@ -819,16 +819,129 @@ def _root_params(params: Iterable[ArrayLike], name: str) -> tuple[Tensor, ...]:
     return tuple(out)
 
 
-def _solve_root(op: Op, name: str, f: Callable[..., Any], x0_in: ArrayLike,
-                solver: Callable[..., Any], params_in: Iterable[ArrayLike], tol: float | None,
-                dense_max: int, gmres_rtol: float) -> Tensor:
-    params = _root_params(params_in, name)
+# ---- the convergence criterion -----------------------------------------------------------------
+#
+# One form for both functions: converged when a residual norm is at most atol + rtol·scale.
+# * fixed_point: the residual is the step ‖x_{k+1} - x_k‖₂, which IS ‖f(x_k)‖₂ for
+#   f(x) = x - G(x) (G = gauge ∘ g), and scale = ‖x_{k+1}‖₂. The iteration stops on that
+#   test and the point it accepts is returned: no second test on a recomputed residual,
+#   which could fail by rounding alone (issue 28: a CTMRG stopped on ‖Δx‖ ≤ 1.8e-12, then
+#   was refused for ‖x - g(x)‖ = 8.4e-12, g's rounding floor).
+# * custom_root: the residual is ‖f(x*)‖₂ and scale = ‖∂f/∂x · x*‖₂, the change of f along
+#   x* itself (a central difference): the root is accepted when f is no larger than what a
+#   relative change rtol of x* would make it. It does not depend on x0 (a residual relative
+#   to ‖f(x0)‖ would accept a poor root after a far start) and has f's units, so rtol is a
+#   pure number whatever the scaling of f.
+
+# fixed_point's default rtol by dtype. The rounding floor of an iteration through
+# eigendecompositions/SVDs is far above eps: a C4v CTMRG of the 2D Ising model (chi 8,
+# tests/test_implicit.py) stalls at steps of 1e-14..1.3e-11·‖x‖ in float64 (β = 0.40..0.30)
+# and 1e-5..5e-5·‖x‖ in float32 (β = 0.40); the defaults sit above those floors, and 1e-10
+# keeps the implicit derivative accurate to ~1e-10 relative in float64.
+_FIXED_POINT_RTOL = {4: 3e-4, 8: 1e-10}
+
+
+def _root_dtype(x0: NDArray[Any], params: Sequence[Tensor]) -> np.dtype[Any]:
+    """The unknowns' dtype: x0's (integers count as float64) promoted with the params'."""
+    base = x0.dtype if x0.dtype.kind == "f" else np.dtype(np.float64)
+    return np.result_type(base, *[p.dtype for p in params])
+
+
+def _tolerances(name: str, rtol: float | None, atol: float | None, tol: float | None,
+                default_rtol: float) -> tuple[float, float]:
+    """(rtol, atol) from the keywords: ``tol`` is the older spelling of an absolute
+    tolerance (atol=tol, rtol=0); unset rtol/atol take ``default_rtol`` and 0."""
+    if tol is not None:
+        if rtol is not None or atol is not None:
+            raise ShapeError(f"{name}: pass either tol (an absolute tolerance, the older "
+                             f"spelling of atol=tol, rtol=0) or rtol/atol, not both")
+        rtol, atol = 0.0, tol
+    out = []
+    for what, v, default in (("rtol", rtol, default_rtol), ("atol", atol, 0.0)):
+        try:
+            value = default if v is None else float(v)
+        except (TypeError, ValueError):
+            raise ShapeError(f"{name}: {what} must be a number, got {type(v).__name__}") \
+                from None
+        if not np.isfinite(value) or value < 0:
+            raise ShapeError(f"{name}: {what} = {value} must be finite and >= 0")
+        out.append(value)
+    return out[0], out[1]
+
+
+def _x0_array(x0_in: ArrayLike, name: str) -> NDArray[Any]:
     x0: NDArray[Any] = np.array(x0_in.numpy() if isinstance(x0_in, Tensor) else x0_in)
     if x0.dtype.kind == "c":
         raise DTypeError(f"{name}: x0 is complex; the unknowns must be real")
-    if x0.dtype.kind not in "f":
-        x0 = x0.astype(np.float64)
-    dtype = np.result_type(x0.dtype, *[p.dtype for p in params])
+    if x0.dtype.kind not in "iufb" or (x0.dtype.kind == "f"
+                                             and x0.dtype.itemsize not in (4, 8)):
+        raise DTypeError(f"{name}: x0 has dtype {x0.dtype}; it must be a real array of "
+                         f"float32/float64 (or integers, counted as float64)")
+    return x0
+
+
+@dataclasses.dataclass(slots=True)
+class _Accept:
+    """custom_root's acceptance test of a solver's result (fixed_point's iteration applies
+    its own test and passes None)."""
+    rtol: float
+    atol: float
+    result: Any      # what the solver returned (its .message/.success go in the error)
+
+
+def _norm(v: NDArray[Any]) -> float:
+    """‖v‖₂ without overflow or underflow in the squares (v finite)."""
+    m = float(np.max(np.abs(v))) if v.size else 0.0
+    return m * float(np.linalg.norm(v / m)) if m > 0 and np.isfinite(m) else m
+
+
+def _along_x(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any],
+             fx: NDArray[Any]) -> float:
+    """‖∂f/∂x · x‖₂ by a central difference along x: the change of f under a relative
+    change of x (an order of magnitude is all the acceptance test needs). Where f is not
+    finite on one side (x at the edge of f's domain) a one-sided difference; 0 (only atol
+    can accept) where neither is finite."""
+    h = float(np.finfo(x.dtype).eps) ** (1 / 3)
+    with np.errstate(all="ignore"):
+        up, down = fun(x * (1 + h)), fun(x * (1 - h))
+        for d in ((up - down) / (2 * h), (up - fx) / h, (fx - down) / h):
+            if np.all(np.isfinite(d)):
+                return _norm(d)
+    return 0.0
+
+
+def _check_root(name: str, fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any],
+                accept: _Accept) -> None:
+    """LinAlgError unless ‖f(x)‖₂ ≤ atol + rtol·‖∂f/∂x · x‖₂ (see the criterion above)."""
+    r = fun(x)
+    res = _norm(r) if np.all(np.isfinite(r)) else float("inf")
+    scale = _along_x(fun, x, r) if accept.rtol and np.isfinite(res) else 0.0
+    limit = accept.atol + accept.rtol * scale
+    if res <= limit and np.isfinite(limit):
+        return
+    parts = (f"atol = {accept.atol:.3g}, rtol = {accept.rtol:.3g}, scale = ‖∂f/∂x · x‖₂ = "
+             f"{scale:.3g} (the change of f along x itself)")
+    msg = (f"{name}: no convergence: the solver's x has residual ‖f(x, *params)‖₂ "
+           + (f"= {res:.3g} > {limit:.3g} = atol + rtol·scale with {parts}. "
+              if np.isfinite(res) else f"that is not finite ({parts}). "))
+    extra = getattr(accept.result, "message", None)
+    if extra is not None and getattr(accept.result, "success", True) is False:
+        msg += f"The solver reported failure: {extra!s}. "
+    if np.isfinite(res) and scale == 0 and accept.atol == 0:
+        msg += ("The scale is 0 (x = 0, f flat along x, or f not finite on either side "
+                "of x), so only atol can accept a root here: if x is the root, give atol "
+                "(in f's units). ")
+    msg += ("Tighten the solver's tolerance (the implicit derivative is only as accurate as "
+            "the root); if the residual is f's rounding floor, pass a larger rtol or atol.")
+    raise LinAlgError(msg)
+
+
+def _solve_root(op: Op, name: str, f: Callable[..., Any], x0: NDArray[Any],
+                solver: Callable[..., Any], params: tuple[Tensor, ...],
+                accept: _Accept | None, dense_max: int, gmres_rtol: float) -> Tensor:
+    """Run ``solver`` on plain values, check its result (``accept``; None: the solver
+    checked it), and record the root as one node of ``op`` with the implicit rules."""
+    dtype = _root_dtype(x0, params)
     x0 = x0.astype(dtype)
     shape = x0.shape
     call = _RootCall(f, shape, dtype, int(dense_max), name, gmres_rtol)
@@ -840,7 +953,8 @@ def _solve_root(op: Op, name: str, f: Callable[..., Any], x0_in: ArrayLike,
             r = _residual(call, Tensor._wrap(x.reshape(shape).astype(dtype)), plain)
         return r._data.reshape(x.shape)
     with outside_dual_level():   # the solver works on plain values
-        sol = solver(fun, x0.copy())
+        result = solver(fun, x0.copy())
+        sol = result
         if hasattr(sol, "x") and not isinstance(sol, (Tensor, np.ndarray)):
             sol = sol.x     # a scipy.optimize OptimizeResult
         sol = np.asarray(sol.numpy() if isinstance(sol, Tensor) else sol)
@@ -848,21 +962,17 @@ def _solve_root(op: Op, name: str, f: Callable[..., Any], x0_in: ArrayLike,
             raise ShapeError(f"{name}: the solver returned {sol.size} values for "
                              f"{x0.size} unknowns (x0 has shape {shape})")
         sol = sol.reshape(shape).astype(dtype)
-        res = float(np.linalg.norm(fun(sol)))
-    if tol is None:
-        tol = float(np.sqrt(np.finfo(dtype).eps))
-    if not np.isfinite(res) or res > tol:
-        raise LinAlgError(f"{name}: no convergence: the solver's x has residual norm "
-                          f"‖f(x, *params)‖₂ = {res:.3g} > tol = {tol:.3g}; tighten the "
-                          f"solver's tolerance (the implicit derivative is only as accurate "
-                          f"as the root) or pass a larger tol")
+        if accept is not None:
+            accept.result = result
+            _check_root(name, fun, sol, accept)
     out: Tensor = apply1(op, params, sol, call)
     return out
 
 
 def custom_root(f: Callable[..., ArrayLike], x0: ArrayLike,
                 solver: Callable[[Callable[[NDArray[Any]], NDArray[Any]], NDArray[Any]], Any],
-                *params: ArrayLike, tol: float | None = None, dense_max: int = 200,
+                *params: ArrayLike, rtol: float | None = None, atol: float | None = None,
+                tol: float | None = None, dense_max: int = 200,
                 gmres_rtol: float = 1e-12) -> Tensor:
     """The solution x* of ``f(x, *params) = 0``, differentiable in ``params``.
 
@@ -871,14 +981,23 @@ def custom_root(f: Callable[..., ArrayLike], x0: ArrayLike,
     guess (any shape; real); solver: ``solver(fun, x0) -> x*`` with ``fun`` the plain NumPy
     function ``x ↦ f(x, *params)`` (any shape with x0's size in, the same shape out); it
     may return an ndarray, a Tensor, or a scipy.optimize result (its ``.x``) and may use
-    any method: ``lambda fun, x0: scipy.optimize.root(fun, x0, tol=1e-12)``, a user's loop,
+    any method: ``lambda fun, x0: scipy.optimize.root(fun, x0)``, a user's loop,
     or the minimiser of an objective whose gradient is f (close over the parameters'
     values, ``p.numpy()``). params: real arrays/Tensors (complex raises DTypeError).
     x* has the dtype of x0 promoted with the params' (integers count as float64).
 
-    The residual norm ‖f(x*, *params)‖₂ must be at most ``tol`` (default sqrt(eps) of the
-    dtype: 1.5e-8 in float64), else LinAlgError with the residual: the derivative is only as
-    accurate as the root. The derivative follows the implicit function theorem
+    The solver's x* is accepted when ‖f(x*, *params)‖₂ ≤ atol + rtol·scale with
+    scale = ‖∂f/∂x · x*‖₂, the change of f along x* itself (a central difference, two
+    evaluations of f): f is no larger than a relative change rtol of x* would make it.
+    Defaults: ``rtol`` = √eps of the dtype (1.5e-8 in float64, 3.5e-4 in float32; the
+    tolerance scipy.optimize.root's default method converges to), ``atol`` = 0 (give one,
+    in f's units, for a root at x = 0 or a residual at f's rounding floor). ``tol`` is the
+    older spelling of an absolute tolerance: ``tol=t`` means ``atol=t, rtol=0``. A root
+    that fails the test raises LinAlgError with the residual, the threshold and its parts
+    (and the solver's message if a scipy.optimize result reports failure): the derivative
+    is only as accurate as the root.
+
+    The derivative follows the implicit function theorem
     (dx* = -A⁻¹ B dθ, A = ∂f/∂x, B = ∂f/∂θ) without unrolling the solver: reverse mode
     solves Aᵀλ = ḡ, then θ̄ = -Bᵀλ (one vjp of f); forward mode solves A dx = -B t. A is
     built densely (n reverse passes over f) when n = x0.size ≤ ``dense_max``; larger
@@ -887,52 +1006,153 @@ def custom_root(f: Callable[..., ArrayLike], x0: ArrayLike,
     LinAlgError. Second order (create_graph, hvp) works when f is written in tenferro ops;
     it always uses the dense A (a differentiable solve), whatever n.
     """
-    return _solve_root(_ROOT_OP, "custom_root", f, x0, solver, params, tol, dense_max,
-                       gmres_rtol)
+    params_t = _root_params(params, "custom_root")
+    x0_a = _x0_array(x0, "custom_root")
+    dtype = _root_dtype(x0_a, params_t)
+    rtol_, atol_ = _tolerances("custom_root", rtol, atol, tol,
+                               float(np.sqrt(np.finfo(dtype).eps)))
+    return _solve_root(_ROOT_OP, "custom_root", f, x0_a, solver, params_t,
+                       _Accept(rtol_, atol_, None), dense_max, gmres_rtol)
+
+
+def _no_convergence(max_iter: int, steps: Sequence[float], norms: Sequence[float],
+                    abs_step: float, rtol: float, atol: float) -> str:
+    """fixed_point's error after max_iter iterations: the numbers, and a diagnosis of why
+    (sign flips, a stall at g's rounding floor, iterates going to 0, slow or no
+    contraction) with what to do about it."""
+    step, norm = steps[-1], norms[-1]
+    limit = atol + rtol * norm
+    kmin = int(np.argmin(steps))
+    msg = (f"fixed_point: no convergence after {max_iter} iterations: the last step "
+           f"‖x_k+1 - x_k‖₂ = {step:.3g} (the residual ‖x - g(x)‖₂ at x_k) > atol + "
+           f"rtol·‖x_k+1‖₂ = {atol:.3g} + {rtol:.3g}·{norm:.3g} = {limit:.3g}; the smallest "
+           f"step was {steps[kmin]:.3g} (iteration {kmin + 1}). ")
+    q = max(1, len(steps) // 4)
+    recent, earlier = steps[-q:], steps[:-q]
+    if abs_step <= limit < step:
+        return msg + ("The iterates converge in absolute value but their signs flip (a "
+                      "sign or phase freedom, as of eigenvectors or singular vectors): pass "
+                      "gauge=, a function fixing the gauge of each iterate.")
+    if atol == 0 and norm <= 1e-6 * max(norms):
+        return msg + ("The iterates shrink towards x = 0, where a relative test cannot "
+                      "pass: give an absolute tolerance atol (in x's units).")
+    m = min(q, len(steps) - 1)
+    # a converging (or diverging) iteration changes its step monotonically; one at a
+    # rounding floor or in a limit cycle goes up and down
+    shrinking = float(np.mean([b < a for a, b in zip(steps[-1 - m:], steps[-m:])])) if m else 0
+    rate = (steps[-1] / steps[-1 - m]) ** (1 / m) if m and steps[-1 - m] > 0 else 1.0
+    if earlier and (min(recent) > max(earlier) or (shrinking <= 0.2 and rate > 1)):
+        return msg + ("The steps grow: g is not a contraction near x0 (start closer, or use "
+                      "custom_root with a Newton-type solver).")
+    if m and 0.2 < shrinking < 0.8:
+        floor = float(np.median(recent))
+        hint = (f"if that is the rounding floor of g, pass rtol >= {4 * floor / norm:.1g}; "
+                if norm > 0 else "")
+        return msg + (f"The steps stopped decreasing (median {floor:.3g} over the last {q} "
+                      f"iterations): {hint}if g is not a contraction near x0 (a limit "
+                      f"cycle, an unstable fixed point), start closer or use custom_root "
+                      f"with a Newton-type solver.")
+    if 0 < rate < 1 and limit > 0:
+        more = int(np.ceil(np.log(limit / step) / np.log(rate)))
+        return msg + (f"The steps shrink slowly (by {rate:.4g} per iteration; about {more} "
+                      f"more iterations at this rate): raise max_iter, or use custom_root "
+                      f"with a faster solver (Newton, Anderson).")
+    return msg + ("The steps do not shrink (is g a contraction near x0?): start closer, or "
+                  "use custom_root with a Newton-type solver.")
 
 
 def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
-                tol: float | None = None, max_iter: int = 1000, dense_max: int = 200,
-                gmres_rtol: float = 1e-12) -> Tensor:
+                gauge: Callable[..., ArrayLike] | None = None, rtol: float | None = None,
+                atol: float | None = None, tol: float | None = None, max_iter: int = 1000,
+                dense_max: int = 200, gmres_rtol: float = 1e-12) -> Tensor:
     """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
 
-    Iterates ``x ← g(x, *params)`` on plain values from x0 until ‖x_{k+1} - x_k‖₂ ≤ tol
-    (default eps**0.75 of the dtype: 1.8e-12 in float64); after ``max_iter`` iterations
-    without that, raises LinAlgError with the residual ‖x - g(x, *params)‖₂. g must be a
-    function of Tensors in tenferro ops. The derivative is the implicit one of
-    ``f(x, θ) = x - g(x, θ) = 0`` (:func:`custom_root`): dx* = (I - ∂g/∂x)⁻¹ ∂g/∂θ dθ,
-    exact at the fixed point, without unrolling the iteration. A faster solver (Anderson,
-    Newton): use ``custom_root(lambda x, *p: x - g(x, *p), x0, solver, *params)``.
+    Iterates ``x_k+1 = G(x_k)`` on plain values from x0, with G = g, or
+    ``G(x) = gauge(g(x, *params), *params)`` when a ``gauge`` is given, and stops at the
+    first k with
+
+        ‖x_k+1 - x_k‖₂ ≤ atol + rtol·‖x_k+1‖₂
+
+    returning x_k+1. The step is the residual ‖f(x_k)‖₂ of f(x) = x - G(x) at x_k, so the
+    stopping test is the acceptance test: there is no second one. For a map contracting
+    by ρ, x_k+1 is within about ρ/(1 - ρ) times the step of x*. Defaults: ``rtol`` =
+    1e-10 in float64 and 3e-4 in float32 (above the rounding floor of iterations through
+    SVDs/eigendecompositions, measured at 1e-14..1.3e-11 relative in float64 and ~5e-5 in
+    float32 for a CTMRG), ``atol`` = 0 (give one, in x's units, for a fixed point at
+    x = 0). ``tol`` is the older spelling of an absolute tolerance: ``tol=t`` means
+    ``atol=t, rtol=0``. After ``max_iter`` iterations without convergence, LinAlgError
+    with the last and smallest steps, the threshold and a diagnosis (signs that flip: pass
+    a gauge; a stall at g's rounding floor: the rtol that would pass; iterates shrinking
+    to 0: pass atol; a slow contraction: the iterations still needed; growing steps).
+    Non-finite values from g raise LinAlgError at once.
+
+    gauge: ``gauge(x, *params) -> x'`` fixes the gauge of an iterate, for maps that
+    converge only up to a gauge transformation (the sign of eigenvectors or singular
+    vectors, as of CTMRG environments): e.g. multiply each column by the sign of its
+    largest-magnitude entry. It is part of the map: x* = gauge(g(x*, θ), θ), and the
+    derivative is that of this map. A gauge chosen from the values (a sign) is piecewise
+    constant: compute the choice from payloads (``x.numpy()``) and apply it with tenferro
+    ops (``x * tf.as_tensor(s)``), so the derivative is that of x ↦ s ⊙ x with s fixed at
+    the solution. The gauge must leave no continuous freedom (else I - ∂G/∂x is singular:
+    LinAlgError when differentiating).
+
+    g (and gauge) must be functions of Tensors in tenferro ops. The derivative is the
+    implicit one of ``f(x, θ) = x - G(x, θ) = 0`` (:func:`custom_root`):
+    dx* = (I - ∂G/∂x)⁻¹ ∂G/∂θ dθ, exact at the fixed point, without unrolling the
+    iteration. A faster solver (Anderson, Newton): use
+    ``custom_root(lambda x, *p: x - g(x, *p), x0, solver, *params)``.
     """
     params_t = _root_params(params, "fixed_point")
-    dtype = np.result_type(np.asarray(x0.numpy() if isinstance(x0, Tensor) else x0).dtype,
-                           np.float64 if not params_t else params_t[0].dtype,
-                           *[p.dtype for p in params_t])
-    if tol is None:
-        tol = float(np.finfo(dtype).eps ** 0.75)
+    x0_a = _x0_array(x0, "fixed_point")
+    dtype = _root_dtype(x0_a, params_t)
+    rtol_, atol_ = _tolerances("fixed_point", rtol, atol, tol,
+                               _FIXED_POINT_RTOL[dtype.itemsize])
+    if gauge is not None and not callable(gauge):
+        raise TypeError(f"fixed_point: gauge must be a function (x, *params) -> x, got "
+                        f"{type(gauge).__name__}")
+    n_iter = int(max_iter)
+    if n_iter < 1:
+        raise ShapeError(f"fixed_point: max_iter = {max_iter} must be at least 1")
     plain = [detached(p) for p in params_t]
 
+    def big_g(x: Tensor, *p: Tensor) -> Any:
+        y = g(x, *p)
+        if gauge is None:
+            return y
+        return gauge(y if isinstance(y, Tensor) else Tensor._wrap(np.asarray(y)), *p)
+
+    def apply_map(x: NDArray[Any], k: int) -> NDArray[Any]:
+        with _no_grad():
+            y = big_g(Tensor._wrap(x), *plain)
+        x_new = np.asarray(y._data if isinstance(y, Tensor) else y, dtype=x.dtype)
+        if x_new.shape != x.shape:
+            raise ShapeError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'} "
+                             f"has shape {x_new.shape} but x has shape {x.shape}")
+        if not np.all(np.isfinite(x_new)):
+            raise LinAlgError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'}"
+                              f" returned non-finite values at iteration {k}; g must map "
+                              f"finite iterates to finite values")
+        return x_new
+
     def iterate(fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArray[Any]) -> NDArray[Any]:
-        # fun(x) = x - g(x): g(x) = x - fun(x) would lose digits; call g directly
-        for _ in range(int(max_iter)):
-            with _no_grad():
-                gx = g(Tensor._wrap(x), *plain)
-            x_new = np.asarray(gx._data if isinstance(gx, Tensor) else gx, dtype=x.dtype)
-            if x_new.shape != x.shape:
-                raise ShapeError(f"fixed_point: g(x, *params) has shape {x_new.shape} but "
-                                 f"x has shape {x.shape}")
-            step = float(np.linalg.norm(x_new - x))
-            x = x_new
-            if step <= tol:
+        # the step x_k+1 - x_k from G directly: fun(x) = x - G(x) would cost an extra call
+        steps: list[float] = []
+        norms: list[float] = []
+        x_prev = x
+        for k in range(1, n_iter + 1):
+            x_new = apply_map(x, k)
+            step = _norm(x_new - x)
+            norm = _norm(x_new)
+            x_prev, x = x, x_new
+            if step <= atol_ + rtol_ * norm and np.isfinite(step + norm):
                 return x
-        res = float(np.linalg.norm(fun(x)))
-        raise LinAlgError(f"fixed_point: no convergence after {max_iter} iterations: the "
-                          f"residual ‖x - g(x, *params)‖₂ = {res:.3g} > tol = {tol:.3g} (is g "
-                          f"a contraction near x0?); raise max_iter or use custom_root with "
-                          f"a faster solver")
+            steps.append(step)
+            norms.append(norm)
+        abs_step = float(np.linalg.norm(np.abs(x) - np.abs(x_prev)))
+        raise LinAlgError(_no_convergence(n_iter, steps, norms, abs_step, rtol_, atol_))
 
     def f(x: Tensor, *p: Tensor) -> Any:
-        return x - g(x, *p)
+        return x - big_g(x, *p)
     f.__name__ = getattr(g, "__name__", "g")
-    return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0, iterate, params_t, tol,
+    return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0_a, iterate, params_t, None,
                        dense_max, gmres_rtol)

@@ -207,3 +207,25 @@ def test_lattice_network_too_large_for_einsum_labels_raises(lattice):
         lattice.ln_z(6, 0.4, network="bonds")
     with pytest.raises(ValueError, match="L <= 7"):
         lattice.ln_z(8, 0.4, network="spins")
+
+
+@pytest.fixture(scope="module")
+def ctmrg():
+    return _load("ctmrg_ising")
+
+
+def test_ctmrg_matches_onsager_through_the_fixed_point(ctmrg):
+    # chi 8 at beta 0.40 (the example's self-check, one point): ln Z/N, u, c against
+    # Onsager, u against the difference quotient of the computed ln Z/N
+    ln_z, u, c = ctmrg.thermodynamics(0.40, 8)
+    assert abs(ln_z - ctmrg.exact_ln_z(0.40)) < 1e-9
+    assert abs(u - ctmrg.exact_energy(0.40)) < 1e-7
+    assert abs(c - ctmrg.exact_specific_heat(0.40)) < 1e-5 * ctmrg.exact_specific_heat(0.40)
+    assert abs(u - ctmrg.difference_energy(0.40, 8)) < 1e-9
+
+
+def test_ctmrg_self_check_fails_when_off(ctmrg, monkeypatch, capsys):
+    assert ctmrg.main(["--chi", "8", "--betas", "0.48"]) == 0
+    monkeypatch.setattr(ctmrg, "U_TOL", 1e-14)          # chi 8 is 2.5e-10 off at 0.48
+    assert ctmrg.main(["--chi", "8", "--betas", "0.48"]) == 1
+    assert "[FAILED]" in capsys.readouterr().out
