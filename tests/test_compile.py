@@ -364,3 +364,29 @@ def test_every_op_reports_values_that_leave_the_graph():
         x = tf.tensor([1.0, 2.0], requires_grad=True)
         hidden = tf.Tensor._wrap(np.argsort(x._data))
     assert not rec.escapes and hidden._node is None
+
+
+def test_more_ops_replay():
+    mask = np.array([True, False, True, False])
+
+    def f(x, z):
+        a = tf.where(mask, x, -x)
+        b = tf.concatenate([a, tf.abs(x)])
+        w, v = tf.linalg.eigh(tf.reshape(b, (2, 4)) @ tf.reshape(b, (2, 4)).T)
+        c = (tf.real(z * tf.conj(z)) + tf.imag(z) ** 2).sum()
+        return w.sum() + (v ** 2).sum() + c
+
+    cf = tf.compile(f)
+    for k in range(3):
+        x = RNG.standard_normal(4)
+        z = RNG.standard_normal(3) + 1j * RNG.standard_normal(3)
+        xt, zt = tf.tensor(x, requires_grad=True), tf.tensor(z, requires_grad=True)
+        out = cf(xt, zt)
+        gx, gz = tf.grad([out], [xt, zt])
+        xe, ze = tf.tensor(x, requires_grad=True), tf.tensor(z, requires_grad=True)
+        ref = f(xe, ze)
+        hx, hz = tf.grad([ref], [xe, ze])
+        assert out.item() == ref.item()
+        np.testing.assert_allclose(gx.numpy(), hx.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(gz.numpy(), hz.numpy(), rtol=1e-12, atol=1e-12)
+    assert cf.records == 1 and cf.replays == 3, cf.explain()

@@ -29,6 +29,7 @@ from typing import Any, Callable
 from numpy.typing import ArrayLike
 
 import math
+import operator
 
 import numpy as np
 
@@ -202,6 +203,11 @@ _real_op = defop("real", lambda ctx, needs, gs, xs, ys: (gs[0],),
 # imag(z): z̄ = i·ȳ
 _imag_op = defop("imag", lambda ctx, needs, gs, xs, ys: (1j * gs[0],),
                  lambda ctx, ts, xs, ys: (np.imag(ts[0]),))
+# (tf.compile's replay of abs, conj, real and imag: the primals on the arrays)
+_abs_op.replay = lambda ctx: np.abs
+_conj_op.replay = lambda ctx: np.conj
+_real_op.replay = lambda ctx: operator.attrgetter("real")
+_imag_op.replay = lambda ctx: operator.attrgetter("imag")
 
 
 def real(x: ArrayLike, /) -> Tensor:
@@ -721,6 +727,8 @@ def _where_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 
 
 _where_op = defop("where", _where_vjp, _where_jvp)
+# (tf.compile's replay: the mask is a constant of the recording, ctx)
+_where_op.replay = lambda cond: lambda a, b: np.where(cond, a, b)
 
 
 def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Tensor:

@@ -607,6 +607,7 @@ def _concat_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 _concat_op = defop(
     "concatenate", _concat_vjp,
     lambda ctx, ts, xs, ys: (np.concatenate(_zeros_for(ts, xs, ys[0].dtype), ctx),))
+_concat_op.replay = lambda axis: lambda *xs: np.concatenate(xs, axis)
 
 
 def concatenate(tensors: Sequence[ArrayLike], axis: int | None = 0) -> Tensor:

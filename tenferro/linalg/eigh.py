@@ -36,7 +36,7 @@ from .._rule_api import record_pullback, wants_derivative, watching_degenerate
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import field_aliases, mH, matrix_input
+from ._common import _all_finite, field_aliases, mH, matrix_input
 from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
                   _input_tangent, _kernel, _same_block, _values_only_jvp,
                   adapt_degenerate_basis)
@@ -98,7 +98,7 @@ def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
     if gv is None:
         # exact path (no F): Ā = V diag(λ̄) Vᴴ
         return (None if gw is None else (v * gw[..., None, :]) @ mH(v),)
-    derivative_eps, check_gauge, _ = ctx
+    derivative_eps, check_gauge = ctx[0], ctx[1]
     n = w.shape[-1]
     X = None
     if check_gauge and v.dtype.kind == "c":
@@ -134,7 +134,7 @@ def _eigh_pullback(ctx: Any, gs: Any, ys: Any) -> Any:
 
 
 def _eigh_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    derivative_eps, _, values_only = ctx
+    derivative_eps, values_only = ctx[0], ctx[2]
     w, v = ys
     C0 = mH(v) @ ts[0] @ v
     C = 0.5 * (C0 + mH(C0))                           # VᴴȦₕV, Ȧₕ the Hermitian part
@@ -170,8 +170,24 @@ def _eigh(a: Any, lower: Any, derivative_eps: Any, check_gauge: Any,
             scale = np.maximum(np.abs(w[..., 0]), np.abs(w[..., -1])).astype(np.float64)
             adapt_degenerate_basis(v, w, v, 0.5 * (t + mH(t)), _eigh_drel(n, w.dtype) * scale,
                                    False)
-    ctx = (derivative_eps, bool(check_gauge), values_only and _values_only_jvp(a))
+    # (the triangle read: for tf.compile's replay)
+    ctx = (derivative_eps, bool(check_gauge), values_only and _values_only_jvp(a), lower)
     return apply(_eigh_op, (a,), outs, ctx)
+
+
+def _replay(ctx: Any) -> Any:
+    """tf.compile's replay (reverse mode only: forward mode runs eagerly, where the
+    degenerate blocks adapt to the tangent); empty or non-finite input runs eagerly."""
+    lower = ctx[3]
+
+    def fn(d: Any) -> Any:
+        if d.size == 0 or not _all_finite(d):
+            raise FloatingPointError("empty or non-finite input: eigh runs eagerly")
+        return tuple(_lapack.eigh(d, lower=lower))
+    return fn
+
+
+_eigh_op.replay = _replay
 
 
 def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | None = None,
