@@ -1177,6 +1177,16 @@ cdef object _broadcast_view(cnp.ndarray g, cnp.ndarray x):
     return v
 
 
+from tenferro._kernels.small_matmul cimport matmul as _blas_matmul
+
+
+cdef inline object _mm(object x, object y):
+    """x @ y, by NumPy's own BLAS call without its dispatch where small_matmul covers it
+    (the same bits)."""
+    r = _blas_matmul(x, y)
+    return x @ y if r is None else r
+
+
 cdef object _matmul_kernel(tuple needs, object g, object a, object b,
                            cnp.PyArray_Descr* dt):
     """_ops/structure.py's _matmul_vjp_2d for real a, b of y's dtype (the same products)."""
@@ -1191,17 +1201,17 @@ cdef object _matmul_kernel(tuple needs, object g, object a, object b,
     if na == 2:
         if nb == 2:                                        # (m, k) @ (k, n)
             if needs[0]:
-                ga = g @ b.T
+                ga = _mm(g, b.T)
             if needs[1]:
-                gb = a.T @ g
+                gb = _mm(a.T, g)
         else:                                              # (m, k) @ (k,)
             if needs[0]:
                 ga = _np_multiply.outer(g, b)
             if needs[1]:
-                gb = a.T @ g
+                gb = _mm(a.T, g)
     elif nb == 2:                                          # (k,) @ (k, n)
         if needs[0]:
-            ga = b @ g
+            ga = _mm(b, g)
         if needs[1]:
             gb = _np_multiply.outer(a, g)
     else:                                                  # (k,) @ (k,)

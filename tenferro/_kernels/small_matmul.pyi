@@ -1,0 +1,3 @@
+from typing import Any
+
+def matmul(a: Any, b: Any) -> Any: ...

@@ -1,0 +1,170 @@
+# cython: language_level=3
+"""The matrix product of small real 1-D/2-D arrays by one BLAS call, as NumPy makes it.
+
+Why: ``np.matmul`` of two 4x4 float64 matrices costs ~1.3 µs on the development machine,
+almost all of it NumPy's dispatch (the ufunc machinery, the operand checks) around one
+?gemm call of ~0.1 µs. A loop of small ops (the Kalman filter of docs/guide/loops.md: 9
+products forward and 18 backward per step) pays it every time. This kernel makes the
+BLAS call NumPy's matmul loop makes for the same operands (?gemm for two matrices, ?gemv
+for a matrix and a vector, ?dot for two vectors; C- or F-ordered operands through the
+transpose flags, as NumPy's row-major cblas call does), so the result is the same, bit
+for bit, with the same OpenBLAS (tests/_kernels/test_small_matmul.py checks every layout
+against np.matmul). Anything else — other dtypes, batches, strided matrices, empty
+operands, the product of a matrix with its own transpose (NumPy calls ?syrk there) —
+returns None and the caller uses np.matmul. The twin (small_matmul_twin.py) is
+np.matmul itself.
+
+Callers: tape.pyx's compiled pullback of matmul (VJP_MATMUL) and tf.compile's replay of
+matmul (tenferro/_ops/structure.py).
+"""
+cimport numpy as cnp
+cimport scipy.linalg.cython_blas as bl
+
+cnp.import_array()
+
+from numpy import ndarray
+
+
+cdef inline bint _layout(cnp.ndarray x, int* trans, int* ld):
+    """A 2-D ``x`` as BLAS sees it: C-ordered (trans 0, ld = columns) or F-ordered (trans
+    1, ld = rows); False for any other strides."""
+    cdef cnp.npy_intp r = cnp.PyArray_DIM(x, 0), c = cnp.PyArray_DIM(x, 1)
+    cdef cnp.npy_intp s0 = cnp.PyArray_STRIDE(x, 0), s1 = cnp.PyArray_STRIDE(x, 1)
+    cdef cnp.npy_intp sz = cnp.PyArray_ITEMSIZE(x)
+    if s1 == sz and s0 == c * sz:
+        trans[0] = 0
+        ld[0] = <int>c
+        return True
+    if s0 == sz and s1 == r * sz:
+        trans[0] = 1
+        ld[0] = <int>r
+        return True
+    return False
+
+
+cdef inline bint _vector(cnp.ndarray v, int* inc):
+    cdef cnp.npy_intp s = cnp.PyArray_STRIDE(v, 0), sz = cnp.PyArray_ITEMSIZE(v)
+    if s <= 0 or s % sz:
+        return False
+    inc[0] = <int>(s // sz)
+    return True
+
+
+cpdef object matmul(object a, object b):
+    """``np.matmul(a, b)`` for real float64/float32 operands of 1 or 2 dimensions, every
+    side at most 2**31 - 1, by the BLAS call NumPy makes; None when not covered."""
+    cdef cnp.ndarray A, B, C
+    cdef int typ, na, nb, ta = 0, tb = 0, lda = 0, ldb = 0, inca = 0, incb = 0
+    cdef int m, n, k, one = 1
+    cdef double d1 = 1.0, d0 = 0.0
+    cdef float f1 = 1.0, f0 = 0.0
+    cdef char* tr = b"NT"
+    cdef cnp.npy_intp dims[2]
+    if type(a) is not ndarray or type(b) is not ndarray:
+        return None
+    A = <cnp.ndarray>a
+    B = <cnp.ndarray>b
+    typ = cnp.PyArray_TYPE(A)
+    if (typ != cnp.NPY_DOUBLE and typ != cnp.NPY_FLOAT) or cnp.PyArray_TYPE(B) != typ:
+        return None
+    if not (cnp.PyArray_ISALIGNED(A) and cnp.PyArray_ISALIGNED(B)):
+        return None
+    if not (cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISNOTSWAPPED(B)):
+        return None
+    na = cnp.PyArray_NDIM(A)
+    nb = cnp.PyArray_NDIM(B)
+    if na < 1 or na > 2 or nb < 1 or nb > 2:
+        return None
+    for i in range(na):
+        if cnp.PyArray_DIM(A, i) == 0 or cnp.PyArray_DIM(A, i) > 2147483647:
+            return None
+    for i in range(nb):
+        if cnp.PyArray_DIM(B, i) == 0 or cnp.PyArray_DIM(B, i) > 2147483647:
+            return None
+    if na == 2 and nb == 2:
+        m = <int>cnp.PyArray_DIM(A, 0)
+        k = <int>cnp.PyArray_DIM(A, 1)
+        n = <int>cnp.PyArray_DIM(B, 1)
+        if cnp.PyArray_DIM(B, 0) != k or not _layout(A, &ta, &lda) or not _layout(B, &tb, &ldb):
+            return None
+        if cnp.PyArray_DATA(A) == cnp.PyArray_DATA(B):
+            return None      # a product with itself: NumPy may take ?syrk
+        dims[0] = m
+        dims[1] = n
+        C = cnp.PyArray_SimpleNew(2, dims, typ)
+        # row-major C = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ: the operands swap
+        if typ == cnp.NPY_DOUBLE:
+            bl.dgemm(&tr[tb], &tr[ta], &n, &m, &k, &d1, <double*>cnp.PyArray_DATA(B), &ldb,
+                     <double*>cnp.PyArray_DATA(A), &lda, &d0,
+                     <double*>cnp.PyArray_DATA(C), &n)
+        else:
+            bl.sgemm(&tr[tb], &tr[ta], &n, &m, &k, &f1, <float*>cnp.PyArray_DATA(B), &ldb,
+                     <float*>cnp.PyArray_DATA(A), &lda, &f0,
+                     <float*>cnp.PyArray_DATA(C), &n)
+        return C
+    if na == 2:                                   # (m, k) @ (k,)
+        m = <int>cnp.PyArray_DIM(A, 0)
+        k = <int>cnp.PyArray_DIM(A, 1)
+        if cnp.PyArray_DIM(B, 0) != k or not _layout(A, &ta, &lda) or not _vector(B, &incb):
+            return None
+        dims[0] = m
+        C = cnp.PyArray_SimpleNew(1, dims, typ)
+        # C-ordered A is column-major Aᵀ (k x m): y = (Aᵀ)ᵀ x; F-ordered A is A (m x k)
+        if ta == 0:
+            if typ == cnp.NPY_DOUBLE:
+                bl.dgemv(&tr[1], &k, &m, &d1, <double*>cnp.PyArray_DATA(A), &lda,
+                         <double*>cnp.PyArray_DATA(B), &incb, &d0,
+                         <double*>cnp.PyArray_DATA(C), &one)
+            else:
+                bl.sgemv(&tr[1], &k, &m, &f1, <float*>cnp.PyArray_DATA(A), &lda,
+                         <float*>cnp.PyArray_DATA(B), &incb, &f0,
+                         <float*>cnp.PyArray_DATA(C), &one)
+        else:
+            if typ == cnp.NPY_DOUBLE:
+                bl.dgemv(&tr[0], &m, &k, &d1, <double*>cnp.PyArray_DATA(A), &lda,
+                         <double*>cnp.PyArray_DATA(B), &incb, &d0,
+                         <double*>cnp.PyArray_DATA(C), &one)
+            else:
+                bl.sgemv(&tr[0], &m, &k, &f1, <float*>cnp.PyArray_DATA(A), &lda,
+                         <float*>cnp.PyArray_DATA(B), &incb, &f0,
+                         <float*>cnp.PyArray_DATA(C), &one)
+        return C
+    if nb == 2:                                   # (k,) @ (k, n) = Bᵀ a
+        k = <int>cnp.PyArray_DIM(B, 0)
+        n = <int>cnp.PyArray_DIM(B, 1)
+        if cnp.PyArray_DIM(A, 0) != k or not _layout(B, &tb, &ldb) or not _vector(A, &inca):
+            return None
+        dims[0] = n
+        C = cnp.PyArray_SimpleNew(1, dims, typ)
+        # C-ordered B is column-major Bᵀ (n x k): y = Bᵀ a; F-ordered B is B (k x n)
+        if tb == 0:
+            if typ == cnp.NPY_DOUBLE:
+                bl.dgemv(&tr[0], &n, &k, &d1, <double*>cnp.PyArray_DATA(B), &ldb,
+                         <double*>cnp.PyArray_DATA(A), &inca, &d0,
+                         <double*>cnp.PyArray_DATA(C), &one)
+            else:
+                bl.sgemv(&tr[0], &n, &k, &f1, <float*>cnp.PyArray_DATA(B), &ldb,
+                         <float*>cnp.PyArray_DATA(A), &inca, &f0,
+                         <float*>cnp.PyArray_DATA(C), &one)
+        else:
+            if typ == cnp.NPY_DOUBLE:
+                bl.dgemv(&tr[1], &k, &n, &d1, <double*>cnp.PyArray_DATA(B), &ldb,
+                         <double*>cnp.PyArray_DATA(A), &inca, &d0,
+                         <double*>cnp.PyArray_DATA(C), &one)
+            else:
+                bl.sgemv(&tr[1], &k, &n, &f1, <float*>cnp.PyArray_DATA(B), &ldb,
+                         <float*>cnp.PyArray_DATA(A), &inca, &f0,
+                         <float*>cnp.PyArray_DATA(C), &one)
+        return C
+    # (k,) @ (k,): a 0-d result
+    k = <int>cnp.PyArray_DIM(A, 0)
+    if cnp.PyArray_DIM(B, 0) != k or not _vector(A, &inca) or not _vector(B, &incb):
+        return None
+    C = cnp.PyArray_SimpleNew(0, dims, typ)
+    if typ == cnp.NPY_DOUBLE:
+        (<double*>cnp.PyArray_DATA(C))[0] = bl.ddot(&k, <double*>cnp.PyArray_DATA(A), &inca,
+                                                     <double*>cnp.PyArray_DATA(B), &incb)
+    else:
+        (<float*>cnp.PyArray_DATA(C))[0] = bl.sdot(&k, <float*>cnp.PyArray_DATA(A), &inca,
+                                                   <float*>cnp.PyArray_DATA(B), &incb)
+    return C

@@ -1,0 +1,62 @@
+"""small_matmul.pyx makes NumPy's own BLAS call for small real products: the same bits as
+np.matmul (its twin) for every operand layout it covers, None for what it does not."""
+import numpy as np
+import pytest
+
+from tenferro._kernels import small_matmul, small_matmul_twin
+
+SHAPES = [((4, 4), (4, 4)), ((2, 4), (4, 4)), ((4, 4), (4, 2)), ((1, 1), (1, 5)),
+          ((5, 1), (1, 1)), ((16, 32), (32, 32)), ((3, 5), (5, 7)), ((4, 4), (4,)),
+          ((2, 4), (4,)), ((4,), (4, 4)), ((4,), (4, 2)), ((4,), (4,)), ((1,), (1,))]
+
+
+def _layout(x, order):
+    return np.asfortranarray(x) if order == "F" and x.ndim == 2 else x
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("orders", ["CC", "CF", "FC", "FF"])
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_same_bits_as_numpy(shapes, orders, dtype):
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a = _layout(rng.standard_normal(shapes[0]).astype(dtype), orders[0])
+        b = _layout(rng.standard_normal(shapes[1]).astype(dtype), orders[1])
+        got = small_matmul.matmul(a, b)
+        want = small_matmul_twin.matmul(a, b)
+        assert got is not None
+        assert type(got) is np.ndarray and got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        assert got.flags.c_contiguous
+
+
+def test_views_and_strided_vectors():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 4))
+    v = rng.standard_normal((4, 3))[:, 1]              # a column: stride 3 entries
+    for x, y in [(a.T, v), (v, a.T), (a, a[1]), (a[:, 2], v)]:
+        got = small_matmul.matmul(x, y)
+        assert got is not None
+        np.testing.assert_array_equal(got, np.matmul(x, y))
+
+
+def test_declines_what_it_does_not_cover():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((4, 4))
+    cases = [
+        (a, a.T),                                    # one buffer: NumPy may use ?syrk
+        (a, a),
+        (rng.standard_normal((2, 4, 4)), a),          # a batch
+        (a + 1j, a),                                  # complex
+        (a.astype(np.float32), a),                    # mixed dtypes
+        (a[:, ::2], rng.standard_normal((2, 3))),     # strided matrix
+        (a[::-1], a.copy()),                          # negative stride
+        (np.zeros((0, 4)), a),                        # empty
+        (a.astype(np.int64), a.astype(np.int64)),     # integers
+        (a.tolist(), a),                              # not ndarrays
+        (rng.standard_normal(4)[::-1], rng.standard_normal(4)),   # negative vector stride
+        (a, rng.standard_normal(3)),                  # mismatched sides (NumPy raises)
+        (a.astype(">f8"), a.astype(">f8")),           # byte-swapped
+    ]
+    for x, y in cases:
+        assert small_matmul.matmul(x, y) is None, (np.shape(x), np.shape(y))
