@@ -50,14 +50,39 @@ tensors L-BFGS wanders among states whose corner spectra have exactly degenerate
 (measured: +-0.476 twice each), where the eigenvectors inside a pair rotate freely and
 the fixed-point iteration does not converge.
 
-The script checks itself and exits with status 1 when |E - E_PUBLISHED| > E_TOL (with
-E_PUBLISHED = -0.6602310934799577, the value for this ansatz at D = 2, chi = 16 from
-Liao et al.'s code), or when, at the optimum, the derivative of E along a random unit
-direction differs from a 5-point central difference of E by more than FD_TOL.
-QMC's -0.669437(5) (Sandvik, Phys. Rev. B 56, 11678 (1997)) is the D -> infinity limit.
+The script checks itself and exits with status 1 when |E - E_PUBLISHED| > E_TOL = 1e-10
+(E_PUBLISHED = -0.6602310934799577, the value for this ansatz at D = 2, chi = 16 from
+Liao et al.'s code), or when, at the last point, the derivative of E along a random unit
+direction differs from a 5-point central difference of E (step 1e-3) by more than
+FD_TOL = 1e-9. QMC's -0.669437(5) (Sandvik, Phys. Rev. B 56, 11678 (1997)) is the
+D -> infinity limit.
+
+Measured (one thread, a shared 2-core machine): 34 L-BFGS iterations, 38 energy and
+gradient evaluations, 1.0 s (median of 3; 1.0-1.9 s), E = -0.660231093479691, 2.7e-13
+above the published value; the gradient at that point (|grad| 2e-7) agrees with the
+difference quotient to 4e-12, and to 1e-11 relative at the start (|grad| 0.2). L-BFGS
+stops on its relative decrease of E (FTOL = 1e-12); E_TOL = 1e-10 is 30 times the
+largest distance to the published value measured at that stopping point over the starts
+below (3e-12). scripts/ipeps_torch.py, the same algorithm in PyTorch 2.13 (the implicit
+adjoint written by hand: gmres on torch.autograd.grad products), takes the same 34
+iterations to the same E in 2.8 s (median of 3, same run): tenferro is 2.8x faster.
+``--quick`` (8 iterations, 0.2 s) stops 7.8e-7 above, checked against E_TOL_QUICK = 1e-5.
+
+What converges and what does not: from the pair-flip state with noise seeds 0..3, and with
+noise 0.1, L-BFGS reaches 3e-14 .. 3e-12 of the published E in 26..40 iterations. Close
+to the optimum the corner spectrum has near-degenerate multiplets (2.2343e-5, 2.2326e-5,
+2.2323e-5, ... of the largest), and chi = 16 cuts through one: the CTMRG's contraction
+rate approaches 1 there (0.998 per step) and its rounding floor rises to ~1e-8, so at
+trial points past the L-BFGS stopping point the fixed point is not reached in 2000 steps
+(fixed_point raises LinAlgError; the optimisation then ends at the best point evaluated,
+which is what happens from the noiseless pair-flip state, after 7 iterations at 2e-13).
+From alpha = 0.1 the first environment stalls at steps ~2e-8; from alpha = 0.5 L-BFGS's
+first trial point has no fixed point; random starts reach corner spectra with exactly
+degenerate pairs (+-0.476 twice each), where no sign gauge can fix the free rotation
+inside a pair.
 
     python examples/ipeps_heisenberg.py            # the full run
-    python examples/ipeps_heisenberg.py --quick    # fewer iterations, a looser check
+    python examples/ipeps_heisenberg.py --quick    # 8 iterations, a looser check
 """
 import argparse
 import itertools
@@ -73,7 +98,7 @@ E_PUBLISHED = -0.6602310934799577   # D = 2, chi = 16 (Liao et al. 2019's code)
 E_QMC = -0.669437                   # the D -> infinity limit (Sandvik 1997)
 
 # the self-check (module docstring)
-E_TOL = 1e-10           # |E - E_PUBLISHED| after the full optimisation
+E_TOL = 1e-10           # |E - E_PUBLISHED| after the full optimisation (measured 2.7e-13)
 E_TOL_QUICK = 1e-5      # ... after --quick's iterations
 FD_TOL = 1e-9           # |dE/dv by AD - by differences| at the optimum
 
@@ -108,8 +133,9 @@ def bond_hamiltonian():
 
 
 def c4v_basis(d=D, phys=PHYS):
-    """An orthonormal basis (phys d^4, n) of the real tensors A[s, u, l, d, r] invariant under
-    the 8 symmetries of the square acting on (u, l, d, r): the range of their average."""
+    """An orthonormal basis (phys d^4, n) of the real tensors A[s, u, l, d, r] invariant
+    under the 8 symmetries of the square acting on (u, l, d, r): the range of their
+    average."""
     group = {(0, 1, 2, 3)}
     generators = [(1, 2, 3, 0), (0, 3, 2, 1)]       # a rotation by 90 degrees, l <-> r
     while True:
@@ -338,10 +364,12 @@ def main(argv=None):
           f"QMC (D -> infinity) {E_QMC}")
     print(f"{nit} iterations, {calls} energy evaluations, {dt:.1f} s ({message})")
     ad, fd = difference_check(theta, args.chi, args.rtol)
-    print(f"dE/dv along a random direction at the optimum: AD {ad:.3e}, 5-point "
+    print(f"dE/dv along a random unit direction at the last point: AD {ad:.3e}, 5-point "
           f"difference {fd:.3e}, |difference| {abs(ad - fd):.1e}")
     failed = []
-    if args.chi == 16 and not err <= e_tol:
+    if args.chi != 16:
+        print(f"chi = {args.chi}: the published value is for chi = 16, E not checked")
+    elif not err <= e_tol:
         failed.append(f"|E - published| = {err:.1e} > {e_tol:g}")
     if not abs(ad - fd) <= FD_TOL:
         failed.append(f"|AD - difference| = {abs(ad - fd):.1e} > {FD_TOL:g}")
