@@ -37,15 +37,18 @@ double layer is symmetric under swapping ket and bra, so an environment state i 
 under that swap has T[i, (k, b), 0] = -T[i, (b, k), 0], two largest entries of opposite
 signs, and the choice flipped between iterations. ``sign_gauge`` takes among entries
 within 1e-8 of the largest the first one, and fixes s_i from T[i, :, j] for the first
-already fixed j whose T[i, :, j] is not zero (states of different symmetry sectors
-couple to T[:, :, 0] not at all), so the choice is canonical.
+already fixed j whose T[i, :, j] is above 1e-8 of T's largest entry (states of
+different symmetry sectors do not couple to T[:, :, 0]: at the noiseless pair-flip state
+below, 4 of the 16 rows T[i, :, 0] are exactly 0; at the optimum 3 are 2e-9 .. 1.4e-8 of
+the largest), so the choice is canonical.
 
 The warm start (``pair_flip_state``): the product state of the rotated frame (all spins
 up, the Neel state, E = -1/2) dressed by prod_<ij> (1 + alpha^2 S^-_i S^-_j), the bond
 flips of the -(S^+ S^+ + S^- S^-)/2 term. It is a D = 2 PEPS (a bond index 1 marks a
 flipped bond; a site is down when exactly one of its bonds is flipped):
 A[up, 0000] = 1, A[down, one leg 1] = alpha = 0.3, plus 1e-2 of random C4v noise
-(seed 0) so that no extra symmetry of that state is imposed on the start. From random
+(seed 0) so that the symmetries of that state are not imposed on the start (the
+noiseless start works too: below). From random
 tensors L-BFGS wanders among states whose corner spectra have exactly degenerate pairs
 (measured: +-0.476 twice each), where the eigenvectors inside a pair rotate freely and
 the fixed-point iteration does not converge.
