@@ -57,6 +57,7 @@ napoleon_use_rtype = False
 tenferro_example_args = {
     "fit_demo": [],
     "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48"],
+    "ipeps_heisenberg": [],              # the full run: ~2 s
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",
                   "0.4406867935097715", "0.46", "0.48", "--plot", "{outdir}/trg.png"],
     "mps_energy": ["--L", "12", "--D", "4", "--h", "0.5", "1.0", "--maxiter", "800",
