@@ -246,8 +246,6 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             trace.new_slot(None, True)
         fn = op.replay(ctx)
         dyn = bool(op.replay_ctx)
-        if n_out == 1 and node.out_data[0].ndim == 0 and not dyn:
-            fn = _arrayed(fn)       # NumPy returns scalars for 0-d results
         get = itemgetter(*refs) if refs else (lambda slots: ())
         trace.plan.append((fn, get, len(refs) == 1, first, n_out, dyn))
         trace.ops.append(op)
@@ -270,10 +268,6 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
     trace.keep = [a for i, a in enumerate(args) if i not in traced]
     trace.const_of = {}     # (the ids of the recording's arrays mean nothing later)
     return trace
-
-
-def _arrayed(fn: Any) -> Any:
-    return lambda *xs: np.asarray(fn(*xs))
 
 
 def _ref(x: Tensor, trace: Trace, slot_of: dict[tuple[int, int], int],

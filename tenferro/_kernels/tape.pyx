@@ -221,6 +221,11 @@ cdef object _cast_cotangent(object c, object x, object op, Py_ssize_t i):
     return c
 
 
+cdef extern from "numpy/arrayobject.h":
+    # a NumPy scalar as a 0-d array (what asarray does, without its Python call)
+    object _PyArray_FromScalar "PyArray_FromScalar" (object scalar, void* outcode)
+
+
 def replay_forward(list plan, list slots, list guards, object check, dict dyn_ctx):
     """The forward of a tf.compile trace (tenferro/_capture.py): each op's replay
     function on its input slots, its outputs into its slots, in the recorded order;
@@ -241,6 +246,9 @@ def replay_forward(list plan, list slots, list guards, object check, dict dyn_ct
         first = e[3]
         n_out = e[4]
         if n_out == 1:
+            if type(out) is not ndarray:    # NumPy returns scalars for 0-d results
+                out = _PyArray_FromScalar(out, NULL) if isinstance(out, generic) \
+                    else asarray(out)
             slots[first] = out
         else:
             for i in range(n_out):

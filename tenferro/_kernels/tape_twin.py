@@ -132,7 +132,7 @@ def replay_forward(plan: list[Any], slots: list[Any], guards: list[Any], check: 
         out = fn(get(slots)) if single else fn(*get(slots))
         if dyn:
             out, dyn_ctx[k] = out
-        slots[first:first + n_out] = [out] if n_out == 1 else list(out)
+        slots[first:first + n_out] = [asarray(out)] if n_out == 1 else list(out)
     for guard in guards[gi:]:
         check(guard, slots)
 
