@@ -53,7 +53,8 @@ from typing import Any, Callable, Container, Iterator, Sequence
 
 import numpy as np
 
-from ._engine import (apply, has_tangent, is_tracked, tangent_of, tracked_in_reverse)
+from ._engine import (active_levels, apply, has_tangent, is_tracked, restrict_chain, tangent_of,
+                      tracked_in_reverse)
 from ._ops.registry import Op, defop
 from ._state import STATE
 from ._tensor import Tensor
@@ -91,8 +92,15 @@ def primal_of(t: Tensor) -> Tensor:
 
 def set_tangent(t: Tensor, tangent: Tensor) -> None:
     """Give ``t`` the forward tangent ``tangent`` at the active dual level (in place: call
-    it on a Tensor the rule made itself)."""
-    t._fw = (STATE.fw_level, tangent)
+    it on a Tensor the rule made itself). Inside nested levels ``t`` keeps its tangents of
+    the enclosing levels."""
+    level = STATE.fw_level
+    fw = t._fw
+    if fw is None or level > 0:
+        t._fw = (level, tangent)
+    else:
+        rest = restrict_chain(fw, active_levels(level)[1:])
+        t._fw = (level, tangent) if rest is None else (level, tangent, rest)
 
 
 def share_tangent(dst: Tensor, src: Tensor) -> None:

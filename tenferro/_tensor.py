@@ -78,7 +78,7 @@ class Tensor:
     _data: NDArray[Any]
     _node: Any
     _index: int
-    _fw: tuple[int, Any] | None
+    _fw: tuple[Any, ...] | None
     grad: Tensor | None
     _version: int
     _view: Any

@@ -58,15 +58,20 @@ def test_dual_level_api():
         fwd.make_dual(x, x)
 
 
-def test_dual_levels_do_not_nest_and_reset_on_error():
+def test_dual_levels_nest_and_reset_on_error():
+    from tenferro import _engine
     with fwd.dual_level():
-        with pytest.raises(tf.UnsupportedADError, match="nest"):
+        outer = STATE.fw_level
+        with pytest.raises(ValueError):
             with fwd.dual_level():
-                pass
+                assert STATE.fw_level not in (0, outer)
+                raise ValueError
+        assert STATE.fw_level == outer and outer not in _engine._OUTER
     with pytest.raises(ValueError):
         with fwd.dual_level():
             raise ValueError
-    assert STATE.fw_level == 0
+    assert STATE.fw_level == 0 and _engine._OUTER == {}
+    assert _engine._TANGENT_NODES.outer == [] and _engine._TANGENT_NODES.nodes == []
 
 
 def test_dual_tensor_keeps_its_place_in_reverse_graph():
