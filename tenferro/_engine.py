@@ -33,7 +33,7 @@ else:
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
            "as_view", "GraphFreedError", "is_tracked", "tracked_in_reverse", "has_tangent",
-           "tangent_of", "active_levels", "find_tangent", "make_chain", "restrict_chain",
+           "tangent_of", "nested_level_active", "active_levels", "find_tangent", "make_chain", "restrict_chain",
            "enter_level", "release_tangents"]
 
 set_inplace_error(InPlaceError)
@@ -96,6 +96,14 @@ def is_tracked(t: "Tensor") -> bool:
     if fw is None or level == 0:
         return False
     return fw[0] == level or _has_active(fw, level)
+
+
+def nested_level_active() -> bool:
+    """Whether the active dual level is nested in another one (jvp of jvp). An op's forward
+    rule then also runs for the enclosing levels, on Tensors, and reads every output's
+    tangents of those: a rule may skip an output's tangent (svdvals' vectors) only when
+    this is False."""
+    return STATE.fw_level < 0
 
 
 def tangent_of(t: "Tensor") -> "Tensor | None":

@@ -225,8 +225,9 @@ def _check_grads(f: Callable[..., Any], args: Sequence[NDArray[Any]], modes: Seq
         def jvp_map(*xs: Tensor) -> tuple[Tensor, ...]:
             return _tuple(jvp(f, list(xs), [as_tensor(d) for d in dirs])[1])
 
-        # reverse-over-forward
-        _check_grads(jvp_map, args, ("rev",), order - 1, rng, tol,
+        # its "rev" check is reverse-over-forward, its "fwd" check forward-over-forward
+        # (a jvp nested in a jvp: nested dual levels)
+        _check_grads(jvp_map, args, ("rev", "fwd"), order - 1, rng, tol,
                      f"{where}derivative of the JVP map x -> J v: ")
 
 
