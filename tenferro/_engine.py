@@ -336,6 +336,7 @@ def _rule_outermost(op: "Op", ctx: Any, ts: "list[Tensor | None]",
                     results: "tuple[Tensor, ...]", node: Any) -> Any:
     """The jvp rule of the outermost (or only) active level, run with no level active:
     on ndarrays, or on Tensors when reverse mode records (reverse-over-forward)."""
+    jvp: Any = op.jvp
     graph = False
     for t in ts:
         if t is not None and t._node is not None:
@@ -346,10 +347,10 @@ def _rule_outermost(op: "Op", ctx: Any, ts: "list[Tensor | None]",
         # (reverse-over-forward) but do not recurse into forward mode.
         xs = tuple([_Tensor._wrap(x._data, x._node, x._index) for x in inputs])
         ys = tuple([_Tensor._wrap(r._data, r._node, r._index) for r in results])
-        return op.jvp(ctx, tuple(ts), xs, ys)
+        return jvp(ctx, tuple(ts), xs, ys)
     # (list comprehensions, not generators: this path is forward mode's per-op cost,
     # e.g. tf.hvp's and tf.jvp's)
-    return op.jvp(ctx, tuple([None if t is None else t._data for t in ts]),
+    return jvp(ctx, tuple([None if t is None else t._data for t in ts]),
                   tuple([x._data for x in inputs]), outs)
 
 
@@ -378,7 +379,8 @@ def _forward_nested(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
         found = found or ts is not None
     if not found:
         return
-    if op.jvp is None:
+    jvp: Any = op.jvp
+    if jvp is None:
         raise UnsupportedADError(f"{op.name} has no forward-mode rule")
     n_out = len(results)
     chains: "list[list[tuple[int, Tensor]]]" = [[] for _ in range(n_out)]  # outermost first
@@ -406,18 +408,19 @@ def _forward_nested(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
                         f"ops, so it cannot run inside nested dual levels (jvp of jvp) with "
                         f"tangents of an enclosing level; differentiate it at one level, "
                         f"or by forward-over-reverse (tf.hvp)")
-                out_ts = op.jvp(ctx, tts, xs, ys)
-            for k, (r, t) in enumerate(zip(results, out_ts)):
-                if t is None or (nondiff and k in nondiff):
+                out_ts = jvp(ctx, tts, xs, ys)
+            out: Any
+            for k, (r, out) in enumerate(zip(results, out_ts)):
+                if out is None or (nondiff and k in nondiff):
                     continue
-                if not isinstance(t, _Tensor):
-                    t = _Tensor._wrap(t if type(t) is np.ndarray else np.asarray(t))
-                if t._data.dtype != r._data.dtype:
-                    t = _cast_like(t, r._data.dtype)     # (with the enclosing levels active)
+                if not isinstance(out, _Tensor):
+                    out = _Tensor._wrap(out if type(out) is np.ndarray else np.asarray(out))
+                if out._data.dtype != r._data.dtype:
+                    out = _cast_like(out, r._data.dtype)   # (with the enclosing levels active)
                 if enclosing:
                     # only the enclosing levels' tangents belong on a tangent of this one
-                    t = _with_chain(t, restrict_chain(t._fw, enclosing))
-                chains[k].append((levels[j], t))
+                    out = _with_chain(out, restrict_chain(out._fw, enclosing))
+                chains[k].append((levels[j], out))
     finally:
         STATE.fw_level = level
     fws: "list[Any]" = []

@@ -5,6 +5,40 @@ every op applied to it computes its output tangents with its JVP rule as it runs
 rules are written in differentiable ops, so a tangent can itself be differentiated in
 reverse mode, and a reverse pass run with ``create_graph=True`` inside a dual level
 carries tangents too: that is how :func:`hvp` gets H·v.
+
+Nested levels (jvp of jvp, forward-over-forward) follow JAX's model. At level L a tensor
+is a dual number whose primal and tangent are dual numbers of the levels enclosing L:
+
+* **Levels are tags.** Every ``dual_level()`` gets a fresh id (never reused). One opened
+  while another is active is nested: it gets a negative id and its enclosing level is
+  recorded (``_engine._OUTER``), so the thread's active level names the whole stack, and
+  an op sees from the sign alone whether it runs inside one level (the path as fast as
+  before nesting: the rule on ndarrays) or inside nested ones.
+* **One tangent per level.** A tensor's tangents form a chain ``(level, tangent, rest)``,
+  innermost level first; a tangent of level L is a Tensor whose own chain holds only
+  levels enclosing L (its tangents there are the mixed derivatives).
+* **An op inside nested levels** computes its primal once, then the levels from the
+  outermost in: the output's tangent of level L is the op's JVP rule run on Tensors with
+  only the levels enclosing L active, on the inputs and outputs carrying their tangents
+  of those levels (the outputs' were computed first) and L's input tangents carrying
+  theirs. The rule's own ops give the new tangent its tangents of the enclosing levels.
+  The outermost level's rule runs with no level active, as in a single level. k levels
+  cost about 2^k rule evaluations per op, as in JAX.
+* **No perturbation confusion.** An op reads a tangent only by its level's id; a rule
+  for level L runs with L and the levels inside it inactive, so what it computes carries
+  no tangent of those; a tangent keeps only its tangents of the enclosing levels
+  (``make_dual`` drops one of its own level). So d/dx [x · d/dy (x + y)] is 1, not 2.
+* **Leaving a level.** ``jvp``, ``hvp`` and ``unpack_dual`` hand back primals and
+  tangents that are still dual numbers of the enclosing levels. The graph nodes that keep
+  their outputs' tangents for forward-over-reverse keep those of the enclosing levels
+  and are released when the enclosing level closes; a closed level's tangents are never
+  read again (its id does not come back).
+* **Rules that cannot nest.** An op whose rule is not written in differentiable ops
+  (``Op.second_order`` False) raises UnsupportedADError naming it when a tangent of an
+  enclosing level reaches it; a rule that skips some outputs' tangents (svdvals' vectors)
+  does not skip them while a nested level is active (``_rule_api.nested_level_active``).
+
+docs/design.md#forward-mode says the same for the whole engine.
 """
 from __future__ import annotations
 
