@@ -50,7 +50,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._engine import (_OUTER, _with_chain, active_levels, enter_level, find_tangent,
-                      release_tangents, restrict_chain)
+                      make_chain, release_tangents, restrict_chain)
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor, _to_array
@@ -145,12 +145,20 @@ def unpack_dual(tensor: Tensor) -> UnpackedDualTensor:
     return UnpackedDualTensor(primal, None)
 
 
-def _outer_value(t: Tensor) -> Tensor:
+def _outer_value(t: Tensor, deep: bool = False) -> Tensor:
     """``t`` cut from the reverse graph, keeping its tangents of the active levels (those
-    that enclose a level just closed): what jvp and hvp hand back."""
+    that enclose a level just closed): what jvp and hvp hand back. ``deep``: the tangents
+    are cut from the reverse graph too (hvp's, whose graph is its own leaves')."""
     d = Tensor._wrap(t._data)
     if t._fw is not None and STATE.fw_level:
-        d._fw = restrict_chain(t._fw, active_levels(STATE.fw_level))
+        fw = restrict_chain(t._fw, active_levels(STATE.fw_level))
+        if deep:
+            pairs = []
+            while fw is not None:
+                pairs.append((fw[0], _outer_value(fw[1], True)))
+                fw = fw[2] if len(fw) > 2 else None
+            fw = make_chain(pairs)
+        d._fw = fw
     return d
 
 
@@ -225,9 +233,10 @@ def hvp(f: Callable[..., Tensor], primals: Any, tangents: Any) -> tuple[Tensor, 
         gs: list[Any] = grad([val], duals, create_graph=True)
         gs = [_zeros_like(x) if g is None else g for x, g in zip(xs, gs)]
         hv = [unpack_dual(g).tangent for g in gs]
-    hv = [_zeros_like(x) if h is None else _outer_value(h) for x, h in zip(xs, hv)]
-    gs = [_outer_value(g) for g in gs]
-    value = _outer_value(val) if isinstance(val, Tensor) else val
+    # (deep: inside an enclosing level the tangents were recorded on hvp's own leaves)
+    hv = [_zeros_like(x) if h is None else _outer_value(h, True) for x, h in zip(xs, hv)]
+    gs = [_outer_value(g, True) for g in gs]
+    value = _outer_value(val, True) if isinstance(val, Tensor) else val
     if isinstance(primals, (tuple, list)):
         return value, tuple(gs), tuple(hv)
     return value, gs[0], hv[0]

@@ -511,3 +511,21 @@ def test_nested_levels_are_per_thread():
         th.join()
         assert STATE.fw_level == level
     assert out == {"t": 12.0, "level": 0}
+
+
+def test_jvp_of_hvp_results_hold_no_graph_of_hvps_own_leaves():
+    # hvp's results are detached (its variables are its own leaves); nested in a jvp their
+    # outer tangents are too, and are right where indexing gives sparse cotangents
+    def f(x):
+        return (tf.exp(x) * tf.sin(x)).sum() + (x[0] * x[1]) ** 3
+
+    x0, u, v = np.array([0.3, -0.6]), np.array([1.0, 2.0]), np.array([1.0, 0.0])
+
+    def hv(x):
+        return tf.hvp(f, x, tf.tensor(v))[2]
+
+    _, t = tf.jvp(hv, (tf.tensor(x0),), (tf.tensor(u),))
+    assert not t.requires_grad
+    eps = 1e-6
+    fd = (hv(tf.tensor(x0 + eps * u)).numpy() - hv(tf.tensor(x0 - eps * u)).numpy()) / (2 * eps)
+    np.testing.assert_allclose(t.numpy(), fd, rtol=1e-7, atol=1e-8)
