@@ -529,3 +529,22 @@ def test_jvp_of_hvp_results_hold_no_graph_of_hvps_own_leaves():
     eps = 1e-6
     fd = (hv(tf.tensor(x0 + eps * u)).numpy() - hv(tf.tensor(x0 - eps * u)).numpy()) / (2 * eps)
     np.testing.assert_allclose(t.numpy(), fd, rtol=1e-7, atol=1e-8)
+
+
+def test_a_level_opened_outside_an_active_one_keeps_its_tangent_nodes():
+    # a solver run under outside_dual_level (custom_root) may open a level of its own: its
+    # exit must not release the suspended level's nodes (forward-over-reverse reads them)
+    from tenferro._rule_api import outside_dual_level
+    x0, u = np.array([0.3, 0.8]), np.array([1.0, 2.0])
+
+    def f(x):
+        return (tf.exp(x) * tf.sin(x)).sum()
+
+    with fwd.dual_level():
+        d = fwd.make_dual(tf.tensor(x0, requires_grad=True), tf.tensor(u))
+        y = f(d)
+        with outside_dual_level():
+            assert tf.jvp(f, (x0,), (u,))[1].item() != 0.0
+        (g,) = tf.grad(y, d, create_graph=True)
+        hu = fwd.unpack_dual(g).tangent
+    np.testing.assert_allclose(hu.numpy(), np.asarray(tf.hessian(f)(x0)) @ u, rtol=1e-12)
