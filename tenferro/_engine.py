@@ -33,8 +33,9 @@ else:
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
            "as_view", "GraphFreedError", "is_tracked", "tracked_in_reverse", "has_tangent",
-           "tangent_of", "nested_level_active", "active_levels", "find_tangent", "make_chain", "restrict_chain",
-           "enter_level", "release_tangents"]
+           "tangent_of", "nested_level_active", "active_levels", "find_tangent", "make_chain",
+           "restrict_chain", "with_chain", "nest_level", "unnest_level", "enter_level",
+           "release_tangents"]
 
 set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)
@@ -133,6 +134,16 @@ def tangent_of(t: "Tensor") -> "Tensor | None":
 _OUTER: dict[int, int] = {}     # a nested level's id -> the id of the level enclosing it
 
 
+def nest_level(level: int, outer: int) -> None:
+    """Record that the (negative) id ``level`` is a level opened inside ``outer``."""
+    _OUTER[level] = outer
+
+
+def unnest_level(level: int) -> None:
+    """Forget a closed nested level's link (its id is never used again)."""
+    _OUTER.pop(level, None)
+
+
 def active_levels(level: int) -> tuple[int, ...]:
     """The stack of active dual levels named by ``level`` (STATE.fw_level), innermost
     first; () for 0."""
@@ -187,7 +198,7 @@ def restrict_chain(fw: Any, levels: "tuple[int, ...]") -> Any:
     return make_chain(pairs)
 
 
-def _with_chain(x: "Tensor", fw: Any) -> "Tensor":
+def with_chain(x: "Tensor", fw: Any) -> "Tensor":
     """A new Tensor with ``x``'s value and reverse-graph place and the chain ``fw``."""
     t = _Tensor._wrap(x._data, x._node, x._index)
     t._fw = fw
@@ -395,12 +406,12 @@ def _forward_nested(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
             if not enclosing:
                 out_ts = _rule_outermost(op, ctx, ts, inputs, outs, results, node)
             else:
-                xs = tuple([_with_chain(x, restrict_chain(x._fw, enclosing))
+                xs = tuple([with_chain(x, restrict_chain(x._fw, enclosing))
                             for x in inputs])
-                ys = tuple([_with_chain(r, make_chain(chains[k][::-1]))
+                ys = tuple([with_chain(r, make_chain(chains[k][::-1]))
                             for k, r in enumerate(results)])
                 tts = tuple([None if t is None else
-                             _with_chain(t, restrict_chain(t._fw, enclosing)) for t in ts])
+                             with_chain(t, restrict_chain(t._fw, enclosing)) for t in ts])
                 if not op.second_order and any(
                         v is not None and v._fw is not None for v in xs + ys + tts):
                     raise UnsupportedADError(
@@ -419,7 +430,7 @@ def _forward_nested(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
                     out = _cast_like(out, r._data.dtype)   # (with the enclosing levels active)
                 if enclosing:
                     # only the enclosing levels' tangents belong on a tangent of this one
-                    out = _with_chain(out, restrict_chain(out._fw, enclosing))
+                    out = with_chain(out, restrict_chain(out._fw, enclosing))
                 chains[k].append((levels[j], out))
     finally:
         STATE.fw_level = level

@@ -11,7 +11,7 @@ is a dual number whose primal and tangent are dual numbers of the levels enclosi
 
 * **Levels are tags.** Every ``dual_level()`` gets a fresh id (never reused). One opened
   while another is active is nested: it gets a negative id and its enclosing level is
-  recorded (``_engine._OUTER``), so the thread's active level names the whole stack, and
+  recorded (``_engine.nest_level``), so the thread's active level names the whole stack, and
   an op sees from the sign alone whether it runs inside one level (the path as fast as
   before nesting: the rule on ndarrays) or inside nested ones.
 * **One tangent per level.** A tensor's tangents form a chain ``(level, tangent, rest)``,
@@ -49,8 +49,8 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._engine import (_OUTER, _with_chain, active_levels, enter_level, find_tangent,
-                      make_chain, release_tangents, restrict_chain)
+from ._engine import (active_levels, enter_level, find_tangent, make_chain, nest_level,
+                      release_tangents, restrict_chain, unnest_level, with_chain)
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor, _to_array
@@ -75,8 +75,8 @@ def dual_level() -> Iterator[None]:
     outer = STATE.fw_level
     level = next(_levels)
     if outer:
-        level = -level          # a nested level: negative id, its enclosing level in _OUTER
-        _OUTER[level] = outer
+        level = -level          # a nested level: a negative id, linked to its enclosing one
+        nest_level(level, outer)
     pushed = enter_level(bool(outer))
     STATE.fw_level = level
     try:
@@ -87,7 +87,7 @@ def dual_level() -> Iterator[None]:
         # keep their tangents of the enclosing levels
         release_tangents(active_levels(outer), pushed)
         if outer:
-            _OUTER.pop(level, None)
+            unnest_level(level)
 
 
 def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
@@ -120,7 +120,7 @@ def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
     # of the levels enclosing this one (never one of its own level: no confusion)
     enclosing = active_levels(level)[1:]
     if t._fw is not None:
-        t = _with_chain(t, restrict_chain(t._fw, enclosing))
+        t = with_chain(t, restrict_chain(t._fw, enclosing))
     rest = restrict_chain(p._fw, enclosing)
     d._fw = (level, t) if rest is None else (level, t, rest)
     return d
