@@ -33,7 +33,10 @@ else:
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
            "as_view", "GraphFreedError", "is_tracked", "tracked_in_reverse", "has_tangent",
-           "tangent_of", "CAPTURE", "note_read", "note_escape", "set_recorder"]
+           "tangent_of", "CAPTURE", "note_read", "note_escape", "set_recorder",
+           "nested_level_active", "active_levels", "find_tangent", "make_chain",
+           "restrict_chain", "with_chain", "nest_level", "unnest_level", "enter_level",
+           "release_tangents"]
 
 set_inplace_error(InPlaceError)
 set_sparse_type(SparseCotangent)
@@ -74,10 +77,14 @@ def tracked_in_reverse(t: "Tensor") -> bool:
 
 
 def has_tangent(t: "Tensor") -> bool:
-    """Whether ``t`` carries a forward-mode tangent of the active dual level (False when
-    no level is active; a tangent of a finished level does not count)."""
+    """Whether ``t`` carries a forward-mode tangent of an active dual level: the innermost
+    one or, inside nested levels, an enclosing one (False when no level is active; a
+    tangent of a finished level does not count)."""
     fw = t._fw
-    return fw is not None and STATE.fw_level != 0 and fw[0] == STATE.fw_level
+    level = STATE.fw_level
+    if fw is None or level == 0:
+        return False
+    return fw[0] == level or _has_active(fw, level)
 
 
 def is_tracked(t: "Tensor") -> bool:
@@ -87,15 +94,74 @@ def is_tracked(t: "Tensor") -> bool:
     if t._node is not None and STATE.grad_enabled:
         return True
     fw = t._fw
-    return fw is not None and STATE.fw_level != 0 and fw[0] == STATE.fw_level
+    level = STATE.fw_level
+    if fw is None or level == 0:
+        return False
+    return fw[0] == level or _has_active(fw, level)
+
+
+def nested_level_active() -> bool:
+    """Whether the active dual level is nested in another one (jvp of jvp). An op's forward
+    rule then also runs for the enclosing levels, on Tensors, and reads every output's
+    tangents of those: a rule may skip an output's tangent (svdvals' vectors) only when
+    this is False."""
+    return STATE.fw_level < 0
 
 
 def tangent_of(t: "Tensor") -> "Tensor | None":
-    """``t``'s forward-mode tangent at the active dual level (a Tensor), or None."""
+    """``t``'s forward-mode tangent at the active (innermost) dual level (a Tensor), or
+    None."""
     fw = t._fw
-    if fw is not None and STATE.fw_level != 0 and fw[0] == STATE.fw_level:
+    level = STATE.fw_level
+    if fw is None or level == 0:
+        return None
+    if fw[0] == level:
         tangent: "Tensor" = fw[1]
         return tangent
+    return find_tangent(fw, level)
+
+
+# ---- nested dual levels ----------------------------------------------------------------------
+# (the design: tenferro/forward.py's docstring and docs/design.md#forward-mode)
+# A Tensor's ``_fw`` is None or a chain ``(level, tangent)`` / ``(level, tangent, rest)``
+# with ``rest`` a chain again: one tangent per dual level, the innermost level first. A
+# tangent of level L is a Tensor whose own chain holds only levels enclosing L. A level
+# opened while another is active gets a negative id and its enclosing level is recorded
+# in _OUTER; a level opened with none active has a positive id. So ``STATE.fw_level``
+# names the whole stack of active levels (its id, then _OUTER's links), and an op sees at
+# once (the sign) whether it runs inside one level (the path as fast as before nesting)
+# or inside nested ones (_forward_nested).
+
+_OUTER: dict[int, int] = {}     # a nested level's id -> the id of the level enclosing it
+
+
+def nest_level(level: int, outer: int) -> None:
+    """Record that the (negative) id ``level`` is a level opened inside ``outer``."""
+    _OUTER[level] = outer
+
+
+def unnest_level(level: int) -> None:
+    """Forget a closed nested level's link (its id is never used again)."""
+    _OUTER.pop(level, None)
+
+
+def active_levels(level: int) -> tuple[int, ...]:
+    """The stack of active dual levels named by ``level`` (STATE.fw_level), innermost
+    first; () for 0."""
+    out = []
+    while level:
+        out.append(level)
+        level = _OUTER.get(level, 0) if level < 0 else 0
+    return tuple(out)
+
+
+def find_tangent(fw: Any, level: int) -> "Tensor | None":
+    """The tangent of ``level`` in the chain ``fw`` (None: none)."""
+    while fw is not None:
+        if fw[0] == level:
+            tangent: "Tensor" = fw[1]
+            return tangent
+        fw = fw[2] if len(fw) > 2 else None
     return None
 
 
@@ -135,6 +201,47 @@ def note_escape(name: str, *values: Any) -> None:
                 return
 
 
+def _has_active(fw: Any, level: int) -> bool:
+    """Whether the chain ``fw`` holds a tangent of one of the levels active at ``level``
+    (its head was already compared with ``level``)."""
+    if level > 0:
+        return len(fw) > 2 and find_tangent(fw[2], level) is not None
+    for lv in active_levels(level):
+        if find_tangent(fw, lv) is not None:
+            return True
+    return False
+
+
+def make_chain(pairs: "list[tuple[int, Tensor]]") -> Any:
+    """The chain of ``(level, tangent)`` pairs, given innermost first (None: no pair)."""
+    fw: Any = None
+    for level, tangent in reversed(pairs):
+        fw = (level, tangent) if fw is None else (level, tangent, fw)
+    return fw
+
+
+def restrict_chain(fw: Any, levels: "tuple[int, ...]") -> Any:
+    """The chain of the tangents ``fw`` holds of ``levels`` (innermost first): the others
+    (an inner level's, a finished level's) are left out."""
+    if fw is None:
+        return None
+    if len(fw) == 2 and levels and fw[0] == levels[0]:
+        return fw
+    pairs = []
+    for level in levels:
+        t = find_tangent(fw, level)
+        if t is not None:
+            pairs.append((level, t))
+    return make_chain(pairs)
+
+
+def with_chain(x: "Tensor", fw: Any) -> "Tensor":
+    """A new Tensor with ``x``'s value and reverse-graph place and the chain ``fw``."""
+    t = _Tensor._wrap(x._data, x._node, x._index)
+    t._fw = fw
+    return t
+
+
 def _cast_like(t: Any, ref_dtype: np.dtype[Any]) -> Any:
     """Give a tangent/cotangent the dtype of its primal (real part for a real primal)."""
     if t.dtype != ref_dtype:
@@ -145,49 +252,94 @@ def _cast_like(t: Any, ref_dtype: np.dtype[Any]) -> Any:
 
 
 class _TangentNodes(threading.local):
-    """The nodes of this thread's active dual level that keep their outputs' tangents.
+    """The nodes of this thread's active dual levels that keep their outputs' tangents.
 
-    A node keeps them (``out_tangents``) so that a create_graph backward inside the level
-    carries tangents (forward-over-reverse). With grad mode on, each tangent is itself
-    recorded by jvp ops whose inputs include the node's outputs, so node -> tangent ->
-    the tangent's node -> an output of the node -> node is a reference cycle: only the
-    garbage collector's full collections would free such a graph, and in tf.hessian they
-    took 82% of the time. The tangents mean nothing once their level closes, so
-    ``release_tangents`` (dual_level's exit) drops them and reference counting frees each
-    pass's graph at once. The list holds weak references, so that a graph dropped while
-    the level is still open (a long loop inside one level) stays collectable as before."""
+    A node keeps them (``out_tangents``: the chain of each output, see active_levels) so
+    that a create_graph backward inside the level carries tangents (forward-over-reverse).
+    With grad mode on, each tangent is itself recorded by jvp ops whose inputs include the
+    node's outputs, so node -> tangent -> the tangent's node -> an output of the node ->
+    node is a reference cycle: only the garbage collector's full collections would free
+    such a graph, and in tf.hessian they took 82% of the time. The tangents mean nothing
+    once their level closes, so ``release_tangents`` (dual_level's exit) drops them and
+    reference counting frees each pass's graph at once. The lists hold weak references, so
+    that a graph dropped while the level is still open (a long loop inside one level)
+    stays collectable as before. ``nodes`` is the innermost level's list; ``outer`` the
+    lists of the levels enclosing it (nested levels), outermost first."""
 
     def __init__(self) -> None:
         self.nodes: list[Any] = []      # weakref.ref of each node
+        self.outer: list[list[Any]] = []
 
 
 _TANGENT_NODES = _TangentNodes()
 
 
-def release_tangents() -> None:
-    """Drop the tangents that the nodes of the closing dual level keep (see _TangentNodes)."""
-    nodes = _TANGENT_NODES.nodes
+def enter_level(nested: bool) -> bool:
+    """A dual level opens (``nested``: inside an active one). Its nodes get a list of
+    their own when the current list may hold an enclosing level's nodes (a nested level,
+    or a level opened by outside_dual_level's block inside one); returns whether it did."""
+    tn = _TANGENT_NODES
+    if not (nested or tn.nodes):
+        return False
+    tn.outer.append(tn.nodes)
+    tn.nodes = []
+    return True
+
+
+def release_tangents(remaining: "tuple[int, ...]" = (), pushed: bool = False) -> None:
+    """Drop the tangents that the nodes of the closing dual level keep (see _TangentNodes).
+    ``remaining``: the levels that stay active (innermost first) when a nested level
+    closes; a node keeps its tangents of those, and joins the enclosing level's list.
+    ``pushed``: what enter_level returned for this level."""
+    tn = _TANGENT_NODES
+    nodes = tn.nodes
+    parent = tn.outer.pop() if pushed and tn.outer else None
     for ref in nodes:
         node = ref()
-        if node is not None:
+        if node is None or node.out_tangents is None:
+            continue
+        if remaining and parent is not None:
+            kept = tuple([restrict_chain(fw, remaining) for fw in node.out_tangents])
+            for fw in kept:
+                if fw is not None:
+                    node.out_tangents = kept
+                    parent.append(ref)
+                    break
+            else:
+                node.out_tangents = None
+        else:
             node.out_tangents = None
     nodes.clear()
+    if parent is not None:
+        tn.nodes = parent
 
 
 def _forward(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
              outs: tuple[NDArray[Any], ...], results: "tuple[Tensor, ...]",
              node: Any) -> None:
-    """Forward mode: output tangents from the input tangents of the active level."""
+    """Forward mode: output tangents from the input tangents of the active level(s)."""
     level = STATE.fw_level
+    if level < 0:
+        _forward_nested(op, ctx, inputs, outs, results, node, level)
+        return
     ts: "list[Tensor | None] | None" = None
     graph = False
     i = 0
     for x in inputs:
         fw = x._fw
-        if fw is not None and fw[0] == level:
+        if fw is not None:
+            if fw[0] == level:
+                t_in = fw[1]
+            elif len(fw) > 2:       # (a chain whose head is a finished nested level)
+                t_in = find_tangent(fw[2], level)
+                if t_in is None:
+                    i += 1
+                    continue
+            else:
+                i += 1
+                continue
             if ts is None:
                 ts = [None] * len(inputs)
-            t_in = fw[1]
             ts[i] = t_in
             if t_in._node is not None:
                 graph = True
@@ -199,31 +351,132 @@ def _forward(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
     graph = STATE.grad_enabled and (graph or node is not None)
     STATE.fw_level = 0
     try:
+        # (_rule_outermost, inline: this path is forward mode's per-op cost, e.g. tf.hvp's
+        # and tf.jvp's)
         if graph:
-            # Tensors without tangents: the rule's own ops record reverse-mode graph
-            # (reverse-over-forward) but do not recurse into forward mode.
             xs = tuple([_Tensor._wrap(x._data, x._node, x._index) for x in inputs])
             ys = tuple([_Tensor._wrap(r._data, r._node, r._index) for r in results])
             out_ts = op.jvp(ctx, tuple(ts), xs, ys)
         else:
-            # (list comprehensions, not generators: this path is forward mode's per-op
-            # cost, e.g. tf.hvp's and tf.jvp's)
             out_ts = op.jvp(ctx, tuple([None if t is None else t._data for t in ts]),
                             tuple([x._data for x in inputs]), outs)
     finally:
         STATE.fw_level = level
-    tangents: "list[Tensor | None]" = []
+    fws: "list[Any]" = []
     nondiff = op.nondiff
     for i, (r, t) in enumerate(zip(results, out_ts)):
         if t is None or (nondiff and i in nondiff):
-            tangents.append(None)
+            fws.append(None)
             continue
         if not isinstance(t, _Tensor):
             t = _Tensor._wrap(t if type(t) is np.ndarray else np.asarray(t))
         if t._data.dtype != r._data.dtype:
             t = _cast_like(t, r._data.dtype)
-        r._fw = (level, t)
-        tangents.append(t)
+        fw = r._fw = (level, t)
+        fws.append(fw)
     if node is not None:
-        node.out_tangents = tuple(tangents)
+        node.out_tangents = tuple(fws)
+        _TANGENT_NODES.nodes.append(weakref.ref(node))
+
+
+def _rule_outermost(op: "Op", ctx: Any, ts: "list[Tensor | None]",
+                    inputs: "tuple[Tensor, ...]", outs: tuple[NDArray[Any], ...],
+                    results: "tuple[Tensor, ...]", node: Any) -> Any:
+    """The jvp rule of the outermost (or only) active level, run with no level active:
+    on ndarrays, or on Tensors when reverse mode records (reverse-over-forward)."""
+    jvp: Any = op.jvp
+    graph = False
+    for t in ts:
+        if t is not None and t._node is not None:
+            graph = True
+            break
+    if STATE.grad_enabled and (graph or node is not None):
+        # Tensors without tangents: the rule's own ops record reverse-mode graph
+        # (reverse-over-forward) but do not recurse into forward mode.
+        xs = tuple([_Tensor._wrap(x._data, x._node, x._index) for x in inputs])
+        ys = tuple([_Tensor._wrap(r._data, r._node, r._index) for r in results])
+        return jvp(ctx, tuple(ts), xs, ys)
+    # (list comprehensions, not generators: this path is forward mode's per-op cost,
+    # e.g. tf.hvp's and tf.jvp's)
+    return jvp(ctx, tuple([None if t is None else t._data for t in ts]),
+                  tuple([x._data for x in inputs]), outs)
+
+
+def _forward_nested(op: "Op", ctx: Any, inputs: "tuple[Tensor, ...]",
+                    outs: tuple[NDArray[Any], ...], results: "tuple[Tensor, ...]",
+                    node: Any, level: int) -> None:
+    """Forward mode inside nested dual levels (forward.py's docstring has the design).
+
+    The levels are done from the outermost in: the tangent of level L comes from the rule
+    run on Tensors with only the levels enclosing L active, its inputs, their L-tangents
+    and the outputs carrying their tangents of those levels (computed first), so the rule's
+    own ops give the L-tangent its tangents of the enclosing levels. The outermost level's
+    rule runs with no level active, as in a single level."""
+    levels = active_levels(level)
+    per_level: "list[list[Tensor | None] | None]" = []
+    found = False
+    for lv in levels:
+        ts: "list[Tensor | None] | None" = None
+        for i, x in enumerate(inputs):
+            t = find_tangent(x._fw, lv)
+            if t is not None:
+                if ts is None:
+                    ts = [None] * len(inputs)
+                ts[i] = t
+        per_level.append(ts)
+        found = found or ts is not None
+    if not found:
+        return
+    jvp: Any = op.jvp
+    if jvp is None:
+        raise UnsupportedADError(f"{op.name} has no forward-mode rule")
+    n_out = len(results)
+    chains: "list[list[tuple[int, Tensor]]]" = [[] for _ in range(n_out)]  # outermost first
+    nondiff = op.nondiff
+    try:
+        for j in range(len(levels) - 1, -1, -1):
+            ts = per_level[j]
+            if ts is None:
+                continue
+            enclosing = levels[j + 1:]
+            STATE.fw_level = enclosing[0] if enclosing else 0
+            if not enclosing:
+                out_ts = _rule_outermost(op, ctx, ts, inputs, outs, results, node)
+            else:
+                xs = tuple([with_chain(x, restrict_chain(x._fw, enclosing))
+                            for x in inputs])
+                ys = tuple([with_chain(r, make_chain(chains[k][::-1]))
+                            for k, r in enumerate(results)])
+                tts = tuple([None if t is None else
+                             with_chain(t, restrict_chain(t._fw, enclosing)) for t in ts])
+                if not op.second_order and any(
+                        v is not None and v._fw is not None for v in xs + ys + tts):
+                    raise UnsupportedADError(
+                        f"{op.name}: its forward-mode rule is not written in differentiable "
+                        f"ops, so it cannot run inside nested dual levels (jvp of jvp) with "
+                        f"tangents of an enclosing level; differentiate it at one level, "
+                        f"or by forward-over-reverse (tf.hvp)")
+                out_ts = jvp(ctx, tts, xs, ys)
+            out: Any
+            for k, (r, out) in enumerate(zip(results, out_ts)):
+                if out is None or (nondiff and k in nondiff):
+                    continue
+                if not isinstance(out, _Tensor):
+                    out = _Tensor._wrap(out if type(out) is np.ndarray else np.asarray(out))
+                if out._data.dtype != r._data.dtype:
+                    out = _cast_like(out, r._data.dtype)   # (with the enclosing levels active)
+                if enclosing:
+                    # only the enclosing levels' tangents belong on a tangent of this one
+                    out = with_chain(out, restrict_chain(out._fw, enclosing))
+                chains[k].append((levels[j], out))
+    finally:
+        STATE.fw_level = level
+    fws: "list[Any]" = []
+    for k, r in enumerate(results):
+        fw = make_chain(chains[k][::-1]) if chains[k] else None
+        if fw is not None:
+            r._fw = fw
+        fws.append(fw)
+    if node is not None:
+        node.out_tangents = tuple(fws)
         _TANGENT_NODES.nodes.append(weakref.ref(node))

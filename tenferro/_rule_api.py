@@ -13,6 +13,8 @@ Is this tensor tracked?
   reverse graph while grad mode is on, or it carries a tangent of the active dual level.
 * :func:`tracked_in_reverse` — only the first half: an op on it now records a node.
 * :func:`has_tangent` — only the second half.
+* :func:`nested_level_active` — the active dual level is nested in another (jvp of jvp):
+  a forward rule must then give every output a tangent (none may be skipped).
 * :func:`wants_derivative` — :func:`is_tracked`, except that while a dual level is active
   a tangent of *any* level counts (the conservative test of svdvals/eigvalsh/eigvals,
   which then compute the vectors a derivative needs).
@@ -53,13 +55,15 @@ from typing import Any, Callable, Container, Iterator, Sequence
 
 import numpy as np
 
-from ._engine import (apply, has_tangent, is_tracked, tangent_of, tracked_in_reverse)
+from ._engine import (active_levels, apply, has_tangent, is_tracked, nested_level_active,
+                      restrict_chain, tangent_of, tracked_in_reverse)
 from ._ops.registry import Op, defop
 from ._state import STATE
 from ._tensor import Tensor
 from .autograd import _run, enable_grad, grad
 
-__all__ = ["is_tracked", "tracked_in_reverse", "has_tangent", "wants_derivative",
+__all__ = ["is_tracked", "tracked_in_reverse", "has_tangent", "nested_level_active",
+           "wants_derivative",
            "has_node_or_tangent", "tangent_of", "primal_of", "set_tangent", "share_tangent",
            "detached", "nested_vjp", "record_one_node", "record_pullback", "Cut",
            "reverse_pass", "outside_dual_level", "RECORD_ONE_NODE", "note_degenerate_limit",
@@ -91,8 +95,15 @@ def primal_of(t: Tensor) -> Tensor:
 
 def set_tangent(t: Tensor, tangent: Tensor) -> None:
     """Give ``t`` the forward tangent ``tangent`` at the active dual level (in place: call
-    it on a Tensor the rule made itself)."""
-    t._fw = (STATE.fw_level, tangent)
+    it on a Tensor the rule made itself). Inside nested levels ``t`` keeps its tangents of
+    the enclosing levels."""
+    level = STATE.fw_level
+    fw = t._fw
+    if fw is None or level > 0:
+        t._fw = (level, tangent)
+    else:
+        rest = restrict_chain(fw, active_levels(level)[1:])
+        t._fw = (level, tangent) if rest is None else (level, tangent, rest)
 
 
 def share_tangent(dst: Tensor, src: Tensor) -> None:

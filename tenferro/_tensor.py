@@ -2,7 +2,9 @@
 
 A Tensor's payload array is never written in place. ``_node``/``_index`` name the graph
 node that produced it (``None`` for a constant); a leaf with ``requires_grad=True`` owns a
-leaf node. ``_fw`` holds ``(dual level, tangent)`` while a forward-AD level is active.
+leaf node. ``_fw`` holds ``(dual level, tangent)`` while a forward-AD level is active
+(inside nested levels a chain ``(level, tangent, rest)``, one tangent per level:
+tenferro/forward.py).
 ``_view`` links views and their base (``_ops/views.py``): an in-place write (``t[i] = v``,
 ``t += u``) rebinds the written tensor object, its base and every live view of the base to
 their new values.
@@ -78,7 +80,7 @@ class Tensor:
     _data: NDArray[Any]
     _node: Any
     _index: int
-    _fw: tuple[int, Any] | None
+    _fw: tuple[Any, ...] | None
     grad: Tensor | None
     _version: int
     _view: Any

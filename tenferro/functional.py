@@ -21,7 +21,8 @@ tuples/lists/dicts of them (nested). The Jacobian of an output leaf of shape ``S
 with respect to an input leaf of shape ``S_in`` has shape ``S_out + S_in``; the result
 nests the output structure outside and the input structure inside, as JAX does. When no
 differentiated argument holds a Tensor the results are ndarrays, otherwise Tensors
-(detached: the transforms are not themselves recorded on the graph).
+(detached: the transforms are not themselves recorded on the graph, and an argument that
+carries a forward-mode tangent raises UnsupportedADError rather than lose it).
 
 **Complex numbers** (docs/design.md#complex-numbers: JVPs use f'(z); VJPs multiply by
 conj(f'(z))). A real
@@ -47,7 +48,7 @@ from . import forward as fw
 from ._engine import apply
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._ops.registry import OPS, Op, defop
-from ._rule_api import Cut, has_node_or_tangent, reverse_pass, watch_degenerate
+from ._rule_api import Cut, has_node_or_tangent, has_tangent, reverse_pass, watch_degenerate
 from ._tensor import Tensor, as_tensor
 from .autograd import enable_grad as _enable_grad, grad as _grad, no_grad as _no_grad
 from .custom import _differentiating
@@ -166,6 +167,14 @@ class _Inputs:
             for k, leaf in enumerate(leaves):
                 if isinstance(leaf, Tensor):
                     self.numpy_in = False
+                    if has_tangent(leaf):
+                        # the results are detached: the tangent would be dropped silently
+                        raise UnsupportedADError(
+                            f"{fname}: argument {i} (leaf {k}) carries a forward-mode "
+                            f"tangent (inside tf.jvp or a dual level), but {fname}'s results "
+                            f"are not differentiable (detached), so it would be dropped; "
+                            f"nest tf.jvp / tf.hvp instead (jvp of jvp gives uᵀ∇²f v, jvp "
+                            f"of hvp the third derivative)")
                 a = _leaf_array(leaf, fname, f"argument {i} (leaf {k})")
                 if a.dtype.kind not in "fc" or a.dtype.itemsize < 4:
                     raise DTypeError(

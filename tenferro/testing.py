@@ -187,6 +187,9 @@ def check_grads(f: Callable[..., Tensor | Sequence[Tensor]], args: Sequence[Arra
     Tensors) of float or complex dtype; every one is differentiated. tol: optional
     ``(eps, rtol, atol)`` overriding :data:`DEFAULT_TOL`. Raises AssertionError, whose
     message says which map failed (``f``, its VJP map or its JVP map) in which mode.
+    ``order=2`` then checks the VJP map x -> Jᴴȳ in ``modes`` (reverse-over-reverse,
+    forward-over-reverse) and, with "fwd", the JVP map x -> J v in both modes
+    (reverse-over-forward, and forward-over-forward: a jvp nested in a jvp).
     """
     gen = np.random.default_rng(rng)
     arrays = [np.array(a.numpy() if isinstance(a, Tensor) else a) for a in args]
@@ -225,8 +228,9 @@ def _check_grads(f: Callable[..., Any], args: Sequence[NDArray[Any]], modes: Seq
         def jvp_map(*xs: Tensor) -> tuple[Tensor, ...]:
             return _tuple(jvp(f, list(xs), [as_tensor(d) for d in dirs])[1])
 
-        # reverse-over-forward
-        _check_grads(jvp_map, args, ("rev",), order - 1, rng, tol,
+        # its "rev" check is reverse-over-forward, its "fwd" check forward-over-forward
+        # (a jvp nested in a jvp: nested dual levels)
+        _check_grads(jvp_map, args, ("rev", "fwd"), order - 1, rng, tol,
                      f"{where}derivative of the JVP map x -> J v: ")
 
 

@@ -801,3 +801,16 @@ def test_doc_examples():
     namespace = {}
     for k, block in enumerate(blocks):
         exec(compile(block, f"{DOC.name}[block {k}]", "exec"), namespace)
+
+
+@pytest.mark.parametrize("transform", ["jacobian", "hessian"])
+def test_a_forward_tangent_is_not_dropped_silently(transform):
+    # the transforms' results are detached: inside tf.jvp they raise instead of returning
+    # a zero tangent
+    def f(x):
+        return (tf.exp(x) * tf.sin(x)).sum()
+
+    t = getattr(tf, transform)(f)
+    with pytest.raises(tf.UnsupportedADError, match=f"{transform}.*tangent.*nest tf.jvp"):
+        tf.jvp(lambda x: t(x), (tf.tensor([0.3, 0.1]),), (tf.tensor([1.0, 2.0]),))
+    t(tf.tensor([0.3, 0.1]))            # outside a dual level: fine

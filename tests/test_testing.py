@@ -55,6 +55,7 @@ FWD = r"^JVP \(forward mode\)"
 REV_OVER_REV = r"^derivative of the VJP map [^:]*: VJP \(reverse mode\)"
 FWD_OVER_REV = r"^derivative of the VJP map [^:]*: JVP \(forward mode\)"
 REV_OVER_FWD = r"^derivative of the JVP map [^:]*: VJP \(reverse mode\)"
+FWD_OVER_FWD = r"^derivative of the JVP map [^:]*: JVP \(forward mode\)"
 
 
 def _raises(f, x, match, **kw):
@@ -187,7 +188,11 @@ def test_vjp_rule_with_wrong_derivative_is_caught_at_order_2(x):
 def test_jvp_rule_with_wrong_derivative_is_caught_at_order_2(x):
     f = _unary(lambda x: _conj(_d(x)), lambda x: _d(_detached(x)))
     check_grads(f, [x], modes=("rev", "fwd"), order=1)
-    _raises(f, x, REV_OVER_FWD, modes=("fwd",), order=2)   # reverse-over-forward sees it
+    # forward-over-forward sees it (checked first), and so does reverse-over-forward
+    _raises(f, x, FWD_OVER_FWD, modes=("fwd",), order=2)
+    d = tf.tensor(np.ones_like(x))
+    with pytest.raises(AssertionError, match=r"^VJP \(reverse mode\)"):
+        check_grads(lambda t: tf.jvp(f, [t], [d])[1], [x], modes=("rev",), order=1)
     check_grads(f, [x], modes=("rev",), order=2)
 
 

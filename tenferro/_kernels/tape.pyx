@@ -133,7 +133,7 @@ cdef class Node:
     cdef public object ctx           # op-specific non-differentiable data
     cdef public tuple inputs         # input Tensors: parent links and saved values
     cdef public tuple out_data       # output arrays
-    cdef public object out_tangents  # forward-mode tangents of the outputs, or None
+    cdef public object out_tangents  # per output its forward-mode tangents (a _fw chain), or None
     cdef public object leaf          # weakref to the leaf Tensor (leaf nodes only)
     cdef public Py_ssize_t n_out
     cdef public bint freed
@@ -1359,7 +1359,7 @@ def graph_rule(node, tuple gs, tuple needs):
         for i in range(n_out):
             y = _new_tensor(out_data[i], None if i in nondiff else node, i)
             if tangents is not None and tangents[i] is not None:
-                y._fw = (_fw_level(), tangents[i])
+                y._fw = tangents[i]     # the output's chain (_engine: one tangent per level)
             ys_list.append(y)
         ys = tuple(ys_list)
     for g in gs:

@@ -608,7 +608,7 @@ def graph_rule(node: Any, gs: tuple[Any, ...],
         for d in out_data:
             y = wrap(d, None if i in nondiff else node, i)
             if tangents is not None and tangents[i] is not None:
-                y._fw = (_engine[1].fw_level, tangents[i])
+                y._fw = tangents[i]     # the output's chain (_engine: one tangent per level)
             ys_list.append(y)
             i += 1
         ys = tuple(ys_list)

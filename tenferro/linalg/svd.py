@@ -47,8 +47,8 @@ from .._dtypes import EPS
 from .._engine import apply
 from .._errors import GaugeError, ShapeError, UnsupportedADError
 from .._ops.registry import defop, register
-from .._rule_api import (note_degenerate_limit, record_pullback, tangent_of, tracked_in_reverse,
-                         wants_derivative, watching_degenerate)
+from .._rule_api import (nested_level_active, note_degenerate_limit, record_pullback, tangent_of,
+                         tracked_in_reverse, wants_derivative, watching_degenerate)
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
@@ -592,8 +592,9 @@ def _empty_svd(d: Any, full_matrices: Any) -> Any:
 def _values_only_jvp(a: Tensor) -> bool:
     """Whether the forward rule of svdvals/eigvalsh may skip the vector tangents: only
     when no reverse graph is recorded, since forward-over-reverse runs the reverse rule on
-    the outputs' tangents (node.out_tangents), vectors included."""
-    return not tracked_in_reverse(a)
+    the outputs' tangents (node.out_tangents), vectors included, and outside nested dual
+    levels, since an inner level's rule reads the vectors' tangents of the enclosing ones."""
+    return not tracked_in_reverse(a) and not nested_level_active()
 
 
 def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,

@@ -389,3 +389,43 @@ def test_compiled_state_drives_recording():
     finally:
         tf._state.STATE.grad_enabled = True
     assert (x * 2.0)._node is not None
+
+
+def nested_forward_results():
+    """Nested dual levels through both tapes: jvp of hvp (a create_graph backward inside
+    nested levels: graph_rule hands the outputs their tangent chains), grad of jvp of jvp,
+    and a create_graph backward at the outer level after an inner level closed."""
+    x0 = np.array([0.3, -0.7, 1.1])
+    u, v = np.array([1.0, 0.5, -2.0]), np.array([0.25, 1.0, 0.5])
+
+    def f(x):
+        return (tf.exp(x) * tf.sin(x)).sum() + (x @ tf.tanh(x)) ** 2
+
+    _, t3 = tf.jvp(lambda x: tf.hvp(f, x, tf.tensor(v))[2], (tf.tensor(x0),), (tf.tensor(u),))
+    x = tf.tensor(x0, requires_grad=True)
+    t = tf.jvp(lambda y: tf.jvp(f, (y,), (tf.tensor(v),))[1], (x,), (tf.tensor(u),))[1]
+    (g,) = tf.grad(t, x)
+    fwd = tf.forward_ad
+    with fwd.dual_level():
+        d = fwd.make_dual(tf.tensor(x0, requires_grad=True), tf.tensor(u))
+        with fwd.dual_level():
+            y = f(fwd.make_dual(d, tf.tensor(v)))
+        (gy,) = tf.grad(y, d, create_graph=True)
+        hu = fwd.unpack_dual(gy).tangent
+    return [r.numpy().tolist() for r in (t3, g, hu)]
+
+
+def test_twin_agrees_on_nested_forward_mode(use_tape, request):
+    request.getfixturevalue("compiled_tape")
+    compiled = nested_forward_results()
+    use_tape(tape_twin)
+    assert type(tf.tensor([1.0], requires_grad=True)._node) is tape_twin.Node
+    twin = nested_forward_results()
+    assert compiled == twin
+    # and they are the derivatives: H u by forward-over-reverse, against tf.hessian
+    x0 = np.array([0.3, -0.7, 1.1])
+
+    def f(x):
+        return (tf.exp(x) * tf.sin(x)).sum() + (x @ tf.tanh(x)) ** 2
+    np.testing.assert_allclose(compiled[2], np.asarray(tf.hessian(f)(x0)) @ [1.0, 0.5, -2.0],
+                               rtol=1e-12)
