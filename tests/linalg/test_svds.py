@@ -87,7 +87,9 @@ def test_grads_finite_differences(dtype, shape):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)
 def test_second_order_values(dtype, shape):
-    check_grads(lambda x: tf.linalg.svds(x, 3)[1], [random_array(shape, dtype, 9)], order=2)
+    # (order 2 in reverse mode: the forward rule does not nest in a jvp of a jvp)
+    check_grads(lambda x: tf.linalg.svds(x, 3)[1], [random_array(shape, dtype, 9)], order=2,
+                modes=("rev",))
 
 
 def test_second_order_vectors_raises():
@@ -139,7 +141,8 @@ def test_functions_with_params(dtype, shape):
         gs.append(tf.grad([f(p)], [p])[0].numpy())
     np.testing.assert_allclose(gs[0], gs[1], atol=1e-9)
     check_grads(sparse_loss, [p0], order=1)
-    check_grads(lambda p: tf.linalg.svds(fns, 3, shape=shape, params=(p,))[1], [p0], order=2)
+    check_grads(lambda p: tf.linalg.svds(fns, 3, shape=shape, params=(p,))[1], [p0], order=2,
+                modes=("rev",))
 
 
 def test_float32_against_float64():
