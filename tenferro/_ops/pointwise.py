@@ -266,7 +266,7 @@ def constant(s: Any, dt: np.dtype[Any]) -> Any:
 # a + b and a − b of small real arrays of one shape without NumPy's dispatch (the same
 # bits: _kernels/small_ops.pyx), for tf.compile's replay of the commonest ops of a loop
 _small = _load_kernel("small_ops")
-_SMALL_KERNELS = {np.add: _small.add, np.subtract: _small.subtract}
+_SMALL_KERNELS: dict[Any, Callable[..., Any]] = {np.add: _small.add, np.subtract: _small.subtract}
 
 
 def _replay_fn(ufunc: Callable[..., Any]) -> Callable[..., Any]:
