@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .._engine import apply1
+from .._kernels import load as _load_kernel
 from .._tensor import Tensor
 from .registry import Op, defop, register
 from ._util import (broadcast_shape, conj, floating, floating_args, operands, require_real,
@@ -262,14 +263,36 @@ def constant(s: Any, dt: np.dtype[Any]) -> Any:
     return c
 
 
+# a + b and a − b of small real arrays of one shape without NumPy's dispatch (the same
+# bits: _kernels/small_ops.pyx), for tf.compile's replay of the commonest ops of a loop
+_small = _load_kernel("small_ops")
+_SMALL_KERNELS: dict[Any, Callable[..., Any]] = {np.add: _small.add, np.subtract: _small.subtract}
+
+
+def _replay_fn(ufunc: Callable[..., Any]) -> Callable[..., Any]:
+    """``ufunc(a, b)`` for the replay: by the small kernel where it has one and covers the
+    operands, else the ufunc itself."""
+    kernel = _SMALL_KERNELS.get(ufunc)
+    if kernel is None:
+        return ufunc
+
+    def fn(a: Any, b: Any) -> Any:
+        out = kernel(a, b)
+        return ufunc(a, b) if out is None else out
+    return fn
+
+
 def _replay_right(ufunc: Callable[..., Any]) -> Rule:
     """Op.replay of ``x ∘ c`` with the constant c in ctx (tenferro/compile.py)."""
-    return lambda c: lambda x: ufunc(x, c)
+    def replay(c: Any) -> Callable[..., Any]:
+        fn = _replay_fn(ufunc)
+        return lambda x: fn(x, c)
+    return replay
 
 
 def _replay_left(ufunc: Callable[..., Any]) -> Rule:
     """Op.replay of ``c ∘ x`` with the constant c in ctx."""
-    return lambda c: functools.partial(ufunc, c)
+    return lambda c: functools.partial(_replay_fn(ufunc), c)
 
 
 # ndarrays and NumPy scalars (c0 * t for an np.float64 c0: NumPy's scalars are not weak,
@@ -366,7 +389,7 @@ def binary(name: str, ufunc: Callable[..., Any], derivs: Derivs | None = None, *
         op.replay = lambda ctx: lambda a, b: cast(ufunc(a, b), np.result_type(a.dtype,
                                                                                 b.dtype))
     else:
-        op.replay = lambda ctx: ufunc
+        op.replay = lambda ctx: _replay_fn(ufunc)
     if real_only and check is None:
         def check(a: Tensor, b: Tensor) -> None:
             require_real(name, a, b)

@@ -75,7 +75,7 @@ def _axes(axes: Any, ndim: int, name: str = "axis") -> tuple[int, ...]:
 
 # the tape's compiled pullbacks (tape.pyx vjp_kernel) that ops here declare
 _tape = _load_kernel("tape")
-_small_matmul = _load_kernel("small_matmul").matmul
+_small_ops = _load_kernel("small_ops").matmul
 
 # (ctx: the output's shape, for tf.compile's replay)
 _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[0].shape),),
@@ -846,8 +846,8 @@ _matmul_op.replay = lambda ctx: _matmul_np
 
 def _matmul_np(a: Any, b: Any) -> Any:
     """np.matmul(a, b) as an ndarray; small real operands by NumPy's own BLAS call without
-    its dispatch (_kernels/small_matmul.pyx: the same bits, ~1 µs less per call)."""
-    out = _small_matmul(a, b)
+    its dispatch (_kernels/small_ops.pyx: the same bits, ~1 µs less per call)."""
+    out = _small_ops(a, b)
     if out is None:
         out = np.matmul(a, b)
         if type(out) is not np.ndarray:

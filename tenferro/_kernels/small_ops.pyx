@@ -1,5 +1,8 @@
 # cython: language_level=3
-"""The matrix product of small real 1-D/2-D arrays by one BLAS call, as NumPy makes it.
+"""Small real arrays without NumPy's per-call dispatch: the matrix product by the BLAS
+call NumPy makes, and the sum and difference of two arrays of one shape by a C loop.
+
+The matrix product:
 
 Why: ``np.matmul`` of two 4x4 float64 matrices costs ~1.3 µs on the development machine,
 almost all of it NumPy's dispatch (the ufunc machinery, the operand checks) around one
@@ -8,14 +11,19 @@ products forward and 18 backward per step) pays it every time. This kernel makes
 BLAS call NumPy's matmul loop makes for the same operands (?gemm for two matrices, ?gemv
 for a matrix and a vector, ?dot for two vectors; C- or F-ordered operands through the
 transpose flags, as NumPy's row-major cblas call does), so the result is the same, bit
-for bit, with the same OpenBLAS (tests/_kernels/test_small_matmul.py checks every layout
+for bit, with the same OpenBLAS (tests/_kernels/test_small_ops.py checks every layout
 against np.matmul). Anything else — other dtypes, batches, strided matrices, empty
 operands, the product of a matrix with its own transpose (NumPy calls ?syrk there) —
-returns None and the caller uses np.matmul. The twin (small_matmul_twin.py) is
+returns None and the caller uses np.matmul. The twin (small_ops_twin.py) is
 np.matmul itself.
 
 Callers: tape.pyx's compiled pullback of matmul (VJP_MATMUL) and tf.compile's replay of
 matmul (tenferro/_ops/structure.py).
+
+``add``/``subtract``: a + b and a − b for C-contiguous, aligned, native float64/float32
+arrays of one shape and dtype with at most 1024 entries, one IEEE operation per entry
+as NumPy's loop does (the same bits); None otherwise. tf.compile's replay of the
+elementwise add and subtract takes them (tenferro/_ops/pointwise.py).
 """
 cimport numpy as cnp
 cimport scipy.linalg.cython_blas as bl
@@ -48,6 +56,71 @@ cdef inline bint _vector(cnp.ndarray v, int* inc):
         return False
     inc[0] = <int>(s // sz)
     return True
+
+
+cdef Py_ssize_t _ELEMENTWISE_MAX = 1024
+
+
+cdef inline bint _same_small(object a, object b):
+    cdef cnp.ndarray A, B
+    cdef int typ
+    if type(a) is not ndarray or type(b) is not ndarray:
+        return False
+    A = <cnp.ndarray>a
+    B = <cnp.ndarray>b
+    typ = cnp.PyArray_TYPE(A)
+    return ((typ == cnp.NPY_DOUBLE or typ == cnp.NPY_FLOAT) and cnp.PyArray_TYPE(B) == typ
+            and cnp.PyArray_SIZE(A) <= _ELEMENTWISE_MAX and cnp.PyArray_SAMESHAPE(A, B)
+            and cnp.PyArray_ISCARRAY_RO(A) and cnp.PyArray_ISCARRAY_RO(B)
+            and cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISNOTSWAPPED(B))
+
+
+cdef object _elementwise(object a, object b, bint minus):
+    cdef cnp.ndarray A = <cnp.ndarray>a, B = <cnp.ndarray>b, C
+    cdef int typ = cnp.PyArray_TYPE(A)
+    cdef Py_ssize_t i, n = cnp.PyArray_SIZE(A)
+    cdef double* pd
+    cdef double* qd
+    cdef double* rd
+    cdef float* pf
+    cdef float* qf
+    cdef float* rf
+    C = cnp.PyArray_SimpleNew(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), typ)
+    if typ == cnp.NPY_DOUBLE:
+        pd = <double*>cnp.PyArray_DATA(A)
+        qd = <double*>cnp.PyArray_DATA(B)
+        rd = <double*>cnp.PyArray_DATA(C)
+        if minus:
+            for i in range(n):
+                rd[i] = pd[i] - qd[i]
+        else:
+            for i in range(n):
+                rd[i] = pd[i] + qd[i]
+    else:
+        pf = <float*>cnp.PyArray_DATA(A)
+        qf = <float*>cnp.PyArray_DATA(B)
+        rf = <float*>cnp.PyArray_DATA(C)
+        if minus:
+            for i in range(n):
+                rf[i] = pf[i] - qf[i]
+        else:
+            for i in range(n):
+                rf[i] = pf[i] + qf[i]
+    return C
+
+
+cpdef object add(object a, object b):
+    """``a + b`` for small contiguous real arrays of one shape and dtype; None otherwise."""
+    if not _same_small(a, b):
+        return None
+    return _elementwise(a, b, False)
+
+
+cpdef object subtract(object a, object b):
+    """``a - b`` for small contiguous real arrays of one shape and dtype; None otherwise."""
+    if not _same_small(a, b):
+        return None
+    return _elementwise(a, b, True)
 
 
 cpdef object matmul(object a, object b):
