@@ -172,7 +172,8 @@ class Trace:
         cts: list[Any] = [None] * len(slots)
         for r, g in zip(self.outs, gs):
             if g is not None and self.traced[r]:
-                cts[r] = _acc(cts[r], g)
+                # (an output listed twice gets both seeds)
+                cts[r] = g if cts[r] is None else cts[r] + g
         replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, self.needs, slots,
                          dyn_ctx, cts)
         out = []
@@ -180,17 +181,6 @@ class Trace:
             g = cts[i] if needs[i] else None
             out.append(g.densify() if type(g) is SparseCotangent else g)
         return tuple(out)
-
-
-def _acc(a: Any, b: Any) -> Any:
-    """The sum of two cotangents of one slot (None: zero; sparse ones append)."""
-    if a is None:
-        return b
-    if type(a) is SparseCotangent:
-        return a.add(b)
-    if type(b) is SparseCotangent:
-        return b.add(a)
-    return a + b
 
 
 def signature(args: tuple[Any, ...], kwargs: dict[str, Any]

@@ -28,9 +28,15 @@ elementwise add and subtract takes them (tenferro/_ops/pointwise.py).
 cimport numpy as cnp
 cimport scipy.linalg.cython_blas as bl
 
+from tenferro._kernels._blas cimport xgemm_ab
+
 cnp.import_array()
 
 from numpy import ndarray
+
+ctypedef fused real_t:
+    float
+    double
 
 
 cdef inline bint _layout(cnp.ndarray x, int* trans, int* ld):
@@ -58,10 +64,119 @@ cdef inline bint _vector(cnp.ndarray v, int* inc):
     return True
 
 
+cdef inline void _gemv(char* trans, int m, int n, real_t* a, int lda, real_t* x, int incx,
+                       real_t* y) noexcept nogil:
+    """y := op(a) x (alpha 1, beta 0, incy 1)."""
+    cdef real_t one = 1, zero = 0
+    cdef int incy = 1
+    if real_t is float:
+        bl.sgemv(trans, &m, &n, &one, a, &lda, x, &incx, &zero, y, &incy)
+    else:
+        bl.dgemv(trans, &m, &n, &one, a, &lda, x, &incx, &zero, y, &incy)
+
+
+cdef inline real_t _dot(int n, real_t* x, int incx, real_t* y, int incy) noexcept nogil:
+    if real_t is float:
+        return bl.sdot(&n, x, &incx, y, &incy)
+    else:
+        return bl.ddot(&n, x, &incx, y, &incy)
+
+
+cdef object _matmul_typed(cnp.ndarray A, cnp.ndarray B, int typ, real_t* tag):
+    """matmul for one real type (``tag`` only selects it); None when not covered."""
+    cdef int na = cnp.PyArray_NDIM(A), nb = cnp.PyArray_NDIM(B)
+    cdef int ta = 0, tb = 0, lda = 0, ldb = 0, inca = 0, incb = 0, m, n, k
+    cdef char* tr = b"NT"
+    cdef cnp.npy_intp dims[2]
+    cdef cnp.ndarray C
+    cdef real_t* pa = <real_t*>cnp.PyArray_DATA(A)
+    cdef real_t* pb = <real_t*>cnp.PyArray_DATA(B)
+    if na == 2 and nb == 2:
+        m = <int>cnp.PyArray_DIM(A, 0)
+        k = <int>cnp.PyArray_DIM(A, 1)
+        n = <int>cnp.PyArray_DIM(B, 1)
+        if cnp.PyArray_DIM(B, 0) != k or not _layout(A, &ta, &lda) or not _layout(B, &tb, &ldb):
+            return None
+        if pa == pb:
+            return None      # a product with itself: NumPy may take ?syrk
+        dims[0] = m
+        dims[1] = n
+        C = cnp.PyArray_SimpleNew(2, dims, typ)
+        # row-major C = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ: the operands swap
+        xgemm_ab(&tr[tb], &tr[ta], n, m, k, <real_t>1, pb, ldb, pa, lda, <real_t>0,
+                 <real_t*>cnp.PyArray_DATA(C), n)
+        return C
+    if na == 2:                                   # (m, k) @ (k,)
+        m = <int>cnp.PyArray_DIM(A, 0)
+        k = <int>cnp.PyArray_DIM(A, 1)
+        if cnp.PyArray_DIM(B, 0) != k or not _layout(A, &ta, &lda) or not _vector(B, &incb):
+            return None
+        dims[0] = m
+        C = cnp.PyArray_SimpleNew(1, dims, typ)
+        # C-ordered A is column-major Aᵀ (k x m): y = (Aᵀ)ᵀ x; F-ordered A is A (m x k)
+        if ta == 0:
+            _gemv(&tr[1], k, m, pa, lda, pb, incb, <real_t*>cnp.PyArray_DATA(C))
+        else:
+            _gemv(&tr[0], m, k, pa, lda, pb, incb, <real_t*>cnp.PyArray_DATA(C))
+        return C
+    if nb == 2:                                   # (k,) @ (k, n) = Bᵀ a
+        k = <int>cnp.PyArray_DIM(B, 0)
+        n = <int>cnp.PyArray_DIM(B, 1)
+        if cnp.PyArray_DIM(A, 0) != k or not _layout(B, &tb, &ldb) or not _vector(A, &inca):
+            return None
+        dims[0] = n
+        C = cnp.PyArray_SimpleNew(1, dims, typ)
+        # C-ordered B is column-major Bᵀ (n x k): y = Bᵀ a; F-ordered B is B (k x n)
+        if tb == 0:
+            _gemv(&tr[0], n, k, pb, ldb, pa, inca, <real_t*>cnp.PyArray_DATA(C))
+        else:
+            _gemv(&tr[1], k, n, pb, ldb, pa, inca, <real_t*>cnp.PyArray_DATA(C))
+        return C
+    k = <int>cnp.PyArray_DIM(A, 0)                # (k,) @ (k,): a 0-d result
+    if cnp.PyArray_DIM(B, 0) != k or not _vector(A, &inca) or not _vector(B, &incb):
+        return None
+    C = cnp.PyArray_SimpleNew(0, dims, typ)
+    (<real_t*>cnp.PyArray_DATA(C))[0] = _dot(k, pa, inca, pb, incb)
+    return C
+
+
+cpdef object matmul(object a, object b):
+    """``np.matmul(a, b)`` for real float64/float32 operands of 1 or 2 dimensions, every
+    side at most 2**31 - 1, by the BLAS call NumPy makes; None when not covered."""
+    cdef cnp.ndarray A, B
+    cdef int typ, i
+    if type(a) is not ndarray or type(b) is not ndarray:
+        return None
+    A = <cnp.ndarray>a
+    B = <cnp.ndarray>b
+    typ = cnp.PyArray_TYPE(A)
+    if (typ != cnp.NPY_DOUBLE and typ != cnp.NPY_FLOAT) or cnp.PyArray_TYPE(B) != typ:
+        return None
+    if not (cnp.PyArray_ISALIGNED(A) and cnp.PyArray_ISALIGNED(B)):
+        return None
+    if not (cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISNOTSWAPPED(B)):
+        return None
+    if not (1 <= cnp.PyArray_NDIM(A) <= 2 and 1 <= cnp.PyArray_NDIM(B) <= 2):
+        return None
+    for i in range(cnp.PyArray_NDIM(A)):
+        if cnp.PyArray_DIM(A, i) == 0 or cnp.PyArray_DIM(A, i) > 2147483647:
+            return None
+    for i in range(cnp.PyArray_NDIM(B)):
+        if cnp.PyArray_DIM(B, i) == 0 or cnp.PyArray_DIM(B, i) > 2147483647:
+            return None
+    if typ == cnp.NPY_DOUBLE:
+        return _matmul_typed(A, B, typ, <double*>NULL)
+    return _matmul_typed(A, B, typ, <float*>NULL)
+
+
+# ---- a + b, a − b -------------------------------------------------------------------------
+
 cdef Py_ssize_t _ELEMENTWISE_MAX = 1024
 
 
-cdef inline bint _same_small(object a, object b):
+cdef bint same_small(object a, object b):
+    """Whether a and b are C-contiguous, aligned, native float64/float32 arrays of one
+    shape and dtype with at most 1024 entries (what the loops below cover)."""
     cdef cnp.ndarray A, B
     cdef int typ
     if type(a) is not ndarray or type(b) is not ndarray:
@@ -75,169 +190,44 @@ cdef inline bint _same_small(object a, object b):
             and cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISNOTSWAPPED(B))
 
 
-cdef object _elementwise(object a, object b, bint minus):
-    cdef cnp.ndarray A = <cnp.ndarray>a, B = <cnp.ndarray>b, C
-    cdef int typ = cnp.PyArray_TYPE(A)
-    cdef Py_ssize_t i, n = cnp.PyArray_SIZE(A)
-    cdef double* pd
-    cdef double* qd
-    cdef double* rd
-    cdef float* pf
-    cdef float* qf
-    cdef float* rf
-    C = cnp.PyArray_SimpleNew(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), typ)
-    if typ == cnp.NPY_DOUBLE:
-        pd = <double*>cnp.PyArray_DATA(A)
-        qd = <double*>cnp.PyArray_DATA(B)
-        rd = <double*>cnp.PyArray_DATA(C)
-        if minus:
-            for i in range(n):
-                rd[i] = pd[i] - qd[i]
-        else:
-            for i in range(n):
-                rd[i] = pd[i] + qd[i]
+cdef inline void _loop(real_t* r, real_t* p, real_t* q, Py_ssize_t n, bint minus) noexcept nogil:
+    cdef Py_ssize_t i
+    if minus:
+        for i in range(n):
+            r[i] = p[i] - q[i]
     else:
-        pf = <float*>cnp.PyArray_DATA(A)
-        qf = <float*>cnp.PyArray_DATA(B)
-        rf = <float*>cnp.PyArray_DATA(C)
-        if minus:
-            for i in range(n):
-                rf[i] = pf[i] - qf[i]
-        else:
-            for i in range(n):
-                rf[i] = pf[i] + qf[i]
+        for i in range(n):
+            r[i] = p[i] + q[i]
+
+
+cdef void elementwise_into(cnp.ndarray out, cnp.ndarray a, cnp.ndarray b, bint minus):
+    """out = a ± b for arrays that ``same_small`` accepted (out: of their shape and dtype;
+    it may be ``a``)."""
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(a)
+    if cnp.PyArray_TYPE(a) == cnp.NPY_DOUBLE:
+        _loop(<double*>cnp.PyArray_DATA(out), <double*>cnp.PyArray_DATA(a),
+              <double*>cnp.PyArray_DATA(b), n, minus)
+    else:
+        _loop(<float*>cnp.PyArray_DATA(out), <float*>cnp.PyArray_DATA(a),
+              <float*>cnp.PyArray_DATA(b), n, minus)
+
+
+cdef object _elementwise(object a, object b, bint minus):
+    cdef cnp.ndarray A = <cnp.ndarray>a
+    C = cnp.PyArray_SimpleNew(cnp.PyArray_NDIM(A), cnp.PyArray_DIMS(A), cnp.PyArray_TYPE(A))
+    elementwise_into(C, A, <cnp.ndarray>b, minus)
     return C
 
 
 cpdef object add(object a, object b):
     """``a + b`` for small contiguous real arrays of one shape and dtype; None otherwise."""
-    if not _same_small(a, b):
+    if not same_small(a, b):
         return None
     return _elementwise(a, b, False)
 
 
 cpdef object subtract(object a, object b):
     """``a - b`` for small contiguous real arrays of one shape and dtype; None otherwise."""
-    if not _same_small(a, b):
+    if not same_small(a, b):
         return None
     return _elementwise(a, b, True)
-
-
-cpdef object matmul(object a, object b):
-    """``np.matmul(a, b)`` for real float64/float32 operands of 1 or 2 dimensions, every
-    side at most 2**31 - 1, by the BLAS call NumPy makes; None when not covered."""
-    cdef cnp.ndarray A, B, C
-    cdef int typ, na, nb, ta = 0, tb = 0, lda = 0, ldb = 0, inca = 0, incb = 0
-    cdef int m, n, k, one = 1
-    cdef double d1 = 1.0, d0 = 0.0
-    cdef float f1 = 1.0, f0 = 0.0
-    cdef char* tr = b"NT"
-    cdef cnp.npy_intp dims[2]
-    if type(a) is not ndarray or type(b) is not ndarray:
-        return None
-    A = <cnp.ndarray>a
-    B = <cnp.ndarray>b
-    typ = cnp.PyArray_TYPE(A)
-    if (typ != cnp.NPY_DOUBLE and typ != cnp.NPY_FLOAT) or cnp.PyArray_TYPE(B) != typ:
-        return None
-    if not (cnp.PyArray_ISALIGNED(A) and cnp.PyArray_ISALIGNED(B)):
-        return None
-    if not (cnp.PyArray_ISNOTSWAPPED(A) and cnp.PyArray_ISNOTSWAPPED(B)):
-        return None
-    na = cnp.PyArray_NDIM(A)
-    nb = cnp.PyArray_NDIM(B)
-    if na < 1 or na > 2 or nb < 1 or nb > 2:
-        return None
-    for i in range(na):
-        if cnp.PyArray_DIM(A, i) == 0 or cnp.PyArray_DIM(A, i) > 2147483647:
-            return None
-    for i in range(nb):
-        if cnp.PyArray_DIM(B, i) == 0 or cnp.PyArray_DIM(B, i) > 2147483647:
-            return None
-    if na == 2 and nb == 2:
-        m = <int>cnp.PyArray_DIM(A, 0)
-        k = <int>cnp.PyArray_DIM(A, 1)
-        n = <int>cnp.PyArray_DIM(B, 1)
-        if cnp.PyArray_DIM(B, 0) != k or not _layout(A, &ta, &lda) or not _layout(B, &tb, &ldb):
-            return None
-        if cnp.PyArray_DATA(A) == cnp.PyArray_DATA(B):
-            return None      # a product with itself: NumPy may take ?syrk
-        dims[0] = m
-        dims[1] = n
-        C = cnp.PyArray_SimpleNew(2, dims, typ)
-        # row-major C = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ: the operands swap
-        if typ == cnp.NPY_DOUBLE:
-            bl.dgemm(&tr[tb], &tr[ta], &n, &m, &k, &d1, <double*>cnp.PyArray_DATA(B), &ldb,
-                     <double*>cnp.PyArray_DATA(A), &lda, &d0,
-                     <double*>cnp.PyArray_DATA(C), &n)
-        else:
-            bl.sgemm(&tr[tb], &tr[ta], &n, &m, &k, &f1, <float*>cnp.PyArray_DATA(B), &ldb,
-                     <float*>cnp.PyArray_DATA(A), &lda, &f0,
-                     <float*>cnp.PyArray_DATA(C), &n)
-        return C
-    if na == 2:                                   # (m, k) @ (k,)
-        m = <int>cnp.PyArray_DIM(A, 0)
-        k = <int>cnp.PyArray_DIM(A, 1)
-        if cnp.PyArray_DIM(B, 0) != k or not _layout(A, &ta, &lda) or not _vector(B, &incb):
-            return None
-        dims[0] = m
-        C = cnp.PyArray_SimpleNew(1, dims, typ)
-        # C-ordered A is column-major Aᵀ (k x m): y = (Aᵀ)ᵀ x; F-ordered A is A (m x k)
-        if ta == 0:
-            if typ == cnp.NPY_DOUBLE:
-                bl.dgemv(&tr[1], &k, &m, &d1, <double*>cnp.PyArray_DATA(A), &lda,
-                         <double*>cnp.PyArray_DATA(B), &incb, &d0,
-                         <double*>cnp.PyArray_DATA(C), &one)
-            else:
-                bl.sgemv(&tr[1], &k, &m, &f1, <float*>cnp.PyArray_DATA(A), &lda,
-                         <float*>cnp.PyArray_DATA(B), &incb, &f0,
-                         <float*>cnp.PyArray_DATA(C), &one)
-        else:
-            if typ == cnp.NPY_DOUBLE:
-                bl.dgemv(&tr[0], &m, &k, &d1, <double*>cnp.PyArray_DATA(A), &lda,
-                         <double*>cnp.PyArray_DATA(B), &incb, &d0,
-                         <double*>cnp.PyArray_DATA(C), &one)
-            else:
-                bl.sgemv(&tr[0], &m, &k, &f1, <float*>cnp.PyArray_DATA(A), &lda,
-                         <float*>cnp.PyArray_DATA(B), &incb, &f0,
-                         <float*>cnp.PyArray_DATA(C), &one)
-        return C
-    if nb == 2:                                   # (k,) @ (k, n) = Bᵀ a
-        k = <int>cnp.PyArray_DIM(B, 0)
-        n = <int>cnp.PyArray_DIM(B, 1)
-        if cnp.PyArray_DIM(A, 0) != k or not _layout(B, &tb, &ldb) or not _vector(A, &inca):
-            return None
-        dims[0] = n
-        C = cnp.PyArray_SimpleNew(1, dims, typ)
-        # C-ordered B is column-major Bᵀ (n x k): y = Bᵀ a; F-ordered B is B (k x n)
-        if tb == 0:
-            if typ == cnp.NPY_DOUBLE:
-                bl.dgemv(&tr[0], &n, &k, &d1, <double*>cnp.PyArray_DATA(B), &ldb,
-                         <double*>cnp.PyArray_DATA(A), &inca, &d0,
-                         <double*>cnp.PyArray_DATA(C), &one)
-            else:
-                bl.sgemv(&tr[0], &n, &k, &f1, <float*>cnp.PyArray_DATA(B), &ldb,
-                         <float*>cnp.PyArray_DATA(A), &inca, &f0,
-                         <float*>cnp.PyArray_DATA(C), &one)
-        else:
-            if typ == cnp.NPY_DOUBLE:
-                bl.dgemv(&tr[1], &k, &n, &d1, <double*>cnp.PyArray_DATA(B), &ldb,
-                         <double*>cnp.PyArray_DATA(A), &inca, &d0,
-                         <double*>cnp.PyArray_DATA(C), &one)
-            else:
-                bl.sgemv(&tr[1], &k, &n, &f1, <float*>cnp.PyArray_DATA(B), &ldb,
-                         <float*>cnp.PyArray_DATA(A), &inca, &f0,
-                         <float*>cnp.PyArray_DATA(C), &one)
-        return C
-    # (k,) @ (k,): a 0-d result
-    k = <int>cnp.PyArray_DIM(A, 0)
-    if cnp.PyArray_DIM(B, 0) != k or not _vector(A, &inca) or not _vector(B, &incb):
-        return None
-    C = cnp.PyArray_SimpleNew(0, dims, typ)
-    if typ == cnp.NPY_DOUBLE:
-        (<double*>cnp.PyArray_DATA(C))[0] = bl.ddot(&k, <double*>cnp.PyArray_DATA(A), &inca,
-                                                     <double*>cnp.PyArray_DATA(B), &incb)
-    else:
-        (<float*>cnp.PyArray_DATA(C))[0] = bl.sdot(&k, <float*>cnp.PyArray_DATA(A), &inca,
-                                                   <float*>cnp.PyArray_DATA(B), &incb)
-    return C

@@ -34,6 +34,9 @@ cdef extern from "Python.h":
         PyMemberDef* d_member
 from numpy import asarray, generic, ndarray
 cimport numpy as cnp
+# small real arrays without NumPy's dispatch (the matmul pullback, cotangent sums)
+from tenferro._kernels.small_ops cimport (elementwise_into as _elementwise_into,
+                                          matmul as _blas_matmul, same_small as _same_small)
 
 cnp.import_array()
 
@@ -191,50 +194,25 @@ cdef object _add(object a, object b):
 
 
 # Cotangent sums of small real arrays (a loop of small ops makes thousands per backward)
-# as a C loop instead of NumPy's ufunc call (~0.4 µs of dispatch for a few additions): the
-# same IEEE additions element by element, so the same bits. Up to this many entries; C-
-# contiguous, aligned, native float64/float32 operands of one shape only.
-cdef Py_ssize_t _ADD_SMALL_MAX = 1024
+# as small_ops' C loop instead of NumPy's ufunc call (~0.4 µs of dispatch for a few
+# additions): the same IEEE additions element by element, so the same bits.
 
 
 cdef object _add_small(cnp.ndarray a, cnp.ndarray b, bint owned_a):
     """a + b (in place into ``a`` when the tape owns it: ``owned_a`` and a writeable base
-    array), or None when the operands are not small contiguous real arrays of one shape
-    and dtype."""
+    array) by small_ops' loop, or None when the operands are not small contiguous real
+    arrays of one shape and dtype."""
     global _in_place_adds
-    cdef int typ = cnp.PyArray_TYPE(a)
-    cdef Py_ssize_t i, n
-    cdef double* pd
-    cdef double* qd
-    cdef double* rd
-    cdef float* pf
-    cdef float* qf
-    cdef float* rf
     cdef cnp.ndarray out
-    if (typ != cnp.NPY_DOUBLE and typ != cnp.NPY_FLOAT) or cnp.PyArray_TYPE(b) != typ:
-        return None
-    n = cnp.PyArray_SIZE(a)
-    if n > _ADD_SMALL_MAX or not cnp.PyArray_SAMESHAPE(a, b):
-        return None
-    if not (cnp.PyArray_ISCARRAY_RO(a) and cnp.PyArray_ISCARRAY_RO(b)):
+    if not _same_small(a, b):
         return None
     if owned_a and cnp.PyArray_BASE(a) == NULL and cnp.PyArray_ISWRITEABLE(a):
         out = a
         _in_place_adds += 1
     else:
-        out = cnp.PyArray_SimpleNew(cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), typ)
-    if typ == cnp.NPY_DOUBLE:
-        pd = <double*>cnp.PyArray_DATA(a)
-        qd = <double*>cnp.PyArray_DATA(b)
-        rd = <double*>cnp.PyArray_DATA(out)
-        for i in range(n):
-            rd[i] = pd[i] + qd[i]
-    else:
-        pf = <float*>cnp.PyArray_DATA(a)
-        qf = <float*>cnp.PyArray_DATA(b)
-        rf = <float*>cnp.PyArray_DATA(out)
-        for i in range(n):
-            rf[i] = pf[i] + qf[i]
+        out = cnp.PyArray_SimpleNew(cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a),
+                                    cnp.PyArray_TYPE(a))
+    _elementwise_into(out, a, b, False)
     return out
 
 
@@ -1237,7 +1215,6 @@ cdef object _broadcast_view(cnp.ndarray g, cnp.ndarray x):
     return v
 
 
-from tenferro._kernels.small_ops cimport matmul as _blas_matmul
 
 
 cdef inline object _mm(object x, object y):
