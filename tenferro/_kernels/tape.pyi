@@ -98,6 +98,7 @@ VJP_ARRAY_OVER_X: int
 VJP_NORM2_ALL: int
 VJP_MATMUL: int
 VJP_TRANSPOSE2: int
+VJP_DIAGONAL2: int
 # the Tensor slots the tape reads by offset, in the order of Tensor.__slots__
 TENSOR_SLOTS: tuple[str, ...]
 def in_place_adds() -> int: ...

@@ -21,6 +21,7 @@ checks that both agree.
 """
 
 from cpython.number cimport PyNumber_InPlaceAdd
+from libc.string cimport memcpy
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_REFCNT, Py_XDECREF
 from cpython.weakref cimport PyWeakref_NewRef
@@ -1186,6 +1187,8 @@ cpdef enum:
     VJP_MATMUL = 23         # (ḡ bᵀ, aᵀ ḡ), outer products for 1-D operands
     # y = xᵀ of a 2-D x (ctx (1, 0))
     VJP_TRANSPOSE2 = 24     # ḡᵀ
+    # y = the main diagonal of a small C-contiguous 2-D x (ctx (0, 0, 1))
+    VJP_DIAGONAL2 = 25      # zeros of x's shape with ḡ on the diagonal (dense)
 
 
 cdef inline bint _real_like(object a, cnp.PyArray_Descr* dtype):
@@ -1222,6 +1225,37 @@ cdef inline object _mm(object x, object y):
     (the same bits)."""
     r = _blas_matmul(x, y)
     return x @ y if r is None else r
+
+
+cdef object _diagonal_kernel(object ctx, object g, object x, cnp.PyArray_Descr* dt):
+    """The diagonal's pullback as the dense array its sparse cotangent densifies to (zeros
+    with ḡ on the main diagonal), for a C-contiguous real 2-D x of at most 1024 entries:
+    no sparse cotangent and no densify for the small matrices of a loop. The same values
+    (copies, no arithmetic); None otherwise."""
+    cdef cnp.ndarray X, G, out
+    cdef Py_ssize_t i, k, n, sg
+    cdef char* po
+    cdef char* pg
+    cdef Py_ssize_t sz
+    if ctx != (0, 0, 1) or not _real_like(x, dt):
+        return None
+    X = <cnp.ndarray>x
+    G = <cnp.ndarray>g
+    if (cnp.PyArray_NDIM(X) != 2 or cnp.PyArray_SIZE(X) > 1024
+            or not cnp.PyArray_ISCARRAY_RO(X) or cnp.PyArray_NDIM(G) != 1):
+        return None
+    n = cnp.PyArray_DIM(X, 1)
+    k = min(cnp.PyArray_DIM(X, 0), n)
+    if cnp.PyArray_DIM(G, 0) != k:
+        return None
+    out = cnp.PyArray_ZEROS(2, cnp.PyArray_DIMS(X), cnp.PyArray_TYPE(X), 0)
+    sz = cnp.PyArray_ITEMSIZE(X)
+    sg = cnp.PyArray_STRIDE(G, 0)
+    po = <char*>cnp.PyArray_DATA(out)
+    pg = <char*>cnp.PyArray_DATA(G)
+    for i in range(k):
+        memcpy(po + i * (n + 1) * sz, pg + i * sg, sz)
+    return (out,)
 
 
 cdef object _matmul_kernel(tuple needs, object g, object a, object b,
@@ -1281,6 +1315,8 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
         if ctx != (1, 0) or not _real_like(x, dt):
             return None
         return (g.T,)
+    if kernel == VJP_DIAGONAL2:
+        return _diagonal_kernel(ctx, g, x, dt)
     if kernel == VJP_NORM2_ALL:
         # x̄ = x·(n̄/n) with the scalar a C double, as _vnorm_vjp computes it in Python
         # floats (0 at n = 0); other norms (ctx set) and complex x take the rule

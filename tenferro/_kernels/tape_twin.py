@@ -679,6 +679,7 @@ VJP_ARRAY_OVER_X = 21
 VJP_NORM2_ALL = 22
 VJP_MATMUL = 23
 VJP_TRANSPOSE2 = 24
+VJP_DIAGONAL2 = 25
 
 
 def vjp_kernel(kernel: int, ctx: Any, needs: tuple[bool, ...], g: Any, xs: tuple[Any, ...],

@@ -716,7 +716,8 @@ def _diagonal_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 
 _diagonal_op = defop("diagonal", _diagonal_vjp,
-                     lambda ctx, ts, xs, ys: (_diagonal(ts[0], ctx),))
+                     lambda ctx, ts, xs, ys: (_diagonal(ts[0], ctx),),
+                     kernel=_tape.VJP_DIAGONAL2)
 
 _embed_op = defop("diag_embed",
                   lambda ctx, needs, gs, xs, ys: (_diagonal(gs[0], ctx[1]),),

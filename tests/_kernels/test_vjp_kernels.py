@@ -60,7 +60,7 @@ def test_ops_declare_the_codes_the_tape_exports():
     assert len(set(CODES.values())) == len(CODES)
     # the ops of the tests below (and nothing else) declare a kernel
     assert set(KERNELS) == set(UNARY + SCALAR + BINARY + ARRAY
-                               + ["vector_norm", "matmul", "transpose"])
+                               + ["vector_norm", "matmul", "transpose", "diagonal"])
     # the twin exports the same codes (an op declares one whichever tape load() picks;
     # the twin has no kernels: under TENFERRO_PURE_PYTHON=1 the ops run their rules)
     assert {n: getattr(tape_twin, n) for n in dir(tape_twin) if n.startswith("VJP_")} == CODES
@@ -129,6 +129,30 @@ def test_matmul_kernel_equals_its_rule(shapes, needs, dtype):
     got = tape.vjp_kernel(KERNELS["matmul"], None, needs, g, (a, b), (y,))
     assert got is not None
     _same(got, OPS["matmul"].vjp(None, needs, (g,), (a, b), (y,)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 5), (5, 3), (32, 32)])
+def test_diagonal_kernel_is_the_densified_rule(shape, dtype):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(shape).astype(dtype)
+    y = np.diagonal(x)
+    g = rng.standard_normal(y.shape).astype(dtype)
+    (got,) = tape.vjp_kernel(KERNELS["diagonal"], (0, 0, 1), (True,), g, (x,), (y,))
+    (want,) = OPS["diagonal"].vjp((0, 0, 1), (True,), (g,), (x,), (y,))
+    _same((got,), (want.densify(),))
+    # strided ḡ (a view), and what it declines: another diagonal, a large or non-contiguous
+    # x, a stack
+    g2 = np.repeat(g, 2)[::2]
+    (got,) = tape.vjp_kernel(KERNELS["diagonal"], (0, 0, 1), (True,), g2, (x,), (y,))
+    _same((got,), (OPS["diagonal"].vjp((0, 0, 1), (True,), (g,), (x,), (y,))[0].densify(),))
+    code = KERNELS["diagonal"]
+    for ctx, xx in [((1, 0, 1), x), ((0, 0, 1), np.asfortranarray(rng.standard_normal((3, 4)))),
+                    ((0, 0, 1), rng.standard_normal((40, 40))),
+                    ((0, 1, 2), rng.standard_normal((2, 3, 3)))]:
+        yy = np.diagonal(xx, *ctx)
+        gg = np.ones(yy.shape, xx.dtype)
+        assert tape.vjp_kernel(code, ctx, (True,), gg, (xx,), (yy,)) is None
 
 
 def test_matmul_and_transpose_kernels_decline_what_they_do_not_cover():
