@@ -634,6 +634,128 @@ def _programs(P, small, rounds):
     return progs
 
 
+# ---- CTMRG through its fixed point (issue 28 item 5) -------------------------------------
+# tenferro: examples/ctmrg_ising.py (tf.fixed_point with a sign gauge; the implicit
+# derivative by GMRES on the vjp operator, as custom_root takes it for 528 unknowns). JAX:
+# the same step, gauge, stopping rule (step <= 1e-10 ||x||) and implicit derivative (a
+# custom_vjp whose pullback solves (I - dG/dx)^T lam = xbar by GMRES to 1e-12), jitted.
+
+def _load_example(name):
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_tenferro_example_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _ctmrg_fixed_point_jax(E, chi):
+    """jit(value_and_grad(beta -> ln Z/N)) of E's algorithm in JAX (E: the example)."""
+    jax = JAX
+    from jax.scipy.sparse.linalg import gmres
+
+    def site(beta):
+        c, s = jnp.sqrt(jnp.cosh(beta)), jnp.sqrt(jnp.sinh(beta))
+        w = jnp.stack([jnp.stack([c, s]), jnp.stack([c, -s])])
+        return jnp.einsum("su,sl,sd,sr->uldr", w, w, w, w)
+
+    def unpack(x):
+        return x[:chi], x[chi:].reshape((chi, 2, chi))
+
+    def pack(c, t):
+        return jnp.concatenate([c, t.reshape(-1)])
+
+    def step(x, beta):
+        c, t = unpack(x)
+        a = site(beta)
+        m = jnp.einsum("a,api,aqj,pquv->iujv", c, t, t, a).reshape((2 * chi, 2 * chi))
+        w, u = jnp.linalg.eigh(0.5 * (m + m.T))
+        keep = jnp.argsort(-jnp.abs(jax.lax.stop_gradient(w)))[:chi]
+        p = u[:, keep].reshape((chi, 2, chi))
+        c_new = w[keep]
+        t_new = jnp.einsum("api,aqb,uqvp,bvj->iuj", p, t, a, p)
+        t_new = 0.5 * (t_new + jnp.transpose(t_new, (2, 1, 0)))
+        return pack(c_new / jnp.linalg.norm(c_new), t_new / jnp.linalg.norm(t_new))
+
+    def gauge(x):
+        c, t = unpack(x)
+        col = jax.lax.stop_gradient(t[:, :, 0])
+        s = jnp.sign(col[jnp.arange(chi), jnp.argmax(jnp.abs(col), axis=1)])
+        s = jnp.where(s == 0, 1.0, s)
+        return pack(c, t * s[:, None, None] * s[None, None, :])
+
+    def G(x, beta):
+        return gauge(step(x, beta))
+
+    @jax.custom_vjp
+    def fixed_point(beta, x0):
+        def cond(state):
+            x, x_prev, k = state
+            return (k < 5000) & (jnp.linalg.norm(x - x_prev) > 1e-10 * jnp.linalg.norm(x))
+
+        def body(state):
+            x, _, k = state
+            return G(x, beta), x, k + 1
+        x1 = G(x0, beta)
+        x, _, _ = jax.lax.while_loop(cond, body, (G(x1, beta), x1, 1))
+        return x
+
+    def fp_fwd(beta, x0):
+        x = fixed_point(beta, x0)
+        return x, (beta, x)
+
+    def fp_bwd(res, xbar):
+        beta, x = res
+        _, vjp_x = jax.vjp(lambda y: G(y, beta), x)
+        lam, _ = gmres(lambda v: v - vjp_x(v)[0], xbar, tol=1e-12, atol=0.0,
+                       restart=50, maxiter=100)
+        _, vjp_b = jax.vjp(lambda b: G(x, b), beta)
+        return vjp_b(lam)[0], jnp.zeros_like(x)
+
+    fixed_point.defvjp(fp_fwd, fp_bwd)
+
+    def ln_kappa(x, beta):
+        c, t = unpack(x)
+        a = site(beta)
+        env = jnp.einsum("a,apc,c,cqe,e,erg,g,gsa->pqrs", c, t, c, t, c, t, c, t)
+        z_site = jnp.sum(env * a)
+        z_corners = jnp.sum(c ** 4)
+        z_edges = jnp.einsum("a,apc,c,c,cpa,a->", c, t, c, c, t, c)
+        return jnp.log(z_site * z_corners / z_edges ** 2)
+
+    def lnz(beta, x0):
+        return ln_kappa(fixed_point(beta, x0), beta)
+
+    return jax.jit(jax.value_and_grad(lnz))
+
+
+def _fixed_point_programs(rounds, chi=16, beta=0.40):
+    E = _load_example("ctmrg_ising")
+    x0 = E.start(beta, chi)
+
+    def tf_run():
+        b = tf.tensor(beta, requires_grad=True)
+        lnz = E.ctmrg_ln_z(b, chi)
+        (g,) = tf.grad([lnz], [b])
+        return np.array([float(lnz), float(g)])
+    fns = {"tenferro": tf_run}
+    fresh = None
+    if JAX is not None:
+        box = {}
+
+        def fresh():
+            box["f"] = _ctmrg_fixed_point_jax(E, chi)
+        fresh()
+
+        def jax_run():
+            val, g = box["f"](jnp.float64(beta), jnp.asarray(x0))
+            return np.array([float(val), float(g)])
+        fns["jax-jit"] = jax_run
+    return [_Program(f"CTMRG fixed point chi={chi} beta={beta} value+grad (implicit)",
+                     fns, rounds, fresh)]
+
+
 def _flat(r):
     if isinstance(r, tuple):
         return np.concatenate([np.ravel(np.asarray(x, np.float64)) for x in r])
@@ -706,6 +828,8 @@ def programs_main(argv):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--wall", action="store_true", help="wall-clock time, not CPU time")
+    ap.add_argument("--only-fixed-point", action="store_true",
+                    help="only the fixed-point CTMRG (issue 28)")
     opts = ap.parse_args(argv)
     global _clock
     if opts.wall:
@@ -720,7 +844,9 @@ def programs_main(argv):
     print("| program | rounds | tenferro | tf.compile | torch | jax-jit | jax compile "
           "| tf ÷ jax-jit | tf.compile ÷ jax-jit | tf ÷ torch |\n"
           "|---|---|---|---|---|---|---|---|---|---|")
-    for prog in _programs(P, opts.small, opts.rounds):
+    progs = ([] if opts.only_fixed_point else _programs(P, opts.small, opts.rounds)) \
+        + _fixed_point_programs(opts.rounds, chi=8 if opts.small else 16)
+    for prog in progs:
         results, first = {}, {}
         for k, fn in prog.fns.items():
             t0 = _clock()
