@@ -19,6 +19,13 @@ The iteration starts from boundary spins all up, so in the ordered phase (beta >
 it converges to the magnetised environment; a symmetric start would leave pairs of equal
 eigenvalues at the truncation and no convergence.
 
+The implicit derivative against unrolling: at one beta (``--unrolled-beta``, default 0.40,
+at the first chi) the script also back-propagates through as many recorded steps as the
+iteration took, and prints u, the time and the peak memory (tracemalloc) of both; the two
+u must agree to UNROLLED_RTOL = 1e-8. Measured at chi 8, beta 0.40 (130 steps): u equal to
+2e-16, 0.20 s vs 0.24 s, 0.6 MiB vs 7.0 MiB: unrolling keeps every step's graph, the
+implicit derivative one step's.
+
 The script checks itself: at each beta it compares ln Z/N, u and c with Onsager's exact
 solution (examples/trg_ising.py's quadrature and closed forms), and u with a 5-point
 central difference of the computed ln Z/N (the derivative of what was computed, exact up
@@ -64,6 +71,7 @@ LNZ_TOL = 1e-6        # |ln Z/N - exact|
 U_TOL = 1e-4          # |u - u_exact|
 C_RTOL = 2e-3         # |c - c_exact| / c_exact
 FD_RTOL = 1e-7        # |u + d(ln Z/N)/d beta by differences| / |u|
+UNROLLED_RTOL = 1e-8  # |u implicit - u unrolled (as many steps as the iteration)| / |u|
 NEAR_BETA_C = 0.008   # |beta - beta_c| below which nothing is checked
 
 
@@ -173,12 +181,76 @@ def difference_energy(beta, chi, rtol=None, h=1e-4):
     return -(f[-2] - 8 * f[-1] + 8 * f[1] - f[2]) / (12 * h)
 
 
+def iterations(beta, chi, rtol=1e-10, max_iter=5000):
+    """How many steps (gauge included) the plain iteration from ``start`` takes until
+    ||x_{k+1} - x_k|| <= rtol ||x_{k+1}||: fixed_point's stopping rule at its float64
+    default."""
+    x = start(beta, chi)
+    b = tf.as_tensor(beta)
+    with tf.no_grad():
+        for k in range(1, max_iter + 1):
+            x_new = sign_gauge(ctm_step(tf.as_tensor(x), b, chi), b, chi).numpy()
+            step = np.linalg.norm(x_new - x)
+            x = x_new
+            if step <= rtol * np.linalg.norm(x):
+                return k
+    raise RuntimeError(f"no convergence in {max_iter} steps at beta {beta}")
+
+
+def energy_implicit(beta_value, chi):
+    """u by the fixed point's implicit derivative (what thermodynamics computes)."""
+    beta = tf.tensor(beta_value, requires_grad=True)
+    (g,) = tf.grad([ctmrg_ln_z(beta, chi)], [beta])
+    return -float(g)
+
+
+def energy_unrolled(beta_value, chi, steps):
+    """u by back-propagating through ``steps`` recorded iterations from ``start``."""
+    beta = tf.tensor(beta_value, requires_grad=True)
+    x = tf.as_tensor(start(beta_value, chi))
+    for _ in range(steps):
+        x = sign_gauge(ctm_step(x, beta, chi), beta, chi)
+    (g,) = tf.grad([ln_kappa(x, beta, chi)], [beta])
+    return -float(g)
+
+
+def measured(fn, *args):
+    """(result, seconds, peak MiB of traced allocations) of one call."""
+    import tracemalloc
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        out = fn(*args)
+        dt = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
+    finally:
+        tracemalloc.stop()
+    return out, dt, peak
+
+
+def compare_unrolled(beta, chi):
+    """The implicit derivative against unrolling the same number of steps: u, time and
+    peak memory of each (the memory of unrolling grows with the steps, the implicit
+    derivative's does not). Returns the relative difference of the two u."""
+    steps = iterations(beta, chi)
+    u_imp, t_imp, m_imp = measured(energy_implicit, beta, chi)
+    u_unr, t_unr, m_unr = measured(energy_unrolled, beta, chi, steps)
+    diff = abs(u_imp - u_unr) / abs(u_unr)
+    print(f"implicit vs unrolled at chi {chi}, beta {beta} ({steps} steps): u "
+          f"{u_imp:.12f} vs {u_unr:.12f} (rel diff {diff:.1e}); time {t_imp:.2f} s vs "
+          f"{t_unr:.2f} s; peak memory {m_imp:.1f} MiB vs {m_unr:.1f} MiB", flush=True)
+    return diff
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--chi", type=int, nargs="+", default=[8, 12])
     p.add_argument("--betas", type=float, nargs="+",
                    default=[0.35, 0.40, 0.43, BETA_C, 0.45, 0.48])
     p.add_argument("--rtol", type=float, help="fixed_point's tolerance (default: its own)")
+    p.add_argument("--unrolled-beta", type=float, default=0.40,
+                   help="where to compare the implicit derivative with unrolling (a beta "
+                        "away from beta_c; 0 skips it)")
     args = p.parse_args(argv)
 
     failed = []
@@ -215,6 +287,14 @@ def main(argv=None):
                   flush=True)
             if bad:
                 failed.append((chi, b))
+    if args.unrolled_beta:
+        # unrolling converges to the same derivative as the implicit one, up to the
+        # iteration's tolerance (the last step's size, amplified by the contraction)
+        diff = compare_unrolled(args.unrolled_beta, args.chi[0])
+        if not diff <= UNROLLED_RTOL:
+            print(f"implicit and unrolled u differ by {diff:.1e} > {UNROLLED_RTOL:g}: "
+                  "[FAILED]")
+            failed.append(("unrolled", args.unrolled_beta))
     if failed:
         print(f"CTMRG disagrees with Onsager beyond its tolerance at (chi, beta) = "
               f"{failed}: [FAILED]")

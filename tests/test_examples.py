@@ -225,10 +225,25 @@ def test_ctmrg_matches_onsager_through_the_fixed_point(ctmrg):
 
 
 def test_ctmrg_self_check_fails_when_off(ctmrg, monkeypatch, capsys):
-    assert ctmrg.main(["--chi", "8", "--betas", "0.48"]) == 0
+    assert ctmrg.main(["--chi", "8", "--betas", "0.48", "--unrolled-beta", "0"]) == 0
     monkeypatch.setattr(ctmrg, "U_TOL", 1e-14)          # chi 8 is 2.5e-10 off at 0.48
-    assert ctmrg.main(["--chi", "8", "--betas", "0.48"]) == 1
+    assert ctmrg.main(["--chi", "8", "--betas", "0.48", "--unrolled-beta", "0"]) == 1
     assert "[FAILED]" in capsys.readouterr().out
+
+
+def test_ctmrg_implicit_derivative_equals_unrolling(ctmrg, monkeypatch, capsys):
+    # as many unrolled steps as the iteration takes give the implicit derivative (to the
+    # iteration's tolerance), with more memory; the self-check fails when they may not
+    # differ at all
+    steps = ctmrg.iterations(0.40, 4)
+    u_imp = ctmrg.energy_implicit(0.40, 4)
+    assert abs(ctmrg.energy_unrolled(0.40, 4, steps) - u_imp) < 1e-9 * abs(u_imp)
+    assert abs(ctmrg.energy_unrolled(0.40, 4, 3) - u_imp) > 1e-6 * abs(u_imp)  # too few
+    assert ctmrg.compare_unrolled(0.40, 4) < ctmrg.UNROLLED_RTOL
+    out = capsys.readouterr().out
+    assert "peak memory" in out and "steps" in out
+    monkeypatch.setattr(ctmrg, "UNROLLED_RTOL", -1.0)
+    assert ctmrg.main(["--chi", "4", "--betas", "0.40", "--unrolled-beta", "0.40"]) == 1
 
 
 # ---- examples/ipeps_heisenberg.py ---------------------------------------------------------
