@@ -12,7 +12,6 @@ for it) on plain arrays. This module reads the graph's internals, so it sits in 
 """
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -119,8 +118,8 @@ def _same(a: Any, b: Any) -> bool:
 class Trace:
     """The ops of one recording, as slots: the traced arguments, the constants and each
     op's outputs, numbered in the order the recording met them. Op k runs
-    ``plan[k] = (fn, get, single, first, n_out, dyn)``: ``fn`` (from ``op.replay(ctx)``)
-    on the slots that ``get`` (an itemgetter) picks (one: ``single``), writing slots
+    ``plan[k] = (fn, refs, single, first, n_out, dyn)``: ``fn`` (from ``op.replay(ctx)``)
+    on the slots numbered ``refs`` (one: ``single``), writing slots
     first .. first + n_out - 1; ``dyn``: fn also returns the op's new ctx (``replay_ctx``
     ops, whose ctx holds values: a factorization). ``ops``, ``ctxs``, ``ins`` and
     ``needs`` hold what the pullbacks need."""
@@ -236,8 +235,7 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             trace.new_slot(None, True)
         fn = op.replay(ctx)
         dyn = bool(op.replay_ctx)
-        get = itemgetter(*refs) if refs else (lambda slots: ())
-        trace.plan.append((fn, get, len(refs) == 1, first, n_out, dyn))
+        trace.plan.append((fn, refs, len(refs) == 1, first, n_out, dyn))
         trace.ops.append(op)
         trace.ctxs.append(ctx)
         trace.ins.append(refs)

@@ -257,6 +257,16 @@ cdef extern from "numpy/arrayobject.h":
     object _PyArray_FromScalar "PyArray_FromScalar" (object scalar, void* outcode)
 
 
+cdef inline tuple _inputs(tuple refs, list slots):
+    """The values of the slots numbered ``refs``."""
+    cdef Py_ssize_t n = len(refs)
+    if n == 1:
+        return (slots[<Py_ssize_t>refs[0]],)
+    if n == 2:
+        return (slots[<Py_ssize_t>refs[0]], slots[<Py_ssize_t>refs[1]])
+    return tuple([slots[<Py_ssize_t>r] for r in refs])
+
+
 def replay_forward(list plan, list slots, list guards, object check, dict dyn_ctx):
     """The forward of a tf.compile trace (tenferro/_capture.py): each op's replay
     function on its input slots, its outputs into its slots, in the recorded order;
@@ -270,8 +280,7 @@ def replay_forward(list plan, list slots, list guards, object check, dict dyn_ct
             gi += 1
         e = <tuple>entry
         fn = e[0]
-        got = e[1](slots)
-        out = fn(got) if e[2] else fn(*got)
+        out = fn(*_inputs(<tuple>e[1], slots))
         if e[5]:
             out, dyn_ctx[k] = out
         first = e[3]
@@ -327,8 +336,7 @@ def replay_pullbacks(list plan, list ops, list ctxs, list ins, list needs, list 
             gk = tuple([g.densify() if type(g) is _sparse_type else g for g in gk])
             g0 = gk[0]
             ys = tuple(slots[first:first + n_out])
-        got = entry[1](slots)
-        xs = (got,) if entry[2] else <tuple>got
+        xs = _inputs(<tuple>entry[1], slots)
         c = dyn_ctx[k] if entry[5] else ctxs[k]
         need = <tuple>needs[k]
         op = ops[k]

@@ -125,11 +125,11 @@ def replay_forward(plan: list[Any], slots: list[Any], guards: list[Any], check: 
                    dyn_ctx: dict[int, Any]) -> None:
     """The forward of a tf.compile trace (see tape.pyx)."""
     gi, ng = 0, len(guards)
-    for k, (fn, get, single, first, n_out, dyn) in enumerate(plan):
+    for k, (fn, refs, single, first, n_out, dyn) in enumerate(plan):
         while gi < ng and guards[gi][0] == k:
             check(guards[gi], slots)
             gi += 1
-        out = fn(get(slots)) if single else fn(*get(slots))
+        out = fn(*[slots[r] for r in refs])
         if dyn:
             out, dyn_ctx[k] = out
         slots[first:first + n_out] = [asarray(out)] if n_out == 1 else list(out)
@@ -144,14 +144,14 @@ def replay_pullbacks(plan: list[Any], ops: list[Any], ctxs: list[Any], ins: list
     every op's rule and sums out of place)."""
     sparse = _sparse_type[0]
     for k in range(len(plan) - 1, -1, -1):
-        _, get, single, first, n_out, dyn = plan[k]
+        _, refs, single, first, n_out, dyn = plan[k]
         gk = tuple(cts[first:first + n_out])
         cts[first:first + n_out] = [None] * n_out
         if all(g is None for g in gk):
             continue
         gk = tuple([g.densify() if type(g) is sparse else g for g in gk])
         ys = tuple(slots[first:first + n_out])
-        xs = (get(slots),) if single else tuple(get(slots))
+        xs = tuple([slots[r] for r in refs])
         op = ops[k]
         need = needs[k]
         cots = op.vjp(dyn_ctx[k] if dyn else ctxs[k], need, gk, xs, ys)
