@@ -374,7 +374,9 @@ def test_more_ops_replay():
         b = tf.concatenate([a, tf.abs(x)])
         w, v = tf.linalg.eigh(tf.reshape(b, (2, 4)) @ tf.reshape(b, (2, 4)).T)
         c = (tf.real(z * tf.conj(z)) + tf.imag(z) ** 2).sum()
-        return w.sum() + (v ** 2).sum() + c
+        m = tf.reshape(tf.flip(b, axis=0), (2, 4))
+        return (w.sum() + (v ** 2).sum() + c + tf.mean(m, axis=1).sum()
+                + tf.trace(m[:, :2]) + tf.mean(x))
 
     cf = tf.compile(f)
     for k in range(3):

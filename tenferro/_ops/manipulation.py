@@ -71,6 +71,7 @@ def _int_array(v: Any, fname: str, what: str = "indices",
 
 _flip_op = defop("flip", lambda ctx, needs, gs, xs, ys: (np.flip(gs[0], ctx),),
                  lambda ctx, ts, xs, ys: (np.flip(ts[0], ctx),))
+_flip_op.replay = lambda axes: lambda x: np.flip(x, axes)     # (tf.compile)
 
 
 def flip(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Tensor:

@@ -235,6 +235,21 @@ def _mean_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _mean_op = defop("mean", _mean_vjp, _mean_jvp)
 
 
+def _replay_mean(ctx: Any) -> Any:
+    """tf.compile's replay of mean (ctx: axes, keepdims, the count n), as mean computes it."""
+    axes, keepdims, n = ctx
+
+    def fn(d: Any) -> Any:
+        out = d.sum(axis=axes, keepdims=keepdims)
+        if not n:
+            raise FloatingPointError("mean of nothing: runs eagerly")
+        return np.asarray(out / n)
+    return fn
+
+
+_mean_op.replay = _replay_mean
+
+
 def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
          keepdims: bool = False) -> Tensor:
     """Arithmetic mean over ``axis`` (all axes by default); NaN over zero elements

@@ -762,6 +762,7 @@ def _trace_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
 
 _trace_op = defop("trace", _trace_vjp,
                   lambda ctx, ts, xs, ys: (np.trace(ts[0], *ctx[0]),))
+_trace_op.replay = lambda ctx: lambda x: np.trace(x, *ctx[0])     # (tf.compile)
 
 
 def trace(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
