@@ -67,6 +67,19 @@ def right_hand_side(name: str, ad: NDArray[Any], bd: NDArray[Any], rows: str, co
     return vector, bm, batch, dt
 
 
+def factorization_replay(name: str, compute: Any) -> Any:
+    """tf.compile's replay of a factorization (Op.replay's function): ``compute(d)`` on a
+    non-empty, finite input; anything else raises, and the call then runs eagerly, where
+    the op itself decides (its error, or its empty result). Reverse mode only: with a dual
+    level active a compiled call runs eagerly, where svd/eigh adapt degenerate blocks to
+    the tangent."""
+    def fn(d: Any) -> Any:
+        if d.size == 0 or not _all_finite(d):
+            raise FloatingPointError(f"empty or non-finite input: {name} runs eagerly")
+        return compute(d)
+    return fn
+
+
 def check_finite_or_raise(d: NDArray[Any], name: str) -> None:
     if not _all_finite(d):
         bad = np.argwhere(~np.isfinite(d))[0]

@@ -28,7 +28,7 @@ from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import _all_finite, batch_index, matrix_input
+from ._common import batch_index, factorization_replay, matrix_input
 from ._common import mH
 from .triangular import halved, trsolve
 
@@ -104,19 +104,9 @@ def _cholesky_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _cholesky_op = defop("cholesky", _cholesky_vjp, _cholesky_jvp)
 
 
-def _replay(upper: Any) -> Any:
-    """tf.compile's replay: potrf raises where cholesky does (not positive definite); a
-    non-finite input raises too (cholesky's finiteness check)."""
-    lower = not upper
-
-    def fn(d: Any) -> Any:
-        if d.size == 0 or not _all_finite(d):
-            raise FloatingPointError("empty or non-finite input: cholesky runs eagerly")
-        return _lapack.potrf(d, lower=lower)
-    return fn
-
-
-_cholesky_op.replay = _replay
+# (tf.compile: potrf raises where cholesky does, not positive definite)
+_cholesky_op.replay = lambda upper: factorization_replay(
+    "cholesky", lambda d: _lapack.potrf(d, lower=not upper))
 
 
 def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) -> Tensor:

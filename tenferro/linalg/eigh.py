@@ -36,7 +36,7 @@ from .._rule_api import record_pullback, wants_derivative, watching_degenerate
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import _all_finite, field_aliases, mH, matrix_input
+from ._common import factorization_replay, field_aliases, mH, matrix_input
 from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
                   _input_tangent, _kernel, _same_block, _values_only_jvp,
                   adapt_degenerate_basis)
@@ -175,19 +175,8 @@ def _eigh(a: Any, lower: Any, derivative_eps: Any, check_gauge: Any,
     return apply(_eigh_op, (a,), outs, ctx)
 
 
-def _replay(ctx: Any) -> Any:
-    """tf.compile's replay (reverse mode only: forward mode runs eagerly, where the
-    degenerate blocks adapt to the tangent); empty or non-finite input runs eagerly."""
-    lower = ctx[3]
-
-    def fn(d: Any) -> Any:
-        if d.size == 0 or not _all_finite(d):
-            raise FloatingPointError("empty or non-finite input: eigh runs eagerly")
-        return tuple(_lapack.eigh(d, lower=lower))
-    return fn
-
-
-_eigh_op.replay = _replay
+_eigh_op.replay = lambda ctx: factorization_replay(
+    "eigh", lambda d: tuple(_lapack.eigh(d, lower=ctx[3])))
 
 
 def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | None = None,

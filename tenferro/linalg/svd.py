@@ -52,7 +52,7 @@ from .._rule_api import (nested_level_active, note_degenerate_limit, record_pull
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
-from ._common import _all_finite, batch_index, field_aliases, mH, matrix_input
+from ._common import batch_index, factorization_replay, field_aliases, mH, matrix_input
 
 _kernel = load_kernel("spectral")
 
@@ -559,19 +559,8 @@ _svd_op = defop("svd", _svd_vjp, _svd_jvp,
                 doc="a = u diag(s) vt; docs/rules.md#svd (broadened F, gauge check)")
 
 
-def _replay(ctx: Any) -> Any:
-    """tf.compile's replay (reverse mode only: forward mode runs eagerly, where the
-    degenerate blocks adapt to the tangent); empty or non-finite input runs eagerly."""
-    full = ctx[0]
-
-    def fn(d: Any) -> Any:
-        if d.size == 0 or not _all_finite(d):
-            raise FloatingPointError("empty or non-finite input: svd runs eagerly")
-        return tuple(_lapack.svd(d, full_matrices=full))
-    return fn
-
-
-_svd_op.replay = _replay
+_svd_op.replay = lambda ctx: factorization_replay(
+    "svd", lambda d: tuple(_lapack.svd(d, full_matrices=ctx[0])))
 
 
 def _empty_svd(d: Any, full_matrices: Any) -> Any:
