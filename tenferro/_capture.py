@@ -221,6 +221,8 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
         slot_of_array[id(leaf._data)] = i
     for node in rec.nodes:
         op = node.op
+        if node.freed:
+            raise Decline(f"a backward pass inside f freed the graph of {op.name!r}")
         if op.replay is None:
             raise Decline(f"the op {op.name!r} has no replay rule yet")
         refs = tuple([_ref(x, trace, slot_of, slot_of_array, op.name) for x in node.inputs])

@@ -358,6 +358,7 @@ class Tensor:
         """Accumulate d(self)/d(leaf) into ``.grad`` of the leaves (or of ``inputs``)."""
         if (grad_output is None and inputs is None and options is None
                 and retain_graph is None and not create_graph
+                and _engine.CAPTURE.recorder is None
                 and _engine.backward_plain(self, None, Tensor, STATE, _autograd._ONES,
                                            GraphFreedError)):
             return    # the common call, straight into the compiled pass (autograd.backward)

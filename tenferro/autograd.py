@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Sequence, Ty
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._engine import graph_rule
+from ._engine import CAPTURE, graph_rule, note_escape
 if TYPE_CHECKING:   # (_engine is not typed yet; it re-exports these from the tape)
     from ._kernels.tape import backward_plain, grad_graph, grad_plain, owned, run_backward
 else:
@@ -248,6 +248,9 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: ArrayLike | None = N
     reachable from the outputs. ``grad_outputs`` (the seed) may be omitted only for
     outputs with one element.
     """
+    if CAPTURE.recorder is not None and not create_graph:
+        # inside a tf.compile recording: plain gradients are values outside the graph
+        note_escape("tf.grad without create_graph", outputs)
     if options is not None or retain_graph is not None or create_graph:
         if (create_graph and options is None and retain_graph is None
                 and grad_outputs is None):
@@ -281,6 +284,8 @@ def backward(outputs: _Tensors, grad_outputs: ArrayLike | None = None,
              inputs: _Tensors | None = None, options: BackwardOptions | None = None, *,
              retain_graph: bool | None = None, create_graph: bool = False) -> None:
     """Accumulate gradients into ``.grad`` of every reachable leaf (or only ``inputs``)."""
+    if CAPTURE.recorder is not None:
+        note_escape("backward()", outputs)      # (.grad: values outside the graph)
     if options is not None or retain_graph is not None or create_graph:
         retain_graph, create_graph = _resolve(options, retain_graph, create_graph)
     else:

@@ -392,3 +392,33 @@ def test_more_ops_replay():
         np.testing.assert_allclose(gx.numpy(), hx.numpy(), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(gz.numpy(), hz.numpy(), rtol=1e-12, atol=1e-12)
     assert cf.records == 1 and cf.replays == 3, cf.explain()
+
+
+@pytest.mark.parametrize("inner", ["grad", "grad_retain", "backward", "value_and_grad",
+                                   "create_graph"])
+def test_gradients_inside_the_function(inner):
+    """A plain gradient taken inside f is a value outside the graph (f runs eagerly); one
+    taken with create_graph=True is part of the graph (f is replayed)."""
+    def f(x):
+        y = (x ** 3).sum()
+        if inner == "grad":
+            (g,) = tf.grad([y], [x])
+        elif inner == "grad_retain":       # (the graph survives: only the report tells)
+            (g,) = tf.grad([y], [x], retain_graph=True)
+        elif inner == "backward":
+            x.grad = None
+            y.backward()
+            g = x.grad
+        elif inner == "value_and_grad":
+            g = tf.as_tensor(tf.value_and_grad(lambda z: (z ** 3).sum())(x.numpy())[1])
+        else:
+            (g,) = tf.grad([y], [x], create_graph=True)
+        return (g * x).sum()
+
+    cf = tf.compile(f)
+    for k in range(3):
+        x = RNG.standard_normal(3)
+        got = cf(tf.tensor(x, requires_grad=True)).item()
+        assert got == pytest.approx(3 * (x ** 3).sum(), rel=1e-13)
+    replayed = inner == "create_graph"
+    assert (cf.replays == 3) == replayed, cf.explain()
