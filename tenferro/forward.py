@@ -49,8 +49,8 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._engine import (active_levels, enter_level, find_tangent, make_chain, nest_level,
-                      release_tangents, restrict_chain, unnest_level, with_chain)
+from ._engine import (CAPTURE, active_levels, enter_level, find_tangent, make_chain,
+                      nest_level, release_tangents, restrict_chain, unnest_level, with_chain)
 from ._errors import DTypeError, ShapeError, TenferroError, UnsupportedADError
 from ._state import STATE
 from ._tensor import Tensor, as_tensor, _to_array
@@ -72,6 +72,10 @@ _levels = itertools.count(1)
 def dual_level() -> Iterator[None]:
     """Scope in which ``make_dual`` tangents exist. Levels nest: inside another level
     this opens an inner one (jvp of jvp, forward-over-forward; see the module docstring)."""
+    if CAPTURE.recorder is not None:
+        # inside a tf.compile recording: tangents are not replayed (the function then
+        # runs eagerly, where forward mode is exact)
+        CAPTURE.recorder.escapes.append("forward mode (tf.jvp, dual_level) inside f")
     outer = STATE.fw_level
     level = next(_levels)
     if outer:

@@ -395,7 +395,7 @@ def test_more_ops_replay():
 
 
 @pytest.mark.parametrize("inner", ["grad", "grad_retain", "backward", "value_and_grad",
-                                   "create_graph"])
+                                   "jvp", "create_graph"])
 def test_gradients_inside_the_function(inner):
     """A plain gradient taken inside f is a value outside the graph (f runs eagerly); one
     taken with create_graph=True is part of the graph (f is replayed)."""
@@ -409,6 +409,8 @@ def test_gradients_inside_the_function(inner):
             x.grad = None
             y.backward()
             g = x.grad
+        elif inner == "jvp":
+            g = tf.jvp(lambda z: z ** 3, [x], [tf.ones_like(x)])[1]     # 3 x²
         elif inner == "value_and_grad":
             g = tf.as_tensor(tf.value_and_grad(lambda z: (z ** 3).sum())(x.numpy())[1])
         else:
