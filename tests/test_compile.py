@@ -424,3 +424,39 @@ def test_gradients_inside_the_function(inner):
         assert got == pytest.approx(3 * (x ** 3).sum(), rel=1e-13)
     replayed = inner == "create_graph"
     assert (cf.replays == 3) == replayed, cf.explain()
+
+
+def test_writes_inside_the_function_are_correct():
+    """An in-place write (through a view or not) inside f: the function's results stay
+    the eager ones (the writes' ops have no replay rule: f runs eagerly)."""
+    def f(x):
+        y = x * 2.0
+        y[0] = x[1] ** 2           # a write into a traced tensor
+        v = y[1:]                  # a view of it, written through
+        v *= 3.0
+        return y.sum()
+
+    cf = tf.compile(f)
+    for k in range(3):
+        x = RNG.standard_normal(4)
+        t, e = tf.tensor(x, requires_grad=True), tf.tensor(x, requires_grad=True)
+        out, ref = cf(t), f(e)
+        assert out.item() == ref.item()
+        (g,) = tf.grad([out], [t])
+        (h,) = tf.grad([ref], [e])
+        np.testing.assert_array_equal(g.numpy(), h.numpy())
+    assert cf.replays == 0
+
+
+def test_static_integer_arrays_and_keywords():
+    def f(x, idx, scale=1.0):
+        return (x[idx] * scale).sum()
+
+    cf = tf.compile(f)
+    x = tf.tensor(RNG.standard_normal(5), requires_grad=True)
+    for idx, scale in [(np.array([0, 2]), 1.0), (np.array([0, 2]), 1.0),
+                       (np.array([1, 3]), 1.0), (np.array([1, 3]), 2.0)]:
+        assert cf(x, idx, scale=scale).item() == f(x, idx, scale=scale).item()
+    assert cf.records == 3 and cf.replays == 4
+    assert cf(x, [0, 1]).item() == f(x, [0, 1]).item()        # unhashable: eager
+    assert cf.eager_calls == 1
