@@ -219,6 +219,81 @@ cdef object _elementwise(object a, object b, bint minus):
     return C
 
 
+cdef inline bint _small_real(object a):
+    """A C-contiguous, aligned, native float64/float32 array of at most 1024 entries."""
+    cdef cnp.ndarray A
+    cdef int typ
+    if type(a) is not ndarray:
+        return False
+    A = <cnp.ndarray>a
+    typ = cnp.PyArray_TYPE(A)
+    return ((typ == cnp.NPY_DOUBLE or typ == cnp.NPY_FLOAT)
+            and cnp.PyArray_SIZE(A) <= _ELEMENTWISE_MAX and cnp.PyArray_ISCARRAY_RO(A)
+            and cnp.PyArray_ISNOTSWAPPED(A))
+
+
+cdef inline void _scale_loop(real_t* r, real_t* p, real_t s, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        r[i] = p[i] * s
+
+
+cdef object negative_small(object g):
+    """−g for a small real array (a sign flip: the same bits as NumPy's); None otherwise."""
+    return scaled_small(g, None, True)
+
+
+cdef object scaled_small(object g, object c, bint negate):
+    """g·c for a small real array g and a 0-d array c of its dtype (one IEEE product per
+    entry, as NumPy's loop), or −g with ``negate``; None when not covered."""
+    cdef cnp.ndarray G, C, out
+    cdef int typ
+    cdef Py_ssize_t i, n
+    cdef double* pd
+    cdef double* rd
+    cdef float* pf
+    cdef float* rf
+    if not _small_real(g):
+        return None
+    G = <cnp.ndarray>g
+    typ = cnp.PyArray_TYPE(G)
+    if not negate:
+        if type(c) is not ndarray:
+            return None
+        C = <cnp.ndarray>c
+        if cnp.PyArray_NDIM(C) != 0 or cnp.PyArray_TYPE(C) != typ or not cnp.PyArray_ISALIGNED(C):
+            return None
+    n = cnp.PyArray_SIZE(G)
+    out = cnp.PyArray_SimpleNew(cnp.PyArray_NDIM(G), cnp.PyArray_DIMS(G), typ)
+    if typ == cnp.NPY_DOUBLE:
+        pd = <double*>cnp.PyArray_DATA(G)
+        rd = <double*>cnp.PyArray_DATA(out)
+        if negate:
+            for i in range(n):
+                rd[i] = -pd[i]
+        else:
+            _scale_loop(rd, pd, (<double*>cnp.PyArray_DATA(C))[0], n)
+    else:
+        pf = <float*>cnp.PyArray_DATA(G)
+        rf = <float*>cnp.PyArray_DATA(out)
+        if negate:
+            for i in range(n):
+                rf[i] = -pf[i]
+        else:
+            _scale_loop(rf, pf, (<float*>cnp.PyArray_DATA(C))[0], n)
+    return out
+
+
+def negative(g):
+    """−g for a small real array (tests); None otherwise."""
+    return negative_small(g)
+
+
+def scaled(g, c):
+    """g·c for a small real array and a 0-d array of its dtype (tests); None otherwise."""
+    return scaled_small(g, c, False)
+
+
 cpdef object add(object a, object b):
     """``a + b`` for small contiguous real arrays of one shape and dtype; None otherwise."""
     if not same_small(a, b):

@@ -4,7 +4,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["matmul", "add", "subtract"]
+__all__ = ["matmul", "add", "subtract", "negative", "scaled"]
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -20,3 +20,13 @@ def add(a: Any, b: Any) -> Any:
 def subtract(a: Any, b: Any) -> Any:
     """``a - b`` as an ndarray."""
     return np.asarray(np.subtract(a, b))
+
+
+def negative(g: Any) -> Any:
+    """``-g`` as an ndarray."""
+    return np.asarray(np.negative(g))
+
+
+def scaled(g: Any, c: Any) -> Any:
+    """``g * c`` as an ndarray."""
+    return np.asarray(np.multiply(g, c))

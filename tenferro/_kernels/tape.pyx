@@ -37,7 +37,8 @@ from numpy import asarray, generic, ndarray
 cimport numpy as cnp
 # small real arrays without NumPy's dispatch (the matmul pullback, cotangent sums)
 from tenferro._kernels.small_ops cimport (elementwise_into as _elementwise_into,
-                                          matmul as _blas_matmul, same_small as _same_small)
+                                          matmul as _blas_matmul, negative_small,
+                                          same_small as _same_small, scaled_small)
 
 cnp.import_array()
 
@@ -1235,6 +1236,12 @@ cdef inline object _mm(object x, object y):
     return x @ y if r is None else r
 
 
+cdef inline object _neg(object g):
+    """−g (small real arrays without NumPy's dispatch: small_ops)."""
+    r = negative_small(g)
+    return -g if r is None else r
+
+
 cdef object _diagonal_kernel(object ctx, object g, object x, cnp.PyArray_Descr* dt):
     """The diagonal's pullback as the dense array its sparse cotangent densifies to (zeros
     with ḡ on the main diagonal), for a C-contiguous real 2-D x of at most 1024 entries:
@@ -1345,7 +1352,7 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
         if kernel == VJP_ARRAY_SAME:
             return (g,)
         if kernel == VJP_ARRAY_NEGATED:
-            return (-g,)
+            return (_neg(g),)
         if kernel == VJP_ARRAY_OVER:
             return (g / ctx,)
         if kernel == VJP_ARRAY_OVER_X:
@@ -1365,7 +1372,7 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
         if kernel == VJP_LOG:
             return (g * (1 / x),)
         if kernel == VJP_NEGATIVE or kernel == VJP_SCALAR_NEGATED:
-            return (-g,)
+            return (_neg(g),)
         if kernel == VJP_SUM:
             if ctx is not None:
                 return None
@@ -1378,7 +1385,8 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
         if kernel == VJP_SCALAR_SAME:
             return (g,)
         if kernel == VJP_SCALAR_TIMES:
-            return (g * ctx,)
+            a = scaled_small(g, ctx, False)
+            return (g * ctx if a is None else a,)
         if kernel == VJP_SCALAR_OVER:
             return (g / ctx,)
         if kernel == VJP_OVER_X:
@@ -1393,7 +1401,7 @@ cdef object _vjp_kernel(int kernel, object ctx, tuple needs, object g, list xs, 
     if kernel == VJP_ADD:
         return (g if needs[0] else None, g if needs[1] else None)
     if kernel == VJP_SUBTRACT:
-        return (g if needs[0] else None, -g if needs[1] else None)
+        return (g if needs[0] else None, _neg(g) if needs[1] else None)
     if kernel == VJP_MULTIPLY:
         return (g * b if needs[0] else None, g * a if needs[1] else None)
     if kernel == VJP_DIVIDE:

@@ -106,3 +106,21 @@ def test_cotangent_sums_in_place_and_out_of_place():
     (g,) = tf.grad([y.sum()], [x])
     np.testing.assert_allclose(g.numpy(), 6.0 + np.exp(rng_vals), rtol=1e-15)
     assert tape.in_place_adds() > before
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(), (4,), (2, 4), (32, 32)])
+def test_negative_and_scaled_same_bits_as_numpy(shape, dtype):
+    rng = np.random.default_rng(7)
+    g = np.asarray(rng.standard_normal(shape)).astype(dtype)
+    c = np.asarray(1.7, dtype)
+    for got, want in [(small_ops.negative(g), small_ops_twin.negative(g)),
+                      (small_ops.scaled(g, c), small_ops_twin.scaled(g, c))]:
+        assert got is not None and got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    assert np.signbit(small_ops.negative(np.zeros(2, dtype))).all()      # −0, as NumPy
+    # declined: another dtype of the scalar, a Python float, large, non-contiguous
+    assert small_ops.scaled(g, np.asarray(1.7, np.float16)) is None
+    assert small_ops.scaled(g, 1.7) is None
+    assert small_ops.negative(np.ones(2000, dtype)) is None
+    assert small_ops.negative(np.ones((4, 4), dtype).T[::2]) is None
