@@ -189,9 +189,13 @@ def _spherical(name: str, ufunc: Any, doc: str) -> Callable[..., Tensor]:
     def fn(n: ArrayLike, x: ArrayLike, derivative: bool = False) -> Tensor:
         nt: Tensor = to_tensor(n)
         _no_derivative(name, "n", nt, _ORDER)
-        if nt._data.dtype.kind not in "iub":
-            raise DTypeError(f"tf.special.{name}: the order n should be an integer, got "
-                             f"{nt._data.dtype} (SciPy casts it to an integer)")
+        nd = nt._data
+        if nd.dtype.kind not in "iub":
+            # integer-valued floats are orders; others would be truncated by SciPy
+            if nd.dtype.kind != "f" or not np.all(np.floor(nd) == nd):
+                raise DTypeError(f"tf.special.{name}: the order n should be an integer, "
+                                 f"got {nd.dtype} values {nd} (SciPy would truncate them)")
+            nt = Tensor._wrap(nd.astype(np.int64))
         xt: Tensor = to_tensor(x)
         _check_complex(name, False, xt)
         # the float dtype of x (float32 stays float32); integer x becomes float64
