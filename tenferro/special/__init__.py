@@ -7,8 +7,9 @@ every rule is differentiable again. SciPy's special functions are NumPy ufuncs: 
 Tensor, ``scipy.special.gammaln(t)`` dispatches here through ``Tensor.__array_ufunc__``
 (and under ``SCIPY_ARRAY_API=1`` SciPy finds ``tenferro.special`` as the tensor
 namespace's ``special`` module itself). ``polygamma``, ``multigammaln``, ``logsumexp``,
-``softmax`` and ``log_softmax`` are Python functions in SciPy that call ``np.asarray``:
-call ``tf.special.<name>`` (or use SciPy's array-API mode) for a derivative.
+``softmax``, ``log_softmax``, ``spherical_jn`` and ``spherical_yn`` are Python functions
+in SciPy that call ``np.asarray``: call ``tf.special.<name>`` (or use SciPy's array-API
+mode) for a derivative.
 
 Derivatives (x̄ = ȳ·conj(f'(x)) for the holomorphic complex functions, as everywhere in
 tenferro; DLMF chapter numbers in brackets):

@@ -1,5 +1,7 @@
-"""Bessel functions: the modified ones (i0, i0e, i1, i1e, k0, k1, k0e, k1e) and those of
-the first and second kind of integer order (j0, j1, y0, y1)."""
+"""Bessel functions: the modified ones (i0, i0e, i1, i1e, k0, k1, k0e, k1e), those of
+the first and second kind of integer order (j0, j1, y0, y1), of real order (jv = jn, yv,
+yn, iv, ive, kv, kve: differentiated in x, not in the order), the spherical ones
+(spherical_jn, spherical_yn) and gammasgn (the sign of Γ, derivative 0)."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -201,7 +203,9 @@ def _spherical(name: str, ufunc: Any, doc: str) -> Callable[..., Tensor]:
         # the float dtype of x (float32 stays float32); integer x becomes float64
         xt = floating(xt)
         if derivative:
-            return _spherical_dx(fn, nt, xt)
+            broadcast_shape(name, nt.shape, xt.shape)
+            d: Tensor = _spherical_dx(fn, nt, xt)
+            return d
         nd = nt._data
         dt = xt._data.dtype
         broadcast_shape(name, nd.shape, xt.shape)
