@@ -52,7 +52,7 @@ tenferro; DLMF chapter numbers in brackets):
 * j0: −j1; j1: j0 − j1/x (½ at 0) [10.6]; y0: −y1; y1: y0 − y1/x; k0: −k1; k1:
   −k0 − k1/x [10.29]; k0e: k0e − k1e; k1e: k1e − k0e − k1e/x.
 * jv(v, x) (jn its alias), yv, yn(n, x): (f(v−1, x) − f(v+1, x))/2 [10.6.1]; iv:
-  (I_(v−1) + I_(v+1))/2, kv: −(K_(v−1) + K_(v+1))/2 [10.29.1]; ive = I_v e^(−|x|):
+  (I_(v−1) + I_(v+1))/2, kv, kn: −(K_(v−1) + K_(v+1))/2 [10.29.1]; ive = I_v e^(−|x|):
   (ive(v−1) + ive(v+1))/2 − sign(x)·ive(v); kve = K_v e^x: kve(v) − (kve(v−1) + kve(v+1))/2;
   spherical_jn(n, x), spherical_yn: (n·fₙ₋₁ − (n+1)·fₙ₊₁)/(2n+1) [10.51.2] (also their
   ``derivative=True``); gammasgn: 0.
@@ -103,7 +103,7 @@ from ._erf import erf, erfc, erfcx, erfinv, erfcinv, ndtr, ndtri, log_ndtr
 from ._logistic import expit, logit, log_expit, softplus, logsumexp, softmax, log_softmax
 from ._information import xlogy, xlog1py, entr, rel_entr, kl_div, huber, pseudo_huber
 from ._bessel import (i0, i0e, i1, i1e, j0, j1, y0, y1, k0, k1, k0e, k1e, jv, jn, yv, yn,
-                      iv, ive, kv, kve, spherical_jn, spherical_yn, gammasgn)
+                      iv, ive, kv, kn, kve, spherical_jn, spherical_yn, gammasgn)
 from ._elementary import (sinc, cbrt, exp2, exp10, cosm1, exprel, sindg, cosdg, tandg,
                           cotdg, radian, boxcox, boxcox1p, inv_boxcox, inv_boxcox1p)
 from ._integrals import spence, exp1, expi, expn
@@ -135,7 +135,7 @@ __all__ = [
     "logsumexp", "softmax", "log_softmax", "rgamma", "cbrt", "exp2", "exp10", "cosm1", "exprel",
     "sindg", "cosdg", "tandg", "cotdg", "radian", "exp1", "expi", "expn", "j0", "j1", "y0",
     "y1", "k0", "k1", "k0e", "k1e", "boxcox", "boxcox1p", "inv_boxcox", "inv_boxcox1p",
-    "poch", "jv", "jn", "yv", "yn", "iv", "ive", "kv", "kve", "spherical_jn", "spherical_yn",
+    "poch", "jv", "jn", "yv", "yn", "iv", "ive", "kv", "kn", "kve", "spherical_jn", "spherical_yn",
     "gammasgn",
 ]
 

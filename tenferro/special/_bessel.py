@@ -1,6 +1,6 @@
 """Bessel functions: the modified ones (i0, i0e, i1, i1e, k0, k1, k0e, k1e), those of
 the first and second kind of integer order (j0, j1, y0, y1), of real order (jv = jn, yv,
-yn, iv, ive, kv, kve: differentiated in x, not in the order), the spherical ones
+yn, iv, ive, kv, kn, kve: differentiated in x, not in the order), the spherical ones
 (spherical_jn, spherical_yn) and gammasgn (the sign of Γ, derivative 0)."""
 from __future__ import annotations
 
@@ -97,6 +97,7 @@ iv: Callable[[ArrayLike, ArrayLike], Tensor]
 ive: Callable[[ArrayLike, ArrayLike], Tensor]
 kv: Callable[[ArrayLike, ArrayLike], Tensor]
 kve: Callable[[ArrayLike, ArrayLike], Tensor]
+kn: Callable[[ArrayLike, ArrayLike], Tensor]
 
 
 def _half_difference(f: Any) -> Any:
@@ -130,7 +131,7 @@ def _kve_derivs(v: Any, x: Any, y: Any, needs: Any) -> tuple[Any, Any]:
 
 def _order_function(name: str, derivs: Any, doc: str) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     return _binary(name, getattr(_u, name), derivs, nondiff={0: _ORDER},
-                   argnames=("v", "x") if name != "yn" else ("n", "x"), doc=doc)
+                   argnames=("n", "x") if name in ("yn", "kn") else ("v", "x"), doc=doc)
 
 
 jv = _order_function("jv", _half_difference(lambda: jv),
@@ -152,6 +153,10 @@ ive = _order_function("ive", _ive_derivs,
 kv = _order_function("kv", _kv_derivs,
                      "modified Bessel function K_v(x); ∂x = −(K_(v−1) + K_(v+1))/2 [10.29.1]; "
                      "v is not differentiated")
+kn = _order_function("kn", lambda n, x, y, needs: (
+                         None, (_ap(kn, n - 1, x) + _ap(kn, n + 1, x)) * -0.5),
+                     "K_n(x) of integer order n (SciPy truncates n); ∂x = −(K_(n−1) + "
+                     "K_(n+1))/2 [10.29.1]; n is not differentiated")
 kve = _order_function("kve", _kve_derivs,
                       "K_v(x)·e^x; ∂x = kve(v, x) − (kve(v−1, x) + kve(v+1, x))/2; "
                       "v is not differentiated")

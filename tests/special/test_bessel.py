@@ -41,6 +41,7 @@ def test_values_are_scipys():
         n = np.array([-1, 0, 1, 2, 5, 20])[:, None]
         np.testing.assert_array_equal(S.jn(n, x).numpy(), sc.jn(n, x))
         np.testing.assert_array_equal(S.yn(n, x).numpy(), sc.yn(n, x))
+        np.testing.assert_array_equal(S.kn(n, x).numpy(), sc.kn(n, x))
         n = np.array([0, 1, 2, 5, 20])[:, None]
         for name in ("spherical_jn", "spherical_yn"):
             f, ref = getattr(S, name), getattr(sc, name)
@@ -93,6 +94,7 @@ def test_grads_with_an_order_array_broadcast():
         check_grads(lambda t: f(v, t), (x,))
     n = np.array([[0], [1], [4]])
     check_grads(lambda t: S.yn(n, t), (x,))
+    check_grads(lambda t: S.kn(n, t), (x,))
     check_grads(lambda t: S.jn(n, t), (x - 3,))
     # a float32 tensor with an int16 order stays float32 (NumPy 2) through the rules
     out = S.jv(np.int16(2), tf.tensor(x.astype(np.float32), requires_grad=True))
@@ -165,7 +167,8 @@ def test_special_points():
     np.testing.assert_allclose(g.numpy(), [1 / 3], rtol=1e-15)
     # NaN in, NaN out (value and derivative)
     nan = tf.tensor([np.nan, 1.0], requires_grad=True)
-    for f in (S.jv, S.yv, S.iv, S.ive, S.kv, S.kve, S.yn, S.spherical_jn, S.spherical_yn):
+    for f in (S.jv, S.yv, S.iv, S.ive, S.kv, S.kve, S.yn, S.kn, S.spherical_jn,
+              S.spherical_yn):
         y = f(1, nan)
         (g,) = tf.grad([tf.sum(y)], [nan])
         assert np.isnan(y.numpy()[0]) and np.isnan(g.numpy()[0])
@@ -185,11 +188,11 @@ def test_gammasgn_is_piecewise_constant():
     check_grads(lambda u: S.gammasgn(u) * u * u, (x,))
 
 
-@pytest.mark.parametrize("name", sorted(DOMAINS) + ["jn", "yn", "spherical_jn",
-                                                      "spherical_yn"])
+@pytest.mark.parametrize("name", sorted(DOMAINS) + ["jn", "yn", "kn",
+                                                      "spherical_jn", "spherical_yn"])
 def test_a_tracked_order_raises_naming_it(name):
     f = getattr(S, name)
-    arg = "'n'" if name in ("yn", "spherical_jn", "spherical_yn") else "'v'"
+    arg = "'n'" if name in ("yn", "kn", "spherical_jn", "spherical_yn") else "'v'"
     n = tf.tensor(1.0, requires_grad=True)
     x = np.array([0.5, 2.0])
     with pytest.raises(tf.UnsupportedADError, match=arg) as err:
@@ -221,7 +224,7 @@ def test_spherical_order_must_be_an_integer():
 def test_scipy_ufuncs_dispatch_with_a_gradient():
     x = np.array([0.7, 2.2, 5.0])
     t = tf.tensor(x, requires_grad=True)
-    for name in ("jv", "jn", "yv", "yn", "iv", "ive", "kv", "kve"):
+    for name in ("jv", "jn", "yv", "yn", "iv", "ive", "kv", "kn", "kve"):
         y = getattr(sc, name)(2, t)
         assert isinstance(y, tf.Tensor)
         (g,) = tf.grad([tf.sum(y)], [t])
