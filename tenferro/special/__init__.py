@@ -7,8 +7,9 @@ every rule is differentiable again. SciPy's special functions are NumPy ufuncs: 
 Tensor, ``scipy.special.gammaln(t)`` dispatches here through ``Tensor.__array_ufunc__``
 (and under ``SCIPY_ARRAY_API=1`` SciPy finds ``tenferro.special`` as the tensor
 namespace's ``special`` module itself). ``polygamma``, ``multigammaln``, ``logsumexp``,
-``softmax`` and ``log_softmax`` are Python functions in SciPy that call ``np.asarray``:
-call ``tf.special.<name>`` (or use SciPy's array-API mode) for a derivative.
+``softmax``, ``log_softmax``, ``spherical_jn`` and ``spherical_yn`` are Python functions
+in SciPy that call ``np.asarray``: call ``tf.special.<name>`` (or use SciPy's array-API
+mode) for a derivative.
 
 Derivatives (x̄ = ȳ·conj(f'(x)) for the holomorphic complex functions, as everywhere in
 tenferro; DLMF chapter numbers in brackets):
@@ -50,6 +51,11 @@ tenferro; DLMF chapter numbers in brackets):
   form; n not differentiated).
 * j0: −j1; j1: j0 − j1/x (½ at 0) [10.6]; y0: −y1; y1: y0 − y1/x; k0: −k1; k1:
   −k0 − k1/x [10.29]; k0e: k0e − k1e; k1e: k1e − k0e − k1e/x.
+* jv(v, x) (jn its alias), yv, yn(n, x): (f(v−1, x) − f(v+1, x))/2 [10.6.1]; iv:
+  (I_(v−1) + I_(v+1))/2, kv, kn: −(K_(v−1) + K_(v+1))/2 [10.29.1]; ive = I_v e^(−|x|):
+  (ive(v−1) + ive(v+1))/2 − sign(x)·ive(v); kve = K_v e^x: kve(v) − (kve(v−1) + kve(v+1))/2;
+  spherical_jn(n, x), spherical_yn: (n·fₙ₋₁ − (n+1)·fₙ₊₁)/(2n+1) [10.51.2] (also their
+  ``derivative=True``); gammasgn: 0.
 * boxcox(x, λ): x^(λ−1), (x^λ log x − y)/λ; boxcox1p with 1 + x; inv_boxcox(y, λ):
   x/(1 + λy), x(y/(λ(1 + λy)) − log1p(λy)/λ²); inv_boxcox1p likewise (series in λ near
   λ = 0, where these cancel).
@@ -58,7 +64,8 @@ tenferro; DLMF chapter numbers in brackets):
 
 Not differentiated (an input carrying a derivative raises :class:`UnsupportedADError`
 naming the argument, at the call; the same call without the derivative works): the order
-``n`` of polygamma (an integer) and zeta's ``x`` (no closed form).
+``n`` of polygamma (an integer), the order ``v`` (``n``) of the Bessel functions and zeta's
+``x`` (no closed form).
 
 Boundaries: a finite one-sided limit is the derivative where the function stops there
 (i1'(0) = ½, d xlogy/dy = 0 at x = 0, d entr/dx = +inf at 0, d rel_entr/dy = 0 at x = 0,
@@ -95,7 +102,8 @@ from ._gamma import (gammaln, gamma, loggamma, digamma, psi, polygamma, multigam
 from ._erf import erf, erfc, erfcx, erfinv, erfcinv, ndtr, ndtri, log_ndtr
 from ._logistic import expit, logit, log_expit, softplus, logsumexp, softmax, log_softmax
 from ._information import xlogy, xlog1py, entr, rel_entr, kl_div, huber, pseudo_huber
-from ._bessel import i0, i0e, i1, i1e, j0, j1, y0, y1, k0, k1, k0e, k1e
+from ._bessel import (i0, i0e, i1, i1e, j0, j1, y0, y1, k0, k1, k0e, k1e, jv, jn, yv, yn,
+                      iv, ive, kv, kn, kve, spherical_jn, spherical_yn, gammasgn)
 from ._elementary import (sinc, cbrt, exp2, exp10, cosm1, exprel, sindg, cosdg, tandg,
                           cotdg, radian, boxcox, boxcox1p, inv_boxcox, inv_boxcox1p)
 from ._integrals import spence, exp1, expi, expn
@@ -127,7 +135,8 @@ __all__ = [
     "logsumexp", "softmax", "log_softmax", "rgamma", "cbrt", "exp2", "exp10", "cosm1", "exprel",
     "sindg", "cosdg", "tandg", "cotdg", "radian", "exp1", "expi", "expn", "j0", "j1", "y0",
     "y1", "k0", "k1", "k0e", "k1e", "boxcox", "boxcox1p", "inv_boxcox", "inv_boxcox1p",
-    "poch",
+    "poch", "jv", "jn", "yv", "yn", "iv", "ive", "kv", "kn", "kve", "spherical_jn", "spherical_yn",
+    "gammasgn",
 ]
 
 # the public functions belong to tenferro.special (as before the split): the API pages and
