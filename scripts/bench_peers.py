@@ -740,20 +740,21 @@ def _fixed_point_programs(rounds, chi=16, beta=0.40):
         (g,) = tf.grad([lnz], [b])
         return np.array([float(lnz), float(g)])
     fns = {"tenferro": tf_run}
-    fresh = None
+    recompile = None
     if JAX is not None:
         box = {}
 
-        def fresh():
+        def _recompile():
             box["f"] = _ctmrg_fixed_point_jax(E, chi)
-        fresh()
+        recompile = _recompile
+        recompile()
 
         def jax_run():
             val, g = box["f"](jnp.float64(beta), jnp.asarray(x0))
             return np.array([float(val), float(g)])
         fns["jax-jit"] = jax_run
     return [_Program(f"CTMRG fixed point chi={chi} beta={beta} value+grad (implicit)",
-                     fns, rounds, fresh)]
+                     fns, rounds, recompile)]
 
 
 def _flat(r):

@@ -12,19 +12,19 @@ for it) on plain arrays. This module reads the graph's internals, so it sits in 
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 
 from ._engine import CAPTURE, leaf_tensor, set_recorder
-from ._errors import TenferroError
 from ._kernels import load as _load_kernel
 from ._sparse import SparseCotangent
 from ._state import STATE
 from ._tensor import Tensor
 
-__all__ = ["Decline", "GuardFailed", "Recorder", "Trace", "build", "verify", "signature",
-           "recording", "forward_mode_active", "wants_grad", "traced_leaves"]
+__all__ = ["Decline", "GuardFailed", "RecordingBusy", "Recorder", "Trace", "build", "verify",
+           "signature", "recording", "forward_mode_active", "wants_grad", "traced_leaves"]
 
 _FLOAT_KINDS = "fc"
 
@@ -52,10 +52,23 @@ class Recorder:
         self.guards.append((len(self.nodes), t, kind, value))
 
 
+class RecordingBusy(Exception):
+    """Another thread is recording: this call runs eagerly (nothing is cached)."""
+
+
+# The tape has one recorder slot (tape.set_recorder: the recorder and its thread), so one
+# thread records at a time; a recording never waits for another (that could deadlock a
+# function that waits for another thread's compiled call): it runs eagerly instead.
+_RECORDING_LOCK = threading.RLock()
+
+
 class recording:
-    """``with recording() as rec:``: record the calling thread's ops into ``rec``."""
+    """``with recording() as rec:``: record the calling thread's ops into ``rec``; raises
+    RecordingBusy when another thread is recording."""
 
     def __enter__(self) -> Recorder:
+        if not _RECORDING_LOCK.acquire(blocking=False):
+            raise RecordingBusy
         self.rec = Recorder()
         self.previous = set_recorder(self.rec)
         self.previous_capture = CAPTURE.recorder
@@ -65,6 +78,7 @@ class recording:
     def __exit__(self, *exc: Any) -> None:
         set_recorder(self.previous)
         CAPTURE.recorder = self.previous_capture
+        _RECORDING_LOCK.release()
 
 
 def forward_mode_active() -> bool:

@@ -41,8 +41,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._capture import (Decline, GuardFailed, Trace, build, forward_mode_active, recording,
-                       signature, traced_leaves, verify, wants_grad)
+from ._capture import (Decline, GuardFailed, RecordingBusy, Trace, build,
+                       forward_mode_active, recording, signature, traced_leaves, verify,
+                       wants_grad)
 from ._engine import apply
 from ._errors import UnsupportedADError
 from ._ops.registry import defop
@@ -172,14 +173,16 @@ class Compiled:
     # ---- a recording -------------------------------------------------------------------
     def _record(self, key: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                 traced: list[int], guard_failures: int = 0) -> Any:
-        self.records += 1
         leaves = traced_leaves([args[i] for i in traced])
         full = list(args)
         for i, leaf in zip(traced, leaves):
             full[i] = leaf
         try:
             with recording() as rec, enable_grad():
+                self.records += 1
                 out = self.f(*full, **kwargs)
+        except RecordingBusy:    # another thread records: this call runs eagerly
+            return self._eager(args, kwargs)
         except Exception as e:   # a failure of f itself, or of tracing it
             result = self._eager(args, kwargs)     # raises f's own error if it is one
             self._cache[key] = f"recording raised {type(e).__name__}: {e}"

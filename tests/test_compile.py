@@ -12,6 +12,8 @@ from tenferro._ops import registry
 from tenferro.autograd import enable_grad
 
 RNG = np.random.default_rng(7)
+# The programs of asv_bench/benchmarks/bench_programs.py at test sizes, written again here:
+# importing that module limits BLAS to one thread for the whole test session.
 F0 = np.linalg.qr(RNG.standard_normal((3, 3)))[0] * 0.9
 H = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.3]])
 YS = RNG.standard_normal((6, 2))
@@ -460,3 +462,21 @@ def test_static_integer_arrays_and_keywords():
     assert cf.records == 3 and cf.replays == 4
     assert cf(x, [0, 1]).item() == f(x, [0, 1]).item()        # unhashable: eager
     assert cf.eager_calls == 1
+
+
+def test_a_second_thread_does_not_record_while_one_records():
+    """The tape records one thread at a time: a call on another thread during a recording
+    runs eagerly (correct, nothing cached) instead of waiting or mixing the two."""
+    import threading
+    cf = tf.compile(lambda x: (x * 3.0).sum())
+    results = []
+
+    def other():
+        results.append(cf(tf.tensor([1.0, 2.0])).item())
+
+    with recording():
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    assert results == [9.0] and cf.eager_calls == 1 and cf.records == 0
+    assert cf(tf.tensor([1.0, 2.0])).item() == 9.0 and cf.records == 1
