@@ -831,6 +831,8 @@ def programs_main(argv):
     ap.add_argument("--wall", action="store_true", help="wall-clock time, not CPU time")
     ap.add_argument("--only-fixed-point", action="store_true",
                     help="only the fixed-point CTMRG (issue 28)")
+    ap.add_argument("--only", metavar="TEXT",
+                    help="only the programs whose label contains TEXT (e.g. Kalman)")
     opts = ap.parse_args(argv)
     global _clock
     if opts.wall:
@@ -847,6 +849,8 @@ def programs_main(argv):
           "|---|---|---|---|---|---|---|---|---|---|")
     progs = ([] if opts.only_fixed_point else _programs(P, opts.small, opts.rounds)) \
         + _fixed_point_programs(opts.rounds, chi=8 if opts.small else 16)
+    if opts.only:
+        progs = [p for p in progs if opts.only in p.label]
     for prog in progs:
         results, first = {}, {}
         for k, fn in prog.fns.items():

@@ -19,6 +19,7 @@ import numpy as np
 
 from ._engine import CAPTURE, leaf_tensor, set_recorder
 from ._kernels import load as _load_kernel
+from ._lower import lower
 from ._sparse import SparseCotangent
 from ._state import STATE
 from ._tensor import Tensor
@@ -153,6 +154,7 @@ class Trace:
         self.keep: list[Any] = []        # static arguments kept alive (their ids are keys)
         self.const_of: dict[int, int] = {}   # id of a constant's array -> its slot (build)
         self.guard_failures = 0          # recordings in a row that a guard made
+        self.lowered: Any = None         # its C instructions (tenferro/_lower.py), if any
 
     def new_slot(self, value: Any, traced: bool) -> int:
         self.template.append(value)
@@ -164,6 +166,8 @@ class Trace:
         """The outputs for the traced inputs ``arrays``, and the run the pullbacks need
         (every slot's value, and the new ctx of the ``dyn`` ops). Raises GuardFailed when
         a guard reads another value; any other exception is an op's failure."""
+        if self.lowered is not None:
+            return self.lowered.forward(arrays)     # type: ignore[no-any-return]
         slots = self.template.copy()
         slots[:self.n_args] = arrays
         dyn_ctx: dict[int, Any] = {}
@@ -181,6 +185,8 @@ class Trace:
                  needs: tuple[bool, ...]) -> tuple[Any, ...]:
         """The cotangents of the traced inputs for the output cotangents ``gs`` (plain
         ndarrays), by each op's pullback in reverse order (as the tape runs them)."""
+        if self.lowered is not None:
+            return self.lowered.backward(run, gs, needs)    # type: ignore[no-any-return]
         slots, dyn_ctx = run
         cts: list[Any] = [None] * len(slots)
         for r, g in zip(self.outs, gs):
@@ -305,7 +311,8 @@ def _ref(x: Tensor, trace: Trace, slot_of: dict[tuple[int, int], int],
 
 def verify(trace: Trace, rec: Recorder, leaves: list[Tensor]) -> None:
     """Replay the trace on the recording's own inputs: every op must give the values it
-    recorded, bit for bit (else an op's replay rule disagrees with its primal)."""
+    recorded, bit for bit (else an op's replay rule disagrees with its primal). Then
+    lower it to C instructions where it can (tenferro/_lower.py; checked the same way)."""
     try:
         _, (slots, _) = trace.forward([leaf._data for leaf in leaves])
     except GuardFailed:
@@ -317,3 +324,4 @@ def verify(trace: Trace, rec: Recorder, leaves: list[Tensor]) -> None:
             if not _same(slots[first + k], node.out_data[k]):
                 raise Decline(f"the replay of {node.op.name!r} differs from its eager "
                               "result (a bug in its replay rule; please report it)")
+    trace.lowered = lower(trace, slots)

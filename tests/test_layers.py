@@ -58,6 +58,7 @@ LAYER_OF = {
     "tenferro._sparse": "core",
     "tenferro._engine": "core",
     "tenferro._capture": "core",
+    "tenferro._lower": "core",
     "tenferro._tensor": "core",
     "tenferro._ops.registry": "core",
     "tenferro.autograd": "ad",

@@ -14,7 +14,7 @@ __all__ = ["PURE_PYTHON", "load"]
 PURE_PYTHON = bool(os.environ.get("TENFERRO_PURE_PYTHON"))
 
 _NAMES = ("tape", "lapack_base", "lapack_eig", "lapack_qr", "lapack_lu_chol", "spectral",
-          "triangular_backprop", "inverse", "expm", "small_ops")
+          "triangular_backprop", "inverse", "expm", "small_ops", "lowered")
 
 
 def load(name: str) -> Any:

@@ -12,7 +12,7 @@ import pytest
 from tenferro import _kernels
 
 NAMES = ["tape", "lapack_base", "lapack_eig", "lapack_qr", "lapack_lu_chol", "spectral",
-         "triangular_backprop", "inverse", "expm", "small_ops"]
+         "triangular_backprop", "inverse", "expm", "small_ops", "lowered"]
 SOURCE = Path(__file__).resolve().parents[2] / "tenferro"
 
 

@@ -1,0 +1,187 @@
+"""The twin of lowered.pyx: the same instructions run by NumPy, one ndarray per value.
+
+Forward, each instruction is the NumPy expression it stands for (a matmul operand that
+reads a transposed value is that value's ``.T``, as in the eager program), so the values
+are NumPy's, bit for bit, as the compiled kernel's must be. Backward, each instruction is
+its rule from docs/rules.md on ndarrays; the cotangents agree with the kernel's to
+rounding (tests/_kernels/test_lowered.py).
+"""
+from typing import Any
+
+import numpy as np
+
+(PY, MATMUL, ADD, SUB, ADD_CONST, SUB_CONST, RSUB_CONST, ADD_SCALAR, SUB_SCALAR,
+ RSUB_SCALAR, SCALE, TRANSPOSE, DIAGONAL, SUM_BWD, LOG_BWD, EXP_BWD) = range(16)
+OPCODES = {"PY": PY, "MATMUL": MATMUL, "ADD": ADD, "SUB": SUB, "ADD_CONST": ADD_CONST,
+           "SUB_CONST": SUB_CONST, "RSUB_CONST": RSUB_CONST, "ADD_SCALAR": ADD_SCALAR,
+           "SUB_SCALAR": SUB_SCALAR, "RSUB_SCALAR": RSUB_SCALAR, "SCALE": SCALE,
+           "TRANSPOSE": TRANSPOSE, "DIAGONAL": DIAGONAL, "SUM_BWD": SUM_BWD,
+           "LOG_BWD": LOG_BWD, "EXP_BWD": EXP_BWD}
+(F_FWD, F_BWD, F_OUT, F_A, F_B, F_ASRC, F_ATR, F_BSRC, F_BTR, F_CONST, F_NEEDA,
+ F_NEEDB) = range(12)
+FIELDS = {"FWD": F_FWD, "BWD": F_BWD, "OUT": F_OUT, "A": F_A, "B": F_B, "ASRC": F_ASRC,
+          "ATR": F_ATR, "BSRC": F_BSRC, "BTR": F_BTR, "CONST": F_CONST,
+          "NEEDA": F_NEEDA, "NEEDB": F_NEEDB}
+N_FIELDS = 12
+
+
+class Lowered:
+    """The lowered program of one trace (built by tenferro/_lower.py)."""
+
+    def __init__(self, code: Any, param: Any, loc: Any, ctloc: Any, size: Any, nd: Any,
+                 d0: Any, d1: Any, shapes: list[Any], consts: list[Any], plan: list[Any],
+                 ops: list[Any], ctxs: list[Any], ins: list[Any], needs: list[Any],
+                 template: list[Any], guards: list[Any], outs: list[int], n_args: int,
+                 check: Any) -> None:
+        self.code = np.asarray(code)
+        self.param = np.asarray(param, dtype=np.float64)
+        self.loc = np.asarray(loc)
+        self.ctloc = np.asarray(ctloc)
+        self.shapes = shapes
+        self.consts = [np.ascontiguousarray(c, dtype=np.float64) for c in consts]
+        self.plan, self.ops, self.ctxs, self.ins, self.needs = plan, ops, ctxs, ins, needs
+        self.template, self.guards, self.outs = template, guards, outs
+        self.n_args, self.check = n_args, check
+        self.n_lowered = int(np.sum((self.code[:, F_FWD] != PY) | (self.code[:, F_BWD] != PY)))
+
+    def value(self, run: Any, r: int) -> Any:
+        return run[0][r]
+
+    # ---- forward -------------------------------------------------------------------------
+    def forward(self, arrays: list[Any]) -> tuple[list[Any], Any]:
+        slots = self.template.copy()
+        slots[:self.n_args] = arrays
+        dyn_ctx: dict[int, Any] = {}
+        gi = 0
+        for k, row in enumerate(self.code):
+            while gi < len(self.guards) and self.guards[gi][0] == k:
+                self.check(self.guards[gi], slots)
+                gi += 1
+            if row[F_FWD] == PY:
+                self._py_forward(k, slots, dyn_ctx)
+            else:
+                slots[row[F_OUT]] = self._c_forward(k, row, slots)
+        for guard in self.guards[gi:]:
+            self.check(guard, slots)
+        return [slots[r] for r in self.outs], (slots, dyn_ctx, None)
+
+    def _py_forward(self, k: int, slots: list[Any], dyn_ctx: dict[int, Any]) -> None:
+        fn, refs, _, first, n_out, dyn = self.plan[k]
+        out = fn(*[slots[r] for r in refs])
+        if dyn:
+            out, dyn_ctx[k] = out
+        if n_out == 1:
+            slots[first] = np.asarray(out)
+        else:
+            for i in range(n_out):
+                slots[first + i] = out[i]
+
+    def _c_forward(self, k: int, row: Any, slots: list[Any]) -> Any:
+        op = row[F_FWD]
+        a = slots[row[F_ASRC]]
+        if op == MATMUL:
+            b = slots[row[F_BSRC]]
+            return np.asarray(np.matmul(a.T if row[F_ATR] else a, b.T if row[F_BTR] else b))
+        if op == TRANSPOSE:
+            return np.ascontiguousarray(a.T)
+        if op == DIAGONAL:
+            return a.diagonal().copy()
+        if op in (ADD, SUB):
+            b = slots[row[F_BSRC]]
+            return np.asarray(a + b if op == ADD else a - b)
+        if op in (ADD_CONST, SUB_CONST, RSUB_CONST):
+            c = self.consts[row[F_CONST]]
+            return np.asarray(a + c if op == ADD_CONST else a - c if op == SUB_CONST else c - a)
+        s = self.param[k]
+        if op == ADD_SCALAR:
+            return np.asarray(a + s)
+        if op == SUB_SCALAR:
+            return np.asarray(a - s)
+        if op == RSUB_SCALAR:
+            return np.asarray(s - a)
+        return np.asarray(a * s)
+
+    # ---- backward ------------------------------------------------------------------------
+    def backward(self, run: Any, gs: tuple[Any, ...], needs: tuple[bool, ...]
+                 ) -> tuple[Any, ...]:
+        slots, dyn_ctx, _ = run
+        cts: dict[int, Any] = {}
+        for r, g in zip(self.outs, gs):
+            if g is not None and self.ctloc[r] >= 0:
+                self._acc(cts, r, g)
+        for k in range(len(self.code) - 1, -1, -1):
+            row = self.code[k]
+            if row[F_BWD] == PY:
+                self._py_backward(k, slots, cts, dyn_ctx)
+            elif row[F_OUT] in cts:
+                self._c_backward(k, row, cts.pop(row[F_OUT]), slots, cts)
+        return tuple(cts.get(i) if needs[i] else None for i in range(self.n_args))
+
+    def _acc(self, cts: dict[int, Any], r: int, v: Any) -> None:
+        if hasattr(v, "densify"):
+            v = v.densify()
+        v = np.asarray(v)
+        if v.dtype.kind == "c":
+            v = v.real
+        v = np.array(np.broadcast_to(v, self.shapes[r]), dtype=np.float64)
+        cts[r] = v if r not in cts else cts[r] + v
+
+    def _py_backward(self, k: int, slots: list[Any], cts: dict[int, Any],
+                     dyn_ctx: dict[int, Any]) -> None:
+        _, refs, _, first, n_out, dyn = self.plan[k]
+        gk = tuple(cts.pop(first + i, None) for i in range(n_out))
+        if all(g is None for g in gk):
+            return
+        xs = tuple(slots[r] for r in refs)
+        ys = tuple(slots[first + i] for i in range(n_out))
+        need = self.needs[k]
+        cots = self.ops[k].vjp(dyn_ctx[k] if dyn else self.ctxs[k], need, gk, xs, ys)
+        for i, r in enumerate(refs):
+            if need[i] and cots[i] is not None:
+                self._acc(cts, r, cots[i])
+
+    def _c_backward(self, k: int, row: Any, g: Any, slots: list[Any],
+                    cts: dict[int, Any]) -> None:
+        op = row[F_BWD]
+        a, b = row[F_A], row[F_B]
+        if op == MATMUL:
+            x = slots[row[F_ASRC]]
+            y = slots[row[F_BSRC]]
+            x = x.T if row[F_ATR] else x
+            y = y.T if row[F_BTR] else y
+            x2 = x[None, :] if x.ndim == 1 else x
+            y2 = y[:, None] if y.ndim == 1 else y
+            g2 = np.reshape(g, (x2.shape[0], y2.shape[1]))
+            if row[F_NEEDA]:
+                self._acc(cts, a, (g2 @ y2.T).reshape(x.shape))
+            if row[F_NEEDB]:
+                self._acc(cts, b, (x2.T @ g2).reshape(y.shape))
+            return
+        if op in (ADD, SUB):
+            if row[F_NEEDA]:
+                self._acc(cts, a, g)
+            if row[F_NEEDB]:
+                self._acc(cts, b, g if op == ADD else -g)
+            return
+        if not row[F_NEEDA]:
+            return
+        if op in (ADD_CONST, SUB_CONST, ADD_SCALAR, SUB_SCALAR):
+            v = g
+        elif op in (RSUB_CONST, RSUB_SCALAR):
+            v = -g
+        elif op == SCALE:
+            v = g * self.param[k]
+        elif op == TRANSPOSE:
+            v = g.T
+        elif op == DIAGONAL:
+            v = np.zeros(self.shapes[a])
+            np.fill_diagonal(v, g)
+        elif op == SUM_BWD:
+            v = np.full(self.shapes[a], g)
+        elif op == LOG_BWD:
+            v = g / slots[a]
+        elif op == EXP_BWD:
+            v = g * slots[row[F_OUT]]
+        else:
+            raise RuntimeError(f"lowered replay: no backward instruction {op}")
+        self._acc(cts, a, v)
