@@ -48,6 +48,7 @@ _TABLE: dict[str, tuple[str, str, str]] = {
     "sum": ("PY", "SUM_BWD", "x"),      # forward: NumPy's sum (its summation order)
     "log": ("PY", "LOG_BWD", "x"),      # forward: NumPy's log (its own implementation)
     "exp": ("PY", "EXP_BWD", "x"),
+    # and cholesky, solve, solve_triangular: see _linalg
 }
 
 
@@ -69,10 +70,32 @@ def _scalar(ctx: Any) -> float | None:
     return None
 
 
+def _linalg(name: str, ctx: Any, xs: list[Any], y: Any) -> tuple[str, str, Any]:
+    """cholesky (lower), solve and solve_triangular (left, no transpose) of one small
+    matrix with a vector or matrix right-hand side."""
+    a = xs[0]
+    n = a.shape[0]
+    if a.ndim != 2 or a.shape[1] != n or n > _lowered.SMALL_SIDE:
+        return "PY", "PY", None
+    if name == "cholesky":
+        return ("CHOLESKY", "CHOLESKY", None) if ctx is False else ("PY", "PY", None)
+    b = xs[1]
+    if b.shape[0] != n or y.shape != b.shape or b.size > _lowered.SMALL_BUFFER:
+        return "PY", "PY", None
+    if name == "solve":
+        return "SOLVE", "SOLVE", None
+    lower, trans, unit, left, _ = ctx
+    if trans != 0 or unit or not left:
+        return "PY", "PY", None
+    return "PY", "TRSV_BWD", 1.0 if lower else 0.0
+
+
 def _choose(name: str, ctx: Any, xs: list[Any], y: Any) -> tuple[str, str, Any]:
     """(forward opcode, backward opcode, the param or constant) of one op."""
     if not _small(y) or not all(_small(x) for x in xs):
         return "PY", "PY", None
+    if name in ("cholesky", "solve", "solve_triangular"):
+        return _linalg(name, ctx, xs, y)
     if name == "matmul":
         a, b = xs
         m = a.shape[0] if a.ndim == 2 else 1
@@ -109,9 +132,10 @@ def _choose(name: str, ctx: Any, xs: list[Any], y: Any) -> tuple[str, str, Any]:
     return (fwd, bwd, None) if ok else ("PY", "PY", None)
 
 
-def lower(trace: Any, values: list[Any]) -> Any:
+def lower(trace: Any, values: list[Any], check: bool = True) -> Any:
     """The lowered program of ``trace`` (``values``: every slot's value from its verified
-    replay), or None when it would not pay or does not reproduce the replay."""
+    replay), or None when it would not pay or does not reproduce the replay (``check``
+    False: not compared; tests pair the kernel with its twin that way)."""
     n_slots = len(values)
     for r in range(n_slots):
         if trace.traced[r] and not (type(values[r]) is np.ndarray
@@ -133,8 +157,8 @@ def lower(trace: Any, values: list[Any]) -> Any:
         row[_FIELD["OUT"]] = first
         row[_FIELD["ATR"]] = row[_FIELD["BTR"]] = 0
         row[_FIELD["NEEDA"]] = row[_FIELD["NEEDB"]] = 0
-        if n_out != 1 or dyn:
-            continue
+        if n_out != 1 or (dyn and op.name != "solve"):
+            continue        # (solve's dyn ctx, its LU, lives in the arena when lowered)
         xs = [values[r] for r in refs]
         fwd, bwd, extra = _choose(op.name, ctx, xs, values[first])
         if fwd == "MATMUL":
@@ -166,6 +190,9 @@ def lower(trace: Any, values: list[Any]) -> Any:
         if fwd != "PY":
             loc[first] = arena
             arena += values[first].size
+        if fwd == "SOLVE":                  # the LU factors and the pivots
+            row[_FIELD["AUX"]] = arena
+            arena += xs[0].size + xs[0].shape[0]
         if fwd == "TRANSPOSE" and refs[0] not in transposed_of:
             transposed_of[first] = refs[0]
         lowered += 1
@@ -177,7 +204,8 @@ def lower(trace: Any, values: list[Any]) -> Any:
         if trace.traced[r]:
             ctloc[r] = offset
             offset += values[r].size
-    shapes = [np.shape(v) if v is not None else () for v in values]
+    shapes: list[tuple[int, ...]] = [tuple(np.shape(v)) if v is not None else ()
+                                     for v in values]
     size = np.array([int(np.prod(s)) for s in shapes], dtype=np.intp)
     nd = np.array([len(s) for s in shapes], dtype=np.intp)
     d0 = np.array([s[0] if len(s) > 0 else 1 for s in shapes], dtype=np.intp)
@@ -186,7 +214,9 @@ def lower(trace: Any, values: list[Any]) -> Any:
     program = _lowered.Lowered(code, param, loc, ctloc, size, nd, d0, d1, shapes, consts,
                                trace.plan, trace.ops, trace.ctxs, trace.ins, trace.needs,
                                template, trace.guards, trace.outs, trace.n_args,
-                               trace._check)
+                               trace._check, arena)
+    if not check:
+        return program
     try:
         _, run = program.forward([values[i] for i in range(trace.n_args)])
     except Exception:       # noqa: BLE001 - any failure: the trace replays op by op

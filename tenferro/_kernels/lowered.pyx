@@ -34,7 +34,9 @@ cimport numpy as cnp
 from libc.string cimport memcpy, memset
 cimport scipy.linalg.cython_blas as bl
 
-from tenferro._kernels._blas cimport xgemm_ab
+from tenferro._kernels._blas cimport blas_int, xgemm_ab
+from tenferro._kernels._small cimport SMALL_N, s_getrf, s_getrs, s_potrf
+from libc.math cimport isfinite
 
 import numpy as np
 from numpy import ndarray
@@ -58,6 +60,12 @@ cdef enum:
     SUM_BWD = 13        # backward of the sum of every entry
     LOG_BWD = 14        # backward of log: ḡ / x
     EXP_BWD = 15        # backward of exp: ḡ · y
+    CHOLESKY = 16       # the lower Cholesky factor (lapack_lu_chol's plain loops)
+    SOLVE = 17          # A⁻¹B by LU (lapack_lu_chol's plain loops; the factors in AUX)
+    TRSV_BWD = 18       # backward of solve_triangular (left, no transpose; param: lower)
+
+cdef enum:
+    SMALL_MAX_SIDE = 32     # the stack buffers of the linalg instructions (≥ SMALL_N)
 
 # the fields of an instruction (a row of ``code``)
 cdef enum:
@@ -73,16 +81,22 @@ cdef enum:
     F_CONST = 9         # the index of the constant array (−1: none)
     F_NEEDA = 10        # whether the inputs need cotangents
     F_NEEDB = 11
-    NFIELDS = 12
+    F_AUX = 12          # arena offset of an instruction's own data (SOLVE: LU, pivots)
+    NFIELDS = 13
 
 OPCODES = {"PY": PY, "MATMUL": MATMUL, "ADD": ADD, "SUB": SUB, "ADD_CONST": ADD_CONST,
            "SUB_CONST": SUB_CONST, "RSUB_CONST": RSUB_CONST, "ADD_SCALAR": ADD_SCALAR,
            "SUB_SCALAR": SUB_SCALAR, "RSUB_SCALAR": RSUB_SCALAR, "SCALE": SCALE,
            "TRANSPOSE": TRANSPOSE, "DIAGONAL": DIAGONAL, "SUM_BWD": SUM_BWD,
-           "LOG_BWD": LOG_BWD, "EXP_BWD": EXP_BWD}
+           "LOG_BWD": LOG_BWD, "EXP_BWD": EXP_BWD, "CHOLESKY": CHOLESKY, "SOLVE": SOLVE,
+           "TRSV_BWD": TRSV_BWD}
+# the largest matrix side of CHOLESKY and SOLVE: the side up to which lapack_lu_chol
+# takes the same plain loops (so the forward is the eager one, bit for bit)
+SMALL_SIDE = SMALL_N
+SMALL_BUFFER = SMALL_MAX_SIDE * SMALL_MAX_SIDE   # the entries of B (SOLVE) at most
 FIELDS = {"FWD": F_FWD, "BWD": F_BWD, "OUT": F_OUT, "A": F_A, "B": F_B, "ASRC": F_ASRC,
           "ATR": F_ATR, "BSRC": F_BSRC, "BTR": F_BTR, "CONST": F_CONST,
-          "NEEDA": F_NEEDA, "NEEDB": F_NEEDB}
+          "NEEDA": F_NEEDA, "NEEDB": F_NEEDB, "AUX": F_AUX}
 N_FIELDS = NFIELDS
 
 
@@ -184,7 +198,8 @@ cdef class Lowered:
 
     def __init__(self, code, param, loc, ctloc, size, nd, d0, d1, list shapes,
                  list consts, list plan, list ops, list ctxs, list ins, list needs,
-                 list template, list guards, list outs, Py_ssize_t n_args, object check):
+                 list template, list guards, list outs, Py_ssize_t n_args, object check,
+                 Py_ssize_t arena_size):
         self._code = np.ascontiguousarray(code, dtype=np.intp)
         self._param = np.ascontiguousarray(param, dtype=np.float64)
         self._loc = np.ascontiguousarray(loc, dtype=np.intp)
@@ -203,12 +218,12 @@ cdef class Lowered:
         self.d1 = <Py_ssize_t*>cnp.PyArray_DATA(self._d1)
         self.n_entries = cnp.PyArray_DIM(self._code, 0)
         self.n_slots = cnp.PyArray_DIM(self._loc, 0)
-        self.arena_size = 0
+        self.arena_size = arena_size       # the values and the instructions' own data
         self.ct_size = 0
         cdef Py_ssize_t r
         for r in range(self.n_slots):
-            if self.loc[r] >= 0:
-                self.arena_size = max(self.arena_size, self.loc[r] + self.size[r])
+            if self.loc[r] >= 0 and self.loc[r] + self.size[r] > arena_size:
+                raise ValueError("lowered: a value lies outside the arena")
             if self.ctloc[r] >= 0:
                 self.ct_size = max(self.ct_size, self.ctloc[r] + self.size[r])
         self.n_lowered = 0
@@ -227,6 +242,11 @@ cdef class Lowered:
         self.outs = outs
         self.n_args = n_args
         self.check = check
+
+    @property
+    def table(self):
+        """The instructions, one row per recorded op (fields: FIELDS)."""
+        return self._code
 
     # ---- values ------------------------------------------------------------------------
     cdef object _value(self, Py_ssize_t r, list slots, double* base):
@@ -364,6 +384,13 @@ cdef class Lowered:
                     self._np_operand(row[F_ASRC], row[F_ATR], slots, base),
                     self._np_operand(row[F_BSRC], row[F_BTR], slots, base)))
                 memcpy(y, cnp.PyArray_DATA(<cnp.ndarray>res), self.size[out] * sizeof(double))
+            return 0
+        if op == CHOLESKY:
+            _cholesky(&A, y)
+            return 0
+        if op == SOLVE:
+            self._opnd(row[F_BSRC], row[F_BTR], slots, base, &B)
+            _lu_solve(&A, &B, y, base + row[F_AUX])
             return 0
         if op == TRANSPOSE:
             for i in range(A.r):
@@ -554,6 +581,9 @@ cdef class Lowered:
                      not has[b])
                 has[b] = 1
             return 0
+        if op == SOLVE or op == TRSV_BWD:
+            self._solve_backward(k, row, g, slots, base, cb, has)
+            return 0
         if not row[F_NEEDA]:
             return 0
         d = cb + self.ctloc[a]
@@ -581,6 +611,8 @@ cdef class Lowered:
                 memset(d, 0, self.size[a] * sizeof(double))
             for i in range(min(m, n)):
                 d[i * n + i] += g[i]
+        elif op == CHOLESKY:
+            _cholesky_backward(base + self.loc[row[F_OUT]], g, d, self.d0[a], first)
         elif op == SUM_BWD:
             for i in range(self.size[a]):
                 if first:
@@ -603,3 +635,160 @@ cdef class Lowered:
         else:
             raise RuntimeError(f"lowered replay: no backward instruction {op}")
         return 0
+
+    cdef int _solve_backward(self, Py_ssize_t k, Py_ssize_t* row, double* g, list slots,
+                             double* base, double* cb, unsigned char* has) except -1:
+        """B̄ = A⁻ᵀ ḡ and Ā = −B̄ Xᵀ (SOLVE: by the forward's LU), restricted to A's
+        triangle for a triangular A (TRSV_BWD: by substitution), docs/rules.md."""
+        cdef Opnd A, X
+        cdef Py_ssize_t a = row[F_A], b = row[F_B], i, j, c, n, nrhs, p
+        cdef double gb[SMALL_MAX_SIDE * SMALL_MAX_SIDE]
+        cdef blas_int ipiv[SMALL_MAX_SIDE]
+        cdef double* aux
+        cdef double* d
+        cdef double acc
+        cdef bint first, lower = self.param[k] != 0
+        self._opnd(row[F_OUT], False, slots, base, &X)      # x: n x nrhs (a vector: n x 1)
+        n = X.r
+        nrhs = X.c
+        if n > SMALL_MAX_SIDE or n * nrhs > SMALL_MAX_SIDE * SMALL_MAX_SIDE:
+            raise RuntimeError("lowered replay: a solve too large for its buffers")
+        for i in range(n):                                   # ḡ into Fortran order
+            for c in range(nrhs):
+                gb[i + c * n] = g[i * nrhs + c]
+        if row[F_BWD] == SOLVE:
+            aux = base + row[F_AUX]
+            for i in range(n):
+                ipiv[i] = <blas_int>aux[n * n + i]
+            s_getrs(c'T', n, nrhs, aux, ipiv, gb)
+        else:
+            self._opnd(row[F_ASRC], False, slots, base, &A)
+            for c in range(nrhs):                            # Aᵀ G = ḡ, column by column
+                if lower:                                    # Aᵀ upper: back substitution
+                    for i in range(n - 1, -1, -1):
+                        acc = gb[i + c * n]
+                        for p in range(i + 1, n):
+                            acc -= A.p[p * A.s0 + i * A.s1] * gb[p + c * n]
+                        gb[i + c * n] = acc / A.p[i * A.s0 + i * A.s1]
+                else:
+                    for i in range(n):
+                        acc = gb[i + c * n]
+                        for p in range(i):
+                            acc -= A.p[p * A.s0 + i * A.s1] * gb[p + c * n]
+                        gb[i + c * n] = acc / A.p[i * A.s0 + i * A.s1]
+        if row[F_NEEDA]:
+            d = cb + self.ctloc[a]
+            first = not has[a]
+            for i in range(n):
+                for j in range(n):
+                    acc = 0
+                    if row[F_BWD] == SOLVE or (j <= i if lower else j >= i):
+                        for c in range(nrhs):
+                            acc -= gb[i + c * n] * X.p[j * X.s0 + c * X.s1]
+                    if first:
+                        d[i * n + j] = acc
+                    else:
+                        d[i * n + j] += acc
+            has[a] = 1
+        if row[F_NEEDB]:
+            d = cb + self.ctloc[b]
+            first = not has[b]
+            for i in range(n):
+                for c in range(nrhs):
+                    if first:
+                        d[i * nrhs + c] = gb[i + c * n]
+                    else:
+                        d[i * nrhs + c] += gb[i + c * n]
+            has[b] = 1
+        return 0
+
+
+
+cdef int _cholesky(Opnd* A, double* y) except -1:
+    """y = L (C-ordered, zeros above the diagonal) of A = L Lᵀ, by the loop
+    lapack_lu_chol.potrf runs for a small matrix: copy, s_potrf, zero the upper triangle.
+    Non-finite or not positive definite input raises (the call then runs eagerly, where
+    cholesky reports it)."""
+    cdef Py_ssize_t n = A.r, i, j
+    cdef double v
+    if n > SMALL_MAX_SIDE:
+        raise RuntimeError("lowered replay: a cholesky too large for its buffers")
+    for i in range(n):
+        for j in range(n):
+            v = A.p[i * A.s0 + j * A.s1]
+            if not isfinite(v):
+                raise FloatingPointError("non-finite input: cholesky runs eagerly")
+            y[i * n + j] = v
+    if s_potrf(y, n, True) != 0:
+        raise FloatingPointError("not positive definite: cholesky runs eagerly")
+    for i in range(n):
+        for j in range(i + 1, n):
+            y[i * n + j] = 0
+    return 0
+
+
+cdef int _lu_solve(Opnd* A, Opnd* B, double* y, double* aux) except -1:
+    """y = A⁻¹B by the loops lapack_lu_chol's getrf and getrs run for a small matrix (A
+    copied to Fortran order and factored in ``aux``, its pivots after it; B through a
+    Fortran buffer). Non-finite A or an exactly singular one raises (the call then runs
+    eagerly, where solve reports it)."""
+    cdef Py_ssize_t n = A.r, nrhs = B.c, i, j
+    cdef double buf[SMALL_MAX_SIDE * SMALL_MAX_SIDE]
+    cdef blas_int ipiv[SMALL_MAX_SIDE]
+    cdef double v
+    if n > SMALL_MAX_SIDE or n * nrhs > SMALL_MAX_SIDE * SMALL_MAX_SIDE:
+        raise RuntimeError("lowered replay: a solve too large for its buffers")
+    for i in range(n):
+        for j in range(n):
+            v = A.p[i * A.s0 + j * A.s1]
+            if not isfinite(v):
+                raise FloatingPointError("non-finite input: solve runs eagerly")
+            aux[i + j * n] = v
+    if s_getrf(aux, n, n, ipiv) != 0:
+        raise FloatingPointError("singular matrix: solve runs eagerly")
+    for i in range(n):
+        aux[n * n + i] = ipiv[i]
+    for i in range(n):
+        for j in range(nrhs):
+            buf[i + j * n] = B.p[i * B.s0 + j * B.s1]
+    s_getrs(c'N', n, nrhs, aux, ipiv, buf)
+    for i in range(n):
+        for j in range(nrhs):
+            y[i * nrhs + j] = buf[i + j * n]
+    return 0
+
+
+cdef void _cholesky_backward(double* l, double* g, double* d, Py_ssize_t n,
+                             bint first) noexcept:
+    """Ā = ½(S + Sᵀ), S = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹ (Murray 2016; docs/rules.md#cholesky)."""
+    cdef double m[SMALL_MAX_SIDE * SMALL_MAX_SIDE]
+    cdef Py_ssize_t i, j, p
+    cdef double acc
+    for i in range(n):                    # Φ(Lᵀ L̄): its lower triangle, diagonal halved
+        for j in range(n):
+            if j > i:
+                m[i * n + j] = 0
+                continue
+            acc = 0
+            for p in range(i, n):
+                acc += l[p * n + i] * g[p * n + j]
+            m[i * n + j] = 0.5 * acc if i == j else acc
+    for j in range(n):                    # L⁻ᵀ Φ: Lᵀ upper, back substitution per column
+        for i in range(n - 1, -1, -1):
+            acc = m[i * n + j]
+            for p in range(i + 1, n):
+                acc -= l[p * n + i] * m[p * n + j]
+            m[i * n + j] = acc / l[i * n + i]
+    for i in range(n):                    # ... L⁻¹: each row r solves r L = row
+        for j in range(n - 1, -1, -1):
+            acc = m[i * n + j]
+            for p in range(j + 1, n):
+                acc -= m[i * n + p] * l[p * n + j]
+            m[i * n + j] = acc / l[j * n + j]
+    for i in range(n):
+        for j in range(n):
+            acc = 0.5 * (m[i * n + j] + m[j * n + i])
+            if first:
+                d[i * n + j] = acc
+            else:
+                d[i * n + j] += acc

@@ -9,20 +9,27 @@ rounding (tests/_kernels/test_lowered.py).
 from typing import Any
 
 import numpy as np
+import scipy.linalg as sla
+
+from tenferro._kernels import lapack_lu_chol_twin as _lapack
 
 (PY, MATMUL, ADD, SUB, ADD_CONST, SUB_CONST, RSUB_CONST, ADD_SCALAR, SUB_SCALAR,
- RSUB_SCALAR, SCALE, TRANSPOSE, DIAGONAL, SUM_BWD, LOG_BWD, EXP_BWD) = range(16)
+ RSUB_SCALAR, SCALE, TRANSPOSE, DIAGONAL, SUM_BWD, LOG_BWD, EXP_BWD, CHOLESKY, SOLVE,
+ TRSV_BWD) = range(19)
 OPCODES = {"PY": PY, "MATMUL": MATMUL, "ADD": ADD, "SUB": SUB, "ADD_CONST": ADD_CONST,
            "SUB_CONST": SUB_CONST, "RSUB_CONST": RSUB_CONST, "ADD_SCALAR": ADD_SCALAR,
            "SUB_SCALAR": SUB_SCALAR, "RSUB_SCALAR": RSUB_SCALAR, "SCALE": SCALE,
            "TRANSPOSE": TRANSPOSE, "DIAGONAL": DIAGONAL, "SUM_BWD": SUM_BWD,
-           "LOG_BWD": LOG_BWD, "EXP_BWD": EXP_BWD}
+           "LOG_BWD": LOG_BWD, "EXP_BWD": EXP_BWD, "CHOLESKY": CHOLESKY, "SOLVE": SOLVE,
+           "TRSV_BWD": TRSV_BWD}
+SMALL_SIDE = 16
+SMALL_BUFFER = 1024
 (F_FWD, F_BWD, F_OUT, F_A, F_B, F_ASRC, F_ATR, F_BSRC, F_BTR, F_CONST, F_NEEDA,
- F_NEEDB) = range(12)
+ F_NEEDB, F_AUX) = range(13)
 FIELDS = {"FWD": F_FWD, "BWD": F_BWD, "OUT": F_OUT, "A": F_A, "B": F_B, "ASRC": F_ASRC,
           "ATR": F_ATR, "BSRC": F_BSRC, "BTR": F_BTR, "CONST": F_CONST,
-          "NEEDA": F_NEEDA, "NEEDB": F_NEEDB}
-N_FIELDS = 12
+          "NEEDA": F_NEEDA, "NEEDB": F_NEEDB, "AUX": F_AUX}
+N_FIELDS = 13
 
 
 class Lowered:
@@ -32,7 +39,7 @@ class Lowered:
                  d0: Any, d1: Any, shapes: list[Any], consts: list[Any], plan: list[Any],
                  ops: list[Any], ctxs: list[Any], ins: list[Any], needs: list[Any],
                  template: list[Any], guards: list[Any], outs: list[int], n_args: int,
-                 check: Any) -> None:
+                 check: Any, arena_size: int) -> None:
         self.code = np.asarray(code)
         self.param = np.asarray(param, dtype=np.float64)
         self.loc = np.asarray(loc)
@@ -44,6 +51,10 @@ class Lowered:
         self.n_args, self.check = n_args, check
         self.n_lowered = int(np.sum((self.code[:, F_FWD] != PY) | (self.code[:, F_BWD] != PY)))
 
+    @property
+    def table(self) -> Any:
+        return self.code
+
     def value(self, run: Any, r: int) -> Any:
         return run[0][r]
 
@@ -52,6 +63,7 @@ class Lowered:
         slots = self.template.copy()
         slots[:self.n_args] = arrays
         dyn_ctx: dict[int, Any] = {}
+        self._aux: dict[int, Any] = {}
         gi = 0
         for k, row in enumerate(self.code):
             while gi < len(self.guards) and self.guards[gi][0] == k:
@@ -63,7 +75,7 @@ class Lowered:
                 slots[row[F_OUT]] = self._c_forward(k, row, slots)
         for guard in self.guards[gi:]:
             self.check(guard, slots)
-        return [slots[r] for r in self.outs], (slots, dyn_ctx, None)
+        return [slots[r] for r in self.outs], (slots, dyn_ctx, self._aux)
 
     def _py_forward(self, k: int, slots: list[Any], dyn_ctx: dict[int, Any]) -> None:
         fn, refs, _, first, n_out, dyn = self.plan[k]
@@ -82,6 +94,18 @@ class Lowered:
         if op == MATMUL:
             b = slots[row[F_BSRC]]
             return np.asarray(np.matmul(a.T if row[F_ATR] else a, b.T if row[F_BTR] else b))
+        if op in (CHOLESKY, SOLVE):
+            if not np.all(np.isfinite(a)):
+                raise FloatingPointError("non-finite input: the op runs eagerly")
+            if op == CHOLESKY:
+                return _lapack.potrf(a, lower=True)
+            lu, piv, info = _lapack.getrf(a, return_info=True)  # type: ignore[misc]
+            if info != 0:
+                raise FloatingPointError("singular matrix: solve runs eagerly")
+            self._aux[k] = lu, piv
+            b = slots[row[F_BSRC]]
+            x = _lapack.getrs(lu, piv, b.reshape(b.shape[0], -1))
+            return np.ascontiguousarray(x.reshape(b.shape))
         if op == TRANSPOSE:
             return np.ascontiguousarray(a.T)
         if op == DIAGONAL:
@@ -104,7 +128,7 @@ class Lowered:
     # ---- backward ------------------------------------------------------------------------
     def backward(self, run: Any, gs: tuple[Any, ...], needs: tuple[bool, ...]
                  ) -> tuple[Any, ...]:
-        slots, dyn_ctx, _ = run
+        slots, dyn_ctx, aux = run
         cts: dict[int, Any] = {}
         for r, g in zip(self.outs, gs):
             if g is not None and self.ctloc[r] >= 0:
@@ -114,7 +138,7 @@ class Lowered:
             if row[F_BWD] == PY:
                 self._py_backward(k, slots, cts, dyn_ctx)
             elif row[F_OUT] in cts:
-                self._c_backward(k, row, cts.pop(row[F_OUT]), slots, cts)
+                self._c_backward(k, row, cts.pop(row[F_OUT]), slots, cts, aux)
         return tuple(cts.get(i) if needs[i] else None for i in range(self.n_args))
 
     def _acc(self, cts: dict[int, Any], r: int, v: Any) -> None:
@@ -141,9 +165,26 @@ class Lowered:
                 self._acc(cts, r, cots[i])
 
     def _c_backward(self, k: int, row: Any, g: Any, slots: list[Any],
-                    cts: dict[int, Any]) -> None:
+                    cts: dict[int, Any], aux: dict[int, Any]) -> None:
         op = row[F_BWD]
         a, b = row[F_A], row[F_B]
+        if op in (SOLVE, TRSV_BWD):           # B̄ = A⁻ᵀ ḡ, Ā = −B̄ Xᵀ (on A's triangle)
+            x = slots[row[F_OUT]]
+            x2, g2 = x.reshape(x.shape[0], -1), g.reshape(x.shape[0], -1)
+            if op == SOLVE:
+                lu, piv = aux[k]
+                gb = _lapack.getrs(lu, piv, g2, 1)
+            else:
+                lower = bool(self.param[k])
+                gb = sla.solve_triangular(slots[a], g2, trans="T", lower=lower)
+            if row[F_NEEDA]:
+                ga = -(gb @ x2.T)
+                if op == TRSV_BWD:
+                    ga = np.tril(ga) if lower else np.triu(ga)
+                self._acc(cts, a, ga)
+            if row[F_NEEDB]:
+                self._acc(cts, b, gb.reshape(x.shape))
+            return
         if op == MATMUL:
             x = slots[row[F_ASRC]]
             y = slots[row[F_BSRC]]
@@ -176,6 +217,13 @@ class Lowered:
         elif op == DIAGONAL:
             v = np.zeros(self.shapes[a])
             np.fill_diagonal(v, g)
+        elif op == CHOLESKY:                  # ½(S + Sᵀ), S = L⁻ᵀ Φ(Lᵀ L̄) L⁻¹
+            lo = slots[row[F_OUT]]
+            m = lo.T @ g
+            m = np.tril(m) - 0.5 * np.diag(np.diag(m))
+            m = sla.solve_triangular(lo, m, trans="T", lower=True)
+            m = sla.solve_triangular(lo, m.T, trans="T", lower=True).T
+            v = 0.5 * (m + m.T)
         elif op == SUM_BWD:
             v = np.full(self.shapes[a], g)
         elif op == LOG_BWD:

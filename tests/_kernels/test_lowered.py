@@ -57,6 +57,23 @@ def every_instruction(x, y):
     return s
 
 
+def linalg_instructions(a, b):
+    """cholesky, solve (vector and matrix right-hand sides) and both triangles of
+    solve_triangular, each on a value computed in the arena."""
+    s = a @ a.T + 3 * np.eye(3)
+    l = tf.linalg.cholesky(s)
+    x = tf.linalg.solve(s + b @ b.T, C3)
+    y = tf.linalg.solve(s, b)
+    u = tf.linalg.solve_triangular(l.T + np.eye(3), y, lower=False)
+    w = tf.linalg.solve_triangular(l, x, lower=True)
+    return (u.sum() + w @ x + tf.log(tf.diagonal(l)).sum()) * 1.0
+
+
+def _opcodes(trace):
+    names = {v: k for k, v in lowered_twin.OPCODES.items()}
+    return {names[int(c)] for c in np.asarray(trace.lowered.table)[:, :2].ravel()}
+
+
 def _compiled_trace(f, *args):
     fc = tf.compile(f)
     fc(*args)                          # records, verifies, lowers
@@ -75,19 +92,27 @@ def _eager_and_compiled(f, args, argnums):
     return (v0, g0), (v1, g1), trace
 
 
-@pytest.mark.parametrize("program", ["kalman", "every"])
+@pytest.mark.parametrize("program", ["kalman", "every", "linalg"])
 def test_lowered_forward_is_eager_bits_and_gradient_to_rounding(program):
     if program == "kalman":
         theta = RNG.standard_normal(10) * 0.3
         ys = RNG.standard_normal((12, 2))
         f, args, argnums = (lambda th: kalman_like(th, ys)), (theta,), 0
-    else:
+        expect = {"CHOLESKY", "SOLVE", "TRSV_BWD", "MATMUL", "LOG_BWD", "SUM_BWD"}
+    elif program == "every":
         f = every_instruction
         args = (RNG.standard_normal((2, 2)), RNG.standard_normal((2, 2)))
         argnums = (0, 1)
+        expect = set(lowered_twin.OPCODES) - {"CHOLESKY", "TRSV_BWD"}
+    else:
+        f = linalg_instructions
+        args = (RNG.standard_normal((3, 3)), RNG.standard_normal((3, 2)))
+        argnums = (0, 1)
+        expect = {"CHOLESKY", "SOLVE", "TRSV_BWD"}
     (v0, g0), (v1, g1), trace = _eager_and_compiled(f, args, argnums)
     assert trace.lowered is not None
     assert trace.lowered.n_lowered > len(trace.plan) // 2
+    assert expect <= _opcodes(trace)
     assert np.asarray(v1).tobytes() == np.asarray(v0).tobytes()
     for a, b in zip(np.atleast_1d(g0) if program == "kalman" else g0,
                     np.atleast_1d(g1) if program == "kalman" else g1):
@@ -95,13 +120,16 @@ def test_lowered_forward_is_eager_bits_and_gradient_to_rounding(program):
 
 
 def _lowered_with(module, trace, arrays):
-    """The trace lowered by ``module`` (lowered.pyx or its twin)."""
+    """The trace lowered by ``module`` (lowered.pyx or its twin; the twin unchecked: its
+    cholesky and solve are SciPy's LAPACK, the kernel's the plain loops of the compiled
+    eager ops, so they agree to rounding)."""
+    check = module is lower_mod._lowered
     saved_module, saved_lowered = lower_mod._lowered, trace.lowered
     try:
         trace.lowered = None
         _, (values, _) = trace.forward(arrays)
         lower_mod._lowered = module
-        program = lower_mod.lower(trace, values)
+        program = lower_mod.lower(trace, values, check=check)
     finally:
         lower_mod._lowered, trace.lowered = saved_module, saved_lowered
     assert program is not None
@@ -117,7 +145,7 @@ def test_twin_agrees_with_kernel():
     assert kernel.n_lowered == twin.n_lowered > 10
     (o1,), run1 = kernel.forward([x2, y2])
     (o2,), run2 = twin.forward([x2, y2])
-    assert o1.tobytes() == o2.tobytes()
+    np.testing.assert_allclose(o1, o2, rtol=1e-14)
     g = np.asarray(1.7)
     for a, b in zip(kernel.backward(run1, (g,), (True, True)),
                     twin.backward(run2, (g,), (True, True))):
@@ -147,9 +175,9 @@ def test_float32_and_large_programs_replay_op_by_op():
     assert trace.lowered is None           # 80·80 entries: NumPy's own call pays there
 
 
-def test_a_failing_python_op_inside_a_lowered_trace_runs_eagerly():
-    """cholesky stays a Python op; on a non-positive-definite input the compiled call
-    raises what the eager call raises (the replay fails and the call reruns eagerly)."""
+def test_a_failing_instruction_runs_the_call_eagerly():
+    """On a non-positive-definite (singular) input the lowered cholesky (solve) fails and
+    the compiled call reruns eagerly, raising what the eager call raises."""
     def g(a):
         s = a @ a.T - 3.0 * np.eye(2)
         return tf.log(tf.diagonal(tf.linalg.cholesky(s))).sum()
@@ -164,3 +192,11 @@ def test_a_failing_python_op_inside_a_lowered_trace_runs_eagerly():
     with pytest.raises(tf.LinAlgError):
         fc(np.eye(2) * 0.1)
     np.testing.assert_array_equal(fc(good).numpy(), g(good).numpy())
+
+    def h(a):          # solve is lowered too: an exactly singular matrix reruns eagerly
+        return tf.linalg.solve(a * 1.0, C3[:2]).sum()
+    hc = tf.compile(h)
+    hc(good)
+    hc(good)
+    with pytest.raises(tf.LinAlgError):
+        hc(np.array([[1.0, 2.0], [2.0, 4.0]]))
