@@ -233,6 +233,10 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
     for i, leaf in enumerate(leaves):
         slot_of[(id(leaf._node), 0)] = i
         slot_of_array[id(leaf._data)] = i
+    # integer/boolean results computed from traced values (argsort, argmax: index_result):
+    # no cotangent flows into them, and an op may read them only as an input
+    choices = [d for node in rec.nodes for d in node.out_data if d.dtype.kind in "biu"]
+    nondiff: set[int] = set()
     for node in rec.nodes:
         op = node.op
         if node.freed:
@@ -241,6 +245,8 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             raise Decline(f"the op {op.name!r} has no replay rule yet")
         refs = tuple([_ref(x, trace, slot_of, slot_of_array, op.name) for x in node.inputs])
         ctx = node.ctx
+        if choices:
+            _check_ctx(ctx, choices, op.name)
         if type(ctx) is np.ndarray and ctx.flags.writeable:
             ctx = ctx.copy()        # a constant operand (x ∘ c): as it was when recorded
         n_out = node.n_out
@@ -249,13 +255,15 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             slot_of[(id(node), k)] = first + k
             slot_of_array[id(node.out_data[k])] = first + k
             trace.new_slot(None, True)
+            if node.out_data[k].dtype.kind in "biu":
+                nondiff.add(first + k)
         fn = op.replay(ctx)
         dyn = bool(op.replay_ctx)
         trace.plan.append((fn, refs, len(refs) == 1, first, n_out, dyn))
         trace.ops.append(op)
         trace.ctxs.append(ctx)
         trace.ins.append(refs)
-        trace.needs.append(tuple([trace.traced[r] for r in refs]))
+        trace.needs.append(tuple([trace.traced[r] and r not in nondiff for r in refs]))
     for pos, t, kind, value in rec.guards:
         r = _ref(t, trace, slot_of, slot_of_array, "a guard")
         if trace.traced[r]:
@@ -272,6 +280,33 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
     trace.keep = [a for i, a in enumerate(args) if i not in traced]
     trace.const_of = {}     # (the ids of the recording's arrays mean nothing later)
     return trace
+
+
+def _check_ctx(ctx: Any, choices: list[np.ndarray], name: str, depth: int = 0) -> None:
+    """Decline when an op's ctx (its constants) holds an integer/boolean result computed
+    from traced values, or a view or copy of one: the replay would reuse the recorded
+    choice (an op reading an index from its argument's payload instead of taking it as an
+    input). A copy is recognised by its value; an equal constant index array declines too
+    (eager then: correct, slower)."""
+    if type(ctx) is np.ndarray:
+        a = ctx
+        while isinstance(a, np.ndarray):
+            if any(a is c for c in choices):
+                break
+            a = a.base
+        else:
+            if ctx.dtype.kind not in "biu" or not any(
+                    c.shape == ctx.shape and np.array_equal(c, ctx) for c in choices):
+                return
+        raise Decline(f"the op {name!r} reads an index computed from traced values "
+                      "(argsort, argmax, ...) as a constant; index with it "
+                      "(x[idx], take) or compute with it as a tensor instead")
+    if depth < 3 and isinstance(ctx, (tuple, list)):
+        for c in ctx:
+            _check_ctx(c, choices, name, depth + 1)
+    elif depth < 3 and isinstance(ctx, dict):
+        for c in ctx.values():
+            _check_ctx(c, choices, name, depth + 1)
 
 
 def _ref(x: Tensor, trace: Trace, slot_of: dict[tuple[int, int], int],

@@ -339,6 +339,7 @@ def _sgn_deriv(x: Any, y: Any, v: Any) -> Any:
 
 
 _sign_op = _zero_derivative_op("sign")
+_sign_op.replay = lambda ctx: lambda x: _arr(np.sign(x))     # (tf.compile)
 _sgn_op = defop("sgn", lambda ctx, needs, gs, xs, ys: (_sgn_deriv(xs[0], ys[0], gs[0]),),
                 lambda ctx, ts, xs, ys: (_sgn_deriv(xs[0], ys[0], ts[0]),))
 

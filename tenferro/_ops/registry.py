@@ -84,6 +84,17 @@ def defop(name: str, vjp: Callable[..., Any] | None, jvp: Callable[..., Any] | N
     return op
 
 
+def index_op(name: str, replay: Callable[[Any], Callable[..., Any]]) -> Op:
+    """An op for a value-dependent integer or boolean result (argsort, argmax): no
+    derivative (its pullback and tangent are zero), and ``replay(ctx)`` recomputes it at a
+    tf.compile replay (_engine.index_result makes its nodes, inside a recording only)."""
+    op = defop(name, lambda ctx, needs, gs, xs, ys: (None,) * len(xs),
+               lambda ctx, ts, xs, ys: (None,),
+               doc="an integer/boolean choice made from the values: no derivative")
+    op.replay = replay
+    return op
+
+
 def register(fn: _F, *, methods: Iterable[str] = (), ufuncs: Iterable[Any] = (),
              functions: Iterable[Any] = ()) -> _F:
     """Expose ``fn`` as Tensor methods and as the override of NumPy ufuncs/functions."""
