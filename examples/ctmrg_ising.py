@@ -111,9 +111,10 @@ def ctm_step(x, beta, chi):
     a, _ = ising_site(beta)
     m = tf.einsum("a,api,aqj,pquv->iujv", c, t, t, a).reshape((2 * chi, 2 * chi))
     w, u = tf.linalg.eigh(0.5 * (m + m.mT))
-    # which eigenvectors to keep is a choice made on the values: a constant of the
-    # derivative, like the signs of the gauge
-    keep = np.argsort(-np.abs(w.numpy()))[:chi]
+    # which eigenvectors to keep is a choice made on the values (an integer tensor: no
+    # derivative, like the signs of the gauge); made with tenferro ops, tf.fixed_point's
+    # compiled step makes it anew at each iteration
+    keep = tf.argsort(tf.abs(w), descending=True)[:chi]
     p = u[:, keep].reshape((chi, 2, chi))
     c_new = w[keep]
     t_new = tf.einsum("api,aqb,uqvp,bvj->iuj", p, t, a, p)
@@ -126,9 +127,9 @@ def sign_gauge(x, beta, chi):
     the sign of the largest-magnitude entry of T[i, :, 0] (T[0, :, 0] is invariant, so
     the choice is canonical)."""
     c, t = unpack(x, chi)
-    col = t.numpy()[:, :, 0]
-    s = np.sign(col[np.arange(chi), np.argmax(np.abs(col), axis=1)])
-    s = tf.as_tensor(np.where(s == 0, 1, s).astype(col.dtype))
+    col = t[:, :, 0]
+    s = tf.sign(col[np.arange(chi), tf.argmax(tf.abs(col), axis=1)])   # derivative 0
+    s = s + (1.0 - s * s)              # 1 where the row is 0 (any sign would do)
     return pack(c, t * s[:, None, None] * s[None, None, :])
 
 

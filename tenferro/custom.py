@@ -70,6 +70,7 @@ from ._ops.structure import stack
 from ._rule_api import Cut, detached, is_tracked, outside_dual_level
 from ._tensor import Tensor
 from .autograd import enable_grad as _enable_grad, grad as _grad, no_grad as _no_grad
+from .compile import compile as _compile
 from .forward import dual_level, make_dual, unpack_dual
 from .linalg.solve import solve
 
@@ -1064,7 +1065,8 @@ def _no_convergence(max_iter: int, steps: Sequence[float], norms: Sequence[float
 def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
                 gauge: Callable[..., ArrayLike] | None = None, rtol: float | None = None,
                 atol: float | None = None, tol: float | None = None, max_iter: int = 1000,
-                dense_max: int = 200, gmres_rtol: float = 1e-12) -> Tensor:
+                dense_max: int = 200, gmres_rtol: float = 1e-12,
+                compile: bool = True) -> Tensor:
     """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
 
     Iterates ``x_k+1 = G(x_k)`` on plain values from x0, with G = g, or
@@ -1101,6 +1103,14 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
     dx* = (I - ∂G/∂x)⁻¹ ∂G/∂θ dθ, exact at the fixed point, without unrolling the
     iteration. A faster solver (Anderson, Newton): use
     ``custom_root(lambda x, *p: x - g(x, *p), x0, solver, *params)``.
+
+    compile: iterate with the map recorded once by :func:`tenferro.compile` and replayed
+    (default True): the iterates are those of the eager map bit for bit (a replay is
+    checked against the eager step when it is recorded), without the per-op Python. A map
+    that cannot be replayed (a value read with ``.numpy()``, a comparison: see
+    docs/guide/compile.md) runs eagerly, as with ``compile=False``; to see why, call
+    ``tf.compile(step)`` on it and read ``explain()``. Index choices made with tenferro
+    ops (``tf.argsort``, ``tf.argmax``, ``tf.sign``, indexing by them) are replayed.
     """
     params_t = _root_params(params, "fixed_point")
     x0_a = _x0_array(x0, "fixed_point")
@@ -1121,9 +1131,13 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
             return y
         return gauge(y if isinstance(y, Tensor) else Tensor._wrap(np.asarray(y)), *p)
 
+    # the iteration's map, recorded at its first step and replayed after (tf.compile;
+    # it runs eagerly, with the same values, where the recording declines)
+    step = _compile(big_g) if compile else big_g
+
     def apply_map(x: NDArray[Any], k: int) -> NDArray[Any]:
         with _no_grad():
-            y = big_g(Tensor._wrap(x), *plain)
+            y = step(x, *plain) if compile else big_g(Tensor._wrap(x), *plain)
         x_new = np.asarray(y._data if isinstance(y, Tensor) else y, dtype=x.dtype)
         if x_new.shape != x.shape:
             raise ShapeError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'} "
