@@ -163,7 +163,7 @@ def ctmrg_ln_z(beta, chi, rtol=None, max_iter=5000):
     b0 = float(beta.numpy()) if isinstance(beta, tf.Tensor) else float(beta)
     x = tf.fixed_point(lambda x, b: ctm_step(x, b, chi), start(b0, chi), beta,
                        gauge=lambda x, b: sign_gauge(x, b, chi), rtol=rtol,
-                       max_iter=max_iter)
+                       max_iter=max_iter, compile=True)   # the step, replayed
     return ln_kappa(x, beta, chi)
 
 

@@ -192,10 +192,26 @@ class Compiled:
             verify(trace, rec, leaves)
         except Decline as e:
             self._cache[key] = str(e)
-            return self._eager(args, kwargs)
+            plain = _detached(out) if not wants_grad([args[i] for i in traced]) else None
+            if plain is None:
+                return self._eager(args, kwargs)
+            # no gradient asked for: the recording's own result is the eager one (f ran
+            # on copies of the inputs), so f does not run a second time
+            self.eager_calls += 1
+            return plain
         trace.guard_failures = guard_failures
         self._cache[key] = trace
         return self._replay(trace, key, args, kwargs, traced, fresh=True)
+
+
+def _detached(out: Any) -> Any:
+    """A recording's result as plain Tensors (None: not a Tensor or a tuple/list of them)."""
+    if isinstance(out, Tensor):
+        return Tensor._wrap(out._data)
+    if isinstance(out, (tuple, list)) and all(isinstance(o, Tensor) for o in out):
+        res = [Tensor._wrap(o._data) for o in out]
+        return res if isinstance(out, list) else tuple(res)
+    return None
 
 
 def _describe(key: Any) -> str:

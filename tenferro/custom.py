@@ -1066,7 +1066,7 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
                 gauge: Callable[..., ArrayLike] | None = None, rtol: float | None = None,
                 atol: float | None = None, tol: float | None = None, max_iter: int = 1000,
                 dense_max: int = 200, gmres_rtol: float = 1e-12,
-                compile: bool = True) -> Tensor:
+                compile: bool = False) -> Tensor:
     """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
 
     Iterates ``x_k+1 = G(x_k)`` on plain values from x0, with G = g, or
@@ -1104,13 +1104,18 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
     iteration. A faster solver (Anderson, Newton): use
     ``custom_root(lambda x, *p: x - g(x, *p), x0, solver, *params)``.
 
-    compile: iterate with the map recorded once by :func:`tenferro.compile` and replayed
-    (default True): the iterates are those of the eager map bit for bit (a replay is
-    checked against the eager step when it is recorded), without the per-op Python. A map
-    that cannot be replayed (a value read with ``.numpy()``, a comparison: see
-    docs/guide/compile.md) runs eagerly, as with ``compile=False``; to see why, call
-    ``tf.compile(step)`` on it and read ``explain()``. Index choices made with tenferro
-    ops (``tf.argsort``, ``tf.argmax``, ``tf.sign``, indexing by them) are replayed.
+    compile: iterate with the map recorded once by :func:`tenferro.compile` at the first
+    iteration and replayed at the others, without the per-op Python (off by default).
+    As under ``jax.jit``, what g reads besides x and the params is fixed when it is
+    recorded: NumPy random numbers, closures or globals that g changes from call to call
+    would be constants of the replay, so turn it on for maps that are pure functions of
+    (x, *params). Then the iterates are those of the eager map bit for bit (the replay is
+    checked against the eager step when recorded). A map that cannot be replayed (a value
+    read with ``.numpy()``, a comparison: docs/guide/compile.md) runs eagerly, with the
+    same result; ``tf.compile(lambda x, *p: gauge(g(x, *p), *p)).explain()`` says why.
+    Index choices made with tenferro ops (``tf.argsort``, ``tf.argmax``, ``tf.sign``,
+    indexing by them) are replayed with the new values. The derivative's computation
+    does not change.
     """
     params_t = _root_params(params, "fixed_point")
     x0_a = _x0_array(x0, "fixed_point")
@@ -1137,7 +1142,7 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
 
     def apply_map(x: NDArray[Any], k: int) -> NDArray[Any]:
         with _no_grad():
-            y = step(x, *plain) if compile else big_g(Tensor._wrap(x), *plain)
+            y = step(Tensor._wrap(x), *plain)
         x_new = np.asarray(y._data if isinstance(y, Tensor) else y, dtype=x.dtype)
         if x_new.shape != x.shape:
             raise ShapeError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'} "
