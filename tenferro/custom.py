@@ -1171,6 +1171,8 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         raise LinAlgError(_no_convergence(n_iter, steps, norms, abs_step, rtol_, atol_))
 
     def f(x: Tensor, *p: Tensor) -> Any:
+        # (eager even when compiled: the GMRES's reverse passes over the one recorded
+        # graph measured faster than replaying all of G's pullbacks per product)
         return x - big_g(x, *p)
     f.__name__ = getattr(g, "__name__", "g")
     return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0_a, iterate, params_t, None,
