@@ -157,13 +157,14 @@ def ln_kappa(x, beta, chi):
     return tf.log(z_site * z_corners / z_edges ** 2)
 
 
-def ctmrg_ln_z(beta, chi, rtol=None, max_iter=5000):
+def ctmrg_ln_z(beta, chi, rtol=None, max_iter=5000, compile=True):
     """ln Z/N at beta (a float or a Tensor to differentiate in); rtol: fixed_point's
-    (None: its default)."""
+    (None: its default); compile: fixed_point's (the step recorded and replayed; the
+    iterates are the eager ones bit for bit)."""
     b0 = float(beta.numpy()) if isinstance(beta, tf.Tensor) else float(beta)
     x = tf.fixed_point(lambda x, b: ctm_step(x, b, chi), start(b0, chi), beta,
                        gauge=lambda x, b: sign_gauge(x, b, chi), rtol=rtol,
-                       max_iter=max_iter, compile=True)   # the step, replayed
+                       max_iter=max_iter, compile=compile)
     return ln_kappa(x, beta, chi)
 
 

@@ -480,3 +480,78 @@ def test_a_second_thread_does_not_record_while_one_records():
         t.join()
     assert results == [9.0] and cf.eager_calls == 1 and cf.records == 0
     assert cf(tf.tensor([1.0, 2.0])).item() == 9.0 and cf.records == 1
+
+
+# ---- index choices made from traced values stay in the trace ---------------------------------
+
+def _choose(x):
+    """The 2 largest-|x| entries, each times the sign of the largest-|x| entry: argsort,
+    argmax, sign and indexing by traced integer tensors."""
+    keep = tf.argsort(tf.abs(x), descending=True)[:2]
+    s = tf.sign(x[tf.argmax(tf.abs(x))])
+    return x[keep] * s
+
+
+def test_traced_index_choices_replay_with_the_new_choice():
+    cf = tf.compile(_choose)
+    # the choices change from call to call: each replay must give the eager result
+    for v in ([3.0, 1.0, -2.0], [1.0, -5.0, 2.0], [0.5, 0.1, 0.9], [3.0, 1.0, -2.0]):
+        t, e = tf.tensor(v, requires_grad=True), tf.tensor(v, requires_grad=True)
+        out, ref = cf(t), _choose(e)
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
+        (g,) = tf.grad([(out * np.array([1.0, 2.0])).sum()], [t])
+        (h,) = tf.grad([(ref * np.array([1.0, 2.0])).sum()], [e])
+        np.testing.assert_array_equal(g.numpy(), h.numpy())
+    assert cf.records == 1 and cf.replays == 4 and cf.eager_calls == 0
+    assert list(cf.explain().values()) == ["replayed"]
+    # (the test can fail: the second input's choice differs from the recorded one)
+    assert _choose(tf.tensor([1.0, -5.0, 2.0])).numpy().tolist() == [5.0, -2.0]
+
+
+def test_traced_index_in_a_batch_and_a_repeated_choice():
+    def f(x):    # the row-wise largest |entry| of a matrix, gathered with a constant arange
+        return x[np.arange(3), tf.argmax(tf.abs(x), axis=1)]
+    cf = tf.compile(f)
+    for k in range(3):
+        x = RNG.standard_normal((3, 4))
+        t, e = tf.tensor(x, requires_grad=True), tf.tensor(x, requires_grad=True)
+        np.testing.assert_array_equal(cf(t).numpy(), f(e).numpy())
+        (g,) = tf.grad([cf(t).sum()], [t])
+        (h,) = tf.grad([f(e).sum()], [e])
+        np.testing.assert_array_equal(g.numpy(), h.numpy())
+    # an index that repeats (argmax of a constant matrix row-wise: all 0) adds up
+    cg = tf.compile(lambda x: x[tf.argmax(tf.abs(x) * 0.0, axis=0)])
+    t = tf.tensor(RNG.standard_normal(3), requires_grad=True)
+    (g,) = tf.grad([cg(t).sum()], [t])
+    (g2,) = tf.grad([cg(t).sum()], [t])
+    assert g.numpy().tolist() == g2.numpy().tolist() == [1.0, 0.0, 0.0]
+    assert cf.records == 1 and cg.records == 1
+
+
+def test_a_traced_index_read_as_a_constant_runs_eagerly_with_the_reason():
+    def under_no_grad(x):
+        with tf.no_grad():
+            keep = tf.argsort(x)
+        return x[keep]
+
+    def by_numpy(x):
+        return x[tf.argsort(x).numpy()]
+
+    for f, reason in ((under_no_grad, "left the graph through argsort"),
+                      (by_numpy, "left the graph through Tensor.numpy")):
+        cf = tf.compile(f)
+        for v in ([3.0, 1.0, 2.0], [1.0, 2.0, 3.0]):
+            t = tf.tensor(v, requires_grad=True)
+            np.testing.assert_array_equal(cf(t).numpy(), f(tf.tensor(v)).numpy())
+        (why,) = cf.explain().values()
+        assert reason in why and cf.replays == 0
+
+
+def test_an_op_keeping_a_traced_index_in_its_ctx_declines():
+    from tenferro._capture import Decline, _check_ctx
+    idx = np.array([2, 0, 1])
+    with pytest.raises(Decline, match="reads an index computed from traced values"):
+        _check_ctx(((idx[:2], 0), "x"), [idx], "op")        # a view
+    with pytest.raises(Decline, match="reads an index"):
+        _check_ctx({"k": idx.copy()}, [idx], "op")          # a copy, by its value
+    _check_ctx((np.array([0, 1, 2]), 1.5), [idx], "op")     # another constant: fine
