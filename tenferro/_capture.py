@@ -153,6 +153,7 @@ class Trace:
         self.keep: list[Any] = []        # static arguments kept alive (their ids are keys)
         self.const_of: dict[int, int] = {}   # id of a constant's array -> its slot (build)
         self.guard_failures = 0          # recordings in a row that a guard made
+        self._needs_for: dict[tuple[bool, ...], list[tuple[bool, ...]]] = {}
 
     def new_slot(self, value: Any, traced: bool) -> int:
         self.template.append(value)
@@ -187,13 +188,68 @@ class Trace:
             if g is not None and self.traced[r]:
                 # (an output listed twice gets both seeds)
                 cts[r] = g if cts[r] is None else cts[r] + g
-        replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, self.needs, slots,
+        op_needs = self._needs_for.get(needs)
+        if op_needs is None:
+            op_needs = self._needs_for[needs] = self._prune(needs)
+        replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, op_needs, slots,
                          dyn_ctx, cts)
         out = []
         for i in range(self.n_args):
             g = cts[i] if needs[i] else None
             out.append(g.densify() if type(g) is SparseCotangent else g)
         return tuple(out)
+
+
+    def loop_body(self, arrays: list[Any], vary: int) -> Any:
+        """The forward for calls that change only argument ``vary`` (a loop's state; the
+        other arguments are ``arrays``' and fixed): the ops that read only fixed
+        arguments and constants run once, here, and become constants of the returned
+        ``body(x) -> outputs``. None when the trace has guards (they would be checked
+        once only). Forward only: no pullbacks."""
+        if self.guards:
+            return None
+        slots = self.template.copy()
+        slots[:self.n_args] = arrays
+        dep = [False] * len(slots)
+        dep[vary] = True
+        plan = []
+        for entry, refs in zip(self.plan, self.ins):
+            fn, _, single, first, n_out, dyn = entry
+            if any(dep[r] for r in refs):
+                for k in range(n_out):
+                    dep[first + k] = True
+                plan.append((fn, refs, single, first, n_out, False) if not dyn else
+                            (_drop_ctx(fn), refs, single, first, n_out, False))
+                continue
+            replay_forward([entry], slots, [], self._check, {})   # once: a constant now
+        template = [v if not dep[i] else None for i, v in enumerate(slots)]
+        outs = self.outs
+        # (an output that is not computed per call, a constant or x itself, is copied)
+        fresh = [dep[r] and r != vary for r in outs]
+
+        def body(x: Any) -> list[Any]:
+            run = template.copy()
+            run[vary] = x
+            replay_forward(plan, run, [], None, {})
+            return [run[r] if f else run[r].copy() for r, f in zip(outs, fresh)]
+        return body
+
+    def _prune(self, needs: tuple[bool, ...]) -> list[tuple[bool, ...]]:
+        """Per op, which inputs get a cotangent when only the arguments marked in
+        ``needs`` do: the slots computed from one of them (a part of f that reads only
+        the other arguments runs no pullback)."""
+        dep = [bool(n) for n in needs] + [False] * (len(self.template) - self.n_args)
+        for (_, _, _, first, n_out, _), refs in zip(self.plan, self.ins):
+            if any(dep[r] for r in refs):
+                for k in range(n_out):
+                    dep[first + k] = True
+        return [tuple([dep[r] and n for r, n in zip(refs, need)])
+                for refs, need in zip(self.ins, self.needs)]
+
+
+def _drop_ctx(fn: Any) -> Any:
+    """A ``replay_ctx`` op's replay function without the ctx it also returns."""
+    return lambda *xs: fn(*xs)[0]
 
 
 def signature(args: tuple[Any, ...], kwargs: dict[str, Any]

@@ -170,6 +170,30 @@ class Compiled:
             return (out,) if isinstance(out, Tensor) else tuple(out)
         return bound
 
+    def loop_body(self, args: tuple[Any, ...], vary: int) -> Callable[[Any], Any] | None:
+        """For a loop that calls f with ``args`` changing only ``args[vary]`` (an ndarray
+        or Tensor of the same shape and dtype, as tf.fixed_point's iteration): ``body(x)``,
+        the payload of f's output for ``args[vary] = x`` by the replayed trace, with the
+        ops that read only the other arguments computed once (loop invariants); None
+        when this signature is not replayed (not recorded yet, declined, guards, a
+        result that is not one Tensor). Forward only; ``body`` raises where an op fails
+        (the eager call then gives the op's own error)."""
+        traced, key = signature(args, {})
+        entry = self._cache.get(key) if key is not None else None
+        if not isinstance(entry, Trace) or entry.out_kind != "tensor" or vary not in traced:
+            return None
+        arrays = [a._data if isinstance(a, Tensor) else a for a in (args[i] for i in traced)]
+        try:
+            body = entry.loop_body(arrays, traced.index(vary))
+        except Exception:      # an op failed on these values: the caller runs eagerly
+            return None
+        if body is None:
+            return None
+
+        def run(x: Any) -> Any:
+            return body(x)[0]
+        return run
+
     # ---- a recording -------------------------------------------------------------------
     def _record(self, key: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                 traced: list[int], guard_failures: int = 0) -> Any:

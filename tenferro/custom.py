@@ -892,6 +892,10 @@ class _Accept:
 
 def _norm(v: NDArray[Any]) -> float:
     """‖v‖₂ without overflow or underflow in the squares (v finite)."""
+    flat = v.reshape(-1)
+    sq = float(flat @ flat)      # (the common case: one dot, no scaling)
+    if 1e-280 < sq < 1e280:
+        return float(np.sqrt(sq))
     m = float(np.max(np.abs(v))) if v.size else 0.0
     return m * float(np.linalg.norm(v / m)) if m > 0 and np.isfinite(m) else m
 
@@ -1138,11 +1142,23 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
 
     # the iteration's map, recorded at its first step and replayed after (tf.compile;
     # it runs eagerly, with the same values, where the recording declines)
-    step = _compile(big_g) if compile else big_g
+    compiled = _compile(big_g) if compile else None
+    step: Callable[..., Any] = big_g if compiled is None else compiled
+    body: list[Any] = [None]     # the replayed map of x alone (after the first step)
 
     def apply_map(x: NDArray[Any], k: int) -> NDArray[Any]:
-        with _no_grad():
-            y = step(Tensor._wrap(x), *plain)
+        y: Any = None
+        if body[0] is not None:
+            try:
+                y = body[0](x)
+            except Exception:    # noqa: BLE001  (an op failed: the eager step raises)
+                y = None
+        if y is None:
+            with _no_grad():
+                y = step(Tensor._wrap(x), *plain)
+            if compiled is not None and k == 1:
+                # the params do not change: what reads only them runs once (loop_body)
+                body[0] = compiled.loop_body((Tensor._wrap(x), *plain), 0)
         x_new = np.asarray(y._data if isinstance(y, Tensor) else y, dtype=x.dtype)
         if x_new.shape != x.shape:
             raise ShapeError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'} "
@@ -1171,9 +1187,8 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         raise LinAlgError(_no_convergence(n_iter, steps, norms, abs_step, rtol_, atol_))
 
     def f(x: Tensor, *p: Tensor) -> Any:
-        # (eager even when compiled: the GMRES's reverse passes over the one recorded
-        # graph measured faster than replaying all of G's pullbacks per product)
-        return x - big_g(x, *p)
+        # (compiled, the GMRES of the implicit derivative replays G's pullbacks too)
+        return x - step(x, *p)
     f.__name__ = getattr(g, "__name__", "g")
     return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0_a, iterate, params_t, None,
                        dense_max, gmres_rtol)

@@ -555,3 +555,55 @@ def test_an_op_keeping_a_traced_index_in_its_ctx_declines():
     with pytest.raises(Decline, match="reads an index"):
         _check_ctx({"k": idx.copy()}, [idx], "op")          # a copy, by its value
     _check_ctx((np.array([0, 1, 2]), 1.5), [idx], "op")     # another constant: fine
+
+
+def test_loop_body_computes_the_fixed_arguments_part_once():
+    calls = []
+
+    def f(x, p):
+        calls.append(1)
+        a = tf.stack([tf.cosh(p), tf.sinh(p)])            # reads p only: a loop invariant
+        return x[tf.argsort(x * a[0])] * a[1] + x.sum()
+
+    cf = tf.compile(f)
+    p = tf.as_tensor(0.7)
+    assert cf.loop_body((np.zeros(4), p), 0) is None      # not recorded yet
+    cf(tf.tensor(np.arange(4.0)), p)
+    body = cf.loop_body((np.zeros(4), p), 0)
+    for k in range(3):
+        x = RNG.standard_normal(4)
+        np.testing.assert_array_equal(body(x), f(tf.tensor(x), p).numpy())
+    assert len(calls) == 1 + 3          # the recording, then the eager references only
+    # guards (a Python branch on a value) are not checked by a loop body: none is made
+    cg = tf.compile(lambda x, p: x * p if float(p) > 0 else -x)
+    cg(tf.tensor(np.ones(2)), p)
+    assert cg.loop_body((np.ones(2), p), 0) is None
+    # a declined signature has none either
+    ch = tf.compile(lambda x, p: x * x.numpy().max() * p)
+    ch(tf.tensor(np.ones(2)), p)
+    assert ch.loop_body((np.ones(2), p), 0) is None
+
+
+def test_gradient_in_some_arguments_runs_only_their_pullbacks():
+    def f(x, p):
+        a = tf.exp(p) * tf.sin(p)                          # p only
+        return (x * a).sum() + (x ** 2).sum()
+
+    cf = tf.compile(f)
+    for k in range(3):
+        x, p = RNG.standard_normal(3), RNG.standard_normal(3)
+        xt, pt = tf.tensor(x, requires_grad=True), tf.as_tensor(p)
+        (gx,) = tf.grad([cf(xt, pt)], [xt])
+        xe = tf.tensor(x, requires_grad=True)
+        (hx,) = tf.grad([f(xe, tf.as_tensor(p))], [xe])
+        np.testing.assert_allclose(gx.numpy(), hx.numpy(), rtol=1e-15)
+        pt2 = tf.tensor(p, requires_grad=True)
+        gx2, gp = tf.grad([cf(xt, pt2)], [xt, pt2])
+        pe = tf.tensor(p, requires_grad=True)
+        hx2, hp = tf.grad([f(xe, pe)], [xe, pe])
+        np.testing.assert_allclose(gp.numpy(), hp.numpy(), rtol=1e-14)
+    trace = next(iter(cf._cache.values()))
+    # (the test can fail: with only x wanted, the ops of p alone get no cotangent)
+    assert len(trace._needs_for) == 2
+    only_x = trace._needs_for[(True, False)]
+    assert sum(any(n) for n in only_x) < sum(any(n) for n in trace._needs_for[(True, True)])
