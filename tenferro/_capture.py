@@ -222,7 +222,7 @@ class Trace:
                             (_drop_ctx(fn), refs, single, first, n_out, False))
                 continue
             replay_forward([entry], slots, [], self._check, {})   # once: a constant now
-        template = [v if not dep[i] else None for i, v in enumerate(slots)]
+        template: list[Any] = [v if not dep[i] else None for i, v in enumerate(slots)]
         outs = self.outs
         # (an output that is not computed per call, a constant or x itself, is copied)
         fresh = [dep[r] and r != vary for r in outs]
@@ -345,7 +345,7 @@ def _check_ctx(ctx: Any, choices: list[np.ndarray], name: str, depth: int = 0) -
     input). A copy is recognised by its value; an equal constant index array declines too
     (eager then: correct, slower)."""
     if type(ctx) is np.ndarray:
-        a = ctx
+        a: Any = ctx
         while isinstance(a, np.ndarray):
             if any(a is c for c in choices):
                 break

@@ -34,6 +34,7 @@ __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph"
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
            "as_view", "GraphFreedError", "is_tracked", "tracked_in_reverse", "has_tangent",
            "tangent_of", "CAPTURE", "note_read", "note_escape", "set_recorder", "index_result",
+           "traced_index",
            "nested_level_active", "active_levels", "find_tangent", "make_chain",
            "restrict_chain", "with_chain", "nest_level", "unnest_level", "enter_level",
            "release_tangents"]
@@ -215,6 +216,13 @@ def index_result(op: "Op", inputs: tuple[Any, ...], out: NDArray[Any], ctx: Any 
                                             for x in inputs):
         return apply1(op, inputs, out, ctx)
     return _Tensor._wrap(out)
+
+
+def traced_index(k: Any) -> bool:
+    """Whether ``k`` is an index Tensor computed from traced values inside this thread's
+    tf.compile recording (index_result's nodes): an indexing op takes it as an input."""
+    return (CAPTURE.recorder is not None and isinstance(k, _Tensor)
+            and k._node is not None)
 
 
 def _has_active(fw: Any, level: int) -> bool:

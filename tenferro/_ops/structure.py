@@ -26,7 +26,8 @@ import operator
 
 import numpy as np
 
-from .._engine import CAPTURE as _CAPTURE, _cast_like, apply1, as_view, note_escape
+from .._engine import (CAPTURE as _CAPTURE, _cast_like, apply1, as_view, note_escape,
+                       traced_index)
 from .._kernels import load as _load_kernel
 from .._sparse import ScatterKind, SparseCotangent, set_graph_densify
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
@@ -541,7 +542,7 @@ _index_add_op = defop(
 def _traced_positions(key: Any) -> list[int]:
     """The positions of ``key`` (a tuple) holding an integer Tensor in the graph: only
     inside a tf.compile recording (argsort, argmax of a traced value)."""
-    return [i for i, k in enumerate(key) if isinstance(k, Tensor) and k._node is not None]
+    return [i for i, k in enumerate(key) if traced_index(k)]
 
 
 def _fill_key(key: tuple[Any, ...], positions: tuple[int, ...], idx: Any) -> tuple[Any, ...]:
