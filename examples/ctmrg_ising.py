@@ -15,6 +15,11 @@ the fixed point by the implicit function theorem (no unrolling of the iteration)
     u = -d(ln Z/N)/d beta           (tf.grad with create_graph=True)
     c = beta^2 d^2(ln Z/N)/d beta^2 (a second tf.grad)
 
+The choices of the step (which eigenpairs to keep: tf.argsort; the signs: tf.argmax and
+tf.sign) are tenferro ops, so ``fixed_point(..., compile=True)`` records the step once and
+replays it at every iteration with the new choices (docs/guide/compile.md): the same
+iterates as the eager step, bit for bit, in about 0.8x its time.
+
 The iteration starts from boundary spins all up, so in the ordered phase (beta > beta_c)
 it converges to the magnetised environment; a symmetric start would leave pairs of equal
 eigenvalues at the truncation and no convergence.

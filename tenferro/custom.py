@@ -1163,7 +1163,7 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         if x_new.shape != x.shape:
             raise ShapeError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'} "
                              f"has shape {x_new.shape} but x has shape {x.shape}")
-        if not np.all(np.isfinite(x_new)):
+        if not np.isfinite(x_new).all():
             raise LinAlgError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'}"
                               f" returned non-finite values at iteration {k}; g must map "
                               f"finite iterates to finite values")

@@ -55,8 +55,9 @@ def _argsort_np(d: NDArray[Any], axis: int, descending: bool) -> NDArray[Any]:
     # Sort the reversed input ascending: equal entries then come out in reversed
     # original order, which reading the result backwards turns into original order.
     n = d.shape[axis]
-    p = np.argsort(np.flip(d, axis), axis=axis, kind="stable")
-    return np.flip(n - 1 - p, axis)
+    rev = (slice(None),) * axis + (slice(None, None, -1),)   # np.flip's view, without
+    p = d[rev].argsort(axis=axis, kind="stable")             # its Python (tf.compile's
+    return (n - 1 - p)[rev]                                  # replay runs this per call)
 
 
 # ---- the adjoint pair: gather by a permutation <-> scatter back ---------------------------
