@@ -199,7 +199,6 @@ class Trace:
             out.append(g.densify() if type(g) is SparseCotangent else g)
         return tuple(out)
 
-
     def loop_body(self, arrays: list[Any], vary: int) -> Any:
         """The forward for calls that change only argument ``vary`` (a loop's state; the
         other arguments are ``arrays``' and fixed): the ops that read only fixed

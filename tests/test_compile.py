@@ -607,3 +607,15 @@ def test_gradient_in_some_arguments_runs_only_their_pullbacks():
     assert len(trace._needs_for) == 2
     only_x = trace._needs_for[(True, False)]
     assert sum(any(n) for n in only_x) < sum(any(n) for n in trace._needs_for[(True, True)])
+
+
+def test_a_float_index_inside_a_recording_raises_the_eager_error():
+    def f(x):
+        return x[x * 0.0]
+
+    cf = tf.compile(f)
+    with pytest.raises(tf.IndexingError, match="must be an integer or bool tensor") as e:
+        f(tf.tensor(np.ones(3), requires_grad=True))
+    with pytest.raises(tf.IndexingError) as c:
+        cf(tf.tensor(np.ones(3), requires_grad=True))
+    assert str(c.value) == str(e.value) and cf.explain() == {}
