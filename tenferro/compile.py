@@ -194,6 +194,29 @@ class Compiled:
             return body(x)[0]
         return run
 
+    def pullback(self, args: tuple[Any, ...], wrt: int) -> Callable[[Any], Any] | None:
+        """``vjp(u)``: the cotangent of ``args[wrt]`` for the output cotangent ``u`` (an
+        ndarray of the output's shape), by the trace's pullbacks replayed at ``args``
+        (only those on a path from ``args[wrt]``), without the engine: for a product
+        applied many times (an iterative solver's). None when this signature is not
+        replayed with a gradient (not recorded yet, declined, a guard that reads another
+        value, a failing op, a result that is not one Tensor)."""
+        traced, key = signature(args, {})
+        entry = self._cache.get(key) if key is not None else None
+        if not isinstance(entry, Trace) or entry.out_kind != "tensor" or wrt not in traced:
+            return None
+        arrays = [a._data if isinstance(a, Tensor) else a for a in (args[i] for i in traced)]
+        try:
+            _, run = entry.forward(arrays)
+        except Exception:      # a guard or an op failed: the caller's eager way
+            return None
+        k = traced.index(wrt)
+        needs = tuple(i == k for i in range(len(traced)))
+
+        def vjp(u: Any) -> Any:
+            return entry.backward(run, (u,), needs)[k]
+        return vjp
+
     # ---- a recording -------------------------------------------------------------------
     def _record(self, key: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                 traced: list[int], guard_failures: int = 0) -> Any:

@@ -662,6 +662,9 @@ class _RootCall:
     dense_max: int
     name: str
     gmres_rtol: float
+    # fixed_point(compile=True): (y, params) -> u ↦ (∂G/∂x)ᵀu by the recorded step's
+    # replayed pullbacks, or None (then the eager reverse pass)
+    g_vjp_x: Callable[..., Any] | None = None
 
 
 def _residual(call: _RootCall, x: Tensor, params: Sequence[Tensor]) -> Tensor:
@@ -742,16 +745,18 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
             else np.reshape(g, n)
         lam = _dense_solve(a.mT if graph else a.T, gf, call, graph)
     else:
-        cut = Cut((y,) + tuple(params), False, track=(0,))
-        xp = cut.proxies[0]
-        with _enable_grad():
-            r = _residual(call, xp, cut.proxies[1:])
+        rmatvec = _replayed_rmatvec(call, y, params, n)
+        if rmatvec is None:
+            cut = Cut((y,) + tuple(params), False, track=(0,))
+            xp = cut.proxies[0]
+            with _enable_grad():
+                r = _residual(call, xp, cut.proxies[1:])
 
-        # u ↦ Aᵀu, a reverse pass over the recorded f
-        def rmatvec(u: NDArray[Any]) -> NDArray[Any]:
-            gx, = _grad([r], [xp], [Tensor._wrap(u.reshape(call.shape).astype(r.dtype))],
-                        retain_graph=True)
-            return np.zeros(n, r.dtype) if gx is None else gx._data.reshape(n)
+            # u ↦ Aᵀu, a reverse pass over the recorded f
+            def rmatvec(u: NDArray[Any]) -> NDArray[Any]:
+                gx, = _grad([r], [xp], [Tensor._wrap(u.reshape(call.shape).astype(r.dtype))],
+                            retain_graph=True)
+                return np.zeros(n, r.dtype) if gx is None else gx._data.reshape(n)
         lam = _gmres(rmatvec, np.reshape(g, n).astype(call.dtype), call, "adjoint (Aᵀλ = ḡ)")
     lam = lam.reshape(call.shape)
     wanted = [k for k, p in enumerate(params) if needs[k]]
@@ -766,6 +771,30 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
     for k, c in zip(wanted, gl):
         cots[k] = c if graph or c is None else c._data
     return tuple(cots)
+
+
+def _payload(v: _Value) -> NDArray[Any]:
+    return v._data if isinstance(v, Tensor) else np.asarray(v)
+
+
+def _replayed_rmatvec(call: _RootCall, y: _Value, params: Sequence[_Value], n: int
+                      ) -> Callable[[NDArray[Any]], NDArray[Any]] | None:
+    """u ↦ Aᵀu = u - (∂G/∂x)ᵀu for f = x - G(x) by G's recorded pullbacks (fixed_point
+    with compile=True; the same values as the eager reverse pass, without the engine), or
+    None."""
+    if call.g_vjp_x is None:
+        return None
+    vjp = call.g_vjp_x(y, params)
+    if vjp is None:
+        return None
+    dtype = call.dtype
+
+    def rmatvec(u: NDArray[Any]) -> NDArray[Any]:
+        u = u.astype(dtype, copy=False)
+        gx = vjp(u.reshape(call.shape))
+        out: NDArray[Any] = u.copy() if gx is None else u - np.reshape(gx, n)
+        return out
+    return rmatvec
 
 
 def _root_jvp(call: _RootCall, ts: Sequence[_Value], xs: Sequence[_Value],
@@ -943,13 +972,14 @@ def _check_root(name: str, fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArr
 
 def _solve_root(op: Op, name: str, f: Callable[..., Any], x0: NDArray[Any],
                 solver: Callable[..., Any], params: tuple[Tensor, ...],
-                accept: _Accept | None, dense_max: int, gmres_rtol: float) -> Tensor:
+                accept: _Accept | None, dense_max: int, gmres_rtol: float,
+                g_vjp_x: Callable[..., Any] | None = None) -> Tensor:
     """Run ``solver`` on plain values, check its result (``accept``; None: the solver
     checked it), and record the root as one node of ``op`` with the implicit rules."""
     dtype = _root_dtype(x0, params)
     x0 = x0.astype(dtype)
     shape = x0.shape
-    call = _RootCall(f, shape, dtype, int(dense_max), name, gmres_rtol)
+    call = _RootCall(f, shape, dtype, int(dense_max), name, gmres_rtol, g_vjp_x)
     plain = [detached(p) for p in params]
 
     def fun(x: ArrayLike) -> NDArray[Any]:     # (the solver may pass x by keyword)
@@ -1192,5 +1222,10 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         # 13.4 ms for the chi-16 CTMRG: the call's pullback also runs the params' part)
         return x - big_g(x, *p)
     f.__name__ = getattr(g, "__name__", "g")
+    g_vjp_x = None
+    if compiled is not None:
+        def g_vjp_x(y: Any, p: Sequence[Any]) -> Any:
+            return compiled.pullback((Tensor._wrap(_payload(y)),
+                                      *[Tensor._wrap(_payload(q)) for q in p]), 0)
     return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0_a, iterate, params_t, None,
-                       dense_max, gmres_rtol)
+                       dense_max, gmres_rtol, g_vjp_x)

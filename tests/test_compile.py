@@ -619,3 +619,25 @@ def test_a_float_index_inside_a_recording_raises_the_eager_error():
     with pytest.raises(tf.IndexingError) as c:
         cf(tf.tensor(np.ones(3), requires_grad=True))
     assert str(c.value) == str(e.value) and cf.explain() == {}
+
+
+def test_pullback_is_the_eager_vjp_in_one_argument():
+    def f(x, p):
+        return tf.sin(x[tf.argsort(x)]) * tf.exp(p) + (x * p).sum()
+
+    cf = tf.compile(f)
+    p = tf.as_tensor(np.array([0.3, -0.2, 0.1]))
+    x = RNG.standard_normal(3)
+    assert cf.pullback((tf.as_tensor(x), p), 0) is None          # not recorded yet
+    cf(tf.tensor(x, requires_grad=True), p)
+    for k in range(3):
+        x, u = RNG.standard_normal(3), RNG.standard_normal(3)     # new choices
+        vjp = cf.pullback((tf.as_tensor(x), p), 0)
+        xe = tf.tensor(x, requires_grad=True)
+        (ref,) = tf.grad([f(xe, p)], [xe], [tf.as_tensor(u)])
+        np.testing.assert_allclose(vjp(u), ref.numpy(), rtol=1e-14, atol=1e-15)
+    # a guard that reads another value: no pullback (the caller's eager way)
+    cg = tf.compile(lambda x, p: x * p if float(x[0]) > 0 else -x * p)
+    cg(tf.tensor(np.ones(3), requires_grad=True), p)
+    assert cg.pullback((tf.as_tensor(np.ones(3)), p), 0) is not None
+    assert cg.pullback((tf.as_tensor(-np.ones(3)), p), 0) is None

@@ -56,8 +56,9 @@ def _argsort_np(d: NDArray[Any], axis: int, descending: bool) -> NDArray[Any]:
     # original order, which reading the result backwards turns into original order.
     n = d.shape[axis]
     rev = (slice(None),) * axis + (slice(None, None, -1),)   # np.flip's view, without
-    p = d[rev].argsort(axis=axis, kind="stable")             # its Python (tf.compile's
-    return (n - 1 - p)[rev]                                  # replay runs this per call)
+    p: NDArray[Any] = d[rev].argsort(axis=axis, kind="stable")   # its Python (tf.compile's
+    out: NDArray[Any] = (n - 1 - p)[rev]                 # replay runs this per call)
+    return out
 
 
 # ---- the adjoint pair: gather by a permutation <-> scatter back ---------------------------
