@@ -1217,9 +1217,8 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         raise LinAlgError(_no_convergence(n_iter, steps, norms, abs_step, rtol_, atol_))
 
     def f(x: Tensor, *p: Tensor) -> Any:
-        # (eager even when compiled: the GMRES's reverse passes over the one recorded
-        # graph measured faster than the compiled call's replayed pullbacks, 10.2 vs
-        # 13.4 ms for the chi-16 CTMRG: the call's pullback also runs the params' part)
+        # (eager: with compile, the GMRES products use the step's replayed pullbacks
+        # directly, _replayed_rmatvec; the rest of the derivative is one reverse pass)
         return x - big_g(x, *p)
     f.__name__ = getattr(g, "__name__", "g")
     g_vjp_x = None
