@@ -1148,8 +1148,9 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
     read with ``.numpy()``, a comparison: docs/guide/compile.md) runs eagerly, with the
     same result; ``tf.compile(lambda x, *p: gauge(g(x, *p), *p)).explain()`` says why.
     Index choices made with tenferro ops (``tf.argsort``, ``tf.argmax``, ``tf.sign``,
-    indexing by them) are replayed with the new values. The derivative's computation
-    does not change.
+    indexing by them) are replayed with the new values. For the implicit derivative the
+    GMRES products (n > dense_max) replay the map's pullbacks too (the same values as
+    the eager reverse passes); the dense and second-order paths run eagerly.
     """
     params_t = _root_params(params, "fixed_point")
     x0_a = _x0_array(x0, "fixed_point")
