@@ -59,6 +59,7 @@ u 0.15 s, c 0.3 s), chi 12 about 1 s, plus the difference quotients (4 more fixe
     python examples/ctmrg_ising.py --chi 16 --betas 0.45 --rtol 1e-12   # a tighter test
 """
 import argparse
+import functools
 import importlib.util
 import math
 import sys
@@ -162,13 +163,20 @@ def ln_kappa(x, beta, chi):
     return tf.log(z_site * z_corners / z_edges ** 2)
 
 
+@functools.lru_cache(maxsize=None)
+def maps(chi):
+    """The step and the gauge at chi, the same function objects for every call (so that
+    fixed_point's compiled step, kept with them, is recorded once per chi)."""
+    return (lambda x, b: ctm_step(x, b, chi)), (lambda x, b: sign_gauge(x, b, chi))
+
+
 def ctmrg_ln_z(beta, chi, rtol=None, max_iter=5000, compile=True):
     """ln Z/N at beta (a float or a Tensor to differentiate in); rtol: fixed_point's
     (None: its default); compile: fixed_point's (the step recorded and replayed; the
     iterates are the eager ones bit for bit)."""
     b0 = float(beta.numpy()) if isinstance(beta, tf.Tensor) else float(beta)
-    x = tf.fixed_point(lambda x, b: ctm_step(x, b, chi), start(b0, chi), beta,
-                       gauge=lambda x, b: sign_gauge(x, b, chi), rtol=rtol,
+    step, gauge = maps(chi)
+    x = tf.fixed_point(step, start(b0, chi), beta, gauge=gauge, rtol=rtol,
                        max_iter=max_iter, compile=compile)
     return ln_kappa(x, beta, chi)
 

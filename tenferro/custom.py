@@ -59,6 +59,7 @@ from numpy.typing import ArrayLike, NDArray
 import dataclasses
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
@@ -70,7 +71,7 @@ from ._ops.structure import stack
 from ._rule_api import Cut, detached, is_tracked, outside_dual_level
 from ._tensor import Tensor
 from .autograd import enable_grad as _enable_grad, grad as _grad, no_grad as _no_grad
-from .compile import compile as _compile
+from .compile import Compiled, compile as _compile
 from .forward import dual_level, make_dual, unpack_dual
 from .linalg.solve import solve
 
@@ -1096,6 +1097,33 @@ def _no_convergence(max_iter: int, steps: Sequence[float], norms: Sequence[float
                   "use custom_root with a Newton-type solver.")
 
 
+# fixed_point(compile=True)'s recorded maps: g -> {gauge: Compiled of gauge ∘ g}. Weak in
+# g (the map holds g weakly too, so the entry goes with g); a g that cannot be weakly
+# referenced gets a fresh recording per call.
+_MAPS: weakref.WeakKeyDictionary[Any, dict[Any, Compiled]] = weakref.WeakKeyDictionary()
+
+
+def _compiled_map(g: Callable[..., Any], gauge: Callable[..., Any] | None) -> Compiled:
+    try:
+        by_gauge = _MAPS.get(g)
+        ref: Callable[[], Any] = weakref.ref(g)
+    except TypeError:                        # not weakly referable: not kept
+        by_gauge, ref = None, (lambda: g)
+    if by_gauge is not None and gauge in by_gauge:
+        return by_gauge[gauge]
+
+    def big_g(x: Tensor, *p: Tensor) -> Any:
+        y = ref()(x, *p)
+        if gauge is None:
+            return y
+        return gauge(y if isinstance(y, Tensor) else Tensor._wrap(np.asarray(y)), *p)
+    big_g.__name__ = getattr(g, "__name__", "g")
+    compiled = _compile(big_g)
+    if isinstance(ref, weakref.ref):
+        _MAPS.setdefault(g, {})[gauge] = compiled
+    return compiled
+
+
 def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
                 gauge: Callable[..., ArrayLike] | None = None, rtol: float | None = None,
                 atol: float | None = None, tol: float | None = None, max_iter: int = 1000,
@@ -1140,10 +1168,12 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
 
     compile: iterate with the map recorded once by :func:`tenferro.compile` at the first
     iteration and replayed at the others, without the per-op Python (off by default).
-    As under ``jax.jit``, what g reads besides x and the params is fixed when it is
-    recorded: NumPy random numbers, closures or globals that g changes from call to call
+    The recording is kept with g for later calls with the same g and gauge (function
+    objects) and params of the same shapes and dtypes, as ``jax.jit`` keeps a function's
+    traces. As under ``jax.jit``, what g reads besides x and the params is fixed when it
+    is recorded: NumPy random numbers, closures or globals that change from call to call
     would be constants of the replay, so turn it on for maps that are pure functions of
-    (x, *params). Then the iterates are those of the eager map bit for bit (the replay is
+    (x, *params) (pass what changes as a param). Then the iterates are those of the eager map bit for bit (the replay is
     checked against the eager step when recorded). A map that cannot be replayed (a value
     read with ``.numpy()``, a comparison: docs/guide/compile.md) runs eagerly, with the
     same result; ``tf.compile(lambda x, *p: gauge(g(x, *p), *p)).explain()`` says why.
@@ -1172,8 +1202,9 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         return gauge(y if isinstance(y, Tensor) else Tensor._wrap(np.asarray(y)), *p)
 
     # the iteration's map, recorded at its first step and replayed after (tf.compile;
-    # it runs eagerly, with the same values, where the recording declines)
-    compiled = _compile(big_g) if compile else None
+    # it runs eagerly, with the same values, where the recording declines); kept for
+    # later calls with the same g and gauge, as jax.jit keeps a function's traces
+    compiled = _compiled_map(g, gauge) if compile else None
     step: Callable[..., Any] = big_g if compiled is None else compiled
     body: list[Any] = [None]     # the replayed map of x alone (after the first step)
 

@@ -623,3 +623,30 @@ def test_fixed_point_compiled_step_is_replayed():
     y = tf.fixed_point(g, np.zeros(2), np.ones(2), tol=1e-3)
     np.testing.assert_array_equal(x.numpy(), y.numpy())
     assert len(calls) == 1 + 12          # compiled: 1 recording; eager: 12 steps
+
+
+def test_fixed_point_keeps_the_compiled_map_for_the_same_functions():
+    import tenferro.custom as custom
+    calls = []
+
+    def g(x, a):
+        calls.append(1)          # runs when the map is recorded only
+        return 0.5 * x + a
+
+    x1 = tf.fixed_point(g, np.zeros(2), np.ones(2), compile=True)
+    x2 = tf.fixed_point(g, np.zeros(2), np.full(2, 3.0), compile=True)    # new params
+    assert len(calls) == 1
+    np.testing.assert_array_equal(x1.numpy(), tf.fixed_point(g, np.zeros(2), np.ones(2)).numpy())
+    np.testing.assert_array_equal(x2.numpy(), tf.fixed_point(g, np.zeros(2),
+                                                             np.full(2, 3.0)).numpy())
+    (cm,) = custom._MAPS[g].values()
+    assert cm.records == 1
+    tf.fixed_point(g, np.zeros(3), np.ones(3), compile=True)    # a new shape: records
+    assert cm.records == 2
+    import gc
+    import weakref
+    alive = weakref.ref(g)
+    n = len(custom._MAPS)
+    del g, cm
+    gc.collect()
+    assert alive() is None and len(custom._MAPS) == n - 1     # the cache does not keep g
