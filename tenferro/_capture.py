@@ -310,8 +310,8 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             slot_of[(id(node), k)] = first + k
             slot_of_array[id(node.out_data[k])] = first + k
             trace.new_slot(None, True)
-            if node.out_data[k].dtype.kind in "biu":
-                nondiff.add(first + k)
+            if node.out_data[k].dtype.kind in "biu" or op.zero_derivative:
+                nondiff.add(first + k)      # (no cotangent: its derivative is 0)
         fn = op.replay(ctx)
         dyn = bool(op.replay_ctx)
         trace.plan.append((fn, refs, len(refs) == 1, first, n_out, dyn))

@@ -275,8 +275,10 @@ def _zero_derivative_op(name: str, complex: bool = False) -> Op:
     def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         return (_zeros(ys[0]),)
 
-    return defop(name, vjp, jvp, complex=complex,
-                 doc="piecewise constant: derivative 0 (also at the jumps)")
+    op = defop(name, vjp, jvp, complex=complex,
+               doc="piecewise constant: derivative 0 (also at the jumps)")
+    op.zero_derivative = True
+    return op
 
 
 def _rounding(name: str, ufunc: np.ufunc, doc: str) -> Callable[[ArrayLike], Tensor]:

@@ -40,7 +40,7 @@ NONDIFF: set[Any] = set()  # numpy ufuncs/functions whose result does not depend
 class Op:
     """A differentiable primitive: its name, rules and what it supports."""
     __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc",
-                 "kernel", "replay", "replay_ctx")
+                 "kernel", "replay", "replay_ctx", "zero_derivative")
 
     def __init__(self, name: str, vjp: Callable[..., Any] | None,
                  jvp: Callable[..., Any] | None, *, nondiff: Iterable[int] = (),
@@ -69,6 +69,9 @@ class Op:
         # own error.
         self.replay: Callable[[Any], Callable[..., Any]] | None = None
         self.replay_ctx = False
+        # the derivative is 0 everywhere (sign, floor, argsort, ...): a tf.compile replay
+        # sends no cotangent into its outputs (the eager pullback returns zeros)
+        self.zero_derivative = False
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
@@ -92,6 +95,7 @@ def index_op(name: str, replay: Callable[[Any], Callable[..., Any]]) -> Op:
                lambda ctx, ts, xs, ys: (None,),
                doc="an integer/boolean choice made from the values: no derivative")
     op.replay = replay
+    op.zero_derivative = True
     return op
 
 
