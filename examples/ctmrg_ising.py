@@ -18,7 +18,9 @@ the fixed point by the implicit function theorem (no unrolling of the iteration)
 The choices of the step (which eigenpairs to keep: tf.argsort; the signs: tf.argmax and
 tf.sign) are tenferro ops, so ``fixed_point(..., compile=True)`` records the step once and
 replays it at every iteration with the new choices (docs/guide/compile.md): the same
-iterates as the eager step, bit for bit, in about 0.8x its time.
+iterates as the eager step, bit for bit, in about 0.6x its time (chi 16: the iteration
+19 ms instead of 32 ms). ``maps(chi)`` keeps the step and the gauge as the same
+function objects, with which fixed_point keeps the recording for the next call.
 
 The iteration starts from boundary spins all up, so in the ordered phase (beta > beta_c)
 it converges to the magnetised environment; a symmetric start would leave pairs of equal
