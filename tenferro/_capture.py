@@ -300,7 +300,7 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             raise Decline(f"the op {op.name!r} has no replay rule yet")
         refs = tuple([_ref(x, trace, slot_of, slot_of_array, op.name) for x in node.inputs])
         ctx = node.ctx
-        if choices:
+        if choices and not op.index_inputs:
             _check_ctx(ctx, choices, op.name)
         if type(ctx) is np.ndarray and ctx.flags.writeable:
             ctx = ctx.copy()        # a constant operand (x ∘ c): as it was when recorded

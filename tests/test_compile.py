@@ -641,3 +641,15 @@ def test_pullback_is_the_eager_vjp_in_one_argument():
     cg(tf.tensor(np.ones(3), requires_grad=True), p)
     assert cg.pullback((tf.as_tensor(np.ones(3)), p), 0) is not None
     assert cg.pullback((tf.as_tensor(-np.ones(3)), p), 0) is None
+
+
+def test_a_constant_index_equal_to_the_recorded_choice_still_replays():
+    def f(x):      # x[argmax(|x|, axis=0), arange(3)]: the recorded choice is [0, 1, 2]
+        return x[tf.argmax(tf.abs(x), axis=0), np.arange(3)]
+
+    cf = tf.compile(f)
+    first = np.diag([3.0, 4.0, 5.0]) + 0.1
+    for x in (first, RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))):
+        t, e = tf.tensor(x, requires_grad=True), tf.tensor(x, requires_grad=True)
+        np.testing.assert_array_equal(cf(t).numpy(), f(e).numpy())
+    assert cf.records == 1 and cf.replays == 3, cf.explain()

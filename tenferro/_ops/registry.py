@@ -40,7 +40,7 @@ NONDIFF: set[Any] = set()  # numpy ufuncs/functions whose result does not depend
 class Op:
     """A differentiable primitive: its name, rules and what it supports."""
     __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc",
-                 "kernel", "replay", "replay_ctx", "zero_derivative")
+                 "kernel", "replay", "replay_ctx", "zero_derivative", "index_inputs")
 
     def __init__(self, name: str, vjp: Callable[..., Any] | None,
                  jvp: Callable[..., Any] | None, *, nondiff: Iterable[int] = (),
@@ -72,6 +72,10 @@ class Op:
         # the derivative is 0 everywhere (sign, floor, argsort, ...): a tf.compile replay
         # sends no cotangent into its outputs (the eager pullback returns zeros)
         self.zero_derivative = False
+        # its index arrays computed from traced values are inputs and its ctx holds only
+        # constants the caller gave (getitem_traced_index): tf.compile's build need not
+        # look for such an index in the ctx (_capture._check_ctx)
+        self.index_inputs = False
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"

@@ -570,6 +570,7 @@ _getitem_traced_op = defop(
     "getitem_traced_index", _getitem_traced_vjp,
     lambda ctx, ts, xs, ys: (_gather(ts[0], _traced_key(ctx, xs)),))
 _getitem_traced_op.replay = lambda ctx: lambda x, *idx: x[_fill_key(ctx[0], ctx[1], idx)]
+_getitem_traced_op.index_inputs = True    # (a constant index equal to a choice is fine)
 
 
 def getitem(x: Tensor, key: Any) -> Tensor:
