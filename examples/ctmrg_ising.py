@@ -15,6 +15,13 @@ the fixed point by the implicit function theorem (no unrolling of the iteration)
     u = -d(ln Z/N)/d beta           (tf.grad with create_graph=True)
     c = beta^2 d^2(ln Z/N)/d beta^2 (a second tf.grad)
 
+The choices of the step (which eigenpairs to keep: tf.argsort; the signs: tf.argmax and
+tf.sign) are tenferro ops, so ``fixed_point(..., compile=True)`` records the step once and
+replays it at every iteration with the new choices (docs/guide/compile.md): the same
+iterates as the eager step, bit for bit, in about 0.6x its time (chi 16: the iteration
+19 ms instead of 32 ms). ``maps(chi)`` keeps the step and the gauge as the same
+function objects, with which fixed_point keeps the recording for the next call.
+
 The iteration starts from boundary spins all up, so in the ordered phase (beta > beta_c)
 it converges to the magnetised environment; a symmetric start would leave pairs of equal
 eigenvalues at the truncation and no convergence.
@@ -54,6 +61,7 @@ u 0.15 s, c 0.3 s), chi 12 about 1 s, plus the difference quotients (4 more fixe
     python examples/ctmrg_ising.py --chi 16 --betas 0.45 --rtol 1e-12   # a tighter test
 """
 import argparse
+import functools
 import importlib.util
 import math
 import sys
@@ -111,9 +119,10 @@ def ctm_step(x, beta, chi):
     a, _ = ising_site(beta)
     m = tf.einsum("a,api,aqj,pquv->iujv", c, t, t, a).reshape((2 * chi, 2 * chi))
     w, u = tf.linalg.eigh(0.5 * (m + m.mT))
-    # which eigenvectors to keep is a choice made on the values: a constant of the
-    # derivative, like the signs of the gauge
-    keep = np.argsort(-np.abs(w.numpy()))[:chi]
+    # which eigenvectors to keep is a choice made on the values (an integer tensor: no
+    # derivative, like the signs of the gauge); made with tenferro ops, tf.fixed_point's
+    # compiled step makes it anew at each iteration
+    keep = tf.argsort(tf.abs(w), descending=True)[:chi]
     p = u[:, keep].reshape((chi, 2, chi))
     c_new = w[keep]
     t_new = tf.einsum("api,aqb,uqvp,bvj->iuj", p, t, a, p)
@@ -126,9 +135,9 @@ def sign_gauge(x, beta, chi):
     the sign of the largest-magnitude entry of T[i, :, 0] (T[0, :, 0] is invariant, so
     the choice is canonical)."""
     c, t = unpack(x, chi)
-    col = t.numpy()[:, :, 0]
-    s = np.sign(col[np.arange(chi), np.argmax(np.abs(col), axis=1)])
-    s = tf.as_tensor(np.where(s == 0, 1, s).astype(col.dtype))
+    col = t[:, :, 0]
+    s = tf.sign(col[np.arange(chi), tf.argmax(tf.abs(col), axis=1)])   # derivative 0
+    s = s + (1.0 - s * s)              # 1 where the row is 0 (any sign would do)
     return pack(c, t * s[:, None, None] * s[None, None, :])
 
 
@@ -156,13 +165,21 @@ def ln_kappa(x, beta, chi):
     return tf.log(z_site * z_corners / z_edges ** 2)
 
 
-def ctmrg_ln_z(beta, chi, rtol=None, max_iter=5000):
+@functools.lru_cache(maxsize=None)
+def maps(chi):
+    """The step and the gauge at chi, the same function objects for every call (so that
+    fixed_point's compiled step, kept with them, is recorded once per chi)."""
+    return (lambda x, b: ctm_step(x, b, chi)), (lambda x, b: sign_gauge(x, b, chi))
+
+
+def ctmrg_ln_z(beta, chi, rtol=None, max_iter=5000, compile=True):
     """ln Z/N at beta (a float or a Tensor to differentiate in); rtol: fixed_point's
-    (None: its default)."""
+    (None: its default); compile: fixed_point's (the step recorded and replayed; the
+    iterates are the eager ones bit for bit)."""
     b0 = float(beta.numpy()) if isinstance(beta, tf.Tensor) else float(beta)
-    x = tf.fixed_point(lambda x, b: ctm_step(x, b, chi), start(b0, chi), beta,
-                       gauge=lambda x, b: sign_gauge(x, b, chi), rtol=rtol,
-                       max_iter=max_iter)
+    step, gauge = maps(chi)
+    x = tf.fixed_point(step, start(b0, chi), beta, gauge=gauge, rtol=rtol,
+                       max_iter=max_iter, compile=compile)
     return ln_kappa(x, beta, chi)
 
 

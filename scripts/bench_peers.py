@@ -734,12 +734,13 @@ def _fixed_point_programs(rounds, chi=16, beta=0.40):
     E = _load_example("ctmrg_ising")
     x0 = E.start(beta, chi)
 
-    def tf_run():
+    def tf_run(compile):
         b = tf.tensor(beta, requires_grad=True)
-        lnz = E.ctmrg_ln_z(b, chi)
+        lnz = E.ctmrg_ln_z(b, chi, compile=compile)
         (g,) = tf.grad([lnz], [b])
         return np.array([float(lnz), float(g)])
-    fns = {"tenferro": tf_run}
+    # tenferro: the eager step; tf.compile: fixed_point(compile=True), the step replayed
+    fns = {"tenferro": lambda: tf_run(False), "tf.compile": lambda: tf_run(True)}
     recompile = None
     if JAX is not None:
         box = {}

@@ -155,6 +155,8 @@ class Trace:
         self.const_of: dict[int, int] = {}   # id of a constant's array -> its slot (build)
         self.guard_failures = 0          # recordings in a row that a guard made
         self.lowered: Any = None         # its C instructions (tenferro/_lower.py), if any
+        self._needs_for: dict[tuple[bool, ...], list[tuple[bool, ...]]] = {}
+        self._lowered_needs: dict[tuple[bool, ...], Any] = {}
 
     def new_slot(self, value: Any, traced: bool) -> int:
         self.template.append(value)
@@ -185,21 +187,79 @@ class Trace:
                  needs: tuple[bool, ...]) -> tuple[Any, ...]:
         """The cotangents of the traced inputs for the output cotangents ``gs`` (plain
         ndarrays), by each op's pullback in reverse order (as the tape runs them)."""
+        op_needs = self._needs_for.get(needs)
+        if op_needs is None:
+            op_needs = self._needs_for[needs] = self._prune(needs)
         if self.lowered is not None:
-            return self.lowered.backward(run, gs, needs)    # type: ignore[no-any-return]
+            table = self._lowered_needs.get(needs)
+            if table is None:
+                table = self._lowered_needs[needs] = self.lowered.needs_table(op_needs)
+            return self.lowered.backward(  # type: ignore[no-any-return]
+                run, gs, needs, op_needs, table)
         slots, dyn_ctx = run
         cts: list[Any] = [None] * len(slots)
         for r, g in zip(self.outs, gs):
             if g is not None and self.traced[r]:
                 # (an output listed twice gets both seeds)
                 cts[r] = g if cts[r] is None else cts[r] + g
-        replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, self.needs, slots,
+        replay_pullbacks(self.plan, self.ops, self.ctxs, self.ins, op_needs, slots,
                          dyn_ctx, cts)
         out = []
         for i in range(self.n_args):
             g = cts[i] if needs[i] else None
             out.append(g.densify() if type(g) is SparseCotangent else g)
         return tuple(out)
+
+    def loop_body(self, arrays: list[Any], vary: int) -> Any:
+        """The forward for calls that change only argument ``vary`` (a loop's state; the
+        other arguments are ``arrays``' and fixed): the ops that read only fixed
+        arguments and constants run once, here, and become constants of the returned
+        ``body(x) -> outputs``. None when the trace has guards (they would be checked
+        once only). Forward only: no pullbacks."""
+        if self.guards:
+            return None
+        slots = self.template.copy()
+        slots[:self.n_args] = arrays
+        dep = [False] * len(slots)
+        dep[vary] = True
+        plan = []
+        for entry, refs in zip(self.plan, self.ins):
+            fn, _, single, first, n_out, dyn = entry
+            if any(dep[r] for r in refs):
+                for k in range(n_out):
+                    dep[first + k] = True
+                plan.append((fn, refs, single, first, n_out, False) if not dyn else
+                            (_drop_ctx(fn), refs, single, first, n_out, False))
+                continue
+            replay_forward([entry], slots, [], self._check, {})   # once: a constant now
+        template: list[Any] = [v if not dep[i] else None for i, v in enumerate(slots)]
+        outs = self.outs
+        # (an output that is not computed per call, a constant or x itself, is copied)
+        fresh = [dep[r] and r != vary for r in outs]
+
+        def body(x: Any) -> list[Any]:
+            run = template.copy()
+            run[vary] = x
+            replay_forward(plan, run, [], None, {})
+            return [run[r] if f else run[r].copy() for r, f in zip(outs, fresh)]
+        return body
+
+    def _prune(self, needs: tuple[bool, ...]) -> list[tuple[bool, ...]]:
+        """Per op, which inputs get a cotangent when only the arguments marked in
+        ``needs`` do: the slots computed from one of them (a part of f that reads only
+        the other arguments runs no pullback)."""
+        dep = [bool(n) for n in needs] + [False] * (len(self.template) - self.n_args)
+        for (_, _, _, first, n_out, _), refs in zip(self.plan, self.ins):
+            if any(dep[r] for r in refs):
+                for k in range(n_out):
+                    dep[first + k] = True
+        return [tuple([dep[r] and n for r, n in zip(refs, need)])
+                for refs, need in zip(self.ins, self.needs)]
+
+
+def _drop_ctx(fn: Any) -> Any:
+    """A ``replay_ctx`` op's replay function without the ctx it also returns."""
+    return lambda *xs: fn(*xs)[0]
 
 
 def signature(args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -239,6 +299,10 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
     for i, leaf in enumerate(leaves):
         slot_of[(id(leaf._node), 0)] = i
         slot_of_array[id(leaf._data)] = i
+    # integer/boolean results computed from traced values (argsort, argmax: index_result):
+    # no cotangent flows into them, and an op may read them only as an input
+    choices = [d for node in rec.nodes for d in node.out_data if d.dtype.kind in "biu"]
+    nondiff: set[int] = set()
     for node in rec.nodes:
         op = node.op
         if node.freed:
@@ -247,6 +311,8 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             raise Decline(f"the op {op.name!r} has no replay rule yet")
         refs = tuple([_ref(x, trace, slot_of, slot_of_array, op.name) for x in node.inputs])
         ctx = node.ctx
+        if choices and not op.index_inputs:
+            _check_ctx(ctx, choices, op.name)
         if type(ctx) is np.ndarray and ctx.flags.writeable:
             ctx = ctx.copy()        # a constant operand (x ∘ c): as it was when recorded
         n_out = node.n_out
@@ -255,13 +321,15 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
             slot_of[(id(node), k)] = first + k
             slot_of_array[id(node.out_data[k])] = first + k
             trace.new_slot(None, True)
+            if node.out_data[k].dtype.kind in "biu" or op.zero_derivative:
+                nondiff.add(first + k)      # (no cotangent: its derivative is 0)
         fn = op.replay(ctx)
         dyn = bool(op.replay_ctx)
         trace.plan.append((fn, refs, len(refs) == 1, first, n_out, dyn))
         trace.ops.append(op)
         trace.ctxs.append(ctx)
         trace.ins.append(refs)
-        trace.needs.append(tuple([trace.traced[r] for r in refs]))
+        trace.needs.append(tuple([trace.traced[r] and r not in nondiff for r in refs]))
     for pos, t, kind, value in rec.guards:
         r = _ref(t, trace, slot_of, slot_of_array, "a guard")
         if trace.traced[r]:
@@ -278,6 +346,33 @@ def build(rec: Recorder, leaves: list[Tensor], out: Any, args: tuple[Any, ...],
     trace.keep = [a for i, a in enumerate(args) if i not in traced]
     trace.const_of = {}     # (the ids of the recording's arrays mean nothing later)
     return trace
+
+
+def _check_ctx(ctx: Any, choices: list[np.ndarray], name: str, depth: int = 0) -> None:
+    """Decline when an op's ctx (its constants) holds an integer/boolean result computed
+    from traced values, or a view or copy of one: the replay would reuse the recorded
+    choice (an op reading an index from its argument's payload instead of taking it as an
+    input). A copy is recognised by its value; an equal constant index array declines too
+    (eager then: correct, slower)."""
+    if type(ctx) is np.ndarray:
+        a: Any = ctx
+        while isinstance(a, np.ndarray):
+            if any(a is c for c in choices):
+                break
+            a = a.base
+        else:
+            if ctx.dtype.kind not in "biu" or not any(
+                    c.shape == ctx.shape and np.array_equal(c, ctx) for c in choices):
+                return
+        raise Decline(f"the op {name!r} reads an index computed from traced values "
+                      "(argsort, argmax, ...) as a constant; index with it "
+                      "(x[idx], take) or compute with it as a tensor instead")
+    if depth < 3 and isinstance(ctx, (tuple, list)):
+        for c in ctx:
+            _check_ctx(c, choices, name, depth + 1)
+    elif depth < 3 and isinstance(ctx, dict):
+        for c in ctx.values():
+            _check_ctx(c, choices, name, depth + 1)
 
 
 def _ref(x: Tensor, trace: Trace, slot_of: dict[tuple[int, int], int],

@@ -33,7 +33,8 @@ else:
 __all__ = ["Node", "apply", "apply1", "run_backward", "grad_plain", "grad_graph",
            "backward_plain", "owned", "graph_rule", "sum_small", "new_version", "leaf_tensor",
            "as_view", "GraphFreedError", "is_tracked", "tracked_in_reverse", "has_tangent",
-           "tangent_of", "CAPTURE", "note_read", "note_escape", "set_recorder",
+           "tangent_of", "CAPTURE", "note_read", "note_escape", "set_recorder", "index_result",
+           "traced_index",
            "nested_level_active", "active_levels", "find_tangent", "make_chain",
            "restrict_chain", "with_chain", "nest_level", "unnest_level", "enter_level",
            "release_tangents"]
@@ -199,6 +200,29 @@ def note_escape(name: str, *values: Any) -> None:
             elif isinstance(v, _Tensor) and v._node is not None:
                 rec.escapes.append(name)
                 return
+
+
+def index_result(op: "Op", inputs: tuple[Any, ...], out: NDArray[Any], ctx: Any = None
+                 ) -> "Tensor":
+    """The integer or boolean result ``out`` of a value-dependent choice (argsort, argmax)
+    on ``inputs``, as a Tensor without a derivative. While tf.compile records and an input
+    is traced, it is a node of ``op`` (whose ``replay`` recomputes it from the replay's
+    values, and whose pullback gives nothing), so the choice stays inside the trace and
+    consumers that take it as an input (indexing by it, arithmetic) see the new choice at
+    replay, as jnp.argsort inside jax.jit. Anywhere else a plain tensor, as before; with
+    grad mode off inside a recording, the node is not made and the tape names the op as
+    a value that left the graph."""
+    if CAPTURE.recorder is not None and any(isinstance(x, _Tensor) and x._node is not None
+                                            for x in inputs):
+        return apply1(op, inputs, out, ctx)
+    return _Tensor._wrap(out)
+
+
+def traced_index(k: Any) -> bool:
+    """Whether ``k`` is an index Tensor computed from traced values inside this thread's
+    tf.compile recording (index_result's nodes): an indexing op takes it as an input."""
+    return (CAPTURE.recorder is not None and isinstance(k, _Tensor)
+            and k._node is not None)
 
 
 def _has_active(fw: Any, level: int) -> bool:

@@ -170,6 +170,53 @@ class Compiled:
             return (out,) if isinstance(out, Tensor) else tuple(out)
         return bound
 
+    def loop_body(self, args: tuple[Any, ...], vary: int) -> Callable[[Any], Any] | None:
+        """For a loop that calls f with ``args`` changing only ``args[vary]`` (an ndarray
+        or Tensor of the same shape and dtype, as tf.fixed_point's iteration): ``body(x)``,
+        the payload of f's output for ``args[vary] = x`` by the replayed trace, with the
+        ops that read only the other arguments computed once (loop invariants); None
+        when this signature is not replayed (not recorded yet, declined, guards, a
+        result that is not one Tensor). Forward only; ``body`` raises where an op fails
+        (the eager call then gives the op's own error)."""
+        traced, key = signature(args, {})
+        entry = self._cache.get(key) if key is not None else None
+        if not isinstance(entry, Trace) or entry.out_kind != "tensor" or vary not in traced:
+            return None
+        arrays = [a._data if isinstance(a, Tensor) else a for a in (args[i] for i in traced)]
+        try:
+            body = entry.loop_body(arrays, traced.index(vary))
+        except Exception:      # an op failed on these values: the caller runs eagerly
+            return None
+        if body is None:
+            return None
+
+        def run(x: Any) -> Any:
+            return body(x)[0]
+        return run
+
+    def pullback(self, args: tuple[Any, ...], wrt: int) -> Callable[[Any], Any] | None:
+        """``vjp(u)``: the cotangent of ``args[wrt]`` for the output cotangent ``u`` (an
+        ndarray of the output's shape), by the trace's pullbacks replayed at ``args``
+        (only those on a path from ``args[wrt]``), without the engine: for a product
+        applied many times (an iterative solver's). None when this signature is not
+        replayed with a gradient (not recorded yet, declined, a guard that reads another
+        value, a failing op, a result that is not one Tensor)."""
+        traced, key = signature(args, {})
+        entry = self._cache.get(key) if key is not None else None
+        if not isinstance(entry, Trace) or entry.out_kind != "tensor" or wrt not in traced:
+            return None
+        arrays = [a._data if isinstance(a, Tensor) else a for a in (args[i] for i in traced)]
+        try:
+            _, run = entry.forward(arrays)
+        except Exception:      # a guard or an op failed: the caller's eager way
+            return None
+        k = traced.index(wrt)
+        needs = tuple(i == k for i in range(len(traced)))
+
+        def vjp(u: Any) -> Any:
+            return entry.backward(run, (u,), needs)[k]
+        return vjp
+
     # ---- a recording -------------------------------------------------------------------
     def _record(self, key: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                 traced: list[int], guard_failures: int = 0) -> Any:
@@ -192,10 +239,26 @@ class Compiled:
             verify(trace, rec, leaves)
         except Decline as e:
             self._cache[key] = str(e)
-            return self._eager(args, kwargs)
+            plain = _detached(out) if not wants_grad([args[i] for i in traced]) else None
+            if plain is None:
+                return self._eager(args, kwargs)
+            # no gradient asked for: the recording's own result is the eager one (f ran
+            # on copies of the inputs), so f does not run a second time
+            self.eager_calls += 1
+            return plain
         trace.guard_failures = guard_failures
         self._cache[key] = trace
         return self._replay(trace, key, args, kwargs, traced, fresh=True)
+
+
+def _detached(out: Any) -> Any:
+    """A recording's result as plain Tensors (None: not a Tensor or a tuple/list of them)."""
+    if isinstance(out, Tensor):
+        return Tensor._wrap(out._data)
+    if isinstance(out, (tuple, list)) and all(isinstance(o, Tensor) for o in out):
+        res = [Tensor._wrap(o._data) for o in out]
+        return res if isinstance(out, list) else tuple(res)
+    return None
 
 
 def _describe(key: Any) -> str:

@@ -59,6 +59,7 @@ from numpy.typing import ArrayLike, NDArray
 import dataclasses
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
@@ -70,6 +71,7 @@ from ._ops.structure import stack
 from ._rule_api import Cut, detached, is_tracked, outside_dual_level
 from ._tensor import Tensor
 from .autograd import enable_grad as _enable_grad, grad as _grad, no_grad as _no_grad
+from .compile import Compiled, compile as _compile
 from .forward import dual_level, make_dual, unpack_dual
 from .linalg.solve import solve
 
@@ -661,6 +663,9 @@ class _RootCall:
     dense_max: int
     name: str
     gmres_rtol: float
+    # fixed_point(compile=True): (y, params) -> u ↦ (∂G/∂x)ᵀu by the recorded step's
+    # replayed pullbacks, or None (then the eager reverse pass)
+    g_vjp_x: Callable[..., Any] | None = None
 
 
 def _residual(call: _RootCall, x: Tensor, params: Sequence[Tensor]) -> Tensor:
@@ -741,16 +746,18 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
             else np.reshape(g, n)
         lam = _dense_solve(a.mT if graph else a.T, gf, call, graph)
     else:
-        cut = Cut((y,) + tuple(params), False, track=(0,))
-        xp = cut.proxies[0]
-        with _enable_grad():
-            r = _residual(call, xp, cut.proxies[1:])
+        rmatvec = _replayed_rmatvec(call, y, params, n)
+        if rmatvec is None:
+            cut = Cut((y,) + tuple(params), False, track=(0,))
+            xp = cut.proxies[0]
+            with _enable_grad():
+                r = _residual(call, xp, cut.proxies[1:])
 
-        # u ↦ Aᵀu, a reverse pass over the recorded f
-        def rmatvec(u: NDArray[Any]) -> NDArray[Any]:
-            gx, = _grad([r], [xp], [Tensor._wrap(u.reshape(call.shape).astype(r.dtype))],
-                        retain_graph=True)
-            return np.zeros(n, r.dtype) if gx is None else gx._data.reshape(n)
+            # u ↦ Aᵀu, a reverse pass over the recorded f
+            def rmatvec(u: NDArray[Any]) -> NDArray[Any]:
+                gx, = _grad([r], [xp], [Tensor._wrap(u.reshape(call.shape).astype(r.dtype))],
+                            retain_graph=True)
+                return np.zeros(n, r.dtype) if gx is None else gx._data.reshape(n)
         lam = _gmres(rmatvec, np.reshape(g, n).astype(call.dtype), call, "adjoint (Aᵀλ = ḡ)")
     lam = lam.reshape(call.shape)
     wanted = [k for k, p in enumerate(params) if needs[k]]
@@ -765,6 +772,30 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
     for k, c in zip(wanted, gl):
         cots[k] = c if graph or c is None else c._data
     return tuple(cots)
+
+
+def _payload(v: _Value) -> NDArray[Any]:
+    return v._data if isinstance(v, Tensor) else np.asarray(v)
+
+
+def _replayed_rmatvec(call: _RootCall, y: _Value, params: Sequence[_Value], n: int
+                      ) -> Callable[[NDArray[Any]], NDArray[Any]] | None:
+    """u ↦ Aᵀu = u - (∂G/∂x)ᵀu for f = x - G(x) by G's recorded pullbacks (fixed_point
+    with compile=True; the same values as the eager reverse pass, without the engine), or
+    None."""
+    if call.g_vjp_x is None:
+        return None
+    vjp = call.g_vjp_x(y, params)
+    if vjp is None:
+        return None
+    dtype = call.dtype
+
+    def rmatvec(u: NDArray[Any]) -> NDArray[Any]:
+        u = u.astype(dtype, copy=False)
+        gx = vjp(u.reshape(call.shape))
+        out: NDArray[Any] = u.copy() if gx is None else u - np.reshape(gx, n)
+        return out
+    return rmatvec
 
 
 def _root_jvp(call: _RootCall, ts: Sequence[_Value], xs: Sequence[_Value],
@@ -891,6 +922,10 @@ class _Accept:
 
 def _norm(v: NDArray[Any]) -> float:
     """‖v‖₂ without overflow or underflow in the squares (v finite)."""
+    flat = v.reshape(-1)
+    sq = float(flat @ flat)      # (the common case: one dot, no scaling)
+    if 1e-280 < sq < 1e280:
+        return float(np.sqrt(sq))
     m = float(np.max(np.abs(v))) if v.size else 0.0
     return m * float(np.linalg.norm(v / m)) if m > 0 and np.isfinite(m) else m
 
@@ -938,13 +973,14 @@ def _check_root(name: str, fun: Callable[[NDArray[Any]], NDArray[Any]], x: NDArr
 
 def _solve_root(op: Op, name: str, f: Callable[..., Any], x0: NDArray[Any],
                 solver: Callable[..., Any], params: tuple[Tensor, ...],
-                accept: _Accept | None, dense_max: int, gmres_rtol: float) -> Tensor:
+                accept: _Accept | None, dense_max: int, gmres_rtol: float,
+                g_vjp_x: Callable[..., Any] | None = None) -> Tensor:
     """Run ``solver`` on plain values, check its result (``accept``; None: the solver
     checked it), and record the root as one node of ``op`` with the implicit rules."""
     dtype = _root_dtype(x0, params)
     x0 = x0.astype(dtype)
     shape = x0.shape
-    call = _RootCall(f, shape, dtype, int(dense_max), name, gmres_rtol)
+    call = _RootCall(f, shape, dtype, int(dense_max), name, gmres_rtol, g_vjp_x)
     plain = [detached(p) for p in params]
 
     def fun(x: ArrayLike) -> NDArray[Any]:     # (the solver may pass x by keyword)
@@ -1061,10 +1097,38 @@ def _no_convergence(max_iter: int, steps: Sequence[float], norms: Sequence[float
                   "use custom_root with a Newton-type solver.")
 
 
+# fixed_point(compile=True)'s recorded maps: g -> {gauge: Compiled of gauge ∘ g}. Weak in
+# g (the map holds g weakly too, so the entry goes with g); a g that cannot be weakly
+# referenced gets a fresh recording per call.
+_MAPS: weakref.WeakKeyDictionary[Any, dict[Any, Compiled]] = weakref.WeakKeyDictionary()
+
+
+def _compiled_map(g: Callable[..., Any], gauge: Callable[..., Any] | None) -> Compiled:
+    try:
+        by_gauge = _MAPS.get(g)
+        ref: Callable[[], Any] = weakref.ref(g)
+    except TypeError:                        # not weakly referable: not kept
+        by_gauge, ref = None, (lambda: g)
+    if by_gauge is not None and gauge in by_gauge:
+        return by_gauge[gauge]
+
+    def big_g(x: Tensor, *p: Tensor) -> Any:
+        y = ref()(x, *p)
+        if gauge is None:
+            return y
+        return gauge(y if isinstance(y, Tensor) else Tensor._wrap(np.asarray(y)), *p)
+    big_g.__name__ = getattr(g, "__name__", "g")
+    compiled = _compile(big_g)
+    if isinstance(ref, weakref.ref):
+        _MAPS.setdefault(g, {})[gauge] = compiled
+    return compiled
+
+
 def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
                 gauge: Callable[..., ArrayLike] | None = None, rtol: float | None = None,
                 atol: float | None = None, tol: float | None = None, max_iter: int = 1000,
-                dense_max: int = 200, gmres_rtol: float = 1e-12) -> Tensor:
+                dense_max: int = 200, gmres_rtol: float = 1e-12,
+                compile: bool = False) -> Tensor:
     """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
 
     Iterates ``x_k+1 = G(x_k)`` on plain values from x0, with G = g, or
@@ -1101,6 +1165,22 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
     dx* = (I - ∂G/∂x)⁻¹ ∂G/∂θ dθ, exact at the fixed point, without unrolling the
     iteration. A faster solver (Anderson, Newton): use
     ``custom_root(lambda x, *p: x - g(x, *p), x0, solver, *params)``.
+
+    compile: iterate with the map recorded once by :func:`tenferro.compile` at the first
+    iteration and replayed at the others, without the per-op Python (off by default).
+    The recording is kept with g for later calls with the same g and gauge (function
+    objects) and params of the same shapes and dtypes, as ``jax.jit`` keeps a function's
+    traces. As under ``jax.jit``, what g reads besides x and the params is fixed when it
+    is recorded: NumPy random numbers, closures or globals that change from call to call
+    would be constants of the replay, so turn it on for maps that are pure functions of
+    (x, *params) (pass what changes as a param). Then the iterates are those of the eager map bit for bit (the replay is
+    checked against the eager step when recorded). A map that cannot be replayed (a value
+    read with ``.numpy()``, a comparison: docs/guide/compile.md) runs eagerly, with the
+    same result; ``tf.compile(lambda x, *p: gauge(g(x, *p), *p)).explain()`` says why.
+    Index choices made with tenferro ops (``tf.argsort``, ``tf.argmax``, ``tf.sign``,
+    indexing by them) are replayed with the new values. For the implicit derivative the
+    GMRES products (n > dense_max) replay the map's pullbacks too (the same values as
+    the eager reverse passes); the dense and second-order paths run eagerly.
     """
     params_t = _root_params(params, "fixed_point")
     x0_a = _x0_array(x0, "fixed_point")
@@ -1121,14 +1201,31 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
             return y
         return gauge(y if isinstance(y, Tensor) else Tensor._wrap(np.asarray(y)), *p)
 
+    # the iteration's map, recorded at its first step and replayed after (tf.compile;
+    # it runs eagerly, with the same values, where the recording declines); kept for
+    # later calls with the same g and gauge, as jax.jit keeps a function's traces
+    compiled = _compiled_map(g, gauge) if compile else None
+    step: Callable[..., Any] = big_g if compiled is None else compiled
+    body: list[Any] = [None]     # the replayed map of x alone (after the first step)
+
     def apply_map(x: NDArray[Any], k: int) -> NDArray[Any]:
-        with _no_grad():
-            y = big_g(Tensor._wrap(x), *plain)
+        y: Any = None
+        if body[0] is not None:
+            try:
+                y = body[0](x)
+            except Exception:    # noqa: BLE001  (an op failed: the eager step raises)
+                y = None
+        if y is None:
+            with _no_grad():
+                y = step(Tensor._wrap(x), *plain)
+            if compiled is not None and k == 1:
+                # the params do not change: what reads only them runs once (loop_body)
+                body[0] = compiled.loop_body((Tensor._wrap(x), *plain), 0)
         x_new = np.asarray(y._data if isinstance(y, Tensor) else y, dtype=x.dtype)
         if x_new.shape != x.shape:
             raise ShapeError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'} "
                              f"has shape {x_new.shape} but x has shape {x.shape}")
-        if not np.all(np.isfinite(x_new)):
+        if not np.isfinite(x_new).all():
             raise LinAlgError(f"fixed_point: {'gauge(g(x))' if gauge else 'g(x, *params)'}"
                               f" returned non-finite values at iteration {k}; g must map "
                               f"finite iterates to finite values")
@@ -1152,7 +1249,14 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
         raise LinAlgError(_no_convergence(n_iter, steps, norms, abs_step, rtol_, atol_))
 
     def f(x: Tensor, *p: Tensor) -> Any:
+        # (eager: with compile, the GMRES products use the step's replayed pullbacks
+        # directly, _replayed_rmatvec; the rest of the derivative is one reverse pass)
         return x - big_g(x, *p)
     f.__name__ = getattr(g, "__name__", "g")
+    g_vjp_x = None
+    if compiled is not None:
+        def g_vjp_x(y: Any, p: Sequence[Any]) -> Any:
+            return compiled.pullback((Tensor._wrap(_payload(y)),
+                                      *[Tensor._wrap(_payload(q)) for q in p]), 0)
     return _solve_root(_FIXED_POINT_OP, "fixed_point", f, x0_a, iterate, params_t, None,
-                       dense_max, gmres_rtol)
+                       dense_max, gmres_rtol, g_vjp_x)

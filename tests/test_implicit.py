@@ -562,3 +562,91 @@ def test_ctmrg_ising_converges_with_the_defaults_and_differentiates(beta):
         y = ctm_gauge(ctm_step(y, b), b)
     gu, = tf.grad(log_kappa(y, b), [b])
     assert abs(gu.item() - g1.item()) < 1e-10 * abs(g1.item())
+
+
+def ctm_step_traced(x, beta):
+    """ctm_step with the kept eigenvectors chosen by tf.argsort (replayable by tf.compile)."""
+    c, t = ctm_unpack(x)
+    a = ising_site(beta)
+    m = tf.einsum("ab,api,bqj,pquv->iujv", c, t, t, a).reshape((2 * CHI, 2 * CHI))
+    w, u = tf.linalg.eigh(0.5 * (m + m.mT))
+    p = u[:, tf.argsort(tf.abs(w), descending=True)[:CHI]]
+    cn = p.mT @ m @ p
+    pr = p.reshape((CHI, 2, CHI))
+    tn = tf.einsum("api,aqb,uqvp,bvj->iuj", pr, t, a, pr)
+    tn = 0.5 * (tn + tf.permute_dims(tn, (2, 1, 0)))
+    return ctm_pack(cn / tf.linalg.norm(cn), tn / tf.linalg.norm(tn))
+
+
+def ctm_gauge_traced(x, beta):
+    """ctm_gauge with the signs by tf.argmax and tf.sign (replayable by tf.compile)."""
+    c, t = ctm_unpack(x)
+    col = t[:, :, 0]
+    s = tf.sign(col[np.arange(CHI), tf.argmax(tf.abs(col), axis=1)])
+    s = s + (1.0 - s * s)
+    return ctm_pack(c * s[:, None] * s[None, :], t * s[:, None, None] * s[None, None, :])
+
+
+@pytest.mark.parametrize("dense_max", [200, 0])     # dense A, and GMRES on the vjp operator
+def test_fixed_point_compiled_step_equals_eager(dense_max):
+    """compile=True replays gauge ∘ step (argsort, argmax, sign inside the trace): the same
+    iterates bit for bit, so the same fixed point and derivative as the eager iteration,
+    and the same as the NumPy-choice step that cannot be compiled."""
+    def run(step, gauge, compile, order):
+        b = tf.tensor(0.40, requires_grad=True)
+        x = tf.fixed_point(step, ctm_x0(), b, gauge=gauge, compile=compile,
+                           dense_max=dense_max)
+        lk = log_kappa(x, b)
+        g1, = tf.grad(lk, [b], create_graph=order == 2)
+        out = [lk.item(), g1.item()]
+        if order == 2:
+            out.append(tf.grad(g1, [b])[0].item())
+        return x.numpy(), out
+    order = 2 if dense_max else 1
+    xe, ve = run(ctm_step_traced, ctm_gauge_traced, False, order)
+    xc, vc = run(ctm_step_traced, ctm_gauge_traced, True, order)
+    np.testing.assert_array_equal(xc, xe)
+    assert vc == ve
+    xn, vn = run(ctm_step, ctm_gauge, True, order)      # NumPy choices: runs eagerly
+    np.testing.assert_allclose(xn, xe, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(vn, ve, rtol=1e-12)
+    assert abs(ve[0] - onsager(0.40)) < 1e-9
+
+
+def test_fixed_point_compiled_step_is_replayed():
+    calls = []
+
+    def g(x, a):
+        calls.append(1)          # Python side effects run once: when the step is recorded
+        return 0.5 * x + a
+    x = tf.fixed_point(g, np.zeros(2), np.ones(2), tol=1e-3, compile=True)
+    y = tf.fixed_point(g, np.zeros(2), np.ones(2), tol=1e-3)
+    np.testing.assert_array_equal(x.numpy(), y.numpy())
+    assert len(calls) == 1 + 12          # compiled: 1 recording; eager: 12 steps
+
+
+def test_fixed_point_keeps_the_compiled_map_for_the_same_functions():
+    import tenferro.custom as custom
+    calls = []
+
+    def g(x, a):
+        calls.append(1)          # runs when the map is recorded only
+        return 0.5 * x + a
+
+    x1 = tf.fixed_point(g, np.zeros(2), np.ones(2), compile=True)
+    x2 = tf.fixed_point(g, np.zeros(2), np.full(2, 3.0), compile=True)    # new params
+    assert len(calls) == 1
+    np.testing.assert_array_equal(x1.numpy(), tf.fixed_point(g, np.zeros(2), np.ones(2)).numpy())
+    np.testing.assert_array_equal(x2.numpy(), tf.fixed_point(g, np.zeros(2),
+                                                             np.full(2, 3.0)).numpy())
+    (cm,) = custom._MAPS[g].values()
+    assert cm.records == 1
+    tf.fixed_point(g, np.zeros(3), np.ones(3), compile=True)    # a new shape: records
+    assert cm.records == 2
+    import gc
+    import weakref
+    alive = weakref.ref(g)
+    n = len(custom._MAPS)
+    del g, cm
+    gc.collect()
+    assert alive() is None and len(custom._MAPS) == n - 1     # the cache does not keep g

@@ -392,6 +392,10 @@ FAMILY_SECTIONS = [              # the family sections of docs/rules.md, in the 
 OP_FAMILY_BY_NAME = {
     "matrix_exp": "matrix_exp",
     "lazy_rule": "svd",
+    # index choices (registry.index_op): integer results without a derivative
+    "argsort": "linear-maps",
+    "argmax": "linear-maps",
+    "argmin": "linear-maps",
 }
 OP_FAMILY_BY_PREFIX = [          # (op name prefix, anchor)
     ("special.", "special-functions"),

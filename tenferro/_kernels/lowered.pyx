@@ -437,18 +437,41 @@ cdef class Lowered:
         return 0
 
     # ---- backward ----------------------------------------------------------------------
-    def backward(self, run, tuple gs, tuple needs):
-        """The cotangents of the traced inputs (as _capture.Trace.backward)."""
+    def needs_table(self, list op_needs):
+        """Per instruction, whether its two inputs get cotangents (``op_needs``: per op,
+        a tuple per input, as _capture.Trace._prune gives), for ``backward``."""
+        table = np.zeros((self.n_entries, 2), dtype=np.intp)
+        for k, need in enumerate(op_needs):
+            for i in range(min(len(need), 2)):
+                table[k, i] = bool(need[i])
+        return table
+
+    def backward(self, run, tuple gs, tuple needs, list op_needs=None, table=None):
+        """The cotangents of the traced inputs (as _capture.Trace.backward); with
+        ``op_needs`` and its ``needs_table``, only on the paths from the inputs that
+        ``needs`` marks."""
         cdef list slots = run[0]
         cdef dict dyn_ctx = run[1]
         cdef cnp.ndarray arena = run[2]
         cdef double* base = <double*>cnp.PyArray_DATA(arena)
+        cdef Py_ssize_t* need2 = NULL
+        cdef cnp.ndarray tab
+        if op_needs is not None:
+            tab = np.ascontiguousarray(table, dtype=np.intp)
+            need2 = <Py_ssize_t*>cnp.PyArray_DATA(tab)
+        else:
+            op_needs = self.needs
+        return self._backward(slots, dyn_ctx, base, gs, needs, op_needs, need2)
+
+    cdef tuple _backward(self, list slots, dict dyn_ctx, double* base, tuple gs, tuple needs,
+                         list op_needs, Py_ssize_t* need2):
         cdef cnp.ndarray cts = np.empty(max(self.ct_size, 1))
         cdef double* cb = <double*>cnp.PyArray_DATA(cts)
         cdef cnp.ndarray has_arr = np.zeros(self.n_slots, dtype=np.uint8)
         cdef unsigned char* has = <unsigned char*>cnp.PyArray_DATA(has_arr)
         cdef Py_ssize_t k, r, i
         cdef Py_ssize_t* row
+        cdef bint need_a, need_b
         for i in range(len(self.outs)):
             r = self.outs[i]
             g = gs[i]
@@ -457,13 +480,20 @@ cdef class Lowered:
         for k in range(self.n_entries - 1, -1, -1):
             row = self.code + k * NFIELDS
             if row[F_BWD] == PY:
-                self._py_backward(k, slots, base, cb, has, dyn_ctx)
+                self._py_backward(k, slots, base, cb, has, dyn_ctx, <tuple>op_needs[k])
             else:
                 r = row[F_OUT]
                 if not has[r]:
                     continue
                 has[r] = 0
-                self._c_backward(k, row, cb + self.ctloc[r], slots, base, cb, has)
+                need_a = row[F_NEEDA] != 0
+                need_b = row[F_NEEDB] != 0
+                if need2 != NULL:        # pruned to the paths from the wanted inputs
+                    need_a = need_a and need2[2 * k] != 0
+                    need_b = need_b and need2[2 * k + 1] != 0
+                if need_a or need_b:
+                    self._c_backward(k, row, cb + self.ctloc[r], slots, base, cb, has,
+                                     need_a, need_b)
         result = []
         for i in range(self.n_args):
             if needs[i] and has[i]:
@@ -496,11 +526,11 @@ cdef class Lowered:
         return 0
 
     cdef int _py_backward(self, Py_ssize_t k, list slots, double* base, double* cb,
-                          unsigned char* has, dict dyn_ctx) except -1:
+                          unsigned char* has, dict dyn_ctx, tuple need) except -1:
         cdef tuple entry = <tuple>self.plan[k]
         cdef Py_ssize_t first = entry[3], n_out = entry[4], i, r
         cdef bint any_g = False
-        cdef tuple refs, need
+        cdef tuple refs
         gk = []
         for i in range(n_out):
             r = first + i
@@ -518,8 +548,9 @@ cdef class Lowered:
         refs = <tuple>entry[1]
         xs = tuple([self._value(<Py_ssize_t>x, slots, base) for x in refs])
         ys = tuple([self._value(first + i, slots, base) for i in range(n_out)])
+        if not any(need):
+            return 0
         c = dyn_ctx[k] if entry[5] else self.ctxs[k]
-        need = <tuple>self.needs[k]
         cots = self.ops[k].vjp(c, need, tuple(gk), xs, ys)
         for i in range(len(refs)):
             if need[i] and cots[i] is not None:
@@ -527,7 +558,8 @@ cdef class Lowered:
         return 0
 
     cdef int _c_backward(self, Py_ssize_t k, Py_ssize_t* row, double* g, list slots,
-                         double* base, double* cb, unsigned char* has) except -1:
+                         double* base, double* cb, unsigned char* has, bint need_a,
+                         bint need_b) except -1:
         cdef Opnd A, B
         cdef Py_ssize_t a = row[F_A], b = row[F_B], i, j, l, m, n, kk
         cdef double* d
@@ -545,7 +577,7 @@ cdef class Lowered:
             m = A.r
             kk = A.c
             n = B.c
-            if row[F_NEEDA]:                 # Ā = ḡ Bᵀ
+            if need_a:                 # Ā = ḡ Bᵀ
                 d = cb + self.ctloc[a]
                 first = not has[a]
                 for i in range(m):
@@ -558,7 +590,7 @@ cdef class Lowered:
                         else:
                             d[i * kk + l] += acc
                 has[a] = 1
-            if row[F_NEEDB]:                 # B̄ = Aᵀ ḡ
+            if need_b:                 # B̄ = Aᵀ ḡ
                 d = cb + self.ctloc[b]
                 first = not has[b]
                 for l in range(kk):
@@ -573,18 +605,18 @@ cdef class Lowered:
                 has[b] = 1
             return 0
         if op == ADD or op == SUB:
-            if row[F_NEEDA]:
+            if need_a:
                 _acc(cb + self.ctloc[a], g, self.size[a], 1.0, not has[a])
                 has[a] = 1
-            if row[F_NEEDB]:
+            if need_b:
                 _acc(cb + self.ctloc[b], g, self.size[b], 1.0 if op == ADD else -1.0,
                      not has[b])
                 has[b] = 1
             return 0
         if op == SOLVE or op == TRSV_BWD:
-            self._solve_backward(k, row, g, slots, base, cb, has)
+            self._solve_backward(k, row, g, slots, base, cb, has, need_a, need_b)
             return 0
-        if not row[F_NEEDA]:
+        if not need_a:
             return 0
         d = cb + self.ctloc[a]
         first = not has[a]
@@ -637,7 +669,8 @@ cdef class Lowered:
         return 0
 
     cdef int _solve_backward(self, Py_ssize_t k, Py_ssize_t* row, double* g, list slots,
-                             double* base, double* cb, unsigned char* has) except -1:
+                             double* base, double* cb, unsigned char* has, bint need_a,
+                             bint need_b) except -1:
         """B̄ = A⁻ᵀ ḡ and Ā = −B̄ Xᵀ (SOLVE: by the forward's LU), restricted to A's
         triangle for a triangular A (TRSV_BWD: by substitution), docs/rules.md."""
         cdef Opnd A, X
@@ -676,7 +709,7 @@ cdef class Lowered:
                         for p in range(i):
                             acc -= A.p[p * A.s0 + i * A.s1] * gb[p + c * n]
                         gb[i + c * n] = acc / A.p[i * A.s0 + i * A.s1]
-        if row[F_NEEDA]:
+        if need_a:
             d = cb + self.ctloc[a]
             first = not has[a]
             for i in range(n):
@@ -690,7 +723,7 @@ cdef class Lowered:
                     else:
                         d[i * n + j] += acc
             has[a] = 1
-        if row[F_NEEDB]:
+        if need_b:
             d = cb + self.ctloc[b]
             first = not has[b]
             for i in range(n):

@@ -126,9 +126,18 @@ class Lowered:
         return np.asarray(a * s)
 
     # ---- backward ------------------------------------------------------------------------
-    def backward(self, run: Any, gs: tuple[Any, ...], needs: tuple[bool, ...]
-                 ) -> tuple[Any, ...]:
+    def needs_table(self, op_needs: list[Any]) -> Any:
+        table = np.zeros((len(self.code), 2), dtype=np.intp)
+        for k, need in enumerate(op_needs):
+            for i in range(min(len(need), 2)):
+                table[k, i] = bool(need[i])
+        return table
+
+    def backward(self, run: Any, gs: tuple[Any, ...], needs: tuple[bool, ...],
+                 op_needs: list[Any] | None = None, table: Any = None) -> tuple[Any, ...]:
         slots, dyn_ctx, aux = run
+        self._op_needs = op_needs if op_needs is not None else self.needs
+        self._table = table
         cts: dict[int, Any] = {}
         for r, g in zip(self.outs, gs):
             if g is not None and self.ctloc[r] >= 0:
@@ -138,7 +147,11 @@ class Lowered:
             if row[F_BWD] == PY:
                 self._py_backward(k, slots, cts, dyn_ctx)
             elif row[F_OUT] in cts:
-                self._c_backward(k, row, cts.pop(row[F_OUT]), slots, cts, aux)
+                g = cts.pop(row[F_OUT])
+                need_a, need_b = bool(row[F_NEEDA]), bool(row[F_NEEDB])
+                if self._table is not None:
+                    need_a, need_b = need_a and self._table[k, 0], need_b and self._table[k, 1]
+                self._c_backward(k, row, g, slots, cts, aux, need_a, need_b)
         return tuple(cts.get(i) if needs[i] else None for i in range(self.n_args))
 
     def _acc(self, cts: dict[int, Any], r: int, v: Any) -> None:
@@ -158,14 +171,17 @@ class Lowered:
             return
         xs = tuple(slots[r] for r in refs)
         ys = tuple(slots[first + i] for i in range(n_out))
-        need = self.needs[k]
+        need = self._op_needs[k]
+        if not any(need):
+            return
         cots = self.ops[k].vjp(dyn_ctx[k] if dyn else self.ctxs[k], need, gk, xs, ys)
         for i, r in enumerate(refs):
             if need[i] and cots[i] is not None:
                 self._acc(cts, r, cots[i])
 
     def _c_backward(self, k: int, row: Any, g: Any, slots: list[Any],
-                    cts: dict[int, Any], aux: dict[int, Any]) -> None:
+                    cts: dict[int, Any], aux: dict[int, Any], need_a: bool,
+                    need_b: bool) -> None:
         op = row[F_BWD]
         a, b = row[F_A], row[F_B]
         if op in (SOLVE, TRSV_BWD):           # B̄ = A⁻ᵀ ḡ, Ā = −B̄ Xᵀ (on A's triangle)
@@ -177,12 +193,12 @@ class Lowered:
             else:
                 lower = bool(self.param[k])
                 gb = sla.solve_triangular(slots[a], g2, trans="T", lower=lower)
-            if row[F_NEEDA]:
+            if need_a:
                 ga = -(gb @ x2.T)
                 if op == TRSV_BWD:
                     ga = np.tril(ga) if lower else np.triu(ga)
                 self._acc(cts, a, ga)
-            if row[F_NEEDB]:
+            if need_b:
                 self._acc(cts, b, gb.reshape(x.shape))
             return
         if op == MATMUL:
@@ -193,18 +209,18 @@ class Lowered:
             x2 = x[None, :] if x.ndim == 1 else x
             y2 = y[:, None] if y.ndim == 1 else y
             g2 = np.reshape(g, (x2.shape[0], y2.shape[1]))
-            if row[F_NEEDA]:
+            if need_a:
                 self._acc(cts, a, (g2 @ y2.T).reshape(x.shape))
-            if row[F_NEEDB]:
+            if need_b:
                 self._acc(cts, b, (x2.T @ g2).reshape(y.shape))
             return
         if op in (ADD, SUB):
-            if row[F_NEEDA]:
+            if need_a:
                 self._acc(cts, a, g)
-            if row[F_NEEDB]:
+            if need_b:
                 self._acc(cts, b, g if op == ADD else -g)
             return
-        if not row[F_NEEDA]:
+        if not need_a:
             return
         if op in (ADD_CONST, SUB_CONST, ADD_SCALAR, SUB_SCALAR):
             v = g

@@ -275,8 +275,10 @@ def _zero_derivative_op(name: str, complex: bool = False) -> Op:
     def jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
         return (_zeros(ys[0]),)
 
-    return defop(name, vjp, jvp, complex=complex,
-                 doc="piecewise constant: derivative 0 (also at the jumps)")
+    op = defop(name, vjp, jvp, complex=complex,
+               doc="piecewise constant: derivative 0 (also at the jumps)")
+    op.zero_derivative = True
+    return op
 
 
 def _rounding(name: str, ufunc: np.ufunc, doc: str) -> Callable[[ArrayLike], Tensor]:
@@ -339,6 +341,7 @@ def _sgn_deriv(x: Any, y: Any, v: Any) -> Any:
 
 
 _sign_op = _zero_derivative_op("sign")
+_sign_op.replay = lambda ctx: lambda x: _arr(np.sign(x))     # (tf.compile)
 _sgn_op = defop("sgn", lambda ctx, needs, gs, xs, ys: (_sgn_deriv(xs[0], ys[0], gs[0]),),
                 lambda ctx, ts, xs, ys: (_sgn_deriv(xs[0], ys[0], ts[0]),))
 

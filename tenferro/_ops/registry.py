@@ -40,7 +40,7 @@ NONDIFF: set[Any] = set()  # numpy ufuncs/functions whose result does not depend
 class Op:
     """A differentiable primitive: its name, rules and what it supports."""
     __slots__ = ("name", "vjp", "jvp", "nondiff", "complex", "batched", "second_order", "doc",
-                 "kernel", "replay", "replay_ctx")
+                 "kernel", "replay", "replay_ctx", "zero_derivative", "index_inputs")
 
     def __init__(self, name: str, vjp: Callable[..., Any] | None,
                  jvp: Callable[..., Any] | None, *, nondiff: Iterable[int] = (),
@@ -69,6 +69,13 @@ class Op:
         # own error.
         self.replay: Callable[[Any], Callable[..., Any]] | None = None
         self.replay_ctx = False
+        # the derivative is 0 everywhere (sign, floor, argsort, ...): a tf.compile replay
+        # sends no cotangent into its outputs (the eager pullback returns zeros)
+        self.zero_derivative = False
+        # its index arrays computed from traced values are inputs and its ctx holds only
+        # constants the caller gave (getitem_traced_index): tf.compile's build need not
+        # look for such an index in the ctx (_capture._check_ctx)
+        self.index_inputs = False
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
@@ -81,6 +88,18 @@ def defop(name: str, vjp: Callable[..., Any] | None, jvp: Callable[..., Any] | N
         raise RuntimeError(f"op {name!r} registered twice")
     op = Op(name, vjp, jvp, **kw)
     OPS[name] = op
+    return op
+
+
+def index_op(name: str, replay: Callable[[Any], Callable[..., Any]]) -> Op:
+    """An op for a value-dependent integer or boolean result (argsort, argmax): no
+    derivative (its pullback and tangent are zero), and ``replay(ctx)`` recomputes it at a
+    tf.compile replay (_engine.index_result makes its nodes, inside a recording only)."""
+    op = defop(name, lambda ctx, needs, gs, xs, ys: (None,) * len(xs),
+               lambda ctx, ts, xs, ys: (None,),
+               doc="an integer/boolean choice made from the values: no derivative")
+    op.replay = replay
+    op.zero_derivative = True
     return op
 
 

@@ -19,11 +19,11 @@ from numpy.typing import ArrayLike
 
 import numpy as np
 
-from .._engine import note_escape
+from .._engine import index_result, note_escape
 from .._errors import DTypeError, IndexingError, ShapeError
 from .._tensor import Tensor
 from .reductions import normalize_axis
-from .registry import register, register_nondiff
+from .registry import index_op, register, register_nondiff
 from ._util import to_tensor
 from .structure import _axis
 
@@ -60,8 +60,12 @@ def _arg_extremum(name: str, method: Callable[..., Any]) -> _ArgReduction:
         if (d.size == 0 if axis is None else d.shape[axis] == 0):
             raise ShapeError(f"{name} of an empty tensor (shape {d.shape}, axis={axis!r}): "
                              f"there is no {word} to point at; search non-empty axes only")
-        note_escape(name, t)
-        return _int64(method(d, axis=axis, keepdims=keepdims))
+        # (inside tf.compile a node, recomputed at each replay: _engine.index_result)
+        return index_result(op, (t,), np.asarray(method(d, axis=axis, keepdims=keepdims))
+                            .astype(np.int64, copy=False), (axis, keepdims))
+
+    op = index_op(name, lambda ctx: lambda d: np.asarray(
+        method(d, axis=ctx[0], keepdims=ctx[1])).astype(np.int64, copy=False))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"The index of the first {word} along ``axis`` (of the flattened tensor "

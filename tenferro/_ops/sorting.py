@@ -28,11 +28,11 @@ from numpy.typing import ArrayLike, NDArray
 
 import numpy as np
 
-from .._engine import apply1, note_escape
+from .._engine import apply1, index_result
 from .._errors import DTypeError
 from .._tensor import Tensor
 from .._rule_api import has_node_or_tangent
-from .registry import defop, register, register_nondiff
+from .registry import defop, index_op, register, register_nondiff
 from ._util import recorded, to_tensor
 from .structure import _axis, _flat_if_no_axis, ravel
 
@@ -55,8 +55,10 @@ def _argsort_np(d: NDArray[Any], axis: int, descending: bool) -> NDArray[Any]:
     # Sort the reversed input ascending: equal entries then come out in reversed
     # original order, which reading the result backwards turns into original order.
     n = d.shape[axis]
-    p = np.argsort(np.flip(d, axis), axis=axis, kind="stable")
-    return np.flip(n - 1 - p, axis)
+    rev = (slice(None),) * axis + (slice(None, None, -1),)   # np.flip's view, without
+    p: NDArray[Any] = d[rev].argsort(axis=axis, kind="stable")   # its Python (tf.compile's
+    out: NDArray[Any] = (n - 1 - p)[rev]                 # replay runs this per call)
+    return out
 
 
 # ---- the adjoint pair: gather by a permutation <-> scatter back ---------------------------
@@ -120,8 +122,14 @@ def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
     _check_sortable("argsort", t)
     d = t._data
     axis = _axis(axis, d.ndim)
-    note_escape("argsort", t)
-    return Tensor._wrap(_argsort_np(d, axis, descending).astype(np.int64, copy=False))
+    # (inside tf.compile a node, recomputed at each replay: _engine.index_result)
+    return index_result(_argsort_op, (t,),
+                        _argsort_np(d, axis, descending).astype(np.int64, copy=False),
+                        (axis, descending))
+
+
+_argsort_op = index_op("argsort", lambda ctx: lambda d: _argsort_np(d, *ctx).astype(
+    np.int64, copy=False))
 
 
 def _np_sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,

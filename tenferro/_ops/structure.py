@@ -26,7 +26,8 @@ import operator
 
 import numpy as np
 
-from .._engine import _cast_like, apply1, as_view, note_escape
+from .._engine import (CAPTURE as _CAPTURE, _cast_like, apply1, as_view, note_escape,
+                       traced_index)
 from .._kernels import load as _load_kernel
 from .._sparse import ScatterKind, SparseCotangent, set_graph_densify
 from .._errors import AxisError, DTypeError, IndexingError, ShapeError
@@ -538,12 +539,52 @@ _index_add_op = defop(
     lambda ctx, ts, xs, ys: (_scatter(ts[0], *ctx),))
 
 
+def _traced_positions(key: Any) -> list[int]:
+    """The positions of ``key`` (a tuple) holding an integer Tensor in the graph: only
+    inside a tf.compile recording (argsort, argmax of a traced value)."""
+    return [i for i, k in enumerate(key) if traced_index(k)]
+
+
+def _fill_key(key: tuple[Any, ...], positions: tuple[int, ...], idx: Any) -> tuple[Any, ...]:
+    out = list(key)
+    for i, k in zip(positions, idx):
+        out[i] = k
+    return tuple(out)
+
+
+def _traced_key(ctx: Any, xs: Any) -> tuple[Any, ...]:
+    """The key of a getitem_traced_index op: the template with its index inputs."""
+    return _fill_key(ctx[0], ctx[1], [k._data if isinstance(k, Tensor) else k
+                                      for k in xs[1:]])
+
+
+def _getitem_traced_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
+    (gx,) = _getitem_vjp((_traced_key(ctx, xs), False), needs[:1], gs, xs[:1], ys)
+    return (gx,) + (None,) * (len(xs) - 1)
+
+
+# x[key] where index arrays of the key were computed from traced values inside a
+# tf.compile recording: they are inputs (the replay's fresh choice), not constants; the
+# gradient scatters with np.add.at (a fresh choice may repeat an index)
+_getitem_traced_op = defop(
+    "getitem_traced_index", _getitem_traced_vjp,
+    lambda ctx, ts, xs, ys: (_gather(ts[0], _traced_key(ctx, xs)),))
+_getitem_traced_op.replay = lambda ctx: lambda x, *idx: x[_fill_key(ctx[0], ctx[1], idx)]
+_getitem_traced_op.index_inputs = True    # (a constant index equal to a choice is fine)
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``: NumPy basic and advanced (integer-array, boolean-mask) indexing.
 
     Index arrays are constants; a Tensor used as an index must hold integer values.
-    The gradient adds up at repeated indices.
+    The gradient adds up at repeated indices. Inside tf.compile, an integer index
+    computed from traced values (``x[tf.argsort(w)]``) is an input of the op, recomputed
+    at each replay.
     """
+    if _CAPTURE.recorder is not None:
+        traced = _traced_positions(key if type(key) is tuple else (key,))
+        if traced:
+            return _getitem_traced(x, key if type(key) is tuple else (key,), traced)
     key, unique, basic = _index_key(key)
     d = x._data
     try:
@@ -553,6 +594,25 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     y: Tensor = apply1(_getitem_op, (x,), out, ctx=(key, unique))
     if basic:
         as_view(y, x, ("index", key))       # basic indexing: a view, as in NumPy
+    return y
+
+
+def _getitem_traced(x: Tensor, key: tuple[Any, ...], traced: list[int]) -> Tensor:
+    idx = tuple(key[i] for i in traced)
+    for k in idx:
+        if k._data.dtype.kind not in "iu":
+            raise IndexingError(f"indexing by a tensor of dtype {k.dtype} computed from "
+                                "traced values: tf.compile replays integer index tensors "
+                                "only (a boolean mask changes the result's shape)")
+    full, _, _ = _index_key(_fill_key(key, tuple(traced), [k._data for k in idx]))
+    template = _fill_key(full, tuple(traced), [None] * len(traced))
+    d = x._data
+    try:
+        # (the key as the replay forms it: the index arrays as they are)
+        out = d[_fill_key(template, tuple(traced), [k._data for k in idx])]
+    except IndexError as e:
+        raise IndexingError(f"{e} (indexing a tensor of shape {d.shape})") from None
+    y: Tensor = apply1(_getitem_traced_op, (x,) + idx, out, ctx=(template, tuple(traced)))
     return y
 
 
