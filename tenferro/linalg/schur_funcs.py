@@ -31,11 +31,15 @@ The Fréchet derivative is the upper-right block of the logarithm of a block mat
 
 with c scaling ‖cE‖₁ to about max(‖A‖₁, 1) (L is linear in E: c changes only rounding).
 
-    JVP  Ẋ = L(A, Ȧ)             VJP  Ā = L(Aᴴ, X̄)
+    JVP  Ẋ = L(A, Ȧ)             VJP  Ā = conj L(Aᵀ, conj X̄)
 
-(L(Aᴴ, ·) is the adjoint of L(A, ·), as for every primary matrix function with a real
-power series, Higham 2008 §3.) With create_graph the block logarithm is logm itself, so
-every order is differentiable by recursion. A singular A (an eigenvalue 0) raises
+The adjoint of E ↦ L_f(A, E) is G ↦ L_{f*}(Aᴴ, G) with f*(z) = conj f(conj z) (in an
+eigenbasis L is a Hadamard product with the divided differences of f; Higham 2008 §3.2),
+and L_{f*}(B, G) = conj L_f(conj B, conj G). Off the branch cut f* = f and this is the
+familiar L(Aᴴ, X̄); but a real matrix with a negative eigenvalue λ has it on the cut,
+where f*(λ) = conj log λ is the other branch, and L(Aᴴ, X̄) would be wrong. The form
+used, through Aᵀ (the eigenvalues of A), is right in both cases. With create_graph the
+block logarithm is logm itself, so every order is differentiable by recursion. A singular A (an eigenvalue 0) raises
 LinAlgError: its logarithm does not exist.
 
 funm
@@ -112,6 +116,8 @@ _SQRTM = "tf.linalg.sqrtm"
 def _sqrtm_solve(ctx: Any, x: Any, e: Any, adjoint: bool) -> Any:
     """S_{X,X}(E) (``adjoint``: S_{Xᴴ,Xᴴ}(E)), on ndarrays from the kept Schur form of X,
     on Tensors by the differentiable solve_sylvester."""
+    if x.size == 0:
+        return np.zeros(x.shape, np.result_type(x.dtype, e.dtype))
     if isinstance(x, Tensor) or isinstance(e, Tensor):
         xx = mH(x) if adjoint else x
         try:
@@ -244,19 +250,57 @@ def _frechet_block(a: Any, e: Any) -> Any:
 def _frechet(a: Any, e: Any) -> Any:
     if a.size == 0:
         return np.zeros(np.broadcast_shapes(a.shape, e.shape), np.result_type(a, e))
+    if a.dtype.kind != "c" and e.dtype.kind == "c":
+        # L(A, ·) is complex-linear: a real A keeps real blocks, whose (real) Schur form
+        # keeps a negative eigenvalue exactly on the branch cut; a complex block would let
+        # rounding move it to either side, where the principal log jumps by 2πi
+        return _frechet(a, e.real) + 1j * _frechet(a, e.imag)
     if isinstance(a, Tensor) or isinstance(e, Tensor):
         return _frechet_block(a, e)
     return _frechet_np(a, e)
 
 
+def _conj(x: Any) -> Any:
+    return x.conj() if x.dtype.kind == "c" else x
+
+
+def _rotated(ctx: Any, a: Any, e: Any) -> tuple[Any, Any, complex]:
+    """(cA, cE, c) with c = e^{−iθ} when the primal kept a rotation θ (ctx), else (A, E, 1).
+
+    A real matrix with a negative eigenvalue has it exactly on the branch cut; the block
+    matrices of its derivatives (and of theirs) repeat it in Jordan blocks, whose computed
+    eigenvalues split by O(ε^{1/k}) to both sides of the cut, where the principal log
+    jumps by 2πi. log(cA) = log A + log(c)·I on a branch that agrees with the principal
+    one at A's eigenvalues (θ is below half their angular distance to the cut, for the
+    eigenvalues not on it), so L(A, E) = L(cA, cE), and cA keeps every eigenvalue at
+    least θ away from the cut."""
+    if not ctx:
+        return a, e, 1.0
+    c = complex(np.exp(-1j * ctx))
+    return a * c, (None if e is None else e * c), c
+
+
 def _logm_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
-    # Ā = L(Aᴴ, X̄)
-    return (_frechet(mH(xs[0]), gs[0]),)
+    # Ā = conj L(Aᵀ, conj X̄) (= L(Aᴴ, X̄) off the branch cut; see the module docstring);
+    # rotated: the adjoint of E ↦ L(cA, cE) is G ↦ conj(c)·conj L(cAᵀ, conj G)
+    a, _, c = _rotated(ctx, xs[0], None)
+    ga = _conj(_frechet(a.swapaxes(-1, -2), _conj(gs[0])))
+    return (ga * c.conjugate() if ctx else ga,)
 
 
 def _logm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
-    # Ẋ = L(A, Ȧ)
-    return (_frechet(xs[0], ts[0]),)
+    # Ẋ = L(A, Ȧ) = L(cA, cȦ)
+    a, t, _ = _rotated(ctx, xs[0], ts[0])
+    return (_frechet(a, t),)
+
+
+def _rotation(d: Any) -> float:
+    """θ for :func:`_rotated` for the real stack ``d`` whose logarithm is complex: half the
+    smallest angle between the cut and an eigenvalue not on it (at most 0.5)."""
+    w = np.linalg.eigvals(d).reshape(-1)
+    off = w[~((w.imag == 0) & (w.real < 0))]
+    gap = np.pi - np.abs(np.angle(off)) if off.size else np.array([1.0])
+    return float(min(0.5, 0.5 * float(gap.min())))
 
 
 _logm_op = defop("logm", _logm_vjp, _logm_jvp,
@@ -281,7 +325,8 @@ def logm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     outs = [_log1(m, k, d.shape[:-2]) for k, m in enumerate(flat)]
     dt = np.result_type(*[o.dtype for o in outs])
     out = np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape)
-    return apply1(_logm_op, (a,), _narrow(out, d.dtype), ctx=None)
+    ctx = _rotation(d) if d.dtype.kind != "c" and dt.kind == "c" and is_tracked(a) else None
+    return apply1(_logm_op, (a,), _narrow(out, d.dtype), ctx=ctx)
 
 
 # ==== funm ================================================================================
@@ -336,11 +381,12 @@ def funm(a: ArrayLike, func: str | Callable[[Tensor], Tensor], *,
                          f"{type(func).__name__}")
     if hermitian:
         w, v = eigh(a)
-        return (v * func(w)[..., None, :]) @ mH(v)
+        res: Tensor = (v * func(w)[..., None, :]) @ mH(v)
+        return res
     w, v = eig(a, check_gauge=False)
     # V f(Λ) V⁻¹ = (V⁻ᴴ (V f(Λ))ᴴ)ᴴ, with one solve instead of an inverse
     fv = v * func(w)[..., None, :]
-    out = mH(solve(mH(v), mH(fv)))
+    out: Tensor = mH(solve(mH(v), mH(fv)))
     return out.real if a.dtype.kind != "c" else out
 
 
