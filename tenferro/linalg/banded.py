@@ -126,7 +126,7 @@ def _solve_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     ab, _ = xs
     tab, tb = ts
     x = ys[0][:, None] if vector else ys[0]
-    rhs = None if tb is None else (tb[:, None] if vector else tb)
+    rhs: Any = None if tb is None else (tb[:, None] if vector else tb)
     if tab is not None:
         ax = _band_matmul(tab, x, l, u)
         rhs = -ax if rhs is None else rhs - ax
