@@ -137,7 +137,7 @@ def _solve_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     return (dx[:, 0] if vector else dx,)
 
 
-_banded_op = defop("solve_banded", _solve_vjp, _solve_jvp,
+_banded_op = defop("solve_banded", _solve_vjp, _solve_jvp, batched=False,
                    doc="X = A⁻¹B for a banded A in LAPACK band storage (?gbsv)")
 
 

@@ -1,5 +1,5 @@
 """Schur-based matrix functions: tf.linalg.sqrtm, tf.linalg.logm, tf.linalg.funm, with
-reverse and forward rules through their Fréchet derivatives (docs/rules.md#sqrtm-logm).
+reverse and forward rules through their Fréchet derivatives (docs/rules.md#sqrtm-and-logm).
 
 Values are scipy.linalg's (sqrtm: the recursive blocked Schur method; logm: inverse
 scaling and squaring, Al-Mohy & Higham 2012), computed in double precision and rounded
