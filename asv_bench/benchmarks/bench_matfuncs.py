@@ -7,6 +7,8 @@ primal, one thread.
   MatrixExp  e = matrix_exp(a), ‖a‖ ~ 1; cotangent on e    (floor: scipy.linalg.expm)
   NormFro    norm(a) (Frobenius)                           (floor: scipy.linalg.norm(a))
   NormNuc    norm(a, "nuc")                                (floor: scipy.linalg.norm(a, "nuc"))
+  Sqrtm      x = sqrtm(a) (n = 16, 64 only); cotangent on x (floor: scipy.linalg.sqrtm)
+  Logm       x = logm(a) (n = 16, 64 only); cotangent on x  (floor: scipy.linalg.logm)
 
 at n = 4, 16 (per-call overhead), 64 and 256 (LAPACK/BLAS-bound), float64 and complex128.
 Targets for forward + backward ÷ primal (n = 16 / n = 256): det <= 3x / 2.5x, slogdet
@@ -154,6 +156,47 @@ class NormNuc(_Bench):
         tf.grad([tf.linalg.norm(self.leaf, "nuc")], [self.leaf])
 
 
+class _SchurFunc:
+    """sqrtm/logm at n = 16 and 64 (kept quick: SciPy's primals are Python-level Schur
+    code, ~0.1-10 ms here), on a well-conditioned general matrix (eigenvalues near n^½·2.5,
+    in the right half-plane)."""
+    params = [[16, 64], common.DTYPES]
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        rng = np.random.default_rng(3)
+        self.a = _random((n, n), dtype, rng) + 2.5 * np.sqrt(n) * np.eye(n)
+        self.leaf = tf.tensor(self.a, requires_grad=True)
+        self.g = _random((n, n), dtype, np.random.default_rng(4))
+
+
+class Sqrtm(_SchurFunc):
+    """Backward: ?trsyl on the Schur form of X that the forward keeps (one extra Schur
+    decomposition in the forward when a derivative is needed)."""
+
+    def time_scipy_primal(self, n, dtype):
+        sla.sqrtm(self.a)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.sqrtm(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        tf.grad([tf.linalg.sqrtm(self.leaf)], [self.leaf], [self.g])
+
+
+class Logm(_SchurFunc):
+    """Backward: SciPy's logm of the 2n x 2n block [[Aᵀ, cḠ], [0, Aᵀ]] (~8x the flops)."""
+
+    def time_scipy_primal(self, n, dtype):
+        sla.logm(self.a)
+
+    def time_tf_forward(self, n, dtype):
+        tf.linalg.logm(self.a)
+
+    def time_tf_forward_backward(self, n, dtype):
+        tf.grad([tf.linalg.logm(self.leaf)], [self.leaf], [self.g])
+
+
 class FrechetAlgorithms(common.SizeDtype):
     """L(A, E) for one cotangent E, given A (the backward of matrix_exp alone)."""
 
@@ -182,9 +225,14 @@ class FrechetAlgorithms(common.SizeDtype):
 
 def main(names=None):
     classes = [Det, Slogdet, MatrixExp, NormFro, NormNuc]
+    schur = [Sqrtm, Logm]
     if names:
         classes = [c for c in classes if c.__name__ in names]
-    common.print_forward_backward_table(classes)
+        schur = [c for c in schur if c.__name__ in names]
+    if classes:
+        common.print_forward_backward_table(classes)
+    if schur:
+        common.print_forward_backward_table(schur, params=_SchurFunc.params)
     if not names or "MatrixExpNorms" in names:
         print(f"\n{'expm':9} {'n':>4} {'dtype':10} {'norm1':>6} {'scipy us':>9} "
               f"{'tf f+b us':>9} {'f+b/scipy':>9}")

@@ -387,7 +387,7 @@ FAMILY_SECTIONS = [              # the family sections of docs/rules.md, in the 
     "elementwise", "reductions-and-scans", "linear-maps", "in-place-updates-and-views",
     "einsum", "svd", "truncated-svd", "eigh", "eigsh-and-svds", "eig", "qr", "lu", "cholesky",
     "solve-and-inv", "solve_triangular", "det-and-slogdet", "pinv-and-lstsq", "matrix_exp",
-    "norms", "products", "fft", "special-functions", "transforms-and-user-rules",
+    "sqrtm-and-logm", "solve_sylvester", "solve_banded", "norms", "products", "fft", "special-functions", "transforms-and-user-rules",
 ]
 OP_FAMILY_BY_NAME = {
     "matrix_exp": "matrix_exp",
@@ -429,6 +429,9 @@ OP_FAMILY_BY_MODULE = [          # (module of the rules, anchor)
     ("tenferro.linalg.det", "det-and-slogdet"),
     ("tenferro.linalg.lstsq", "pinv-and-lstsq"),
     ("tenferro.linalg.matfuncs", "norms"),
+    ("tenferro.linalg.schur_funcs", "sqrtm-and-logm"),
+    ("tenferro.linalg.sylvester", "solve_sylvester"),
+    ("tenferro.linalg.banded", "solve_banded"),
     ("tenferro.linalg.products", "products"),
     ("tenferro.fft", "fft"),
     ("tenferro.special", "special-functions"),

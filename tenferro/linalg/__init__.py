@@ -18,3 +18,6 @@ from .matfuncs import *  # noqa: F401,F403
 from .products import *  # noqa: F401,F403
 from .eigsh import *  # noqa: F401,F403
 from .svds import *  # noqa: F401,F403
+from .sylvester import *  # noqa: F401,F403
+from .banded import *  # noqa: F401,F403
+from .schur_funcs import *  # noqa: F401,F403

@@ -11,6 +11,16 @@ is also what keeps the gradient independent of which triangle was read.
 With Φ(X) = tril(X) with the diagonal halved:
   VJP: Ā = L⁻ᴴ Φ(LᴴL̄) L⁻¹, then Ā ← ½(Ā + Āᴴ)
   JVP: L̇ = L Φ(L⁻¹ ½(Ȧ + Ȧᴴ) L⁻ᴴ)
+
+cho_factor / cho_solve
+----------------------
+SciPy's pair, differentiable. ``cho_factor(a, lower=False)`` returns ``(c, lower)`` with
+c = cholesky(a, upper=not lower): the factor with **zeros** in the other triangle (SciPy
+leaves whatever a held there; code that relies on that garbage is wrong anyway), and
+the derivatives of cholesky. ``cho_solve((c, lower), b)`` reads only the triangle of c
+that ``lower`` names (as SciPy's does) and is two triangular solves,
+X = L⁻ᴴ(L⁻¹B) (L = c, or cᴴ for an upper c), through the differentiable
+solve_triangular: derivatives in c (on its triangle) and b, to every order.
 """
 from __future__ import annotations
 
@@ -23,18 +33,19 @@ import numpy as np
 
 from .._kernels import load as load_kernel
 from .._engine import apply1
-from .._errors import LinAlgError
+from .._errors import LinAlgError, ShapeError
 from .._ops.registry import defop, register
 from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import batch_index, factorization_replay, matrix_input
 from ._common import mH
-from .triangular import halved, trsolve
+from .triangular import halved, solve_triangular, trsolve
 
 _backprop_kernel = load_kernel("triangular_backprop").cholesky_backprop
 
-__all__ = ["cholesky", "cholesky_ad"]
+__all__ = ["cholesky", "cholesky_ad", "cho_factor", "cho_solve", "cho_factor_ad",
+           "cho_solve_ad"]
 
 _NAME = "tf.linalg.cholesky"
 
@@ -133,3 +144,43 @@ def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) ->
 
 register(cholesky, methods=("cholesky",))
 cholesky_ad = builder(cholesky)
+
+
+def cho_factor(a: ArrayLike, lower: bool = False, *,
+               check_finite: bool = True) -> tuple[Tensor, bool]:
+    """Cholesky factorization for :func:`cho_solve`, like ``scipy.linalg.cho_factor``:
+    ``(c, lower)`` with c the lower factor L (A = L Lᴴ, ``lower=True``) or the upper U
+    (A = Uᴴ U), read from that triangle of a (*batch, n, n).
+
+    Unlike SciPy, the other triangle of c holds zeros, not a's entries (cho_solve ignores
+    it either way). c is differentiable as :func:`cholesky` (Hermitian gradient).
+    """
+    lower = bool(lower)
+    return cholesky(a, upper=not lower, check_finite=check_finite), lower
+
+
+_CHO_SOLVE = "tf.linalg.cho_solve"
+
+
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, *,
+              check_finite: bool = True) -> Tensor:
+    """Solve A x = b given the Cholesky factor of A, like ``scipy.linalg.cho_solve``.
+
+    c_and_lower: ``(c, lower)`` as from :func:`cho_factor`; only the triangle of c that
+    ``lower`` names is read. b: a vector (n,) or a matrix (*batch, n, k); batch dims
+    broadcast. Differentiable in c (its cotangent lives on the triangle read) and b.
+    """
+    pair = isinstance(c_and_lower, (tuple, list)) and len(c_and_lower) == 2
+    if not pair or not isinstance(c_and_lower[1], (bool, np.bool_, int)):
+        raise ShapeError(f"{_CHO_SOLVE}: c_and_lower must be a pair (c, lower) with lower a "
+                         "bool, as cho_factor returns")
+    c, lower = c_and_lower[0], bool(c_and_lower[1])
+    c = matrix_input(c, _CHO_SOLVE, square=True, check_finite=check_finite)
+    # A = L Lᴴ: x = L⁻ᴴ(L⁻¹ b);  A = Uᴴ U: x = U⁻¹(U⁻ᴴ b)
+    y = solve_triangular(c, b, lower=lower, trans=0 if lower else 2,
+                         check_finite=check_finite)
+    return solve_triangular(c, y, lower=lower, trans=2 if lower else 0, check_finite=False)
+
+
+cho_factor_ad = builder(cho_factor)
+cho_solve_ad = builder(cho_solve)

@@ -198,3 +198,72 @@ def test_blocked_recursion_deep(dtype, n, nb):
     finally:
         kernel._set_chol_block(old)
     np.testing.assert_allclose(out, mod._backprop_formula(l, g), rtol=1e-11, atol=1e-12)
+
+
+# ---- cho_factor / cho_solve -----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.float32, np.complex64])
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("bshape", [(4,), (4, 3), (2, 4, 3)])
+def test_cho_factor_solve_values(dtype, lower, bshape):
+    """Values against SciPy; c holds zeros off its triangle (SciPy: a's entries)."""
+    import scipy.linalg as sl
+    rng = np.random.default_rng(10)
+    a = random_spd(4, dtype, (), rng)
+    b = random_array(bshape, dtype, rng)
+    c, lw = tf.linalg.cho_factor(a, lower=lower)
+    assert lw is lower and c.dtype == np.dtype(dtype)
+    tol = 1e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12
+    cs, _ = sl.cho_factor(a, lower=lower)
+    tri = np.tril if lower else np.triu
+    np.testing.assert_allclose(c.numpy(), tri(cs), rtol=tol, atol=tol)
+    assert not np.any((np.triu if lower else np.tril)(c.numpy(), 1 if lower else -1))
+    x = tf.linalg.cho_solve((c, lw), b)
+    if len(bshape) == 3:
+        ref = np.stack([sl.cho_solve((cs, lower), bk) for bk in b])
+    else:
+        ref = sl.cho_solve((cs, lower), b)
+    np.testing.assert_allclose(x.numpy(), ref, rtol=tol * 10, atol=tol * 10)
+    # cho_solve reads only its triangle: SciPy's c (garbage in the other one) gives the same
+    np.testing.assert_allclose(tf.linalg.cho_solve((cs, lower), b).numpy(), x.numpy(),
+                               rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lower", [False, True])
+def test_cho_solve_grads(dtype, lower):
+    rng = np.random.default_rng(11)
+    a = random_array((2, 3, 3), dtype, rng)
+    b = random_array((2, 3, 2), dtype, rng)
+    check_grads(lambda a, b: tf.linalg.cho_solve(
+        tf.linalg.cho_factor(hermitian_pd(a), lower=lower), b), [a, b])
+    # the factor alone: its triangle only (the rule's cotangent lives there)
+    c = np.linalg.cholesky(random_spd(3, dtype, (), rng))
+    c = c if lower else c.conj().T
+    check_grads(lambda c, b: tf.linalg.cho_solve((c, lower), b), [c, b[0]])
+
+
+def test_cho_solve_matches_solve_gradient():
+    """d/da of cho_solve(cho_factor(a), b) equals that of solve(a, b) for Hermitian
+    perturbations (the Hermitian part of solve's gradient)."""
+    rng = np.random.default_rng(12)
+    a, b = random_spd(4, np.float64, (), rng), random_array((4, 2), np.float64, rng)
+    g = random_array((4, 2), np.float64, rng)
+    res = []
+    for f in (lambda a: tf.linalg.cho_solve(tf.linalg.cho_factor(a), b),
+              lambda a: tf.linalg.solve(a, b)):
+        x = tf.tensor(a, requires_grad=True)
+        (ga,) = tf.grad([f(x)], [x], [g])
+        res.append(ga.numpy())
+    np.testing.assert_allclose(res[0], (res[1] + res[1].T) / 2, rtol=1e-12, atol=1e-12)
+
+
+def test_cho_errors():
+    with pytest.raises(tf.ShapeError, match="pair"):
+        tf.linalg.cho_solve(np.eye(2), np.ones(2))
+    with pytest.raises(tf.ShapeError, match="square"):
+        tf.linalg.cho_solve((np.ones((2, 3)), True), np.ones(2))
+    with pytest.raises(tf.LinAlgError, match="positive definite"):
+        tf.linalg.cho_factor(-np.eye(2))
+    with pytest.raises(tf.LinAlgError, match="singular"):
+        tf.linalg.cho_solve((np.zeros((2, 2)), True), np.ones(2))
