@@ -936,8 +936,10 @@ class _Vonmises(_Continuous):
         ratios = sp.ive(n, kappa) / sp.i0e(kappa)
         out = (0.5 + wrapped * (1 / (2 * math.pi))
                + _sum(ratios * sin(n * wrapped) / n, axis=0) * (1 / math.pi))
-        # the rounding of 1/2 + x/2π + ... can leave a tiny negative value near -π
-        return where(out._data < 0, 0.0, where(out._data > 1, 1.0, out))
+        # the rounding of 1/2 + x/2π + ... can leave a value a few ulps below 0 near -π
+        # (above 1 near π): clip the value, keep the derivative (the density's series)
+        shift = np.clip(out._data, 0, 1) - out._data
+        return out + shift if shift.any() else out
 
     def _entropy(self, kappa: Tensor) -> Tensor:
         sp = _sp
