@@ -7,12 +7,20 @@ second order) in the data and in every parameter. Each method is a composition o
 tenferro's differentiable ops (``tf.log``, ``tf.log1p``, ``tf.where``, ``tf.special.*``,
 ``tf.linalg.cholesky``, ...): there is no derivative rule of its own.
 
-Continuous (logpdf, pdf, logcdf, cdf, sf, logsf): ``norm``, ``t(df)``, ``gamma(a)``,
-``beta(a, b)``, ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm(s)``,
-``uniform``; ``multivariate_normal(mean, cov)`` and ``dirichlet(alpha)`` (logpdf, pdf).
-Discrete (logpmf, pmf, logcdf, cdf, sf, logsf, with ``loc``): ``poisson(mu)``,
-``binom(n, p)``, ``bernoulli(p)``, ``geom(p)``, ``nbinom(n, p)``. Calling a distribution
-freezes its parameters: ``tf.stats.norm(loc, scale).logpdf(x)``.
+Continuous (logpdf, pdf, logcdf, cdf, sf, logsf, entropy): ``norm``, ``t(df)``,
+``gamma(a)``, ``beta(a, b)``, ``expon``, ``laplace``, ``cauchy``, ``logistic``,
+``lognorm(s)``, ``uniform``, ``chi2(df)``, ``chi(df)``, ``f(dfn, dfd)``, ``rayleigh``,
+``weibull_min(c)``, ``pareto(b)``, ``vonmises(kappa)``; ``multivariate_normal(mean, cov)``
+and ``dirichlet(alpha)`` (logpdf, pdf, entropy). Discrete (logpmf, pmf, logcdf, cdf, sf,
+logsf, with ``loc``): ``poisson(mu)``, ``binom(n, p)``, ``bernoulli(p)``, ``geom(p)``,
+``nbinom(n, p)``; entropy for bernoulli and geom (the others have no closed form:
+NoClosedFormError). Calling a distribution freezes its parameters:
+``tf.stats.norm(loc, scale).logpdf(x)``, ``tf.stats.gamma(2.0).entropy()``.
+
+scipy.stats' own distributions convert their arguments with ``np.asarray``: on a Tensor
+that requires grad they raise UnsupportedADError (the gradient would be dropped); the
+differentiable spelling of ``scipy.stats.chi2.logpdf(x, df)`` is
+``tf.stats.chi2.logpdf(x, df)``.
 
 Domain (the same places as scipy.stats):
 
@@ -28,7 +36,7 @@ Domain (the same places as scipy.stats):
 Discrete ``k`` is data: its derivative is 0 (as for ``tf.floor``). ``binom``'s ``n`` is an
 integer (non-integer n gives NaN, as in SciPy), but logpmf/pmf are differentiable in it
 through ``gammaln``'s continuation (digamma). The cdf family of gamma, beta, t, binom and
-nbinom needs the incomplete gamma/beta functions, which ``tf.special`` differentiates in
+nbinom (and chi2, chi, f) needs the incomplete gamma/beta functions, which ``tf.special`` differentiates in
 their shape arguments too (series and continued fractions differentiated term by term):
 these methods are differentiable in every parameter, to second order.
 
@@ -1414,8 +1422,9 @@ class _Dirichlet:
         sp = _sp
         total = _sum(alpha)
         log_b = _sum(sp.gammaln(alpha)) - sp.gammaln(total)
-        return (log_b + (total - ap.shape[0]) * sp.digamma(total)
-                - _sum((alpha - 1) * sp.digamma(alpha)))
+        out: Tensor = (log_b + (total - ap.shape[0]) * sp.digamma(total)
+                       - _sum((alpha - 1) * sp.digamma(alpha)))
+        return out
 
 
 multivariate_normal = _MultivariateNormal()
