@@ -7,12 +7,20 @@ second order) in the data and in every parameter. Each method is a composition o
 tenferro's differentiable ops (``tf.log``, ``tf.log1p``, ``tf.where``, ``tf.special.*``,
 ``tf.linalg.cholesky``, ...): there is no derivative rule of its own.
 
-Continuous (logpdf, pdf, logcdf, cdf, sf, logsf): ``norm``, ``t(df)``, ``gamma(a)``,
-``beta(a, b)``, ``expon``, ``laplace``, ``cauchy``, ``logistic``, ``lognorm(s)``,
-``uniform``; ``multivariate_normal(mean, cov)`` and ``dirichlet(alpha)`` (logpdf, pdf).
-Discrete (logpmf, pmf, logcdf, cdf, sf, logsf, with ``loc``): ``poisson(mu)``,
-``binom(n, p)``, ``bernoulli(p)``, ``geom(p)``, ``nbinom(n, p)``. Calling a distribution
-freezes its parameters: ``tf.stats.norm(loc, scale).logpdf(x)``.
+Continuous (logpdf, pdf, logcdf, cdf, sf, logsf, entropy): ``norm``, ``t(df)``,
+``gamma(a)``, ``beta(a, b)``, ``expon``, ``laplace``, ``cauchy``, ``logistic``,
+``lognorm(s)``, ``uniform``, ``chi2(df)``, ``chi(df)``, ``f(dfn, dfd)``, ``rayleigh``,
+``weibull_min(c)``, ``pareto(b)``, ``vonmises(kappa)``; ``multivariate_normal(mean, cov)``
+and ``dirichlet(alpha)`` (logpdf, pdf, entropy). Discrete (logpmf, pmf, logcdf, cdf, sf,
+logsf, with ``loc``): ``poisson(mu)``, ``binom(n, p)``, ``bernoulli(p)``, ``geom(p)``,
+``nbinom(n, p)``; entropy for bernoulli and geom (the others have no closed form:
+NoClosedFormError). Calling a distribution freezes its parameters:
+``tf.stats.norm(loc, scale).logpdf(x)``, ``tf.stats.gamma(2.0).entropy()``.
+
+scipy.stats' own distributions convert their arguments with ``np.asarray``: on a Tensor
+that requires grad they raise UnsupportedADError (the gradient would be dropped); the
+differentiable spelling of ``scipy.stats.chi2.logpdf(x, df)`` is
+``tf.stats.chi2.logpdf(x, df)``.
 
 Domain (the same places as scipy.stats):
 
@@ -28,7 +36,7 @@ Domain (the same places as scipy.stats):
 Discrete ``k`` is data: its derivative is 0 (as for ``tf.floor``). ``binom``'s ``n`` is an
 integer (non-integer n gives NaN, as in SciPy), but logpmf/pmf are differentiable in it
 through ``gammaln``'s continuation (digamma). The cdf family of gamma, beta, t, binom and
-nbinom needs the incomplete gamma/beta functions, which ``tf.special`` differentiates in
+nbinom (and chi2, chi, f) needs the incomplete gamma/beta functions, which ``tf.special`` differentiates in
 their shape arguments too (series and continued fractions differentiated term by term):
 these methods are differentiable in every parameter, to second order.
 
@@ -67,8 +75,8 @@ from ._errors import LinAlgError, ShapeError, TenferroError, UnsupportedADError
 from ._rule_api import is_tracked
 from ._tensor import Tensor, as_tensor
 from ._ops._util import broadcast_shape, require_real
-from ._ops.elementwise import (arctan2, exp, expm1, floor, log, log1p, logaddexp, power,
-                               where)
+from ._ops.elementwise import (arctan2, cos, exp, expm1, floor, log, log1p, logaddexp,
+                               power, sin, sqrt, where)
 from ._ops.reductions import sum as _sum
 from ._ops.structure import broadcast_to, concatenate, diagonal, reshape, squeeze
 from . import special as _tf_special
@@ -76,11 +84,14 @@ from .linalg import cholesky, solve_triangular
 
 __all__ = ["norm", "t", "gamma", "beta", "expon", "laplace", "cauchy", "logistic",
            "lognorm", "uniform", "multivariate_normal", "dirichlet", "poisson", "binom",
-           "bernoulli", "geom", "nbinom", "DomainError"]
+           "bernoulli", "geom", "nbinom", "chi2", "chi", "f", "rayleigh", "weibull_min",
+           "pareto", "vonmises", "DomainError", "NoClosedFormError"]
 
 _LOG_2PI = math.log(2 * math.pi)
 _LOG_PI = math.log(math.pi)
 _LOG_2 = math.log(2.0)
+_EULER = 0.577215664901532860606512090082402431     # Euler-Mascheroni, as SciPy's _EULER
+_CDF_METHODS = ("cdf", "logcdf", "sf", "logsf")
 _NUMBERS = (bool, int, float)
 # a mask on payloads: the result of a comparison of arrays (or of np.bool_(True) & ...)
 _Mask: TypeAlias = "NDArray[np.bool_]"
@@ -89,6 +100,11 @@ _Mask: TypeAlias = "NDArray[np.bool_]"
 class DomainError(TenferroError, ValueError):
     """An argument outside the domain where SciPy raises rather than returning NaN
     (dirichlet's alpha <= 0, x outside the simplex); also a ValueError, like SciPy's."""
+
+
+class NoClosedFormError(TenferroError, NotImplementedError):
+    """A method that SciPy computes by a numerical sum or integral and tenferro does not
+    provide (the entropy of poisson, binom, nbinom); also a NotImplementedError."""
 
 
 class _Special:
@@ -213,11 +229,13 @@ class _Frozen:
                  ) -> None:
         self.dist, self.args, self.kwds = dist, args, kwds
 
-    def __getattr__(self, method: str) -> Callable[[ArrayLike], Tensor]:
+    def __getattr__(self, method: str) -> Callable[..., Tensor]:
         dist = self.__dict__.get("dist")     # absent while copy/pickle rebuild the object
         if dist is None or method not in dist._methods:
             raise AttributeError(f"a frozen tf.stats distribution has no {method!r}")
         f = getattr(dist, method)
+        if method == "entropy":              # a function of the parameters alone
+            return lambda: f(*self.args, **self.kwds)
         return lambda x: f(x, *self.args, **self.kwds)
 
     def __repr__(self) -> str:
@@ -240,6 +258,9 @@ class _Univariate:
     if TYPE_CHECKING:
         def _cdf(self, *point_shapes: Any, **_: Any) -> Tensor: ...
         def _sf(self, *point_shapes: Any, **_: Any) -> Tensor: ...
+        def _argcheck(self, *shapes: Any, **_: Any) -> _Mask: ...
+        # a Python float for the distributions without shape parameters
+        def _entropy(self, *shapes: Any, **_: Any) -> Tensor | float: ...
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -256,6 +277,50 @@ class _Univariate:
 
     def _logsf(self, *point_shapes: Any, **_: Any) -> Tensor:
         return log(self._sf(*point_shapes))
+
+    def entropy(self, *args: ArrayLike, **kwds: ArrayLike) -> Tensor:
+        """The differential (continuous) or Shannon (discrete) entropy in nats, as
+        ``scipy.stats.<name>.entropy(*shapes, loc=0, scale=1)``: the closed form of the
+        shape parameters plus log(scale); loc does not enter (derivative 0). A parameter
+        outside its domain (or a NaN loc) gives NaN, with NaN derivatives."""
+        qual = f"tf.stats.{self.name}.entropy"
+        if not hasattr(self, "_entropy"):
+            raise NoClosedFormError(
+                f"{qual}: no closed form (SciPy sums the series numerically); sum "
+                f"-pmf·logpmf over the support with tf.stats.{self.name}.logpmf instead")
+        continuous = isinstance(self, _Continuous)
+        names = self.shapes + (("loc", "scale") if continuous else ("loc",))
+        defaults: dict[str, Any] = {"loc": 0, "scale": 1}
+        params, _ = _floats(qual, _bind(qual, names, defaults, args, kwds))
+        if continuous:
+            *shapes, loc, scale = params
+        else:
+            *shapes, loc = params
+            scale = None
+        full = broadcast_shape(qual, loc.shape, *(u.shape for u in params[len(shapes):]),
+                               *(u.shape for u in shapes))
+        with np.errstate(invalid="ignore"):
+            valid = self._argcheck(*[u._data for u in shapes]) & ~np.isnan(loc._data)
+            if scale is not None:
+                valid = valid & (scale._data > 0)
+        inside = np.broadcast_to(valid, full)
+        raw = list(params)
+        if not inside.all():
+            shapes = [_sanitize(inside, u, v) for u, v in zip(shapes, self._shape_safe)]
+            scale = None if scale is None else _sanitize(inside, scale, 1)
+
+        def formula() -> Tensor:
+            h = self._entropy(*shapes)
+            if scale is not None:
+                return h + log(scale)
+            return h if isinstance(h, Tensor) else Tensor._wrap(np.asarray(h, loc.dtype))
+
+        value = self._run("entropy", shapes, formula)
+        if value.shape != full:                 # a constant entropy (norm, expon, ...)
+            value = value + np.zeros(full, value.dtype)
+        if is_tracked(loc):                     # loc does not enter: derivative 0
+            value = value + 0 * where(inside, loc, 0)
+        return _finish(inside, value, np.nan, ~inside, raw)
 
     def _run(self, method: str, shapes: Sequence[Tensor], formula: Callable[[], Tensor]
              ) -> Tensor:
@@ -283,7 +348,8 @@ class _Continuous(_Univariate):
     a, b = -np.inf, np.inf
     _z_safe = 0.0
     _open_pdf_support = False      # lognorm: its formula has no value at z = a
-    _methods = ("logpdf", "pdf", "logcdf", "cdf", "sf", "logsf")
+    _periodic = False              # vonmises: NaN density at x = ±inf, as SciPy
+    _methods = ("logpdf", "pdf", "logcdf", "cdf", "sf", "logsf", "entropy")
 
     if TYPE_CHECKING:
         def _logpdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor: ...
@@ -297,6 +363,27 @@ class _Continuous(_Univariate):
 
     def _pdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
         return exp(self._logpdf(z, *shapes))
+
+    # SciPy's rv_continuous defaults: log(cdf) below the median, log1p(-sf) above it (the
+    # median is where the cdf crosses 1/2), and the mirror image for the sf, so that a
+    # probability near 1 keeps the digits of its small complement
+    def _logcdf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
+        return self._log_tail(self._cdf, self._sf, z, shapes)
+
+    def _logsf(self, z: Tensor, *shapes: Any, **_: Any) -> Tensor:
+        return self._log_tail(self._sf, self._cdf, z, shapes)
+
+    @staticmethod
+    def _log_tail(tail: Callable[..., Tensor], other: Callable[..., Tensor], z: Tensor,
+                  shapes: Sequence[Tensor]) -> Tensor:
+        p = tail(z, *shapes)
+        small = p._data < 0.5
+        if small.all():
+            return log(p)
+        q = other(z, *shapes)
+        if not small.any():
+            return log1p(-q)
+        return where(small, log(where(small, p, 0.5)), log1p(-where(small, 0.5, q)))
 
     def _evaluate(self, method: str, x_in: ArrayLike, args: Sequence[ArrayLike],
                   kwds: dict[str, ArrayLike]) -> Tensor:
@@ -317,6 +404,8 @@ class _Continuous(_Univariate):
                 lower = zp > self.a if self._open_pdf_support else zp >= self.a
                 inside = valid & lower & (zp <= self.b) & finite
                 fill = -np.inf if method == "logpdf" else 0.0
+                if self._periodic:      # a periodic density has no limit at ±inf
+                    bad = bad | ~finite
             else:
                 inside = valid & (zp > self.a) & (zp < self.b)
                 one = valid & ((zp >= self.b) if method in ("cdf", "logcdf")
@@ -367,6 +456,19 @@ def _neg_abs(z: Tensor) -> Tensor:
     return where(z._data >= 0, -z, z)
 
 
+def _select(cond: _Mask, u: Tensor, if_true: Callable[[Tensor], Tensor],
+            if_false: Callable[[Tensor], Tensor], safe_true: float, safe_false: float
+            ) -> Tensor:
+    """``if_true(u)`` where ``cond``, ``if_false(u)`` elsewhere (SciPy's apply_where),
+    each branch evaluated at a safe value where it is not selected (double where)."""
+    if cond.all():
+        return if_true(u)
+    if not cond.any():
+        return if_false(u)
+    return where(cond, if_true(where(cond, u, safe_true)),
+                 if_false(where(cond, safe_false, u)))
+
+
 def _std_normal_logpdf(z: Tensor) -> Tensor:
     return -0.5 * (z * z) - 0.5 * _LOG_2PI
 
@@ -387,6 +489,8 @@ class _Norm(_Continuous):
     def _logsf(self, z: Tensor) -> Tensor:
         return _sp.log_ndtr(-z)
 
+    def _entropy(self) -> float:
+        return 0.5 * (_LOG_2PI + 1)
 
 class _Expon(_Continuous):
     a = 0.0
@@ -407,6 +511,8 @@ class _Expon(_Continuous):
     def _logsf(self, z: Tensor) -> Tensor:
         return -z
 
+    def _entropy(self) -> float:
+        return 1.0
 
 class _Laplace(_Continuous):
     def _logpdf(self, z: Tensor) -> Tensor:
@@ -428,6 +534,8 @@ class _Laplace(_Continuous):
     def _logsf(self, z: Tensor) -> Tensor:
         return self._logcdf(-z)
 
+    def _entropy(self) -> float:
+        return _LOG_2 + 1
 
 class _Cauchy(_Continuous):
     def _logpdf(self, z: Tensor) -> Tensor:
@@ -440,6 +548,8 @@ class _Cauchy(_Continuous):
     def _sf(self, z: Tensor) -> Tensor:
         return arctan2(1.0, z) * (1 / math.pi)
 
+    def _entropy(self) -> float:
+        return math.log(4 * math.pi)
 
 class _Logistic(_Continuous):
     def _logpdf(self, z: Tensor) -> Tensor:
@@ -458,6 +568,8 @@ class _Logistic(_Continuous):
     def _sf(self, z: Tensor) -> Tensor:
         return exp(self._logsf(z))
 
+    def _entropy(self) -> float:
+        return 2.0
 
 class _Uniform(_Continuous):
     a, b = 0.0, 1.0
@@ -478,6 +590,8 @@ class _Uniform(_Continuous):
     def _logsf(self, z: Tensor) -> Tensor:
         return log1p(-z)
 
+    def _entropy(self) -> float:
+        return 0.0
 
 class _T(_Continuous):
     shapes = ("df",)
@@ -502,6 +616,25 @@ class _T(_Continuous):
     def _sf(self, z: Tensor, df: Tensor) -> Tensor:
         return _sp.stdtr(df, -z)
 
+    def _entropy(self, df: Tensor) -> Tensor:
+        # SciPy's branches: the closed form below df = 100, its asymptotic series above
+        # (the closed form cancels there), the normal distribution's at df = inf
+        sp = _sp
+
+        def regular(nu: Tensor) -> Tensor:
+            half, half1 = 0.5 * nu, 0.5 * (nu + 1)
+            return (half1 * (sp.digamma(half1) - sp.digamma(half)) + 0.5 * log(nu)
+                    + sp.betaln(half, 0.5))
+
+        def asymptotic(nu: Tensor) -> Tensor:
+            r = 1 / nu
+            return (0.5 * (_LOG_2PI + 1) + r + r ** 2 / 4 - r ** 3 / 6 - r ** 4 / 8
+                    + 0.3 * r ** 5 + r ** 6 / 4)
+
+        big = np.isinf(df._data)
+        nu = where(big, 1.0, df) if big.any() else df
+        out = _select(nu._data >= 100, nu, asymptotic, regular, 100.0, 1.0)
+        return where(big, 0.5 * (_LOG_2PI + 1), out) if big.any() else out
 
 class _Gamma(_Continuous):
     shapes = ("a",)
@@ -520,6 +653,17 @@ class _Gamma(_Continuous):
     def _sf(self, z: Tensor, a: Tensor) -> Tensor:
         return _sp.gammaincc(a, z)
 
+    def _entropy(self, a: Tensor) -> Tensor:
+        sp = _sp
+
+        def regular(a: Tensor) -> Tensor:
+            return sp.digamma(a) * (1 - a) + a + sp.gammaln(a)
+
+        def asymptotic(a: Tensor) -> Tensor:       # SciPy's series for a >= 250
+            return (0.5 * (1 + _LOG_2PI + log(a)) - 1 / (3 * a) - a ** -2.0 / 12
+                    - a ** -3.0 / 90 + a ** -4.0 / 120)
+
+        return _select(a._data < 250, a, regular, asymptotic, 1.0, 250.0)
 
 class _Beta(_Continuous):
     shapes = ("a", "b")
@@ -538,6 +682,12 @@ class _Beta(_Continuous):
     def _sf(self, z: Tensor, a: Tensor, b: Tensor) -> Tensor:
         return _sp.betaincc(a, b, z)
 
+    def _entropy(self, a: Tensor, b: Tensor) -> Tensor:
+        # the closed form (SciPy's "regular" branch; SciPy switches to asymptotic series
+        # for a or b beyond ~5e6, where this one loses relative accuracy)
+        sp = _sp
+        return (sp.betaln(a, b) - (a - 1) * sp.digamma(a) - (b - 1) * sp.digamma(b)
+                + (a + b - 2) * sp.digamma(a + b))
 
 class _Lognorm(_Continuous):
     shapes = ("s",)
@@ -562,6 +712,248 @@ class _Lognorm(_Continuous):
     def _logsf(self, z: Tensor, s: Tensor) -> Tensor:
         return _sp.log_ndtr(-log(z) / s)
 
+    def _entropy(self, s: Tensor) -> Tensor:
+        return 0.5 * (1 + _LOG_2PI + 2 * log(s))
+
+
+class _Chi2(_Continuous):
+    shapes = ("df",)
+    a = 0.0
+    _z_safe = 1.0
+    _shape_safe = (2.0,)
+    _incomplete = {m: ("df",) for m in _CDF_METHODS}
+
+    def _logpdf(self, z: Tensor, df: Tensor) -> Tensor:
+        sp = _sp
+        return sp.xlogy(df / 2 - 1, z) - z / 2 - sp.gammaln(df / 2) - _LOG_2 * df / 2
+
+    # SciPy's chdtr/chdtrc: the regularized incomplete gamma functions at (df/2, x/2)
+    def _cdf(self, z: Tensor, df: Tensor) -> Tensor:
+        return _sp.gammainc(df / 2, z / 2)
+
+    def _sf(self, z: Tensor, df: Tensor) -> Tensor:
+        return _sp.gammaincc(df / 2, z / 2)
+
+    def _entropy(self, df: Tensor) -> Tensor:
+        sp = _sp
+
+        def regular(h: Tensor) -> Tensor:
+            return h + _LOG_2 + sp.gammaln(h) + (1 - h) * sp.digamma(h)
+
+        def asymptotic(h: Tensor) -> Tensor:      # SciPy's series for df/2 >= 125
+            r = 0.5 / h
+            return (r * (-2 / 3 + r * (-1 / 3 + r * (-4 / 45 + r / 7.5))) + 0.5 * log(h)
+                    + _LOG_2 + 0.5 * (1 + _LOG_2PI))
+
+        return _select(df._data < 250, df / 2, regular, asymptotic, 1.0, 125.0)
+
+
+class _Chi(_Continuous):
+    shapes = ("df",)
+    a = 0.0
+    _z_safe = 1.0
+    _shape_safe = (2.0,)
+    _incomplete = {m: ("df",) for m in _CDF_METHODS}
+
+    def _logpdf(self, z: Tensor, df: Tensor) -> Tensor:
+        sp = _sp
+        return (_LOG_2 - 0.5 * _LOG_2 * df - sp.gammaln(0.5 * df) + sp.xlogy(df - 1, z)
+                - 0.5 * z * z)
+
+    def _cdf(self, z: Tensor, df: Tensor) -> Tensor:
+        return _sp.gammainc(0.5 * df, 0.5 * z * z)
+
+    def _sf(self, z: Tensor, df: Tensor) -> Tensor:
+        return _sp.gammaincc(0.5 * df, 0.5 * z * z)
+
+    def _entropy(self, df: Tensor) -> Tensor:
+        sp = _sp
+
+        def regular(k: Tensor) -> Tensor:
+            return sp.gammaln(0.5 * k) + 0.5 * (k - _LOG_2 - (k - 1) * sp.digamma(0.5 * k))
+
+        def asymptotic(k: Tensor) -> Tensor:      # SciPy's series for df >= 300
+            return (0.5 + 0.5 * _LOG_PI - k ** -1.0 / 6 - k ** -2.0 / 6 - 4 / 45 * k ** -3.0
+                    + k ** -4.0 / 15)
+
+        return _select(df._data < 300, df, regular, asymptotic, 2.0, 300.0)
+
+
+class _F(_Continuous):
+    shapes = ("dfn", "dfd")
+    a = 0.0
+    _z_safe = 1.0
+    _shape_safe = (2.0, 2.0)
+    _incomplete = {m: ("dfn", "dfd") for m in _CDF_METHODS}
+
+    def _logpdf(self, z: Tensor, dfn: Tensor, dfd: Tensor) -> Tensor:
+        sp = _sp
+        n, m = dfn, dfd
+        return (m / 2 * log(m) + n / 2 * log(n) + sp.xlogy(n / 2 - 1, z)
+                - ((n + m) / 2 * log(m + n * z) + sp.betaln(n / 2, m / 2)))
+
+    # F(x) = I_w(n/2, m/2) with w = nx/(nx + m) = 1 - m/(nx + m): for nx > m the complement
+    # form I^c_{m/(m+nx)}(m/2, n/2) keeps the digits of the small 1 - w (as Boost's fdtr)
+    def _cdf(self, z: Tensor, dfn: Tensor, dfd: Tensor) -> Tensor:
+        return self._tail(z, dfn, dfd, lower=True)
+
+    def _sf(self, z: Tensor, dfn: Tensor, dfd: Tensor) -> Tensor:
+        return self._tail(z, dfn, dfd, lower=False)
+
+    def _tail(self, z: Tensor, n: Tensor, m: Tensor, lower: bool) -> Tensor:
+        nz = n * z
+        big = np.broadcast_to(nz._data > m._data, nz.shape)
+        sp = _sp
+
+        def small_w(nz: Tensor) -> Tensor:
+            w = nz / (nz + m)
+            return (sp.betainc if lower else sp.betaincc)(n / 2, m / 2, w)
+
+        def small_v(nz: Tensor) -> Tensor:
+            v = m / (nz + m)
+            return (sp.betaincc if lower else sp.betainc)(m / 2, n / 2, v)
+
+        # any nz > 0 is a safe point for either branch (w and v inside (0, 1))
+        return _select(big, nz, small_v, small_w, 1.0, 1.0)
+
+    def _entropy(self, dfn: Tensor, dfd: Tensor) -> Tensor:
+        sp = _sp
+        hn, hd, hs = 0.5 * dfn, 0.5 * dfd, 0.5 * (dfn + dfd)
+        return (log(dfd) - log(dfn) + sp.betaln(hn, hd) + (1 - hn) * sp.digamma(hn)
+                - (1 + hd) * sp.digamma(hd) + hs * sp.digamma(hs))
+
+
+class _Rayleigh(_Continuous):
+    a = 0.0
+    _z_safe = 1.0
+
+    def _logpdf(self, z: Tensor) -> Tensor:
+        return log(z) - 0.5 * z * z
+
+    def _cdf(self, z: Tensor) -> Tensor:
+        return -expm1(-0.5 * z * z)
+
+    def _sf(self, z: Tensor) -> Tensor:
+        return exp(-0.5 * z * z)
+
+    def _logsf(self, z: Tensor) -> Tensor:
+        return -0.5 * z * z
+
+    def _entropy(self) -> float:
+        return _EULER / 2 + 1 - 0.5 * _LOG_2
+
+
+class _WeibullMin(_Continuous):
+    shapes = ("c",)
+    a = 0.0
+    _z_safe = 1.0
+    _shape_safe = (1.0,)
+
+    def _logpdf(self, z: Tensor, c: Tensor) -> Tensor:
+        return log(c) + _sp.xlogy(c - 1, z) - power(z, c)
+
+    def _cdf(self, z: Tensor, c: Tensor) -> Tensor:
+        return -expm1(-power(z, c))
+
+    def _sf(self, z: Tensor, c: Tensor) -> Tensor:
+        return exp(-power(z, c))
+
+    def _logsf(self, z: Tensor, c: Tensor) -> Tensor:
+        return -power(z, c)
+
+    def _entropy(self, c: Tensor) -> Tensor:
+        return -_EULER / c - log(c) + _EULER + 1
+
+
+class _Pareto(_Continuous):
+    shapes = ("b",)
+    a = 1.0
+    _z_safe = 2.0
+    _shape_safe = (1.0,)
+
+    # written with -b·log z: SciPy's 1 - z^(-b) loses the digits of a small cdf near
+    # z = 1 and its log(z^(-b)) underflows to -inf for large z; the values agree elsewhere
+    def _logpdf(self, z: Tensor, b: Tensor) -> Tensor:
+        return log(b) - (b + 1) * log(z)
+
+    def _cdf(self, z: Tensor, b: Tensor) -> Tensor:
+        return -expm1(-b * log(z))
+
+    def _sf(self, z: Tensor, b: Tensor) -> Tensor:
+        return exp(-b * log(z))
+
+    def _logsf(self, z: Tensor, b: Tensor) -> Tensor:
+        return -b * log(z)
+
+    def _entropy(self, b: Tensor) -> Tensor:
+        return 1 + 1 / b - log(b)
+
+
+class _Vonmises(_Continuous):
+    """SciPy's ``vonmises``: the density is periodic on the whole line, and the "cdf" at x
+    is the cdf on [-π, π] of x reduced by whole turns, plus the number of turns (so it
+    runs below 0 and above 1 outside [-π, π], as SciPy's)."""
+    shapes = ("kappa",)
+    _shape_safe = (1.0,)
+    _periodic = True
+
+    def _argcheck(self, kappa: NDArray[Any]) -> _Mask:
+        ok: _Mask = kappa >= 0
+        return ok
+
+    def _logpdf(self, z: Tensor, kappa: Tensor) -> Tensor:
+        sp = _sp
+        return kappa * sp.cosm1(z) - _LOG_2PI - log(sp.i0e(kappa))
+
+    # The cdf on [-π, π] is the integral of the density's Fourier series,
+    #     F(x) = 1/2 + x/2π + (1/π) Σ_{n>=1} r_n sin(nx)/n,  r_n = I_n(κ)/I_0(κ),
+    # summed with r_n = ive(n, κ)/i0e(κ) until r_n < 1e-17 (r_n ~ (κ/2)^n/n! for small κ,
+    # exp(-n²/2κ) for large κ: 30 + min(κ, 9√κ) terms), so that the value, its
+    # derivative in x (the density's series) and in κ (through ive) are compositions of
+    # tenferro ops, to any order. Absolute accuracy ~1e-16 in all of them. SciPy sums a
+    # series (about 12 digits) below κ = 50 and uses a normal approximation above, whose
+    # error is up to 2.6e-6 (at κ = 50; 7e-9 at κ = 1000): the values differ there.
+    def _cdf(self, z: Tensor, kappa: Tensor) -> Tensor:
+        turns = np.round(z._data / (2 * math.pi))
+        wrapped = z - turns * (2 * math.pi) if turns.any() else z
+        out = self._cdf_wrapped(wrapped, kappa)
+        return out + turns if turns.any() else out
+
+    # SciPy's sf is 1 - cdf; the density is even, so on [-π, π] that is F(-x), which
+    # keeps the digits of a small sf (1 - F(x) would cancel them)
+    def _sf(self, z: Tensor, kappa: Tensor) -> Tensor:
+        turns = np.round(z._data / (2 * math.pi))
+        wrapped = z - turns * (2 * math.pi) if turns.any() else z
+        out = self._cdf_wrapped(-wrapped, kappa)
+        return out - turns if turns.any() else out
+
+    @staticmethod
+    def _cdf_wrapped(wrapped: Tensor, kappa: Tensor) -> Tensor:
+        if wrapped.dtype != np.float64:
+            # summed in float64: 1/2 + x/2π + ... cancels to the small tail probabilities,
+            # whose float32 sum would keep only the absolute accuracy 6e-8
+            low = wrapped.dtype
+            return _Vonmises._cdf_wrapped(wrapped.astype(np.float64),
+                                          kappa.astype(np.float64)).astype(low)
+        sp = _sp
+        kp = kappa._data
+        kmax = float(np.max(kp[np.isfinite(kp)], initial=0.0))     # kappa = inf: NaN
+        terms = int(30 + min(kmax, 9 * math.sqrt(kmax)))
+        n = np.arange(1, terms + 1, dtype=wrapped.dtype).reshape(
+            (terms,) + (1,) * max(wrapped.ndim, kappa.ndim))
+        ratios = sp.ive(n, kappa) / sp.i0e(kappa)
+        out = (0.5 + wrapped * (1 / (2 * math.pi))
+               + _sum(ratios * sin(n * wrapped) / n, axis=0) * (1 / math.pi))
+        # the rounding of 1/2 + x/2π + ... can leave a value a few ulps below 0 near -π
+        # (above 1 near π): clip the value, keep the derivative (the density's series)
+        shift = np.clip(out._data, 0, 1) - out._data
+        return out + shift if shift.any() else out
+
+    def _entropy(self, kappa: Tensor) -> Tensor:
+        sp = _sp
+        i0e = sp.i0e(kappa)
+        return -kappa * sp.i1e(kappa) / i0e + log(2 * math.pi * i0e) + kappa
+
 
 norm = _Norm("norm")
 norm.__doc__ = "Normal distribution N(loc, scale²): ``norm.logpdf(x, loc=0, scale=1)``."
@@ -584,6 +976,21 @@ lognorm = _Lognorm("lognorm")
 lognorm.__doc__ = "Log-normal distribution: ``lognorm.logpdf(x, s, loc=0, scale=1)``, s > 0."
 uniform = _Uniform("uniform")
 uniform.__doc__ = "Uniform distribution on [loc, loc + scale]: ``uniform.logpdf(x, loc, scale)``."
+chi2 = _Chi2("chi2")
+chi2.__doc__ = "Chi-squared distribution: ``chi2.logpdf(x, df, loc=0, scale=1)``, df > 0."
+chi = _Chi("chi")
+chi.__doc__ = "Chi distribution: ``chi.logpdf(x, df, loc=0, scale=1)``, df > 0."
+f = _F("f")
+f.__doc__ = "F distribution: ``f.logpdf(x, dfn, dfd, loc=0, scale=1)``, dfn, dfd > 0."
+rayleigh = _Rayleigh("rayleigh")
+rayleigh.__doc__ = "Rayleigh distribution: ``rayleigh.logpdf(x, loc=0, scale=1)``."
+weibull_min = _WeibullMin("weibull_min")
+weibull_min.__doc__ = "Weibull (minimum) distribution: ``weibull_min.logpdf(x, c, loc=0, scale=1)``."
+pareto = _Pareto("pareto")
+pareto.__doc__ = "Pareto distribution on x >= 1: ``pareto.logpdf(x, b, loc=0, scale=1)``, b > 0."
+vonmises = _Vonmises("vonmises")
+vonmises.__doc__ = ("Von Mises distribution on [-pi, pi]: ``vonmises.logpdf(x, kappa, loc=0, "
+                    "scale=1)``, kappa >= 0.")
 
 
 # ---- discrete distributions with loc ------------------------------------------------------
@@ -593,7 +1000,7 @@ class _Discrete(_Univariate):
     ``_logpmf``, ``_cdf``, ``_sf`` (and optionally ``_pmf``, ``_logcdf``, ``_logsf``) of
     the integer k on Tensors, ``_argcheck`` and ``_support`` on payloads."""
     _k_safe = 1.0
-    _methods = ("logpmf", "pmf", "logcdf", "cdf", "sf", "logsf")
+    _methods = ("logpmf", "pmf", "logcdf", "cdf", "sf", "logsf", "entropy")
 
     # each subclass names its own shape parameters, and gives the support (a, b) (or
     # overrides _support)
@@ -743,6 +1150,8 @@ class _Bernoulli(_Discrete):
     def _logsf(self, k: Tensor, p: Tensor) -> Tensor:
         return log(p)
 
+    def _entropy(self, p: Tensor) -> Tensor:
+        return _sp.entr(p) + _sp.entr(1 - p)
 
 class _Geom(_Discrete):
     shapes = ("p",)
@@ -778,6 +1187,10 @@ class _Geom(_Discrete):
         q = where(one, 0.5, p)
         return where(one, 1 - power(1 - p, k), -expm1(k * log1p(-q)))
 
+    def _entropy(self, p: Tensor) -> Tensor:
+        # -log p - (1 - p) log(1 - p) / p; xlog1py makes the second term 0 at p = 1, where
+        # SciPy's formula gives 0·(-inf) = NaN (the entropy of a point mass is 0)
+        return -log(p) - _sp.xlog1py(1 - p, -p) / p
 
 class _Nbinom(_Discrete):
     shapes = ("n", "p")
@@ -846,7 +1259,7 @@ class _MultivariateNormal:
     an entry <= 0. There are no cdf/logcdf (SciPy integrates them numerically).
     """
     name = "multivariate_normal"
-    _methods = ("logpdf", "pdf")
+    _methods = ("logpdf", "pdf", "entropy")
 
     def __call__(self, mean: ArrayLike | None = None, cov: ArrayLike = 1,
                  allow_singular: bool = False) -> _Frozen:
@@ -856,20 +1269,52 @@ class _MultivariateNormal:
     def __repr__(self) -> str:
         return "<tf.stats.multivariate_normal>"
 
+    @staticmethod
+    def _params(qual: str, values: Sequence[Any], mean: ArrayLike | None
+                ) -> tuple[list[Tensor], Tensor | None, int]:
+        """The arguments as Tensors (mean last, when given, as a (..., d) array) and the
+        dimension d: from mean, else from cov, else 1."""
+        vals, _ = _floats(qual, list(values) + ([] if mean is None else [mean]))
+        m = vals.pop() if mean is not None else None
+        if m is not None and m.ndim == 0:
+            m = reshape(m, (1,))
+        cov = vals[-1]
+        dim = m.shape[-1] if m is not None else (cov.shape[-1] if cov.ndim >= 1 else 1)
+        if cov.ndim >= 2 and cov.shape[-2:] != (dim, dim):
+            raise ShapeError(f"{qual}: cov has shape {cov.shape}; it must be (..., {dim}, "
+                             f"{dim}), a 1-D diagonal of length {dim} or a scalar")
+        if cov.ndim == 1 and cov.shape[0] not in (dim, 1):
+            raise ShapeError(f"{qual}: the diagonal cov has {cov.shape[0]} entries but the "
+                             f"dimension is {dim}")
+        return vals, m, dim
+
+    @staticmethod
+    def _factor(qual: str, cov: Tensor, dim: int, allow_singular: bool
+                ) -> tuple[Tensor | None, Tensor]:
+        """(L, log det cov) with L = cholesky(cov) for a matrix cov, (None, log det) for a
+        scalar or diagonal one; LinAlgError unless positive definite."""
+        if cov.ndim <= 1:
+            var = cov._data
+            if not np.all(var > 0):
+                raise LinAlgError(f"{qual}: the covariance must be positive definite; its "
+                                  f"diagonal has the entries {var.ravel()[var.ravel() <= 0]}"
+                                  " <= 0 (or NaN)")
+            logdet = (_sum(log(cov), axis=-1) if cov.ndim == 1 and cov.shape[0] == dim
+                      else dim * log(cov if cov.ndim == 0 else reshape(cov, ())))
+            return None, logdet
+        try:
+            chol = cholesky(cov)
+        except LinAlgError as err:
+            extra = (" (allow_singular=True: singular covariances are not supported)"
+                     if allow_singular else "")
+            raise LinAlgError(f"{qual}: the covariance is not positive definite{extra}:"
+                              f" {err}") from None
+        return chol, 2 * _sum(log(diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+
     def logpdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
                allow_singular: bool = False) -> Tensor:
         qual = "tf.stats.multivariate_normal.logpdf"
-        vals, _ = _floats(qual, [x, cov] + ([] if mean is None else [mean]))
-        x, cov = vals[0], vals[1]
-        mean = vals[2] if mean is not None else None
-        if mean is not None and mean.ndim == 0:
-            mean = reshape(mean, (1,))
-        if mean is not None:
-            dim = mean.shape[-1]
-        elif cov.ndim >= 1:
-            dim = cov.shape[-1]
-        else:
-            dim = 1
+        (x, cov), mean_t, dim = self._params(qual, [x, cov], mean)
         if x.ndim == 0:
             x = reshape(x, (1,))
         if x.ndim == 1:
@@ -877,41 +1322,37 @@ class _MultivariateNormal:
         if x.shape[-1] != dim:
             raise ShapeError(f"{qual}: x has {x.shape[-1]} components in its last axis but "
                              f"the distribution has dimension {dim} (from mean/cov)")
-        if cov.ndim >= 2 and cov.shape[-2:] != (dim, dim):
-            raise ShapeError(f"{qual}: cov has shape {cov.shape}; it must be (..., {dim}, "
-                             f"{dim}), a 1-D diagonal of length {dim} or a scalar")
-        if cov.ndim == 1 and cov.shape[0] not in (dim, 1):
-            raise ShapeError(f"{qual}: the diagonal cov has {cov.shape[0]} entries but the "
-                             f"dimension is {dim}")
-        diff = x if mean is None else x - mean
-        if cov.ndim <= 1:
-            var = cov._data
-            if not np.all(var > 0):
-                raise LinAlgError(f"{qual}: the covariance must be positive definite; its "
-                                  f"diagonal has the entries {var.ravel()[var.ravel() <= 0]}"
-                                  " <= 0 (or NaN)")
+        diff = x if mean_t is None else x - mean_t
+        chol, logdet = self._factor(qual, cov, dim, allow_singular)
+        if chol is None:
             maha = _sum(diff * diff / cov, axis=-1)
-            logdet = (_sum(log(cov), axis=-1) if cov.ndim == 1 and cov.shape[0] == dim
-                      else dim * log(cov if cov.ndim == 0 else reshape(cov, ())))
         else:
-            try:
-                chol = cholesky(cov)
-            except LinAlgError as err:
-                extra = (" (allow_singular=True: singular covariances are not supported)"
-                         if allow_singular else "")
-                raise LinAlgError(f"{qual}: the covariance is not positive definite{extra}:"
-                                  f" {err}") from None
             batch = np.broadcast_shapes(diff.shape[:-1], cov.shape[:-2])
             lhs = broadcast_to(chol, batch + (dim, dim))
             rhs = broadcast_to(diff, batch + (dim,))
             w = solve_triangular(lhs, reshape(rhs, batch + (dim, 1)), lower=True,
                                  check_finite=False)
             maha = _sum(w * w, axis=(-2, -1))
-            logdet = 2 * _sum(log(diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
         out = -0.5 * (maha + logdet + dim * _LOG_2PI)
-        batched = (mean is not None and mean.ndim > 1) or cov.ndim > 2
+        batched = (mean_t is not None and mean_t.ndim > 1) or cov.ndim > 2
         if not batched:
             out = squeeze(out) if out.ndim else out    # SciPy's _squeeze_output
+        return out
+
+    def entropy(self, mean: ArrayLike | None = None, cov: ArrayLike = 1,
+                allow_singular: bool = False) -> Tensor:
+        """½ log det(2πe·cov) = ½ (d (1 + log 2π) + log det cov), by the Cholesky factor
+        (or the diagonal); differentiable in cov. mean only sets d and the batch shape
+        (derivative 0). A batched cov (..., d, d) gives the entropies of the batch."""
+        qual = "tf.stats.multivariate_normal.entropy"
+        (cov,), mean_t, dim = self._params(qual, [cov], mean)
+        _, logdet = self._factor(qual, cov, dim, allow_singular)
+        out = 0.5 * (dim * (_LOG_2PI + 1) + logdet)
+        if mean_t is not None:
+            if mean_t.ndim > 1:
+                out = out + np.zeros(mean_t.shape[:-1], out.dtype)
+            if is_tracked(mean_t):
+                out = out + 0 * _sum(mean_t, axis=-1)
         return out
 
     def pdf(self, x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
@@ -927,7 +1368,7 @@ class _Dirichlet:
     DomainError where SciPy raises ValueError: alpha <= 0, x outside [0, 1], x_i = 0 with
     α_i < 1, components not summing to 1 (to 1e-9)."""
     name = "dirichlet"
-    _methods = ("logpdf", "pdf")
+    _methods = ("logpdf", "pdf", "entropy")
 
     def __call__(self, alpha: ArrayLike) -> _Frozen:
         """The distribution with its parameters fixed (scipy.stats' frozen form)."""
@@ -967,6 +1408,23 @@ class _Dirichlet:
 
     def pdf(self, x: ArrayLike, alpha: ArrayLike) -> Tensor:
         return exp(self.logpdf(x, alpha))
+
+    def entropy(self, alpha: ArrayLike) -> Tensor:
+        """log B(α) + (α₀ − K) ψ(α₀) − Σ (α_i − 1) ψ(α_i), α₀ = Σ α_i (SciPy's formula);
+        DomainError for alpha <= 0 as in logpdf."""
+        qual = "tf.stats.dirichlet.entropy"
+        (alpha,), _ = _floats(qual, [alpha])
+        ap = alpha._data
+        if ap.ndim != 1:
+            raise ShapeError(f"{qual}: alpha must be one-dimensional, got shape {ap.shape}")
+        if not np.all(ap > 0):
+            raise DomainError(f"{qual}: every alpha must be > 0, got {ap}")
+        sp = _sp
+        total = _sum(alpha)
+        log_b = _sum(sp.gammaln(alpha)) - sp.gammaln(total)
+        out: Tensor = (log_b + (total - ap.shape[0]) * sp.digamma(total)
+                       - _sum((alpha - 1) * sp.digamma(alpha)))
+        return out
 
 
 multivariate_normal = _MultivariateNormal()

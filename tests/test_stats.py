@@ -42,7 +42,18 @@ CONTINUOUS = {
     "gamma": ((_u(0.6, 5),), _u(0.2, 5)),
     "beta": ((_u(0.6, 5), _u(0.6, 5)), _u(0.05, 0.95)),
     "lognorm": ((_u(0.3, 2),), _u(0.2, 5)),
+    "chi2": ((_u(0.6, 8),), _u(0.2, 8)),
+    "chi": ((_u(0.6, 8),), _u(0.2, 3)),
+    "f": ((_u(0.6, 8), _u(0.6, 8)), _u(0.1, 4)),
+    "rayleigh": ((), _u(0.1, 3)),
+    "weibull_min": ((_u(0.5, 4),), _u(0.1, 2)),
+    "pareto": ((_u(0.5, 4),), _u(1.05, 5)),
+    # kappa below 50: SciPy's series (the normal approximation above: test_vonmises_*)
+    "vonmises": ((_u(0.2, 8),), _u(-3, 3)),
 }
+# one-sided supports: x = -5 (loc 0.1, scale 1) lies below them
+ONE_SIDED = ("expon", "uniform", "gamma", "beta", "lognorm", "chi2", "chi", "f", "rayleigh",
+             "weibull_min", "pareto")
 # the tenferro.special functions each method is composed of
 _CDF = ("cdf", "logcdf", "sf", "logsf")
 NEEDS = {
@@ -93,7 +104,7 @@ def _cont_args(name, rng, xshape=(3, 4)):
     return x, shapes, loc, scale
 
 
-def _assert_matches(actual, expected, rtol=RTOL):
+def _assert_matches(actual, expected, rtol=RTOL, atol=0.0):
     actual = actual.numpy() if isinstance(actual, tf.Tensor) else np.asarray(actual)
     expected = np.asarray(expected, dtype=np.float64)
     assert actual.shape == expected.shape
@@ -101,10 +112,24 @@ def _assert_matches(actual, expected, rtol=RTOL):
     np.testing.assert_array_equal(np.isposinf(actual), np.isposinf(expected))
     np.testing.assert_array_equal(np.isneginf(actual), np.isneginf(expected))
     fin = np.isfinite(expected)
-    np.testing.assert_allclose(actual[fin], expected[fin], rtol=rtol, atol=0)
+    np.testing.assert_allclose(actual[fin], expected[fin], rtol=rtol, atol=atol)
 
 
 # ---- values ------------------------------------------------------------------------------
+
+def _versus_scipy(name, method, ours, expected):
+    """ours == SciPy's to 1e-12 relative; vonmises' cdf family to SciPy's own accuracy:
+    its series (kappa < 50 here) has about 13 correct digits in absolute terms (1e-13),
+    so the log forms are compared as probabilities (tenferro's is checked to 1e-15
+    against quadrature in test_vonmises_cdf_against_quadrature)."""
+    if name != "vonmises" or method in ("logpdf", "pdf"):
+        _assert_matches(ours, expected)
+        return
+    if method in ("logcdf", "logsf"):
+        with np.errstate(invalid="ignore"):
+            ours, expected = tf.exp(ours), np.exp(expected)
+    _assert_matches(ours, expected, rtol=0, atol=1e-13)
+
 
 @pytest.mark.parametrize("method", CONT_METHODS)
 @pytest.mark.parametrize("name", sorted(CONTINUOUS))
@@ -112,11 +137,12 @@ def test_continuous_values_match_scipy(name, method):
     rng = np.random.default_rng(1)
     x, shapes, loc, scale = _cont_args(name, rng)
     ours = getattr(getattr(tf.stats, name), method)(x, *shapes, loc, scale)
-    _assert_matches(ours, getattr(getattr(scipy.stats, name), method)(x, *shapes, loc, scale))
+    _versus_scipy(name, method, ours,
+                  getattr(getattr(scipy.stats, name), method)(x, *shapes, loc, scale))
     # keywords, and x, loc, scale as Tensors
     ours = getattr(getattr(tf.stats, name), method)(
         tf.tensor(x), *shapes, loc=tf.tensor(loc), scale=tf.tensor(scale))
-    _assert_matches(ours, getattr(getattr(scipy.stats, name), method)(
+    _versus_scipy(name, method, ours, getattr(getattr(scipy.stats, name), method)(
         x, *shapes, loc=loc, scale=scale))
 
 
@@ -141,11 +167,12 @@ def test_continuous_domain_matches_scipy(name, method):
         valid = ~np.isnan(dist.cdf(0.5, *shapes, loc, scale))
     # deliberate difference: SciPy's formula gives NaN at x = ±inf for some distributions
     # (gamma: (a - 1) log x - x = inf - inf); tenferro gives the limit, logpdf -inf, pdf 0
-    limit = np.isinf(x) & valid & np.isnan(expected)
+    # (not vonmises: its density is periodic, without a limit at ±inf: NaN as in SciPy)
+    limit = np.isinf(x) & valid & np.isnan(expected) & (name != "vonmises")
     if method in ("logpdf", "pdf"):
         expected = np.where(limit, -np.inf if method == "logpdf" else 0.0, expected)
-    _assert_matches(getattr(getattr(tf.stats, name), method)(x, *shapes, loc, scale),
-                    expected)
+    _versus_scipy(name, method,
+                  getattr(getattr(tf.stats, name), method)(x, *shapes, loc, scale), expected)
 
 
 def test_scalar_and_default_arguments():
@@ -270,8 +297,7 @@ def _grads(out, inputs):
 
 
 @pytest.mark.parametrize("method", CONT_METHODS)
-@pytest.mark.parametrize("name", ["norm", "expon", "laplace", "cauchy", "logistic", "uniform",
-                                  "gamma", "beta", "t", "lognorm"])
+@pytest.mark.parametrize("name", sorted(CONTINUOUS))
 def test_invalid_parameters_give_nan_derivatives_there_only(name, method):
     """Entries with scale <= 0 (value NaN) get NaN derivatives; the other entries of the
     same call keep exact derivatives; x outside the support gives derivative 0."""
@@ -283,7 +309,9 @@ def test_invalid_parameters_give_nan_derivatives_there_only(name, method):
 def _invalid_parameter_case(name, method):
     shapes = [np.full(4, 1.5) for _ in CONTINUOUS[name][0]]
     f = getattr(getattr(tf.stats, name), method)
-    x = tf.tensor([0.3, 0.4, 0.45, -5.0], requires_grad=True)
+    # inside the support (pareto's starts at loc + scale), and x = -5 outside it
+    shift = 1.5 if name == "pareto" else 0.0
+    x = tf.tensor([0.3 + shift, 0.4 + shift, 0.45 + shift, -5.0], requires_grad=True)
     scale = tf.tensor([1.0, -1.0, 0.8, 1.0], requires_grad=True)
     loc = tf.tensor([0.1, 0.1, np.nan, 0.1], requires_grad=True)
     out = f(x, *shapes, loc, scale)
@@ -297,7 +325,7 @@ def _invalid_parameter_case(name, method):
     g0 = tf.grad(single, [x, loc, scale])
     np.testing.assert_allclose([gx[0], gl[0], gs[0]], [g.numpy()[0] for g in g0], rtol=1e-14)
     # x = -5 is outside the support of the one-sided distributions: value constant there
-    if name in ("expon", "uniform", "gamma", "beta", "lognorm"):
+    if name in ONE_SIDED:
         assert gx[3] == 0 and gl[3] == 0 and gs[3] == 0
     # forward mode sees the same
     _, tangent = tf.jvp(lambda s: f(x.detach(), *shapes, loc.detach(), s), [scale.detach()],
@@ -591,6 +619,8 @@ def test_dirichlet():
 
 @pytest.mark.parametrize("name, args, param", [
     ("gamma", (1.2, "p"), "a"), ("beta", (0.3, "p", 2.0), "a"), ("t", (0.3, "p"), "df"),
+    ("chi2", (1.2, "p"), "df"), ("chi", (1.2, "p"), "df"), ("f", (0.8, "p", 3.0), "dfn"),
+    ("f", (2.5, 3.0, "p"), "dfd"),
 ])
 def test_unsupported_shape_derivative_names_the_parameter(name, args, param):
     p = tf.tensor(1.5, requires_grad=True)
@@ -643,3 +673,262 @@ def test_doc_example_fits_like_scipy():
     a_ref, _, scale_ref = scipy.stats.gamma.fit(namespace["data"], floc=0)
     np.testing.assert_allclose([namespace["a_hat"], namespace["scale_hat"]],
                                [a_ref, scale_ref], rtol=1e-4)
+
+
+# ---- the distributions of issue 29: tails, vonmises' cdf ----------------------------------
+
+def test_log_cdf_keeps_the_small_complement():
+    """logcdf = log1p(-sf) above the median (SciPy's rv_continuous rule): the digits of a
+    probability within 1e-11 of 1 come from its complement, not from log(1 - 1e-11)."""
+    cases = [("chi2", 60.0, (3.0,)), ("chi", 7.0, (2.4,)), ("rayleigh", 7.0, ()),
+             ("weibull_min", 8.0, (1.7,)), ("f", 4000.0, (3.0, 9.0)), ("pareto", 1e4, (2.5,)),
+             ("gamma", 40.0, (2.0,))]
+    for name, x, shapes in cases:
+        dist = getattr(scipy.stats, name)
+        sf = dist.sf(x, *shapes)
+        assert 0 < sf < 1e-8, name
+        np.testing.assert_allclose(getattr(tf.stats, name).logcdf(x, *shapes).item(),
+                                   np.log1p(-sf), rtol=1e-12, err_msg=name)
+        # and the lower tail of the sf (log1p(-cdf) below the median)
+        lo = dist.ppf(1e-10, *shapes)
+        np.testing.assert_allclose(getattr(tf.stats, name).logsf(lo, *shapes).item(),
+                                   np.log1p(-dist.cdf(lo, *shapes)), rtol=1e-10,
+                                   err_msg=name)
+
+
+def test_far_tails_match_scipy():
+    x = np.array([30.0, 80.0, 300.0])
+    for name, shapes in (("chi2", (4.0,)), ("rayleigh", ()), ("weibull_min", (0.8,)),
+                         ("pareto", (1.5,)), ("chi", (3.0,)), ("f", (4.0, 6.0))):
+        for method in ("logpdf", "logsf", "sf", "pdf"):
+            _assert_matches(getattr(getattr(tf.stats, name), method)(x, *shapes),
+                            getattr(getattr(scipy.stats, name), method)(x, *shapes))
+
+
+def _vonmises_cdf_quad(x, kappa):
+    """The von Mises cdf on [-pi, pi] by adaptive quadrature of SciPy's density."""
+    import scipy.integrate
+    return np.array([scipy.integrate.quad(lambda u: scipy.stats.vonmises.pdf(u, k), -np.pi,
+                                          xi, epsabs=1e-17, epsrel=1e-14, limit=400)[0]
+                     for xi, k in zip(x, kappa)])
+
+
+@pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
+@pytest.mark.parametrize("kappa", [0.0, 0.5, 5.0, 49.9, 50.0, 80.0, 300.0, 1e4])
+def test_vonmises_cdf_against_quadrature(kappa):
+    """Absolute accuracy 2e-15 for every kappa, also above 50, where SciPy's normal
+    approximation is off by up to ~3e-6 (and where tenferro's values differ from it);
+    the derivative in x is the density to 1e-14 relative to its maximum."""
+    x = np.array([-3.0, -2.0, -1.0, -0.3, -0.05, 0.0, 0.1, 0.5, 1.5, 3.0])
+    if kappa >= 300:    # the mass lies within a few 1/sqrt(kappa) of 0
+        x = x / math.sqrt(kappa) * 4
+    ref = _vonmises_cdf_quad(x, np.full(x.shape, kappa))
+    xt = tf.tensor(x, requires_grad=True)
+    cdf = tf.stats.vonmises.cdf(xt, kappa)
+    np.testing.assert_allclose(cdf.numpy(), ref, rtol=0, atol=2e-15)
+    np.testing.assert_allclose(tf.stats.vonmises.sf(x, kappa).numpy(), 1 - ref, rtol=0,
+                               atol=2e-15)
+    (g,) = tf.grad(tf.sum(cdf), [xt])
+    pdf = scipy.stats.vonmises.pdf(x, kappa)
+    np.testing.assert_allclose(g.numpy(), pdf, rtol=0, atol=1e-14 * max(1.0, pdf.max()))
+    if kappa < 50:      # SciPy's series: its ~13 digits
+        np.testing.assert_allclose(cdf.numpy(), scipy.stats.vonmises.cdf(x, kappa), rtol=0,
+                                   atol=2e-13)
+
+
+def test_vonmises_is_periodic_like_scipy():
+    """The density repeats every 2π·scale; the cdf adds one per whole turn (SciPy's)."""
+    x = np.array([-9.0, -4.0, 3.5, 7.0, 20.0])
+    for method in ("logpdf", "pdf"):
+        _assert_matches(getattr(tf.stats.vonmises, method)(x, 2.0, 0.3, 1.5),
+                        getattr(scipy.stats.vonmises, method)(x, 2.0, 0.3, 1.5))
+    np.testing.assert_allclose(tf.stats.vonmises.cdf(x, 2.0, 0.3, 1.5).numpy(),
+                               scipy.stats.vonmises.cdf(x, 2.0, 0.3, 1.5), rtol=0, atol=1e-13)
+    assert np.isnan(tf.stats.vonmises.pdf(np.inf, 1.0).item())     # no limit: NaN (SciPy)
+
+
+@pytest.mark.parametrize("method", ["cdf", "logcdf", "sf", "logsf"])
+def test_vonmises_cdf_grads_large_kappa(method):
+    """kappa = 60..120 (where SciPy switches to its approximation): reverse, forward and
+    second order in x, kappa, loc and scale."""
+    rng = np.random.default_rng(11)
+    kappa = rng.uniform(60, 120, (1, 3))
+    x = rng.uniform(-0.2, 0.2, (2, 3))
+    f = getattr(tf.stats.vonmises, method)
+    check_grads(lambda x, k, l, s: f(x, k, l, s), (x, kappa, np.array(0.01), np.array(0.9)))
+
+
+@pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
+def test_vonmises_cdf_kappa_derivative_formula():
+    """d/dκ F(x) = ∫_{-π}^{x} (cos u − I₁/I₀) f(u) du, by quadrature."""
+    import scipy.integrate
+    x, kappa = 0.7, 3.0
+    a1 = scipy.special.i1e(kappa) / scipy.special.i0e(kappa)
+    ref = scipy.integrate.quad(lambda u: (math.cos(u) - a1) *
+                               scipy.stats.vonmises.pdf(u, kappa), -np.pi, x,
+                               epsabs=1e-16, epsrel=1e-14)[0]
+    k = tf.tensor(kappa, requires_grad=True)
+    (g,) = tf.grad(tf.stats.vonmises.cdf(x, k), [k])
+    np.testing.assert_allclose(g.item(), ref, rtol=1e-12)
+
+
+# ---- entropy ----------------------------------------------------------------------------------
+
+# name -> shape parameter values, including both sides of SciPy's branch points
+ENTROPY_SHAPES = {
+    "norm": [], "expon": [], "laplace": [], "cauchy": [], "logistic": [], "uniform": [],
+    "rayleigh": [],
+    "t": [[0.7, 3.0, 99.0, 100.0, 150.0, 1e4, np.inf]],
+    "gamma": [[0.6, 3.0, 249.0, 251.0, 1e4]],
+    "beta": [[0.6, 3.0, 40.0], [[0.8], [5.0]]],
+    "lognorm": [[0.3, 1.0, 2.0]],
+    "chi2": [[0.6, 3.0, 249.0, 251.0, 1e4]],
+    "chi": [[0.6, 3.0, 299.0, 301.0, 1e4]],
+    "f": [[0.6, 3.0, 50.0], [[0.8], [7.0]]],
+    "weibull_min": [[0.5, 1.0, 3.0]],
+    "pareto": [[0.5, 1.0, 3.0]],
+    "vonmises": [[0.0, 0.5, 5.0, 60.0, 1e3]],
+}
+
+
+def test_entropy_covers_every_continuous_distribution():
+    assert set(ENTROPY_SHAPES) == set(CONTINUOUS)
+
+
+@pytest.mark.parametrize("name", sorted(ENTROPY_SHAPES))
+def test_entropy_matches_scipy(name):
+    shapes = [np.asarray(v) for v in ENTROPY_SHAPES[name]]
+    dist, ours = getattr(scipy.stats, name), getattr(tf.stats, name)
+    # an invalid scale (negative, NaN) or loc (NaN) gives NaN, as in SciPy
+    bad_scale = np.array([2.5, -1.0, np.nan, 0.5]).reshape((4,) + (1,) * len(shapes))
+    bad_loc = np.array([0.0, 0.0, 0.0, np.nan]).reshape(bad_scale.shape)
+    with np.errstate(all="ignore"):
+        for kw in ({}, {"scale": 2.5}, {"loc": 1.0, "scale": 0.3},
+                   {"loc": bad_loc, "scale": bad_scale}):
+            out = ours.entropy(*shapes, **kw)
+            assert isinstance(out, tf.Tensor)
+            _assert_matches(out, dist.entropy(*shapes, **kw))
+        _assert_matches(ours(*shapes, scale=2.0).entropy(),
+                        dist(*shapes, scale=2.0).entropy())
+
+
+def _entropy_checked_args(name, rng):
+    samplers = CONTINUOUS[name][0]
+    shapes = [s(rng, (3,)) for s in samplers]
+    return shapes, rng.uniform(0.5, 2, (3,)), rng.uniform(-1, 1, (3,))
+
+
+@pytest.mark.parametrize("name", sorted(ENTROPY_SHAPES))
+def test_entropy_grads(name):
+    """Reverse, forward, second order in the shapes and scale; 0 in loc."""
+    rng = np.random.default_rng(12)
+    shapes, scale, loc = _entropy_checked_args(name, rng)
+    k = len(shapes)
+    f = getattr(tf.stats, name).entropy
+    check_grads(lambda *p: f(*p[:k], scale=p[k]), (*shapes, scale))
+    check_low_precision(lambda *p: f(*p[:k], scale=p[k]), (*shapes, scale), rtol=5e-3)
+    lt = tf.tensor(loc, requires_grad=True)
+    (gl,) = tf.grad(tf.sum(f(*shapes, loc=lt, scale=scale)), [lt])
+    np.testing.assert_array_equal(gl.numpy(), np.zeros(3))
+    # an invalid scale: NaN value and NaN derivatives in that entry only
+    sc = tf.tensor([scale[0], -1.0, scale[2]], requires_grad=True)
+    out = f(*shapes, scale=sc)
+    (gs,) = tf.grad(tf.sum(out), [sc])
+    assert np.isnan(out.numpy()[1]) and np.isnan(gs.numpy()[1])
+    assert np.all(np.isfinite(gs.numpy()[[0, 2]]))
+
+
+def test_entropy_branch_points_are_differentiable():
+    """Second order on both sides of SciPy's switches to asymptotic series."""
+    for name, values in (("t", [99.0, 101.0]), ("gamma", [249.0, 251.0]),
+                         ("chi2", [249.0, 251.0]), ("chi", [299.0, 301.0])):
+        check_grads(getattr(tf.stats, name).entropy, (np.array(values),))
+
+
+def test_discrete_entropy():
+    p = np.array([0.0, 0.05, 0.3, 0.5, 0.9, 1.0])
+    _assert_matches(tf.stats.bernoulli.entropy(p), scipy.stats.bernoulli.entropy(p))
+    q = p[1:]
+    with np.errstate(all="ignore"):
+        expected = scipy.stats.geom.entropy(q)
+    # deliberate difference: SciPy's formula gives 0·log 0 = NaN at p = 1; the entropy of
+    # a point mass is 0
+    assert np.isnan(expected[-1])
+    expected[-1] = 0.0
+    _assert_matches(tf.stats.geom.entropy(q), expected)
+    _assert_matches(tf.stats.geom(0.3).entropy(), scipy.stats.geom(0.3).entropy())
+    inner = np.array([0.05, 0.3, 0.7])
+    for dist in (tf.stats.bernoulli, tf.stats.geom):
+        check_grads(dist.entropy, (inner,))
+    _assert_matches(tf.stats.bernoulli.entropy([-0.1, 1.1, np.nan, 0.5]),
+                    scipy.stats.bernoulli.entropy([-0.1, 1.1, np.nan, 0.5]))
+    for name in ("poisson", "binom", "nbinom"):
+        with pytest.raises(tf.stats.NoClosedFormError, match="no closed form"):
+            getattr(tf.stats, name).entropy(2.0, 0.5)
+        assert issubclass(tf.stats.NoClosedFormError, NotImplementedError)
+
+
+@pytest.mark.parametrize("cov_kind", ["scalar", "diag", "full"])
+def test_mvn_entropy(cov_kind):
+    rng = np.random.default_rng(13)
+    cov = {"scalar": 1.7, "diag": rng.uniform(0.5, 2, 3),
+           "full": tf.testing.random_spd(3, rng=rng)}[cov_kind]
+    mean = rng.standard_normal(3)
+    ref = scipy.stats.multivariate_normal.entropy(mean, cov)
+    _assert_matches(tf.stats.multivariate_normal.entropy(mean, cov), ref)
+    _assert_matches(tf.stats.multivariate_normal(mean=mean, cov=cov).entropy(), ref)
+    if cov_kind != "scalar":
+        _assert_matches(tf.stats.multivariate_normal.entropy(cov=cov), ref)
+
+
+def test_mvn_entropy_grads_and_batches():
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((4, 3, 3))
+    ent = tf.stats.multivariate_normal.entropy
+    check_grads(lambda a: ent(cov=_spd_from(a)), (a,))
+    check_low_precision(lambda a: ent(cov=_spd_from(a)), (a,), rtol=5e-3)
+    check_grads(lambda d: ent(cov=d), (rng.uniform(0.5, 2, 3),))
+    # ∂H/∂Σ = ½ Σ⁻¹ on symmetric directions
+    sigma = tf.testing.random_spd(3, rng=rng)
+    c = tf.tensor(sigma, requires_grad=True)
+    (g,) = tf.grad(ent(cov=c), [c])
+    direction = rng.standard_normal((3, 3))
+    direction = direction + direction.T
+    np.testing.assert_allclose(np.sum(g.numpy() * direction),
+                               np.sum(0.5 * np.linalg.inv(sigma) * direction), rtol=1e-12)
+    covs = tf.testing.random_spd(3, batch=(4,), rng=rng)
+    out = ent(cov=covs)
+    assert out.shape == (4,)
+    for j in range(4):
+        _assert_matches(out[j], scipy.stats.multivariate_normal.entropy(cov=covs[j]))
+    m = tf.tensor(rng.standard_normal(3), requires_grad=True)
+    (gm,) = tf.grad(ent(m, covs[0]), [m])
+    np.testing.assert_array_equal(gm.numpy(), np.zeros(3))
+    with pytest.raises(tf.LinAlgError, match="not positive definite"):
+        ent(cov=[[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(tf.ShapeError, match="cov has shape"):
+        ent([0.0, 0.0], np.eye(3))
+
+
+def test_dirichlet_entropy():
+    alpha = np.array([0.8, 2.0, 3.5, 0.3])
+    _assert_matches(tf.stats.dirichlet.entropy(alpha), scipy.stats.dirichlet.entropy(alpha))
+    _assert_matches(tf.stats.dirichlet(alpha).entropy(), scipy.stats.dirichlet.entropy(alpha))
+    check_grads(tf.stats.dirichlet.entropy, (alpha,))
+    check_low_precision(tf.stats.dirichlet.entropy, (alpha,), rtol=5e-3)
+    with pytest.raises(tf.stats.DomainError, match="alpha must be > 0"):
+        tf.stats.dirichlet.entropy([1.0, 0.0])
+
+
+def test_scipy_stats_on_a_tracked_tensor_raises_and_tf_stats_is_the_spelling():
+    """scipy.stats' distributions call np.asarray on their arguments: on a Tensor that
+    requires grad that raises (never a silently dropped gradient); tf.stats.<name> is the
+    differentiable spelling of the same call."""
+    x = tf.tensor([1.0, 2.5], requires_grad=True)
+    with pytest.raises(tf.UnsupportedADError):
+        scipy.stats.chi2.logpdf(x, 3.0)
+    out = tf.stats.chi2.logpdf(x, 3.0)
+    _assert_matches(out, scipy.stats.chi2.logpdf([1.0, 2.5], 3.0))
+    (g,) = tf.grad(tf.sum(out), [x])
+    np.testing.assert_allclose(g.numpy(), (3.0 / 2 - 1) / np.array([1.0, 2.5]) - 0.5,
+                               rtol=1e-14)
