@@ -83,7 +83,8 @@ from ._ops.registry import defop, register
 from ._tensor import Tensor
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
-           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "dct", "idct", "dst", "idst",
+           "dctn", "idctn", "dstn", "idstn"]
 
 #: The ``norm`` of a transform: which direction carries the 1/n (``"ortho"``: 1/√n both).
 Norm: TypeAlias = Literal["backward", "ortho", "forward"]
@@ -596,6 +597,251 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
     """Sample frequencies of :func:`rfft`, ``[0, 1, ..., n//2] / (d n)``: a constant."""
     size, dt = _freq_args(n, d, dtype, device, "rfftfreq")
     return Tensor._wrap(np.fft.rfftfreq(size, d).astype(dt, copy=False))
+
+
+# ---- real-to-real transforms: dct, dst and their inverses ------------------------------------
+# One op, fft.r2r: y = P_out(post ⊙ B(pre ⊙ P_s x)) along one axis, with B SciPy's
+# unnormalized transform of a kind (dct/dst) and type (1-4) and pre/post diagonal scalings
+# held as (c, first, last): c everywhere, times `first` at index 0 and `last` at N-1. Every
+# public transform is of that form (scipy.fft's definitions, docs/rules.md#dct-and-dst):
+#
+# * dct/dst(type t, norm): pre = E_in, post = c E_out, where c = 1, 1/√M, 1/M for backward,
+#   ortho, forward, M = 2(N-1) (DCT-I), 2(N+1) (DST-I), 2N (the others), and E_in/E_out are
+#   orthogonalize's edge factors (1 without it): DCT-I in (√2, √2) out (1/√2, 1/√2),
+#   DCT-II out first 1/√2, DCT-III in first √2, DST-II out last 1/√2, DST-III in last √2.
+# * idct/idst(type t) is the inverse, and B_t⁻¹ = B_t'/M with t' = 3, 2 for t = 2, 3 (1, 4:
+#   themselves), so it is pre = E_out⁻¹, B_t', post = E_in⁻¹/(cM).
+#
+# The adjoint (B is real, so ᴴ = ᵀ for complex input too) follows from the transposes of
+# the unnormalized matrices, read off their definitions (B[k, n] = 2cos(πk(2n+1)/2N) for
+# DCT-II, x_0 + 2Σ_{n≥1} x_n cos(πn(2k+1)/2N) for DCT-III, ...):
+#
+#   DCT-IV, DST-I, DST-IV symmetric:  Bᵀ = B
+#   DCT-I  = C diag(a), C symmetric, a = (1, 2, ..., 2, 1):  Bᵀ = diag(a) B diag(1/a)
+#   DCT-IIᵀ = DCT-III diag(b), b = (2, 1, ..., 1);   DCT-IIIᵀ = diag(1/b) DCT-II
+#   DST-IIᵀ = DST-III diag(e), e = (1, ..., 1, 2);   DST-IIIᵀ = diag(1/e) DST-II
+#
+# so (post B pre)ᵀ = pre Bᵀ post is again an r2r op, and the rules call the op itself: every
+# order is differentiable. tests/test_fft.py checks ⟨Tx, y⟩ = ⟨x, T*y⟩ for every kind, type,
+# norm and orthogonalize.
+
+_Scale: TypeAlias = "tuple[float, float, float]"
+# the (kind, type, axis, s, out, pre, post) of an r2r op
+_R2R: TypeAlias = ("tuple[str, int, int, int | None, int | None, tuple[float, float, float], "
+                   "tuple[float, float, float]]")
+_ONE: _Scale = (1.0, 1.0, 1.0)
+_R2 = float(np.sqrt(2.0))
+_INVERSE_TYPE = {1: 1, 2: 3, 3: 2, 4: 4}
+# orthogonalize's edge factors (input, output) of each (kind, type), as (first, last)
+_EDGES: dict[tuple[str, int], tuple[tuple[float, float], tuple[float, float]]] = {
+    ("dct", 1): ((_R2, _R2), (1 / _R2, 1 / _R2)), ("dct", 2): ((1, 1), (1 / _R2, 1)),
+    ("dct", 3): ((_R2, 1), (1, 1)), ("dct", 4): ((1, 1), (1, 1)),
+    ("dst", 1): ((1, 1), (1, 1)), ("dst", 2): ((1, 1), (1, 1 / _R2)),
+    ("dst", 3): ((1, _R2), (1, 1)), ("dst", 4): ((1, 1), (1, 1))}
+
+
+def _times(a: _Scale, b: _Scale) -> _Scale:
+    return (a[0] * b[0], a[1] * b[1], a[2] * b[2])
+
+
+def _transpose(kind: str, t: int, pre: _Scale, post: _Scale) -> tuple[int, _Scale, _Scale]:
+    """(type, pre, post) of ``(post ⊙ B_t (pre ⊙ ·))ᵀ`` by the table above."""
+    if t == 4 or (kind == "dst" and t == 1):
+        return t, post, pre
+    if t == 1:   # DCT-I: pre ⊙ a ⊙ B((1/a) ⊙ post ⊙ ·), a ∝ (1, 1/2 at the ends)
+        return 1, _times(post, (1.0, 2.0, 2.0)), _times(pre, (1.0, 0.5, 0.5))
+    edge = (1.0, 2.0, 1.0) if kind == "dct" else (1.0, 1.0, 2.0)   # b or e
+    if t == 2:
+        return 3, _times(post, edge), pre
+    return 2, post, _times(pre, (1.0, 1 / edge[1], 1 / edge[2]))
+
+
+def _scale_along(x: NDArray[Any], axis: int, sc: _Scale) -> NDArray[Any]:
+    if sc == _ONE:
+        return x
+    n = x.shape[axis]
+    v = np.full(n, sc[0], dtype=x.real.dtype)
+    v[0] *= sc[1]
+    v[-1] *= sc[2]   # (n = 1: both factors on the one entry, as the matrices have it)
+    y: NDArray[Any] = x * v.reshape((n,) + (1,) * (x.ndim - 1 - axis))
+    return y
+
+
+def _r2r_np(x: NDArray[Any], ctx: _R2R) -> NDArray[Any]:
+    kind, t, axis, s, out, pre, post = ctx
+    if s is not None:
+        x = _resize(x, (axis,), (s,))
+    x = _scale_along(x, axis, pre)
+    y: NDArray[Any] = (_sp.dct if kind == "dct" else _sp.dst)(x, t, axis=axis)
+    y = _scale_along(y, axis, post)
+    return y if out is None else _resize(y, (axis,), (out,))
+
+
+def _r2r(x: _V, ctx: _R2R) -> _V:
+    if isinstance(x, Tensor):
+        t: Tensor = apply1(_r2r_op, (x,), _r2r_np(x._data, ctx), ctx)
+        return t
+    return _r2r_np(x, ctx)
+
+
+def _r2r_vjp(ctx: _R2R, needs: Sequence[bool], gs: Sequence[Any], xs: Sequence[Any],
+             ys: Sequence[Any]) -> tuple[Any]:
+    # (P_out post B pre P_s)ᵀ = P_{N→m} pre' B' post' P_{out→N}, N the transform length
+    kind, t, axis, s, out, pre, post = ctx
+    m = xs[0].shape[axis]
+    n = m if s is None else s
+    t2, pre2, post2 = _transpose(kind, t, pre, post)
+    return (_r2r(gs[0], (kind, t2, axis, None if out is None else n,
+                         None if m == n else m, pre2, post2)),)
+
+
+_r2r_op = defop("fft.r2r", _r2r_vjp, lambda ctx, ts, xs, ys: (_r2r(ts[0], ctx),))
+_r2r_op.replay = lambda ctx: lambda x: _r2r_np(x, ctx)   # (tf.compile)
+
+
+def _r2r_plan(kind: str, t: int, n: int, norm: str, orthogonalize: bool,
+              inverse: bool) -> tuple[int, _Scale, _Scale]:
+    """(type, pre, post) of scipy.fft's dct/dst/idct/idst of length n (comment above)."""
+    m = 2 * (n - 1) if (kind, t) == ("dct", 1) else 2 * (n + 1) if t == 1 else 2 * n
+    c = {"backward": 1.0, "ortho": 1 / float(np.sqrt(m)), "forward": 1.0 / m}[norm]
+    e_in, e_out = _EDGES[kind, t] if orthogonalize else ((1.0, 1.0), (1.0, 1.0))
+    if not inverse:
+        return t, (1.0, *e_in), (c, *e_out)
+    return (_INVERSE_TYPE[t], (1.0, 1 / e_out[0], 1 / e_out[1]),
+            (1 / (c * m), 1 / e_in[0], 1 / e_in[1]))
+
+
+def _r2r_args(x_in: ArrayLike, type: int, norm: str | None, orthogonalize: bool | None,
+              name: str) -> tuple[Tensor, int, str, bool]:
+    x = _input(x_in, name)
+    if isinstance(type, bool) or not isinstance(type, (int, np.integer)) \
+            or type not in (1, 2, 3, 4):
+        raise ShapeError(f"{name}: type must be 1, 2, 3 or 4, got {type!r}")
+    nm = _norm("backward" if norm is None else norm, name)
+    orth = nm == "ortho" if orthogonalize is None else bool(orthogonalize)
+    return x, int(type), nm, orth
+
+
+def _r2r_axis(x: Tensor, kind: str, t: int, n_in: int | None, axis: int, norm: str,
+              orth: bool, inverse: bool, name: str) -> Tensor:
+    """One checked 1-D transform of ``x`` along the non-negative ``axis``."""
+    m = x._data.shape[axis]
+    n = m if n_in is None else _length(n_in, name)
+    if n == 0:
+        raise _empty(name, axis, "n")
+    if (kind, t) == ("dct", 1) and n < 2:
+        raise ShapeError(f"{name}: the type-1 DCT needs at least 2 points along axis {axis}, "
+                         f"got {n}; pad the input (n=2) or use another type")
+    t2, pre, post = _r2r_plan(kind, t, n, norm, orth, inverse)
+    ctx: _R2R = (kind, t2, axis, None if n == m else n, None, pre, post)
+    y: Tensor = apply1(_r2r_op, (x,), _r2r_np(x._data, ctx), ctx)
+    return y
+
+
+def _r2r_1d(x_in: ArrayLike, type: int, n: int | None, axis: int, norm: str | None,
+            orthogonalize: bool | None, kind: str, inverse: bool, name: str) -> Tensor:
+    x, t, nm, orth = _r2r_args(x_in, type, norm, orthogonalize, name)
+    return _r2r_axis(x, kind, t, n, _axis(axis, x._data.ndim, name), nm, orth, inverse, name)
+
+
+def _r2r_nd(x_in: ArrayLike, type: int, s: int | Sequence[int] | None,
+            axes: int | Sequence[int] | None, norm: str | None, orthogonalize: bool | None,
+            kind: str, inverse: bool, name: str) -> Tensor:
+    """scipy.fft's n-D transforms: the 1-D transform along each axis in turn (the product
+    of separable maps). axes None: all, or the last len(s) when s is given."""
+    x, t, nm, orth = _r2r_args(x_in, type, norm, orthogonalize, name)
+    ndim = x._data.ndim
+    sizes = None if s is None else _seq(s, name, "s")
+    if axes is None:
+        ax = tuple(range(ndim)) if sizes is None else tuple(range(ndim - len(sizes), ndim))
+        if sizes is not None and len(sizes) > ndim:
+            raise ShapeError(f"{name}: s={s!r} names more axes than the input's {ndim}")
+    else:
+        ax = _axes(axes, ndim, name)
+    if sizes is not None and len(sizes) != len(ax):
+        raise ShapeError(f"{name}: s={s!r} and axes={ax!r} have different lengths; give "
+                         "one size per transformed axis")
+    y = x
+    for k, a in enumerate(ax):
+        y = _r2r_axis(y, kind, t, None if sizes is None else sizes[k], a, nm, orth, inverse,
+                      name)
+    return y
+
+
+def dct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+        norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
+        orthogonalize: bool | None = None) -> Tensor:
+    """Discrete cosine transform of type 1-4 along ``axis``, scipy.fft.dct's definition
+    and arguments (the input cut or zero-padded to ``n``; norm None = "backward";
+    ``orthogonalize`` defaults to ``norm == "ortho"``; overwrite_x and workers are accepted
+    and change nothing). Real or complex input: the transform of the real and imaginary
+    parts (also with orthogonalize=True and norm other than "ortho", which SciPy 1.17
+    ignores for complex input).
+
+    Linear: JVP ``ẏ = dct(ẋ)``; VJP the transpose, which is a scaled transform of the
+    transposed type (DCT-IIᵀ = DCT-III diag(2, 1, ..., 1), DCT-Iᵀ = diag(a) DCT-I diag(1/a),
+    DCT-IV symmetric; with norm="ortho" and orthogonalize the matrix is orthogonal and the
+    VJP is :func:`idct`), cut back or zero-padded to the input length.
+    """
+    return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dct", False, "dct")
+
+
+def idct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+         norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
+         orthogonalize: bool | None = None) -> Tensor:
+    """Inverse of :func:`dct` of the same type, norm and orthogonalize (scipy.fft.idct):
+    a scaled DCT of the inverse type (2 <-> 3; 1 and 4 their own). VJP its transpose,
+    JVP ``ẏ = idct(ẋ)``."""
+    return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dct", True, "idct")
+
+
+def dst(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+        norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
+        orthogonalize: bool | None = None) -> Tensor:
+    """Discrete sine transform of type 1-4 along ``axis`` (scipy.fft.dst). VJP the
+    transpose (DST-IIᵀ = DST-III diag(1, ..., 1, 2); DST-I and DST-IV symmetric), JVP
+    ``ẏ = dst(ẋ)``."""
+    return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dst", False, "dst")
+
+
+def idst(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+         norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
+         orthogonalize: bool | None = None) -> Tensor:
+    """Inverse of :func:`dst` (scipy.fft.idst). VJP its transpose, JVP ``ẏ = idst(ẋ)``."""
+    return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dst", True, "idst")
+
+
+def dctn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
+         axes: int | Sequence[int] | None = None, norm: Norm | None = None,
+         overwrite_x: bool = False, workers: int | None = None,
+         orthogonalize: bool | None = None) -> Tensor:
+    """n-D DCT (scipy.fft.dctn): :func:`dct` along each of ``axes`` (default all; the last
+    len(s) when only s is given) with sizes ``s``. Derivatives those of the 1-D ones."""
+    return _r2r_nd(x, type, s, axes, norm, orthogonalize, "dct", False, "dctn")
+
+
+def idctn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
+          axes: int | Sequence[int] | None = None, norm: Norm | None = None,
+          overwrite_x: bool = False, workers: int | None = None,
+          orthogonalize: bool | None = None) -> Tensor:
+    """n-D inverse DCT (scipy.fft.idctn): :func:`idct` along each of ``axes``."""
+    return _r2r_nd(x, type, s, axes, norm, orthogonalize, "dct", True, "idctn")
+
+
+def dstn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
+         axes: int | Sequence[int] | None = None, norm: Norm | None = None,
+         overwrite_x: bool = False, workers: int | None = None,
+         orthogonalize: bool | None = None) -> Tensor:
+    """n-D DST (scipy.fft.dstn): :func:`dst` along each of ``axes``."""
+    return _r2r_nd(x, type, s, axes, norm, orthogonalize, "dst", False, "dstn")
+
+
+def idstn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
+          axes: int | Sequence[int] | None = None, norm: Norm | None = None,
+          overwrite_x: bool = False, workers: int | None = None,
+          orthogonalize: bool | None = None) -> Tensor:
+    """n-D inverse DST (scipy.fft.idstn): :func:`idst` along each of ``axes``."""
+    return _r2r_nd(x, type, s, axes, norm, orthogonalize, "dst", True, "idstn")
 
 
 # ---- numpy.fft on Tensors ---------------------------------------------------------------------

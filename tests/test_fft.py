@@ -359,3 +359,103 @@ def test_failing_call_records_nothing():
     with pytest.raises(tf.ShapeError):
         tf.fft.ifft(x, norm="nope")
     assert np.array_equal(x.grad.numpy(), g)
+
+
+# ---- dct, dst and their inverses (op fft.r2r) --------------------------------------------------
+
+import scipy.fft as sp_fft  # noqa: E402
+
+R2R = ["dct", "idct", "dst", "idst"]
+TYPES = [1, 2, 3, 4]
+R2R_SHAPES = [   # (id, shape, kwargs): odd/even lengths, padding, truncation, other axes, batch
+    ("odd", (5,), {}),
+    ("even", (6,), {}),
+    ("n-pad", (4,), {"n": 7}),
+    ("n-cut", (7,), {"n": 4}),
+    ("axis0", (5, 3), {"axis": 0}),
+    ("batch", (2, 3, 4), {"axis": 1, "n": 5}),
+]
+
+
+@pytest.mark.parametrize("orth", [None, False, True])
+@pytest.mark.parametrize("norm", [None] + NORMS)
+@pytest.mark.parametrize("t", TYPES)
+@pytest.mark.parametrize("name", R2R)
+def test_r2r_values_and_adjoint(name, t, norm, orth):
+    """Values against scipy.fft to 1e-12, and the VJP is the transpose:
+    ⟨T x, y⟩ = ⟨x, T* y⟩ for random x and y (T* from tf.vjp), real and complex."""
+    rng = np.random.default_rng(t)
+    for cid, shape, kw in R2R_SHAPES:
+        for dtype in (np.float64, np.complex128):
+            x = random_array(shape, dtype, rng)
+            ref = lambda a: getattr(sp_fft, name)(a, t, **kw, norm=norm, orthogonalize=orth)
+            # (SciPy 1.17 ignores orthogonalize=True for complex input unless norm="ortho";
+            # the transform is complex-linear, so the reference is the real/imag split)
+            expected = ref(x) if dtype is np.float64 else ref(x.real) + 1j * ref(x.imag)
+            y, pullback = tf.vjp(lambda a: getattr(tf.fft, name)(a, t, **kw, norm=norm,
+                                                                  orthogonalize=orth), x)
+            assert y.dtype == expected.dtype and y.shape == expected.shape, cid
+            np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12,
+                                       atol=1e-12 * np.abs(expected).max(), err_msg=cid)
+            w = random_array(expected.shape, dtype, rng)
+            (adj,) = pullback(w)
+            lhs = np.vdot(w, expected)          # ⟨y, w⟩ = ⟨T x, w⟩
+            rhs = np.vdot(adj.numpy(), x)       # ⟨T* w, x⟩
+            assert abs(lhs - rhs) <= 1e-12 * np.abs(expected).max() * np.abs(w).sum(), cid
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("t", TYPES)
+@pytest.mark.parametrize("name", R2R)
+def test_r2r_grads(name, t, norm):
+    for k, (cid, shape, kw) in enumerate(R2R_SHAPES):
+        dtype = np.complex128 if k % 2 else np.float64
+        x = random_array(shape, dtype, np.random.default_rng(k))
+        check_grads(lambda a: getattr(tf.fft, name)(a, t, **kw, norm=norm), [x])
+
+
+@pytest.mark.parametrize("name", ["dctn", "idctn", "dstn", "idstn"])
+@pytest.mark.parametrize("t", TYPES)
+def test_r2r_nd(name, t):
+    rng = np.random.default_rng(0)
+    x = random_array((3, 4, 5), np.float64, rng)
+    for kw in ({}, {"axes": (0, 2)}, {"s": (4, 6)}, {"s": (2, 6), "axes": (2, 0)},
+               {"norm": "ortho"}, {"norm": "forward", "axes": 1}):
+        expected = getattr(sp_fft, name)(x, t, **kw)
+        got = getattr(tf.fft, name)(x, t, **kw).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12, err_msg=str(kw))
+    z = random_array((3, 4), np.complex128, rng)
+    check_grads(lambda a: getattr(tf.fft, name)(a, t, s=(5, 3), norm="ortho"), [z])
+
+
+def test_r2r_ortho_is_orthogonal_and_low_precision():
+    """dct/dst with norm="ortho" are orthogonal: the VJP is the inverse transform."""
+    x = random_array((6,), np.float64, np.random.default_rng(1))
+    for kind in ("dct", "dst"):
+        for t in TYPES:
+            _, pb = tf.vjp(lambda a: getattr(tf.fft, kind)(a, t, norm="ortho"), x)
+            (g,) = pb(x)
+            np.testing.assert_allclose(g.numpy(), getattr(sp_fft, "i" + kind)(x, t,
+                                                                               norm="ortho"),
+                                       rtol=1e-12, atol=1e-13)
+            check_low_precision(lambda a: getattr(tf.fft, kind)(a, t), [x])
+            assert tf.fft.dct(x.astype(np.float32), t).dtype == np.float32
+    assert tf.fft.dct(np.arange(4), 2).dtype == np.float64   # integers become float64
+
+
+def test_r2r_errors():
+    x = tf.tensor(np.ones(4), requires_grad=True)
+    with pytest.raises(tf.ShapeError, match="type must be 1, 2, 3 or 4"):
+        tf.fft.dct(x, 5)
+    with pytest.raises(tf.ShapeError, match='norm must be "backward"'):
+        tf.fft.dst(x, norm="unitary")
+    with pytest.raises(tf.ShapeError, match="type-1 DCT needs at least 2 points"):
+        tf.fft.dct(np.ones(1), 1)
+    with pytest.raises(tf.ShapeError, match="not a valid number of points"):
+        tf.fft.idct(x, n=0)
+    with pytest.raises(tf.ShapeError, match="out of bounds"):
+        tf.fft.idst(x, axis=1)
+    with pytest.raises(tf.ShapeError, match="different lengths"):
+        tf.fft.dctn(np.ones((2, 3)), s=(2, 3), axes=(0,))
+    with pytest.raises(tf.ShapeError, match="dimension >= 1"):
+        tf.fft.dct(np.float64(1.0))

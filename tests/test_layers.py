@@ -21,7 +21,7 @@ layer  name        modules (what they may import: their layer and those above in
                    hvp), ``_rule_api`` (what a rule may ask of the engine; it runs nested
                    reverse passes, hence this layer)
 4      ops         ``_ops/*`` (elementwise, reductions, structure, views, ...), ``linalg``,
-                   ``special``, ``stats``, ``fft``
+                   ``special``, ``stats``, ``fft``, ``integrate``, ``signal``, ``ndimage``
 5      transforms  ``custom`` (custom_vjp/jvp, custom_root), ``functional`` (jacobian,
                    hessian, checkpoint, linear_operator)
 6      facade      ``__init__``, ``__main__``, ``_numpy`` (NumPy's functions on tensors),
@@ -72,6 +72,9 @@ LAYER_OF = {
     "tenferro.special.*": "ops",
     "tenferro.stats": "ops",
     "tenferro.fft": "ops",
+    "tenferro.integrate": "ops",
+    "tenferro.signal": "ops",
+    "tenferro.ndimage": "ops",
     "tenferro.custom": "transforms",
     "tenferro.functional": "transforms",
     "tenferro.compile": "transforms",

@@ -64,6 +64,7 @@ SECTIONS = [
     ("tenferro._ops.structure", "Shapes, indexing and products"),
     ("tenferro._ops.manipulation", "Manipulation"),
     ("tenferro._ops.einsum", "einsum"),
+    ("tenferro.signal", "convolution-and-lfilter"),
     ("tenferro._ops.searching", "Searching"),
     ("tenferro._ops.sorting", "Sorting"),
     ("tenferro._ops.sets", "Set functions"),
