@@ -7,6 +7,7 @@ import math as _math
 # `name as name`: the explicit re-export a type checker needs in a typed package (py.typed)
 from ._errors import (AxisError as AxisError, DTypeError as DTypeError,
                       GaugeError as GaugeError, GraphFreedError as GraphFreedError,
+                      IntegrationError as IntegrationError,
                       IndexingError as IndexingError, InPlaceError as InPlaceError,
                       LinAlgError as LinAlgError, ShapeError as ShapeError,
                       TenferroError as TenferroError, UnsupportedADError as UnsupportedADError)
@@ -46,6 +47,7 @@ from .linalg.products import vecdot as vecdot  # (the array API has it at top le
 from . import fft as fft
 from . import stats as stats
 from . import special as special
+from . import integrate as integrate
 # the builder spelling lives at top level too: tf.svd_ad(a).run(), tf.qr_ad(a).run(), ...
 globals().update({_n: getattr(linalg, _n) for _n in dir(linalg) if _n.endswith("_ad")})
 from . import autograd as autograd, _tensor as _tensor_module

@@ -74,6 +74,8 @@ LAYER_OF = {
     "tenferro.custom": "transforms",
     "tenferro.functional": "transforms",
     "tenferro.compile": "transforms",
+    "tenferro.integrate": "transforms",
+    "tenferro.integrate._ode": "transforms",
     "tenferro": "facade",
     "tenferro.__main__": "facade",
     "tenferro._numpy": "facade",
