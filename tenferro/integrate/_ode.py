@@ -138,6 +138,17 @@ def _rhs_plain(call: _OdeCall, targs: Sequence[Tensor]) -> Callable[..., NDArray
     return rhs
 
 
+def _check_derivative(call: _OdeCall, t: float, v: NDArray[Any], what: str) -> None:
+    """IntegrationError when a derivative system's right-hand side is not finite: fun is
+    not differentiable where the solution goes (sqrt at 0, a kink), and SciPy would
+    otherwise carry the NaN into the gradient."""
+    if not np.all(np.isfinite(v)):
+        raise IntegrationError(
+            f"{call.name}: the {what} of fun is not finite at t = {t:.6g}: fun is not "
+            f"differentiable where the solution passes (e.g. sqrt or log at 0, abs at a "
+            f"kink); no derivative of the solution exists there, change fun or y0")
+
+
 def _failed(call: _OdeCall, res: Any, what: str) -> IntegrationError:
     return IntegrationError(
         f"{call.name}: the {what} failed (status {res.status}): {res.message} Try "
@@ -150,9 +161,12 @@ def _integrate(call: _OdeCall, rhs: Callable[..., NDArray[Any]], span: tuple[flo
                atol: Any = None) -> Any:
     """scipy.integrate.solve_ivp with the call's method and options; IntegrationError on
     failure."""
-    res = scipy.integrate.solve_ivp(rhs, span, s0, method=call.method, t_eval=t_eval,
-                                    rtol=call.rtol, atol=call.atol if atol is None else atol,
-                                    **call.options)
+    # (a non-finite value raises IntegrationError with where it happened: no warning too)
+    with np.errstate(all="ignore"):
+        res = scipy.integrate.solve_ivp(rhs, span, s0, method=call.method, t_eval=t_eval,
+                                        rtol=call.rtol,
+                                        atol=call.atol if atol is None else atol,
+                                        **call.options)
     if not res.success:
         raise _failed(call, res, what)
     return res
@@ -216,8 +230,9 @@ def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
         a = np.asarray(s[:n], dtype)
         vs = nested_vjp(lambda yv, *pv: (_eval(call, float(t), yv, pv, False),),
                         [y] + targs_np, [a], wanted, False)
-        parts = [np.ravel(v) for v in vs]
-        return -np.concatenate(parts).astype(sdtype, copy=False)
+        out = -np.concatenate([np.ravel(v) for v in vs]).astype(sdtype, copy=False)
+        _check_derivative(call, t, out, "adjoint (a vector-Jacobian product)")
+        return out
 
     state = np.zeros(n + p, sdtype)
     t_cur = float(T[-1]) if m else call.t0
@@ -279,6 +294,7 @@ def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
             out = _eval(call, float(t), yv, pv, True)
             primal, tangent = unpack_dual(out)
         td = np.zeros(n, sdtype) if tangent is None else tangent._data
+        _check_derivative(call, t, td, "tangent (a Jacobian-vector product)")
         return np.concatenate([primal._data, td]).astype(sdtype, copy=False)
 
     s0 = np.concatenate([y0, yd0]).astype(sdtype)
@@ -391,7 +407,7 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
                     float(t0._data), float(t1._data), te is not None, method, float(rtol),
                     float(np.min(atol_arr)) if atol_arr.size else 0.0, dict(options), None)
     plain_args = [detached(a) for a in targs]
-    with no_grad(), outside_dual_level():
+    with no_grad(), outside_dual_level(), np.errstate(all="ignore"):
         try:
             res = scipy.integrate.solve_ivp(
                 _rhs_plain(call, plain_args), (call.t0, call.t1), y0t._data.copy(),
