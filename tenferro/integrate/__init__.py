@@ -1,4 +1,4 @@
-"""Integration on tensors: differentiable ODE solutions (docs/guide/ode.md).
+"""Integration on tensors: differentiable ODE solutions (docs/ode.md).
 
 * :func:`solve_ivp` — ``scipy.integrate.solve_ivp`` with ``.y`` a Tensor differentiable in
   y0, args, t_eval and t_span (reverse mode by the continuous adjoint, forward mode by the

@@ -352,7 +352,7 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
     Returns an :class:`OdeResult` with ``.y`` a Tensor of shape (n, len(t)) recorded as
     one graph node (reverse mode: the continuous adjoint of Chen et al. 2018 with the
     forward trajectory from the dense output; forward mode: the variational equations;
-    docs/guide/ode.md). ``dense_output=True`` adds SciPy's plain (not differentiable)
+    docs/ode.md). ``dense_output=True`` adds SciPy's plain (not differentiable)
     interpolant ``.sol``. A failed solve (``success`` False in SciPy), ``fun`` returning
     a non-finite value, or a failed derivative solve raises IntegrationError;
     ``fun`` returning the wrong shape ShapeError; ``events``, ``vectorized``, ``jac``

@@ -8,10 +8,12 @@ the step (~1e-12 / 1e-4) both sit below the check's rtol of 1e-6.
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.integrate
-import scipy.linalg
 
 import tenferro as tf
 from tenferro.integrate import _ode
@@ -297,3 +299,35 @@ def test_derivative_not_finite_raises():
         tf.jvp(lambda y: tf.integrate.solve_ivp(fun, (0, 1), y, t_eval=[1.0],
                                                 args=(1.0,)).y, [[0.0]], [[1.0]])
     assert y0.grad is None and k.grad is None
+
+
+# ---- docs/ode.md ----------------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "ode.md"
+
+
+def test_doc_examples():
+    """Runs every ```python block of docs/ode.md in order, in one namespace (the blocks
+    hold their own assertions: the analytic decay gradient, the fitted rate, the error)."""
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    assert len(blocks) >= 3
+    namespace: dict = {}
+    for k, block in enumerate(blocks):
+        exec(compile(block, f"{DOC.name}[block {k}]", "exec"), namespace)
+    assert abs(namespace["k_fit"] - 1.3) < 0.02
+
+
+def test_compile_runs_eagerly_with_the_reason():
+    def f(k, y0):
+        return tf.sum(tf.integrate.solve_ivp(decay, (0.0, 1.0), y0, t_eval=[0.5, 1.0],
+                                             args=(k,), **TIGHT).y)
+    cf = tf.compile(f)
+    for kv in (0.5, 0.9):
+        k = tf.tensor(kv, requires_grad=True)
+        out = cf(k, tf.tensor([1.0, 2.0]))
+        gk, = tf.grad([out], [k])
+        np.testing.assert_allclose(out.item(), 3 * (np.exp(-kv / 2) + np.exp(-kv)), rtol=1e-10)
+        np.testing.assert_allclose(gk.item(), -3 * (np.exp(-kv / 2) / 2 + np.exp(-kv)),
+                                   rtol=1e-9)
+    assert cf.replays == 0
+    assert "solve_ivp" in next(iter(cf.explain().values()))
