@@ -175,6 +175,27 @@ def test_check_grads_nonlinear_all_inputs():
                     np.array([0.5, 1.7, 2.9]), np.array(0.1)], order=1, tol=FD_TOL)
 
 
+@pytest.mark.parametrize("method", ["RK45", "Radau", "BDF", "LSODA"])
+def test_check_grads_each_method(method):
+    # the derivative solves use the caller's method (Radau/BDF: with the adjoint's Jacobian
+    # sparsity pattern); each method's own truncation error sets the tolerance here
+    def f(y0, a, b):
+        return tf.integrate.solve_ivp(forced, (0.0, 2.0), y0, t_eval=[1.0, 2.0], args=(a, b),
+                                      method=method, rtol=1e-11, atol=1e-13).y
+    check_grads(f, [np.array([1.0, 0.5]), np.array([0.3, -0.2]), np.array(0.4)], order=1,
+                tol=(1e-4, 1e-5, 1e-8))
+
+
+@pytest.mark.parametrize("method", ["BDF", "DOP853"])
+def test_check_grads_complex_methods(method):
+    def f(y0, lam):
+        return tf.integrate.solve_ivp(lambda t, y, l: l * y - 0.1 * y * tf.conj(y) * y,
+                                      (0.0, 1.0), y0, t_eval=[1.0], args=(lam,),
+                                      method=method, rtol=1e-11, atol=1e-13).y
+    check_grads(f, [np.array([0.5 + 0.2j, -0.3j]), np.array([-0.2 + 1.0j, 0.1 - 0.5j])],
+                order=1, tol=(1e-4, 1e-5, 1e-8))
+
+
 def test_check_grads_solver_steps_and_t_span():
     # without t_eval, the first column is y(t0) and the last y(t1): both move with t_span
     def f(y0, t0, t1):
@@ -274,12 +295,20 @@ def test_unsupported_options_and_second_order():
         tf.integrate.solve_ivp(decay, (0, 1), [1.0], args=(1.0,), events=lambda t, y, k: y)
     with pytest.raises(tf.UnsupportedADError, match="Dfun"):
         tf.integrate.odeint(lambda y, t: -y, [1.0], [0.0, 1.0], Dfun=lambda y, t: -1.0)
-    with pytest.raises(tf.DTypeError, match="LSODA"):
-        tf.integrate.solve_ivp(decay, (0, 1), [1.0j], args=(1.0,), method="LSODA")
+    for method in ("LSODA", "Radau"):
+        with pytest.raises(tf.DTypeError, match=f"{method}.*real systems only"):
+            tf.integrate.solve_ivp(decay, (0, 1), [1.0j], args=(1.0,), method=method)
     k = tf.tensor(0.5, requires_grad=True)
     r = tf.integrate.solve_ivp(decay, (0, 1), [1.0], t_eval=[1.0], args=(k,))
     with pytest.raises(tf.UnsupportedADError, match="second-order"):
         tf.grad([r.y[0, 0]], [k], create_graph=True)
+    with pytest.raises(tf.UnsupportedADError, match="second-order"):   # reverse over forward
+        _, tangent = tf.jvp(lambda kk: tf.integrate.solve_ivp(
+            decay, (0, 1), [1.0], t_eval=[1.0], args=(kk,)).y[0, 0], [k], [1.0])
+        tf.grad([tangent], [k])
+    with pytest.raises(tf.UnsupportedADError):                        # a jvp of a jvp
+        tf.jvp(lambda k2: tf.jvp(lambda kk: tf.integrate.solve_ivp(
+            decay, (0, 1), [1.0], t_eval=[1.0], args=(kk,)).y, [k2], [1.0])[1], [0.5], [1.0])
     with pytest.raises(tf.UnsupportedADError, match="second-order"):
         tf.hvp(lambda kk: tf.integrate.solve_ivp(decay, (0, 1), [1.0], t_eval=[1.0],
                                                  args=(kk,)).y[0, 0], [0.5], [1.0])
