@@ -47,7 +47,7 @@ from .._engine import apply1
 from .._errors import DTypeError, IntegrationError, ShapeError, UnsupportedADError
 from .._ops._util import floating, to_tensor
 from .._ops.registry import defop
-from .._rule_api import detached, nested_vjp, outside_dual_level
+from .._rule_api import detached, nested_vjp, outside_dual_level, tracked_in_reverse
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..forward import dual_level, make_dual, unpack_dual
@@ -203,6 +203,13 @@ def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
     cots: list[Any] = [None] * len(xs)
     if g is None:
         return tuple(cots)
+    if not np.all(np.isfinite(g)):
+        # SciPy refuses a non-finite initial state, so the adjoint cannot carry a NaN or
+        # Inf of g to exactly the cotangents it reaches: every cotangent is NaN then (a
+        # NaN loss has no gradient; conservative where a component did not depend on it)
+        return tuple(np.full(np.shape(x), np.nan, np.result_type(np.asarray(x).dtype,
+                                                                 np.float64))
+                     if nd else None for x, nd in zip(xs, needs))
     n, dtype, T = call.n, call.dtype, call.times
     m = T.size
     targs_np = list(xs[4:])
@@ -416,11 +423,16 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
                     float(t0._data), float(t1._data), te is not None, method, float(rtol),
                     float(np.min(atol_arr)) if atol_arr.size else 0.0, dict(options), None)
     plain_args = [detached(a) for a in targs]
+    inputs = [y0t, t0, t1, *([] if te is None else [te]), *targs]
+    # the adjoint reads the trajectory from the dense output: keep it when a reverse-mode
+    # node is recorded (DOP853's interpolant costs 3 more evaluations a step)
+    keep_dense = bool(dense_output) or any(tracked_in_reverse(x) for x in inputs)
     with no_grad(), outside_dual_level(), np.errstate(all="ignore"):
         try:
             res = scipy.integrate.solve_ivp(
                 _rhs_plain(call, plain_args), (call.t0, call.t1), y0t._data.copy(),
-                method=method, t_eval=None if te is None else te._data, dense_output=True,
+                method=method, t_eval=None if te is None else te._data,
+                dense_output=keep_dense,
                 rtol=rtol, atol=atol, **options)
         except ValueError as e:
             raise ShapeError(f"{name}: scipy.integrate.solve_ivp refused the input: {e}") \

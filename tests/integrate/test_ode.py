@@ -43,15 +43,19 @@ def test_values_match_scipy(method):
     y0 = np.array([1.0, 0.5])
     a, b = np.array([0.3, -0.2]), 0.4
     te = np.linspace(0, 3, 7)
-    r = tf.integrate.solve_ivp(forced, (0.0, 3.0), y0, method=method, t_eval=te,
-                               args=(tf.tensor(a), b), rtol=1e-8, atol=1e-10)
-    ref = scipy.integrate.solve_ivp(lambda t, y: a * np.sin(t) * y - b * y ** 3, (0, 3), y0,
-                                    method=method, t_eval=te, rtol=1e-8, atol=1e-10,
-                                    dense_output=True)   # (DOP853's interpolant costs fevs)
-    assert isinstance(r.y, tf.Tensor) and r.y.shape == (2, 7)
-    np.testing.assert_allclose(r.y.numpy(), ref.y, rtol=1e-12, atol=1e-14)
-    np.testing.assert_array_equal(r.t.numpy(), te)
-    assert r.success and r.status == 0 and r.nfev == ref.nfev
+    kw = dict(method=method, t_eval=te, rtol=1e-8, atol=1e-10)
+    for grad in (False, True):
+        r = tf.integrate.solve_ivp(forced, (0.0, 3.0), y0,
+                                   args=(tf.tensor(a, requires_grad=grad), b), **kw)
+        # the dense output is kept (for the adjoint) only when a node is recorded:
+        # DOP853's interpolant costs evaluations, so nfev tells
+        ref = scipy.integrate.solve_ivp(lambda t, y: a * np.sin(t) * y - b * y ** 3, (0, 3),
+                                        y0, dense_output=grad, **kw)
+        assert isinstance(r.y, tf.Tensor) and r.y.shape == (2, 7)
+        np.testing.assert_allclose(r.y.numpy(), ref.y, rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(r.t.numpy(), te)
+        assert r.success and r.status == 0 and r.nfev == ref.nfev
+        assert r.y.requires_grad == grad
 
 
 def test_solver_steps_without_t_eval_and_dense_output():
@@ -221,6 +225,18 @@ def test_check_grads_complex():
     check_grads(f, [np.array([0.5 + 0.2j, -0.3j]), np.array([-0.2 + 1.0j, 0.1 - 0.5j]),
                     0.1 * (rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2)))],
                 order=1, tol=FD_TOL)
+
+
+def test_non_finite_cotangent_propagates():
+    # a NaN cotangent (sqrt of a negative value downstream) gives NaN gradients, as
+    # through any op, instead of SciPy's refusal of a non-finite adjoint state
+    k = tf.tensor(0.5, requires_grad=True)
+    y0 = tf.tensor([1.0, 2.0], requires_grad=True)
+    r = tf.integrate.solve_ivp(decay, (0, 1), y0, t_eval=[1.0], args=(k,))
+    with np.errstate(invalid="ignore"):
+        loss = tf.sum(tf.sqrt(r.y - 1.0))     # y(1) = [1.21, 0.61]
+    gk, gy = tf.grad([loss], [k, y0])
+    assert np.isnan(gk.item()) and np.all(np.isnan(gy.numpy()))
 
 
 def test_composes_with_other_ops_and_backward():
