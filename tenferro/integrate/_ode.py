@@ -175,6 +175,15 @@ def _integrate(call: _OdeCall, rhs: Callable[..., NDArray[Any]], span: tuple[flo
     return res
 
 
+def _as_dtype(v: NDArray[Any], dtype: np.dtype[Any]) -> NDArray[Any]:
+    """A derivative state's y part in y's dtype. The state is complex when a complex
+    parameter meets a real y (fun = real(λ·y)); y's part of it is then real up to
+    rounding, and only its real part belongs to a real y."""
+    if dtype.kind == "f" and v.dtype.kind == "c":
+        v = v.real
+    return v.astype(dtype, copy=False)
+
+
 def _refuse_graph(call: _OdeCall) -> UnsupportedADError:
     return UnsupportedADError(
         f"{call.name}: second-order derivatives (create_graph=True, hvp, forward over "
@@ -237,7 +246,7 @@ def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
 
     def aug(t: float, s: NDArray[Any]) -> NDArray[Any]:
         y = np.asarray(call.dense(t), dtype)
-        a = np.asarray(s[:n], dtype)
+        a = _as_dtype(s[:n], dtype)
         vs = nested_vjp(lambda yv, *pv: (_eval(call, float(t), yv, pv, False),),
                         [y] + targs_np, [a], wanted, False)
         out = -np.concatenate([np.ravel(v) for v in vs]).astype(sdtype, copy=False)
@@ -261,7 +270,7 @@ def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
     if t_cur != call.t0 and np.any(state[:n]):
         state = _integrate(call, aug, (t_cur, call.t0), state, "adjoint (backward) solve",
                            sparsity=sparsity).y[:, -1]
-    a0 = state[:n].astype(dtype, copy=False)
+    a0 = _as_dtype(state[:n], dtype)
     if needs[0]:
         cots[0] = a0.copy()
     if needs[1]:
@@ -287,7 +296,7 @@ def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
     targs_np = list(xs[4:])
     targs = [Tensor._wrap(a) for a in targs_np]
     tan_args = plain[4:]
-    sdtype = np.result_type(dtype, *[t.dtype for t in plain if t is not None])
+    sdtype = dtype      # [y, ẏ]: a tangent of y has y's dtype (the engine casts it)
 
     def f_at(t: float, y: NDArray[Any]) -> NDArray[Any]:
         with no_grad():
@@ -296,7 +305,7 @@ def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
     y0 = np.asarray(xs[0], dtype)
     yd0 = np.zeros(n, sdtype)
     if plain[0] is not None:
-        yd0 = yd0 + plain[0]
+        yd0 = yd0 + _as_dtype(plain[0], dtype)
     if plain[1] is not None:
         yd0 = yd0 - f_at(call.t0, y0) * plain[1]
 
@@ -308,7 +317,7 @@ def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
                   for a, tt in zip(targs, tan_args)]
             out = _eval(call, float(t), yv, pv, True)
             primal, tangent = unpack_dual(out)
-        td = np.zeros(n, sdtype) if tangent is None else tangent._data
+        td = np.zeros(n, sdtype) if tangent is None else _as_dtype(tangent._data, dtype)
         _check_derivative(call, t, td, "tangent (a Jacobian-vector product)")
         return np.concatenate([primal._data, td]).astype(sdtype, copy=False)
 
@@ -316,10 +325,9 @@ def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
     if m:
         res = _integrate(call, aug, (call.t0, call.t1), s0, "tangent (forward-mode) solve",
                          t_eval=T)
-        yd = np.asarray(res.y[n:], dtype if sdtype.kind == dtype.kind else sdtype)
+        yd = _as_dtype(res.y[n:], dtype).copy()
     else:
         yd = np.zeros((n, 0), dtype)
-    yd = np.array(yd)
     for slot, i in _col_time_seeds(call, m):
         tt = plain[slot]
         if tt is not None:

@@ -9,6 +9,7 @@ the step (~1e-12 / 1e-4) both sit below the check's rtol of 1e-6.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -237,6 +238,19 @@ def test_non_finite_cotangent_propagates():
         loss = tf.sum(tf.sqrt(r.y - 1.0))     # y(1) = [1.21, 0.61]
     gk, gy = tf.grad([loss], [k, y0])
     assert np.isnan(gk.item()) and np.all(np.isnan(gy.numpy()))
+
+
+def test_check_grads_real_state_complex_parameter():
+    # a complex parameter of a real system makes the derivative states complex; y's part
+    # of them is real
+    def f(y0, lam):
+        return tf.integrate.solve_ivp(lambda t, y, l: tf.real(l * y) - 0.2 * y ** 2,
+                                      (0.0, 1.5), y0, t_eval=[0.7, 1.5], args=(lam,),
+                                      **TIGHT).y
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no ComplexWarning from a cast
+        check_grads(f, [np.array([0.5, -0.3]), np.array([-0.2 + 1.0j, 0.1 - 0.5j])],
+                    order=1, tol=FD_TOL)
 
 
 def test_composes_with_other_ops_and_backward():
