@@ -266,6 +266,16 @@ def test_composes_with_other_ops_and_backward():
     np.testing.assert_allclose(k.grad.numpy(), -4 * yT ** 2, rtol=1e-9)
 
 
+def test_float32_input_computes_in_float64():
+    # as SciPy: the solve runs in float64; the gradient comes back in y0's dtype
+    y0 = tf.tensor(np.array([1.0, 2.0], np.float32), requires_grad=True)
+    r = tf.integrate.solve_ivp(decay, (0.0, 1.0), y0, t_eval=[1.0], args=(0.5,), **TIGHT)
+    assert r.y.dtype == np.float64
+    g, = tf.grad([tf.sum(r.y)], [y0])
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g.numpy(), np.exp(-0.5) * np.ones(2), rtol=1e-6)
+
+
 # ---- odeint ---------------------------------------------------------------------------------
 
 def test_odeint_matches_scipy_and_differentiates():
@@ -303,6 +313,12 @@ def test_wrong_shape_raises(monkeypatch):
         tf.integrate.solve_ivp(decay, (0, 1), np.ones((2, 2)), args=(k,))
     with pytest.raises(tf.ShapeError, match="pair"):
         tf.integrate.solve_ivp(decay, (0, 1, 2), [1.0], args=(k,))
+    with pytest.raises(tf.ShapeError, match="refused the input.*t_eval"):
+        tf.integrate.solve_ivp(decay, (0, 1), [1.0], t_eval=[0.5, 2.0], args=(k,))
+    with pytest.raises(tf.ShapeError, match="t_eval must be a 1-d"):
+        tf.integrate.solve_ivp(decay, (0, 1), [1.0], t_eval=[[0.5]], args=(k,))
+    with pytest.raises(tf.ShapeError, match="t must be a 1-d"):
+        tf.integrate.odeint(lambda y, t, k: -k * y, [1.0], 1.0, args=(k,))
     assert calls == []
 
 
