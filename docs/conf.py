@@ -56,6 +56,7 @@ napoleon_use_rtype = False
 # (chi 16 and 24, 20 steps, ~55 s of CPU time): about 1 s, same code path.
 tenferro_example_args = {
     "fit_demo": [],
+    "ode_fit": [],                       # ~5 s of CPU time
     "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48"],
     "ipeps_heisenberg": [],              # the full run: ~2 s
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",

@@ -8,6 +8,7 @@ import numpy as np
 __all__ = [
     "TenferroError", "ShapeError", "DTypeError", "LinAlgError", "GaugeError",
     "UnsupportedADError", "GraphFreedError", "InPlaceError", "AxisError", "IndexingError",
+    "IntegrationError",
 ]
 
 
@@ -54,3 +55,9 @@ class GraphFreedError(TenferroError, RuntimeError):
 class InPlaceError(TenferroError, RuntimeError):
     """An in-place change (``t[i] = v``, ``t += u``) that would corrupt a gradient: of a
     leaf that requires grad, or of a tensor a recorded op still needs for its backward."""
+
+
+class IntegrationError(TenferroError, RuntimeError):
+    """An ODE solve that failed (SciPy's ``success`` is False: a step size below the
+    spacing of floating-point numbers, a stiff problem for an explicit method, a solution
+    that blows up) or a right-hand side that returned a non-finite value."""

@@ -310,3 +310,30 @@ def test_ipeps_example_checks_itself(ipeps, monkeypatch, capsys):
     monkeypatch.setattr(ipeps, "FD_TOL", 1e-16)
     assert ipeps.main(["--quick"]) == 1
     assert "|AD - difference|" in capsys.readouterr().out
+
+
+# ---- ode_fit: rates of a Lotka-Volterra model through tf.integrate.solve_ivp ----------------
+
+@pytest.fixture(scope="module")
+def ode_fit():
+    return _load("ode_fit")
+
+
+def test_ode_fit_gradient_matches_differences(ode_fit):
+    import numpy as np
+    import tenferro as tf
+    x0 = np.log(ode_fit.START)
+    _, g = tf.value_and_grad(ode_fit.loss)(x0)
+    h = 1e-5
+    for k, e in enumerate(np.eye(4)):
+        fd = (ode_fit.loss(x0 + h * e).item() - ode_fit.loss(x0 - h * e).item()) / (2 * h)
+        assert g[k] == pytest.approx(fd, rel=1e-6)
+
+
+def test_ode_fit_self_check_fails_when_off(ode_fit, monkeypatch, capsys):
+    # the example exits 1 when the fitted rates are off: the rates it claims differ from
+    # the data's (DATA was made at import) by 20 % in γ
+    import numpy as np
+    monkeypatch.setattr(ode_fit, "TRUE", ode_fit.TRUE * np.array([1.0, 1.0, 1.0, 1.2]))
+    assert ode_fit.main() == 1
+    assert "FAILED" in capsys.readouterr().out

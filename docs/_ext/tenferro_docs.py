@@ -46,6 +46,7 @@ SUBMODULES = [
     ("tenferro.fft", "Discrete Fourier transforms (the array API ``fft`` extension)"),
     ("tenferro.special", "Special functions (``scipy.special`` on tensors)"),
     ("tenferro.stats", "Probability distributions (``scipy.stats``' names)"),
+    ("tenferro.integrate", "Integration: quadrature and differentiable ODE solutions (``scipy.integrate``' names)"),
     ("tenferro.functional", "Function transforms"),
     ("tenferro.forward", "Forward mode: dual numbers (also ``tenferro.forward_ad``)"),
     ("tenferro.testing", "Testing derivatives"),
@@ -388,7 +389,7 @@ FAMILY_SECTIONS = [              # the family sections of docs/rules.md, in the 
     "elementwise", "reductions-and-scans", "linear-maps", "in-place-updates-and-views",
     "einsum", "svd", "truncated-svd", "eigh", "eigsh-and-svds", "eig", "qr", "lu", "cholesky",
     "solve-and-inv", "solve_triangular", "det-and-slogdet", "pinv-and-lstsq", "matrix_exp",
-    "sqrtm-and-logm", "solve_sylvester", "solve_banded", "norms", "products", "fft", "special-functions", "transforms-and-user-rules",
+    "sqrtm-and-logm", "solve_sylvester", "solve_banded", "norms", "products", "fft", "special-functions", "integrate", "transforms-and-user-rules",
 ]
 OP_FAMILY_BY_NAME = {
     "matrix_exp": "matrix_exp",
@@ -436,6 +437,7 @@ OP_FAMILY_BY_MODULE = [          # (module of the rules, anchor)
     ("tenferro.linalg.products", "products"),
     ("tenferro.fft", "fft"),
     ("tenferro.special", "special-functions"),
+    ("tenferro.integrate", "integrate"),
     ("tenferro.custom", "transforms-and-user-rules"),
     ("tenferro.functional", "transforms-and-user-rules"),
     ("tenferro.compile", "transforms-and-user-rules"),

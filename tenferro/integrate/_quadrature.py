@@ -1,4 +1,4 @@
-"""tf.integrate: quadrature of sampled data with scipy.integrate's names, differentiable.
+"""tf.integrate's quadrature of sampled data with scipy.integrate's names, differentiable.
 
 ``trapezoid``, ``simpson``, ``cumulative_trapezoid`` and ``cumulative_simpson`` take the
 arguments of their scipy.integrate namesakes (``y``, ``x=None``, ``dx=1.0``, ``axis=-1``;
@@ -34,13 +34,13 @@ import operator
 
 import numpy as np
 
-from ._errors import AxisError, ShapeError
-from ._tensor import Tensor
-from ._ops._util import floating, to_tensor
-from ._ops.elementwise import where
-from ._ops.manipulation import flip, take
-from ._ops.reductions import cumulative_sum, sum as _sum
-from ._ops.structure import broadcast_to, concatenate, reshape
+from .._errors import AxisError, ShapeError
+from .._tensor import Tensor
+from .._ops._util import floating, to_tensor
+from .._ops.elementwise import where
+from .._ops.manipulation import flip, take
+from .._ops.reductions import cumulative_sum, sum as _sum
+from .._ops.structure import broadcast_to, concatenate, reshape
 
 __all__ = ["trapezoid", "simpson", "cumulative_trapezoid", "cumulative_simpson"]
 

@@ -1,0 +1,84 @@
+"""Fit the four rates of a Lotka-Volterra model to noisy populations, with the gradient
+through the ODE solution (``tf.integrate.solve_ivp``, reverse mode by the adjoint).
+
+    x' = α x − β x y,    y' = δ x y − γ y
+
+Synthetic data (seeded): the solution from known rates at 25 times, with 1 % noise. The
+loss is the sum of squared relative residuals; ``scipy.optimize.minimize`` (BFGS) gets it and
+its gradient from ``tf.value_and_grad``. Before fitting, that gradient is checked against
+central finite differences of the same loss (the ODE solved at rtol 1e-8); after, the
+fitted rates must be within 3 % of the true ones.
+
+    python examples/ode_fit.py
+
+Exits with status 1 if the gradient check or the fit fails.
+"""
+import sys
+import time
+
+import numpy as np
+from scipy.optimize import minimize
+
+import tenferro as tf
+
+NAMES = ("alpha", "beta", "delta", "gamma")
+TRUE = np.array([1.1, 0.4, 0.1, 0.4])
+START = np.array([0.8, 0.3, 0.15, 0.5])
+Y0 = np.array([10.0, 5.0])
+T_OBS = np.linspace(0.5, 15.0, 25)
+NOISE = 0.01
+
+
+def rhs(t, z, rates):
+    a, b, d, g = rates[0], rates[1], rates[2], rates[3]
+    x, y = z[0], z[1]
+    return tf.stack([a * x - b * x * y, d * x * y - g * y])
+
+
+def solve(rates, rtol=1e-8):
+    res = tf.integrate.solve_ivp(rhs, (0.0, T_OBS[-1]), Y0, t_eval=T_OBS, args=(rates,),
+                                 method="DOP853", rtol=rtol, atol=1e-10)
+    return res.y
+
+
+def make_data(seed=0):
+    rng = np.random.default_rng(seed)
+    clean = solve(tf.tensor(TRUE)).numpy()
+    return clean * np.exp(NOISE * rng.standard_normal(clean.shape))
+
+
+DATA = make_data()
+
+
+def loss(log_rates):             # rates = exp(log rates) stay positive
+    return tf.sum(((solve(tf.exp(log_rates)) - DATA) / DATA) ** 2)
+
+
+def main():
+    value_and_grad = tf.value_and_grad(loss)
+    x0 = np.log(START)
+    _, g = value_and_grad(x0)
+    h = 1e-5
+    fd = np.array([(loss(x0 + h * e).item() - loss(x0 - h * e).item()) / (2 * h)
+                   for e in np.eye(4)])
+    err = np.max(np.abs(g - fd)) / np.max(np.abs(fd))
+    print(f"gradient at the start vs central differences: max relative error {err:.1e}")
+    ok = err < 1e-5
+
+    t = time.perf_counter()
+    fit = minimize(value_and_grad, x0, jac=True, method="BFGS")
+    elapsed = time.perf_counter() - t
+    rates = np.exp(fit.x)
+    print(f"BFGS: {fit.nit} iterations, {fit.nfev} loss+gradient evaluations, "
+          f"{elapsed:.2f} s, final loss {fit.fun:.3e}")
+    print(f"{'rate':>6} {'true':>7} {'start':>7} {'fitted':>8} {'rel. error':>10}")
+    for name, true, s, r in zip(NAMES, TRUE, START, rates):
+        print(f"{name:>6} {true:7.3f} {s:7.3f} {r:8.4f} {abs(r - true) / true:10.1e}")
+    close = np.all(np.abs(rates - TRUE) / TRUE < 0.03)
+    ok = ok and fit.success and close
+    print("ok" if ok else "FAILED: the gradient check or the fit is off")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
