@@ -764,7 +764,8 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
     cut = Cut((y,) + tuple(params), graph, track=[1 + k for k in wanted])
     with _enable_grad():
         r = _residual(call, cut.proxies[0], cut.proxies[1:])
-        seed = -lam if graph else Tensor._wrap(-lam)
+        # np.asarray: negating a 0-d array gives a NumPy scalar, and a tensor holds an ndarray
+        seed = -lam if graph else Tensor._wrap(np.asarray(-lam))
         gl = _grad([r], [cut.proxies[1 + k] for k in wanted], [seed], create_graph=graph)
     if graph:
         cut.graft()
