@@ -74,7 +74,17 @@ _lu_det = load_kernel("inverse").lu_det
 __all__ = ["det", "slogdet", "SlogdetResult", "det_ad", "slogdet_ad"]
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SlogdetResult.__doc__ = "Result of tf.linalg.slogdet: det(a) = sign * exp(logabsdet)."
+SlogdetResult.__doc__ = """Result of tf.linalg.slogdet: det(a) = sign * exp(logabsdet).
+
+The result of :func:`slogdet` (a named tuple).
+
+Attributes
+----------
+sign : Tensor
+    The sign (real: -1, 0 or +1) or phase (complex) of the determinant.
+logabsdet : Tensor
+    The natural log of its absolute value (real).
+"""
 # SlogdetResult from a 2-tuple without the namedtuple's Python-level __new__ (~0.1 µs)
 _tuple_new = tuple.__new__
 _wrap = Tensor._wrap

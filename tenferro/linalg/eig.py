@@ -59,7 +59,17 @@ from .solve import solve_in_rule
 __all__ = ["EigResult", "eig", "eigvals", "eig_ad", "eigvals_ad"]
 
 EigResult = collections.namedtuple("EigResult", ["values", "vectors"])
-EigResult.__doc__ = "Result of tf.linalg.eig: a @ vectors = vectors * values (complex; vectors of unit norm)."
+EigResult.__doc__ = """Result of tf.linalg.eig: a @ vectors = vectors * values (complex; vectors of unit norm).
+
+Also ``eigenvalues`` and ``eigenvectors`` (aliases of the fields). The result of :func:`eig` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    Complex eigenvalues (*batch, n).
+vectors : Tensor
+    Complex unit-norm right eigenvectors in the columns (*batch, n, n).
+"""
 field_aliases(EigResult, eigenvalues="values", eigenvectors="vectors")
 
 _EIG = "tf.linalg.eig"

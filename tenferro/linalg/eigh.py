@@ -44,7 +44,17 @@ from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inve
 __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
 
 EighResult = namedtuple("EighResult", ["values", "vectors"])
-EighResult.__doc__ = "Result of tf.linalg.eigh: a = vectors @ diag(values) @ vectorsᴴ."
+EighResult.__doc__ = """Result of tf.linalg.eigh: a = vectors @ diag(values) @ vectorsᴴ.
+
+Also ``eigenvalues`` and ``eigenvectors`` (aliases of the fields). The result of :func:`eigh` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    Eigenvalues (..., n), real, ascending.
+vectors : Tensor
+    Orthonormal eigenvectors in the columns (..., n, n).
+"""
 field_aliases(EighResult, eigenvalues="values", eigenvectors="vectors")
 
 # which triangle is read (either case, like numpy)

@@ -43,8 +43,20 @@ from .svd import _check_phase, _data, _gap_inverse, _same_block
 __all__ = ["EigshResult", "eigsh"]
 
 EigshResult = namedtuple("EigshResult", ["values", "vectors"])
-EigshResult.__doc__ = ("Result of tf.linalg.eigsh: values (k,) ascending, vectors (n, k) with "
-                       "A @ vectors[:, i] = values[i] * vectors[:, i].")
+EigshResult.__doc__ = """Result of tf.linalg.eigsh: values (k,) ascending, vectors (n, k) with
+A @ vectors[:, i] = values[i] * vectors[:, i].
+
+Also ``r.eigenvalues`` and ``r.eigenvectors`` (aliases).
+
+The result of :func:`eigsh` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    The k eigenvalues, ascending, real.
+vectors : Tensor
+    The (n, k) orthonormal eigenvectors in the matching columns.
+"""
 field_aliases(EigshResult, eigenvalues="values", eigenvectors="vectors")
 
 _WHICH = ("LA", "SA", "LM", "SM")

@@ -66,13 +66,27 @@ from .svd import svd as _svd
 __all__ = ["pinv", "lstsq", "LstsqResult", "pinv_ad", "lstsq_ad"]
 
 LstsqResult = namedtuple("LstsqResult", ["x", "residuals", "rank", "singular_values"])
+LstsqResult.__doc__ = """Result of tf.linalg.lstsq: solution x, residuals (squared column norms of b - a x, or
+empty), rank (int), singular_values of a.
+
+The result of :func:`lstsq` (a named tuple).
+
+Attributes
+----------
+x : Tensor
+    The minimum-norm least-squares solution.
+residuals : Tensor
+    Squared 2-norms of the columns of b - a x when m > n and the rank is full; otherwise empty.
+rank : int or numpy.ndarray
+    The effective rank (an int64 array over a batch).
+singular_values : Tensor
+    Singular values of a, descending.
+"""
 _REAL = {np.dtype(t): np.dtype(r) for t, r in (
     (np.float32, np.float32), (np.float64, np.float64),
     (np.complex64, np.float32), (np.complex128, np.float64))}
 
 
-LstsqResult.__doc__ = ("Result of tf.linalg.lstsq: solution x, residuals (squared column "
-                       "norms of b - a x, or empty), rank (int), singular_values of a.")
 
 
 def _mm3(a: Any, b: Any, c: Any) -> Any:

@@ -46,7 +46,19 @@ _backprop_kernel = load_kernel("triangular_backprop").lu_backprop
 __all__ = ["lu", "LUResult", "lu_ad"]
 
 LUResult = namedtuple("LUResult", ["p", "l", "u"])
-LUResult.__doc__ = "Result of tf.linalg.lu: a = p @ l @ u (p a permutation, l unit lower, u upper triangular)."
+LUResult.__doc__ = """Result of tf.linalg.lu: a = p @ l @ u (p a permutation, l unit lower, u upper triangular).
+
+The result of :func:`lu` (a named tuple).
+
+Attributes
+----------
+p : Tensor
+    Permutation matrices (m x m), not differentiable.
+l : Tensor
+    Unit lower triangular factors (m x k).
+u : Tensor
+    Upper triangular factors (k x n).
+"""
 
 _NAME = "tf.linalg.lu"
 

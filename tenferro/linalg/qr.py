@@ -41,7 +41,17 @@ _backprop_kernel = load_kernel("triangular_backprop").qr_backprop
 __all__ = ["qr", "QRResult", "qr_ad"]
 
 QRResult = namedtuple("QRResult", ["q", "r"])
-QRResult.__doc__ = "Result of tf.linalg.qr: a = q @ r (q with orthonormal columns, r upper triangular)."
+QRResult.__doc__ = """Result of tf.linalg.qr: a = q @ r (q with orthonormal columns, r upper triangular).
+
+Also ``Q`` and ``R`` (aliases of the fields). The result of :func:`qr` (a named tuple).
+
+Attributes
+----------
+q : Tensor
+    The factor with orthonormal columns.
+r : Tensor
+    The upper triangular factor (real diagonal).
+"""
 field_aliases(QRResult, Q="q", R="r")
 
 _NAME = "tf.linalg.qr"

@@ -59,7 +59,19 @@ _kernel = load_kernel("spectral")
 __all__ = ["SVDResult", "svd", "svdvals", "svd_ad", "svdvals_ad"]
 
 SVDResult = namedtuple("SVDResult", ["u", "s", "vt"])
-SVDResult.__doc__ = "Result of tf.linalg.svd: a = u @ diag(s) @ vt."
+SVDResult.__doc__ = """Result of tf.linalg.svd: a = u @ diag(s) @ vt.
+
+Also ``U``, ``S`` and ``Vh`` (aliases of the fields). The result of :func:`svd` (a named tuple).
+
+Attributes
+----------
+u : Tensor
+    Left singular vectors (..., m, k) (m x m with ``full_matrices=True``).
+s : Tensor
+    Singular values (..., k), real, descending.
+vt : Tensor
+    Right singular vectors, conjugate-transposed (..., k, n).
+"""
 field_aliases(SVDResult, U="u", S="s", Vh="vt")
 
 

@@ -40,8 +40,20 @@ from .svd import _check_phase, _core_tensor, _gap_inverse, _poles, _same_block
 __all__ = ["SvdsResult", "svds"]
 
 SvdsResult = namedtuple("SvdsResult", ["u", "s", "vh"])
-SvdsResult.__doc__ = ("Result of tf.linalg.svds: u (m, k), s (k,) ascending, vh (k, n) with "
-                      "A @ vh[i].conj() = s[i] * u[:, i].")
+SvdsResult.__doc__ = """Result of tf.linalg.svds: u (m, k), s (k,) ascending, vh (k, n) with
+A @ vh[i].conj() = s[i] * u[:, i].
+
+The result of :func:`svds` (a named tuple).
+
+Attributes
+----------
+u : Tensor
+    Left singular vectors (m, k).
+s : Tensor
+    The k singular values, ascending (scipy's order).
+vh : Tensor
+    Right singular vectors, conjugate-transposed (k, n).
+"""
 
 _NAME = "tf.linalg.svds"
 
