@@ -53,7 +53,11 @@ BLAS3_LOCKED = True       # level-3 BLAS calls do not run concurrently (see the 
 
 
 class ThreadCountError(TenferroError, ValueError):
-    """A thread count that is not a positive integer."""
+    """A thread count that is not a positive integer.
+
+    Raised by :func:`set_num_threads` and :func:`num_threads` (a ValueError); pass an
+    int >= 1 (1 = serial).
+    """
 
 
 def _check(n: Any, where: str) -> int:
