@@ -79,6 +79,9 @@ class Tensor:
     its payload is a NumPy array. Ops on a tensor that requires grad are recorded, so
     :func:`grad`, :meth:`backward` and the forward mode can differentiate them. Methods mirror
     the functions (``t.sum()``, ``t.exp()``, ``t @ u``, ``t.T``, ``t.mT``, ``t[i]``).
+    The properties ``shape``, ``ndim``, ``size``, ``dtype``, ``device`` (always ``'cpu'``),
+    ``requires_grad`` (settable on float/complex tensors), ``is_leaf`` and ``grad_fn`` are
+    documented below.
 
     Parameters
     ----------
@@ -91,24 +94,8 @@ class Tensor:
 
     Attributes
     ----------
-    shape : tuple of int
-        The shape.
-    ndim : int
-        The number of dimensions.
-    size : int
-        The number of elements.
-    dtype : numpy.dtype
-        The payload's dtype (``tf.float64 == np.float64``).
-    device : str
-        Always ``'cpu'``.
-    requires_grad : bool
-        Whether ops on it are recorded; settable on float/complex tensors.
     grad : Tensor or None
         The gradient accumulated by :meth:`backward` (leaves and ``inputs`` only).
-    grad_fn : object or None
-        The graph node of the op that made it; None for a leaf.
-    is_leaf : bool
-        True unless it is the output of a recorded op.
     T, mT, mH : Tensor
         Transposes: all axes reversed, the last two swapped, and swapped and conjugated.
     real, imag : Tensor

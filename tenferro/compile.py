@@ -93,12 +93,11 @@ class Compiled:
     f : callable
         The function.
 
-    Methods
-    -------
-    __call__(*args, **kwargs)
-        ``f(*args, **kwargs)``, replayed from the trace of the signature when there is one.
-    explain()
-        Per input signature: ``"replayed"``, or why its calls run eagerly.
+    Notes
+    -----
+    Calling it is ``f(*args, **kwargs)``, replayed from the trace of the signature when
+    there is one; :meth:`explain` says, per input signature, ``"replayed"`` or why its
+    calls run eagerly.
 
     Examples
     --------

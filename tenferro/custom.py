@@ -416,14 +416,6 @@ class custom_vjp(_Custom, Generic[_P, _R]):
     nondiff_argnums : iterable of int, optional
         Positions of static arguments (not converted, not differentiated). Default ().
 
-    Methods
-    -------
-    defvjp(fwd, bwd)
-        Set the rule: ``fwd(*args) -> (output, residuals)``,
-        ``bwd(*nondiff_args, residuals, g) -> tuple of cotangents``.
-    __call__(*args, **kwargs)
-        Call ``fun``, recording the rule when an input requires grad.
-
     Raises
     ------
     TypeError
@@ -601,14 +593,6 @@ class custom_jvp(_Custom, Generic[_P, _R]):
         The primal function (Tensors in, a Tensor or a tuple of Tensors out).
     nondiff_argnums : iterable of int, optional
         Positions of static arguments (not converted, not differentiated). Default ().
-
-    Methods
-    -------
-    defjvp(jvp)
-        Set the rule ``jvp(*nondiff_args, primals, tangents) -> (output, tangent)``;
-        returns ``jvp`` (usable as a decorator).
-    __call__(*args, **kwargs)
-        Call ``fun``, propagating tangents and recording the rule for reverse mode.
 
     Raises
     ------
