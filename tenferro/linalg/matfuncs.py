@@ -401,6 +401,8 @@ def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
     ------
     LinAlgError
         With ``check_finite=True``, for non-finite input.
+    ShapeError
+        For an invalid ``ord`` or ``axis``, or the -inf norm of an empty vector.
 
     Notes
     -----
@@ -716,6 +718,8 @@ def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False,
     LinAlgError
         For non-finite input with 'nuc' and ±2 (an SVD), or any order with
         ``check_finite=True``.
+    ShapeError
+        For an invalid ``ord``, or ±2 / minimum norms of an empty matrix.
 
     Notes
     -----
