@@ -666,13 +666,13 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
     GaugeError
         (backward, complex input) If the loss depends on the phase of a singular pair.
 
-    Bad arguments raise before anything is computed or recorded.
-
     Notes
     -----
     Derivative: :math:`\bar A = U K V^H + \dots` with the pole-by-pole broadened core of
     docs/rules.md#svd [Giles 2008; Townsend 2016; Wan & Zhang 2019 for the complex term;
     Francuz, Schuch & Vanhecke 2025 for truncation].
+
+    Bad arguments raise before anything is computed or recorded.
 
     Derivatives (docs/rules.md#svd):
 
