@@ -8,9 +8,9 @@
 3. every public name (docs/_ext/tenferro_docs.py: ``public_api``) has a docstring, and
    so has every member a public class defines (``Tensor.shape``, ...); then
    scripts/check_docstrings.py: the numpydoc sections of every public name and its
-   ``>>>`` examples as doctests (``--allow-missing-sections``: missing sections are
-   reported, not failed; failing examples still fail; a temporary flag while the
-   docstrings are being written);
+   ``>>>`` examples as doctests (``--allow-missing-sections``: missing sections and too
+   few examples are reported, not failed; failing examples still fail; a temporary flag
+   while the docstrings are being written);
 4. every local link (href to a page, an anchor in it) and every image in the built HTML
    exists;
 5. every reference to a Markdown file in the sources (tenferro/, docs/, README.md,
@@ -485,8 +485,8 @@ def main(argv=None):
     p.add_argument("--no-screenshots", action="store_true")
     p.add_argument("--allow-missing-sections", action="store_true",
                    help="TEMPORARY (while the docstrings are written): report public names "
-                        "without numpydoc sections instead of failing; failing examples "
-                        "still fail")
+                        "without numpydoc sections, and too few examples, instead of "
+                        "failing; failing examples still fail")
     p.add_argument("--references", action="store_true",
                    help="only check the references to Markdown files (step 5)")
     args = p.parse_args(argv)
