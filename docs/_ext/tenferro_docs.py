@@ -732,7 +732,7 @@ class OpTableDirective(SphinxDirective):
         para += nodes.literal("python -m tenferro.rules", "python -m tenferro.rules")
         para += nodes.Text(")")
         if coverage:
-            count = [sum(r[4][i] == "yes" for r in rows) for i in range(len(head) - 2)]
+            count = [sum(r[4][i] == "yes" for r in rows) for i in range(len(rows[0][4]))]
             para += nodes.Text(
                 f": {count[0]} with a reverse rule, {count[1]} with a forward rule, "
                 f"{count[2]} with second order, {count[3]} accept complex input, "
