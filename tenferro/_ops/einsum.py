@@ -295,7 +295,7 @@ def _perm(labels: Sequence[int], order: Sequence[int]) -> tuple[int, ...] | None
 
 # Summed labels go through matmul (BLAS) and label-free products through broadcasting:
 # np.einsum's own loops are 2-100x slower on every pair measured (the figures are in
-# docs/guide/performance.md#choices-in-the-python-layer).
+# docs/guide/kernels.md#choices-in-the-python-layer).
 def _pair_kernel(a: Any, b: Any, s: _PairSpec) -> Any:
     if s.perm_a is not None:
         a = a.transpose(s.perm_a)

@@ -102,7 +102,7 @@ def _mm3(a: Any, b: Any, c: Any) -> Any:
 def _outer_sum(*pairs: Any) -> Any:
     """Σᵢ PᵢQᵢᴴ of thin factors (… × k), one product per pair. (Concatenating the factors
     into one product [P₁ P₂ …][Q₁ Q₂ …]ᴴ was measured slower: the copies cost more than
-    the one GEMM call saves; docs/guide/performance.md#choices-in-the-python-layer.)"""
+    the one GEMM call saves; docs/guide/kernels.md#choices-in-the-python-layer.)"""
     p, q = pairs[0]
     out = p @ mH(q)
     for p, q in pairs[1:]:

@@ -65,7 +65,7 @@ def _trsm_route(lu: Any, rhs: Any, trans: Any) -> bool:
     getrs's solves are OpenBLAS's ?trsm, at about a third of gemm's speed per flop;
     triangular.trsm puts the flops in gemm: about half the time from n = 40 with k = n,
     while for fewer columns or smaller n getrs (or its plain loops up to 16) wins
-    (docs/guide/performance.md#choices-in-the-python-layer). complex Aᴴ stays on getrs
+    (docs/guide/kernels.md#choices-in-the-python-layer). complex Aᴴ stays on getrs
     (the recursive solve would copy the conjugated factors: slower)."""
     n, k = rhs.shape[-2:]
     return bool(n > 32 and 2 * k >= n and lu.shape[:-2] == rhs.shape[:-2]
