@@ -1,0 +1,1 @@
+EXAMPLES: dict[str, str] = {}

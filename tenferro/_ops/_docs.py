@@ -1,0 +1,86 @@
+"""numpydoc docstrings of the generated functions (issue 31): one renderer for the families
+built by factories from tables (tenferro._ops.elementwise, tenferro.special, tf.stats'
+distributions), so that each section is written once.
+
+``numpydoc(summary, params, returns, ...)`` renders the sections (napoleon's numpy style,
+what scripts/check_docstrings.py asks for); ``describe(f, ...)`` puts them under the prose
+``f`` already has. The ``>>>`` examples of the families are in ``_doc_examples`` (run as
+doctests by scripts/check_docstrings.py).
+"""
+from __future__ import annotations
+
+import inspect
+import textwrap
+from typing import Any, Sequence
+
+from ._doc_examples import EXAMPLES
+
+Param = tuple[str, str, str]          # (name, type, description)
+
+
+def _wrap(text: str, indent: str = "    ") -> list[str]:
+    out: list[str] = []
+    for para in text.split("\n"):
+        out += textwrap.wrap(para, 88, initial_indent=indent, subsequent_indent=indent,
+                             break_long_words=False, break_on_hyphens=False) or [""]
+    return out
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    return ["", title, "-" * len(title)] + lines
+
+
+def numpydoc(summary: str, params: Sequence[Param] = (),
+             returns: Sequence[tuple[str, str]] = (), raises: Sequence[tuple[str, str]] = (),
+             notes: str = "", examples: str = "", methods: Sequence[tuple[str, str]] = (),
+             title: str = "Parameters") -> str:
+    """The docstring: ``summary`` (one or more paragraphs), then the Parameters (or
+    ``title``), Returns, Raises, Methods, Notes and Examples sections that are given."""
+    lines = summary.strip("\n").split("\n")
+    if params:
+        body: list[str] = []
+        for name, typ, desc in params:
+            body.append(f"{name} : {typ}" if typ else name)
+            body += _wrap(desc)
+        lines += _section(title, body)
+    if returns:
+        body = []
+        for typ, desc in returns:
+            body.append(typ)
+            body += _wrap(desc)
+        lines += _section("Returns", body)
+    if raises:
+        body = []
+        for exc, desc in raises:
+            body.append(exc)
+            body += _wrap(desc)
+        lines += _section("Raises", body)
+    if methods:
+        body = []
+        for sig, desc in methods:
+            body.append(sig)
+            body += _wrap(desc)
+        lines += _section("Methods", body)
+    if notes:
+        lines += _section("Notes", _wrap(notes, ""))
+    if examples:
+        lines += _section("Examples", textwrap.dedent(examples).strip("\n").split("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def example(qualname: str) -> str:
+    """The ``>>>`` example of ``qualname`` (``tenferro.exp``, ``tenferro.special.erf``), or
+    "" when it has none."""
+    return EXAMPLES.get(qualname, "")
+
+
+def describe(f: Any, params: Sequence[Param], returns: Sequence[tuple[str, str]], *,
+             summary: str | None = None, raises: Sequence[tuple[str, str]] = (),
+             notes: str = "", qualname: str | None = None) -> Any:
+    """Set ``f.__doc__``: its prose (or ``summary``) and the sections; the example of
+    ``qualname`` (default ``tenferro.<name>``) from the table. Returns ``f``."""
+    prose = summary if summary is not None else (f.__doc__ or "")
+    qual = qualname or f"tenferro.{f.__name__}"
+    f.__doc__ = numpydoc(inspect.cleandoc(prose), params, returns, raises, notes,
+                         example(qual))
+    return f
