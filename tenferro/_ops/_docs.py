@@ -84,3 +84,18 @@ def describe(f: Any, params: Sequence[Param], returns: Sequence[tuple[str, str]]
     f.__doc__ = numpydoc(inspect.cleandoc(prose), params, returns, raises, notes,
                          example(qual))
     return f
+
+
+def sections(glossary: dict[str, tuple[str, str]], params: Sequence[str],
+             returns: Sequence[tuple[str, str]], *, raises: Sequence[tuple[str, str]] = (),
+             notes: str = "", overrides: dict[str, tuple[str, str]] | None = None) -> Any:
+    """A decorator: ``describe`` with the parameters named in ``params`` looked up in a
+    module's ``glossary`` ({name: (type, description)}; ``overrides`` first), so that the
+    functions of one module describe a shared argument (``axis``, ``norm``, ``mode``) in
+    one place. The example is that of ``<module>.<name>``."""
+    table = dict(glossary, **(overrides or {}))
+
+    def deco(f: Any) -> Any:
+        return describe(f, [(p,) + table[p] for p in params], returns, raises=raises,
+                        notes=notes, qualname=f"{f.__module__}.{f.__name__}")
+    return deco
