@@ -237,20 +237,22 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the weights do not match.
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
+        weights do not match.
     UnsupportedADError
         If ``output`` is given.
 
     Notes
     -----
-    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
 
     Examples
     --------
     >>> x = tf.tensor([0.0, 0.0, 4.0, 0.0, 0.0])
     >>> tf.ndimage.correlate(x, [1.0, 2.0, 3.0])
-    tensor([ 0., 12.,  8.,  4.,  0.]...)
+    tensor([ 0., 12.,  8.,  4.,  0.])
     """
     name = "correlate"
     x = _input(input, name)
@@ -300,14 +302,16 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the weights do not match.
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
+        weights do not match.
     UnsupportedADError
         If ``output`` is given.
 
     Notes
     -----
-    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
 
     Examples
     --------
@@ -374,8 +378,9 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: No
 
     Notes
     -----
-    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
 
     Examples
     --------
@@ -424,8 +429,9 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: Non
 
     Notes
     -----
-    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
 
     Examples
     --------
@@ -484,8 +490,9 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None =
 
     Notes
     -----
-    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
 
     Examples
     --------
@@ -539,8 +546,9 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
 
     Notes
     -----
-    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
 
     Examples
     --------
@@ -626,14 +634,16 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or sigma, order, truncate or radius is negative.
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
+        sigma, order, truncate or radius is negative.
     UnsupportedADError
         If ``output`` is given.
 
     Notes
     -----
-    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
 
     Examples
     --------
@@ -690,14 +700,16 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or sigma, order, truncate or radius is negative.
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
+        sigma, order, truncate or radius is negative.
     UnsupportedADError
         If ``output`` is given.
 
     Notes
     -----
-    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md, convolution and lfilter: a gather for the
-    boundary extension, whose adjoint folds the cotangent back, then ``signal.conv``).
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
 
     Examples
     --------
