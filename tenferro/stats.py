@@ -1359,6 +1359,15 @@ class _MultivariateNormal:
     -----
     Derivative: a composition of tenferro's ops, the cholesky rule (Murray 2016;
     docs/rules.md, cholesky) and solve_triangular.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 0.0], requires_grad=True)
+    >>> cov = tf.tensor([[2.0, 0.0], [0.0, 1.0]])
+    >>> tf.stats.multivariate_normal.logpdf(x, [0.0, 0.0], cov)
+    tensor(-2.43445066, grad_fn=...)
+    >>> tf.grad([tf.stats.multivariate_normal.logpdf(x, [0.0, 0.0], cov)], [x])[0]
+    tensor([-0.5, -0. ])
     """
     name = "multivariate_normal"
     _methods = ("logpdf", "pdf", "entropy")
@@ -1492,6 +1501,11 @@ class _Dirichlet:
     -----
     Derivative: a composition of tenferro's ops (gammaln, digamma, xlogy-like sums; no rule
     of its own).
+
+    Examples
+    --------
+    >>> tf.stats.dirichlet.logpdf(tf.tensor([0.2, 0.3, 0.5]), tf.tensor([1.0, 2.0, 3.0]))
+    tensor(1.5040774)
     """
     name = "dirichlet"
     _methods = ("logpdf", "pdf", "entropy")
