@@ -1344,19 +1344,16 @@ class _MultivariateNormal:
     allow_singular : bool, optional
         Only False is supported (a singular covariance raises LinAlgError). Default False.
 
-    Methods
-    -------
-    logpdf(x, mean=None, cov=1, allow_singular=False)
-        The log of the density at x.
-    pdf(x, mean=None, cov=1, allow_singular=False)
-        The density at x.
-    entropy(mean=None, cov=1, allow_singular=False)
-        The differential entropy in nats.
-    __call__(mean=None, cov=1, allow_singular=False)
-        The frozen distribution: its methods take x alone.
-
     Notes
     -----
+    Methods:
+
+    * ``logpdf(x, mean=None, cov=1, allow_singular=False)``: the log of the density at x.
+    * ``pdf(x, mean=None, cov=1, allow_singular=False)``: the density at x.
+    * ``entropy(mean=None, cov=1, allow_singular=False)``: the differential entropy in nats.
+    * ``__call__(mean=None, cov=1, allow_singular=False)``: the frozen distribution, whose
+      methods take x alone.
+
     Derivative: a composition of tenferro's ops, the cholesky rule (Murray 2016;
     docs/rules.md, cholesky) and solve_triangular.
 
@@ -1486,19 +1483,15 @@ class _Dirichlet:
     alpha : array_like
         The concentrations, (K,), > 0 (differentiable).
 
-    Methods
-    -------
-    logpdf(x, alpha)
-        The log of the density at x.
-    pdf(x, alpha)
-        The density at x.
-    entropy(alpha)
-        The differential entropy in nats.
-    __call__(alpha)
-        The frozen distribution: its methods take x alone.
-
     Notes
     -----
+    Methods:
+
+    * ``logpdf(x, alpha)``: the log of the density at x.
+    * ``pdf(x, alpha)``: the density at x.
+    * ``entropy(alpha)``: the differential entropy in nats.
+    * ``__call__(alpha)``: the frozen distribution, whose methods take x alone.
+
     Derivative: a composition of tenferro's ops (gammaln, digamma, xlogy-like sums; no rule
     of its own).
 

@@ -35,7 +35,8 @@ def numpydoc(summary: str, params: Sequence[Param] = (),
              notes: str = "", examples: str = "", methods: Sequence[tuple[str, str]] = (),
              title: str = "Parameters") -> str:
     """The docstring: ``summary`` (one or more paragraphs), then the Parameters (or
-    ``title``), Returns, Raises, Methods, Notes and Examples sections that are given."""
+    ``title``), Returns, Raises, Notes (``methods`` listed first) and Examples sections
+    that are given."""
     lines = summary.strip("\n").split("\n")
     if params:
         body: list[str] = []
@@ -55,14 +56,20 @@ def numpydoc(summary: str, params: Sequence[Param] = (),
             body.append(exc)
             body += _wrap(desc)
         lines += _section("Raises", body)
-    if methods:
+    if methods or notes:
+        # the methods of a callable object as a list under Notes: napoleon turns a Methods
+        # section into method directives, which collide across the distributions
         body = []
-        for sig, desc in methods:
-            body.append(sig)
-            body += _wrap(desc)
-        lines += _section("Methods", body)
-    if notes:
-        lines += _section("Notes", _wrap(notes, ""))
+        if methods:
+            body += ["Methods:", ""]
+            for sig, desc in methods:
+                item = _wrap(f"* ``{sig}``: {desc[:1].lower()}{desc[1:]}", "")
+                body += item[:1] + ["  " + ln for ln in item[1:]]
+            if notes:
+                body.append("")
+        if notes:
+            body += _wrap(notes, "")
+        lines += _section("Notes", body)
     if examples:
         lines += _section("Examples", textwrap.dedent(examples).strip("\n").split("\n"))
     return "\n".join(lines) + "\n"
