@@ -1,6 +1,6 @@
 """The ``>>>`` examples of the generated docstrings (tenferro._ops._docs renders them
-under "Examples"), by qualified name. scripts/check_docstrings.py runs every one as a
-doctest; the outputs are what the interpreter prints."""
+under "Examples"), by qualified name. Written by scripts/gen_doc_examples.py (edit the
+examples there); scripts/check_docstrings.py runs every one as a doctest."""
 
 EXAMPLES: dict[str, str] = {
     'tenferro.exp': (
