@@ -148,7 +148,7 @@ _LINEAR = "Derivative: linear (over the reals), the JVP is the transform of the 
 _R2R_LINEAR = "Derivative: linear, the JVP is the transform of the tangent and the VJP its " \
               "transpose, a scaled transform of the transposed type (docs/rules.md, dct " \
               "and dst; Britanak, Yip and Rao 2007)."
-_ONE, _MANY = ("x", "n", "axis", "norm"), ("x", "s", "axes", "norm")
+_DOC_ONE, _DOC_MANY = ("x", "n", "axis", "norm"), ("x", "s", "axes", "norm")
 _HALF_N = {"n": ("int, optional", "The output length. Default None: 2(m - 1) for m input "
                                   "points.")}
 _SHIFT = "Derivative: a permutation, the VJP is :func:`{inv}` of the cotangent " \
@@ -443,7 +443,7 @@ _c2r_op = defop("fft.c2r", _c2r_vjp, lambda ctx, ts, xs, ys: (_c2r(ts[0], ctx),)
 
 # ---- complex transforms -------------------------------------------------------------------
 
-@_docs.sections(_DOCS, _ONE, [("complex Tensor", "The transform along ``axis`` (length n).")],
+@_docs.sections(_DOCS, _DOC_ONE, [("complex Tensor", "The transform along ``axis`` (length n).")],
                 raises=[_SHAPE_ERR],
                 notes=_LINEAR.format(adj="ifft of the cotangent with the swapped norm, cut or "
                                       "zero-padded to the input length"))
@@ -463,7 +463,7 @@ def fft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return y
 
 
-@_docs.sections(_DOCS, _ONE,
+@_docs.sections(_DOCS, _DOC_ONE,
                 [("complex Tensor", "The inverse transform along ``axis`` (length n).")],
                 raises=[_SHAPE_ERR],
                 notes=_LINEAR.format(adj="fft of the cotangent with the swapped norm"))
@@ -478,7 +478,7 @@ def ifft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return y
 
 
-@_docs.sections(_DOCS, _MANY, [("complex Tensor", "The transform over ``axes``.")],
+@_docs.sections(_DOCS, _DOC_MANY, [("complex Tensor", "The transform over ``axes``.")],
                 raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="ifftn with the swapped norm"))
 def fftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
          norm: Norm = "backward") -> Tensor:
@@ -491,7 +491,7 @@ def fftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int]
     return y
 
 
-@_docs.sections(_DOCS, _MANY, [("complex Tensor", "The inverse transform over ``axes``.")],
+@_docs.sections(_DOCS, _DOC_MANY, [("complex Tensor", "The inverse transform over ``axes``.")],
                 raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="fftn with the swapped norm"))
 def ifftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: Norm = "backward") -> Tensor:
@@ -530,7 +530,7 @@ def _real_inv(z: Tensor, axes: tuple[int, ...], s: tuple[int, ...] | None, norm:
     return y
 
 
-@_docs.sections(_DOCS, _ONE,
+@_docs.sections(_DOCS, _DOC_ONE,
                 [("complex Tensor", "The n//2 + 1 non-negative frequencies along ``axis``.")],
                 raises=[_SHAPE_ERR, _REAL_ERR],
                 notes=_LINEAR.format(adj="irfft of the weighted cotangent"), overrides=_REAL_X)
@@ -548,7 +548,7 @@ def rfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return _real_fwd(x, axes, None if n is None else (n,), norm, False)
 
 
-@_docs.sections(_DOCS, _ONE, [("Tensor", "The real signal of length n along ``axis``.")],
+@_docs.sections(_DOCS, _DOC_ONE, [("Tensor", "The real signal of length n along ``axis``.")],
                 raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="rfft of the cotangent, weighted"),
                 overrides=_HALF_N)
 def irfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
@@ -566,7 +566,7 @@ def irfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return _real_inv(x, axes, None if n is None else (n,), norm, False, "irfft")
 
 
-@_docs.sections(_DOCS, _MANY,
+@_docs.sections(_DOCS, _DOC_MANY,
                 [("complex Tensor", "The half spectrum (the last of ``axes`` halved).")],
                 raises=[_SHAPE_ERR, _REAL_ERR],
                 notes=_LINEAR.format(adj="irfftn of the weighted cotangent"), overrides=_REAL_X)
@@ -579,7 +579,7 @@ def rfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int
     return _real_fwd(x, axes, s, norm, False)
 
 
-@_docs.sections(_DOCS, _MANY, [("Tensor", "The real signal of sizes ``s``.")],
+@_docs.sections(_DOCS, _DOC_MANY, [("Tensor", "The real signal of sizes ``s``.")],
                 raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="rfftn of the cotangent, weighted"))
 def irfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: Norm = "backward") -> Tensor:
@@ -590,7 +590,7 @@ def irfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[in
     return _real_inv(x, axes, s, norm, False, "irfftn")
 
 
-@_docs.sections(_DOCS, _ONE, [("Tensor", "The real transform of length n along ``axis``.")],
+@_docs.sections(_DOCS, _DOC_ONE, [("Tensor", "The real transform of length n along ``axis``.")],
                 raises=[_SHAPE_ERR],
                 notes=_LINEAR.format(adj="an r2c transform of the cotangent, weighted"),
                 overrides=_HALF_N)
@@ -607,7 +607,7 @@ def hfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return _real_inv(x, axes, None if n is None else (n,), _SWAP[norm], True, "hfft")
 
 
-@_docs.sections(_DOCS, _ONE, [("complex Tensor", "The n//2 + 1 non-negative frequencies.")],
+@_docs.sections(_DOCS, _DOC_ONE, [("complex Tensor", "The n//2 + 1 non-negative frequencies.")],
                 raises=[_SHAPE_ERR, _REAL_ERR],
                 notes=_LINEAR.format(adj="a c2r transform of the cotangent, weighted"),
                 overrides=_REAL_X)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from ._doc_examples import EXAMPLES
 
 Param = tuple[str, str, str]          # (name, type, description)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _wrap(text: str, indent: str = "    ") -> list[str]:
@@ -95,14 +96,16 @@ def describe(f: Any, params: Sequence[Param], returns: Sequence[tuple[str, str]]
 
 def sections(glossary: dict[str, tuple[str, str]], params: Sequence[str],
              returns: Sequence[tuple[str, str]], *, raises: Sequence[tuple[str, str]] = (),
-             notes: str = "", overrides: dict[str, tuple[str, str]] | None = None) -> Any:
+             notes: str = "", overrides: dict[str, tuple[str, str]] | None = None
+             ) -> Callable[[F], F]:
     """A decorator: ``describe`` with the parameters named in ``params`` looked up in a
     module's ``glossary`` ({name: (type, description)}; ``overrides`` first), so that the
     functions of one module describe a shared argument (``axis``, ``norm``, ``mode``) in
     one place. The example is that of ``<module>.<name>``."""
     table = dict(glossary, **(overrides or {}))
 
-    def deco(f: Any) -> Any:
-        return describe(f, [(p,) + table[p] for p in params], returns, raises=raises,
-                        notes=notes, qualname=f"{f.__module__}.{f.__name__}")
+    def deco(f: F) -> F:
+        describe(f, [(p,) + table[p] for p in params], returns, raises=raises, notes=notes,
+                 qualname=f"{f.__module__}.{f.__name__}")
+        return f
     return deco

@@ -997,7 +997,7 @@ _UNARY_DOCS = {
     "arccosh": (r"1/(\sqrt{x - 1}\sqrt{x + 1})",
                 "the inverse hyperbolic cosine (also ``tf.acosh``; principal branch)"),
     "arctanh": (r"1/(1 - x^2)", "the inverse hyperbolic tangent (also ``tf.atanh``)"),
-    "square": (r"2x", "x², integer inputs stay integer as in NumPy"),
+    "square": (r"2x", "x²"),
     "reciprocal": (r"-1/x^2", "1/x"),
 }
 
@@ -1045,9 +1045,9 @@ def _document() -> None:
     for name, (tex, what) in _UNARY_DOCS.items():
         _docs.describe(
             g[name], [_X],
-            [("Tensor", f"{what}, elementwise; x's shape. Integer and bool inputs become "
-                        "float64 first" + (" unless integer (NumPy's dtype)"
-                                           if name == "square" else "") + ".")],
+            [("Tensor", f"{what}, elementwise; x's shape. " + (
+                "NumPy's dtype (integer inputs stay integer)." if name == "square" else
+                "Integer and bool inputs become float64 first."))],
             notes=rf"Derivative: :math:`\frac{{dy}}{{dx}} = {tex}` {_RULES}; for complex x "
                   r"the function is holomorphic and the reverse rule is "
                   r":math:`\bar x = \bar y\,\overline{f'(x)}`.")
