@@ -8,9 +8,8 @@
 3. every public name (docs/_ext/tenferro_docs.py: ``public_api``) has a docstring, and
    so has every member a public class defines (``Tensor.shape``, ...); then
    scripts/check_docstrings.py: the numpydoc sections of every public name and its
-   ``>>>`` examples as doctests (``--allow-missing-sections``: missing sections and too
-   few examples are reported, not failed; failing examples still fail; a temporary flag
-   while the docstrings are being written);
+   ``>>>`` examples as doctests (a public name without Parameters/Returns, a failing
+   example or fewer than 150 names with examples fail);
 4. every local link (href to a page, an anchor in it) and every image in the built HTML
    exists;
 5. every reference to a Markdown file in the sources (tenferro/, docs/, README.md,
@@ -106,13 +105,10 @@ def check_docstrings():
     return problems
 
 
-def check_numpydoc(allow_missing_sections=False):
+def check_numpydoc():
     """scripts/check_docstrings.py: numpydoc sections and the >>> examples of every public
-    name. With ``allow_missing_sections`` (temporary, while the docstrings are written)
-    only failing examples fail."""
+    name (a missing section, a failing example or too few examples fail)."""
     cmd = [sys.executable, str(REPO / "scripts" / "check_docstrings.py")]
-    if allow_missing_sections:
-        cmd.append("--report")
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     tail = (proc.stdout + proc.stderr).strip().splitlines()
     summary = [line for line in tail if "names have examples" in line or ": " in line
@@ -483,10 +479,6 @@ def screenshots():
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--no-screenshots", action="store_true")
-    p.add_argument("--allow-missing-sections", action="store_true",
-                   help="TEMPORARY (while the docstrings are written): report public names "
-                        "without numpydoc sections, and too few examples, instead of "
-                        "failing; failing examples still fail")
     p.add_argument("--references", action="store_true",
                    help="only check the references to Markdown files (step 5)")
     args = p.parse_args(argv)
@@ -495,7 +487,7 @@ def main(argv=None):
              ("doctests of docs/guide/*.md", lambda: doctest_guide() == 0 or ["failed"]),
              ("docstrings of public names", check_docstrings),
              ("numpydoc sections and docstring examples",
-              lambda: check_numpydoc(args.allow_missing_sections)),
+              check_numpydoc),
              ("internal links and images", check_links),
              ("math rendered offline (static)", check_math_offline),
              ("math rendered offline (headless chromium)", check_math_rendered),

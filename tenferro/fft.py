@@ -3,7 +3,7 @@
 The primal is SciPy's pocketfft (the C++ library behind ``numpy.fft`` too), called through
 its binding ``scipy.fft._pocketfft.pypocketfft`` (public ``scipy.fft`` as the fallback):
 a small transform costs a fraction of the public wrappers' Python
-(docs/guide/performance.md#choices-in-the-python-layer), and n-D transforms run all
+(docs/guide/kernels.md#choices-in-the-python-layer), and n-D transforms run all
 axes in one C++ call where NumPy loops over them in Python. Output precision follows the
 input: complex64 -> complex64, float32 -> complex64 for rfft, complex64 -> float32 for
 irfft; integer and bool inputs become float64 (like NumPy); a real input to fft/ifft/

@@ -19,8 +19,9 @@ def _load(name, path):
 
 
 check_docs = _load("check_docs_under_test", REPO / "scripts" / "check_docs.py")
+check_docstrings = _load("check_docstrings_under_test", REPO / "scripts" / "check_docstrings.py")
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
-tenferro_docs = pytest.importorskip("tenferro_docs", reason="needs Sphinx (the docs extra)")
+import tenferro_docs  # noqa: E402  (needs Sphinx: in the test extra, so this never skips)
 
 HEAD_LOCAL = ('<script>window.MathJax = {"tex": {}}</script>'
               '<script defer="defer" src="_static/mathjax/tex-chtml.js"></script>')
@@ -139,3 +140,60 @@ def test_a_new_submodule_gets_its_page(monkeypatch):
     pages = tenferro_docs._api_pages()
     assert "tenferro.distributed.allreduce" in _documented({"d": pages["distributed"]})
     assert "   distributed" in pages["index"]
+
+
+def _doc_complete(x, axis=None):
+    """Add.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int, optional
+        The axis.
+
+    Returns
+    -------
+    Tensor
+        The result.
+
+    Examples
+    --------
+    >>> tf.asarray([1.0, 2.0]).sum()
+    tensor(3.)
+    """
+
+
+def _undocumented(x):
+    """Add one to x (no sections)."""
+
+
+def _wrong_example():
+    """Nothing.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> 1 + 1
+    3
+    """
+
+
+def test_numpydoc_check_fails_on_missing_sections_and_wrong_examples():
+    assert check_docstrings.missing_sections(_doc_complete) == []
+    assert check_docstrings.missing_sections(_undocumented) == ["Parameters", "Returns"]
+    assert check_docstrings.missing_sections(_wrong_example) == []   # no parameters
+    assert check_docstrings.run_examples("_doc_complete", _doc_complete) == (1, [])
+    count, failures = check_docstrings.run_examples("_wrong_example", _wrong_example)
+    assert count == 1 and len(failures) == 1 and "Expected:" in failures[0]
+
+
+def test_every_public_name_has_numpydoc_sections():
+    missing = [f"{module}.{name}: {check_docstrings.missing_sections(obj)}"
+               for module, entries in tenferro_docs.public_api().items()
+               for name, obj in entries
+               if tenferro_docs.needs_docstring(obj) and check_docstrings.missing_sections(obj)]
+    assert missing == []
