@@ -7,7 +7,7 @@ import math as _math
 # `name as name`: the explicit re-export a type checker needs in a typed package (py.typed)
 from ._errors import (AxisError as AxisError, DTypeError as DTypeError,
                       GaugeError as GaugeError, GraphFreedError as GraphFreedError,
-                      IntegrationError as IntegrationError,
+                      IntegrationError as IntegrationError, DistributedError as DistributedError,
                       IndexingError as IndexingError, InPlaceError as InPlaceError,
                       LinAlgError as LinAlgError, ShapeError as ShapeError,
                       TenferroError as TenferroError, UnsupportedADError as UnsupportedADError)

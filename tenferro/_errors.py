@@ -8,7 +8,7 @@ import numpy as np
 __all__ = [
     "TenferroError", "ShapeError", "DTypeError", "LinAlgError", "GaugeError",
     "UnsupportedADError", "GraphFreedError", "InPlaceError", "AxisError", "IndexingError",
-    "IntegrationError",
+    "IntegrationError", "DistributedError",
 ]
 
 
@@ -61,3 +61,10 @@ class IntegrationError(TenferroError, RuntimeError):
     """An ODE solve that failed (SciPy's ``success`` is False: a step size below the
     spacing of floating-point numbers, a stiff problem for an explicit method, a solution
     that blows up) or a right-hand side that returned a non-finite value."""
+
+
+class DistributedError(TenferroError, RuntimeError):
+    """Work sent to an executor's workers that cannot run or did not complete
+    (``tenferro.distributed``): the executor is not a ``concurrent.futures.Executor``, a
+    shard or function cannot be pickled, a worker died, or the function raised on a
+    worker (the message names the shard or slice). No partial result is returned."""
