@@ -14,8 +14,8 @@ adds the pieces' gradients.
 The work goes through Python's executor interface (:class:`concurrent.futures.Executor`):
 a Dask ``Client(...).get_executor()``, a :class:`~concurrent.futures.ProcessPoolExecutor`,
 ``mpi4py.futures.MPIPoolExecutor``, or none (``executor=None``: serial, in this process).
-Workers import tenferro; what a task carries is pickled (module-level functions pickle by
-reference: a process pool needs ``fn`` defined at module level, Dask pickles closures too).
+Workers import tenferro; what a task carries is pickled (``fn`` by value with cloudpickle
+when it is installed, as Dask does, so lambdas and closures work; otherwise by reference).
 
 **Bitwise reproducibility.** The driver waits for every piece and adds the results in
 piece order (``((r0 + r1) + r2) + ...``), whatever the number of workers and the order
@@ -24,13 +24,17 @@ that a piece computes the same bits on every worker: same library builds, one BL
 thread per worker as set by the executor's environment).
 
 **Shards are sent once.** Each shard is identified by a hash of its contents (BLAKE2b
-over an array's bytes, or over its pickle); a worker process keeps the shards it has
-received in a cache keyed by that token (bounded: :data:`CACHE_BYTES`). A call sends each
-shard's payload only to an executor that has not received it yet; a task that lands on
-a worker without it (a new or restarted worker) answers "missing" and is sent again with
-the payload. One mechanism for every executor (no Dask ``scatter``): per call a task
-carries the parameters and a 16-byte token; the hash costs one pass over the shard's
-bytes on the driver per call (a changed shard is a new shard, never a stale one).
+over an array's bytes, or over its pickle), so a changed shard is a new shard, never a
+stale copy; the hash costs one pass over the shard's bytes on the driver per call. On a
+Dask executor a new shard is scattered to every worker once (``client.scatter(...,
+broadcast=True)``, kept while the client lives) and tasks carry a reference to it. On
+other executors (process pool, MPI) a worker process keeps the shards it has received in
+a cache keyed by the token (bounded: :data:`CACHE_BYTES`); a call sends a shard's payload
+only on its first call on that executor, and a task that lands on a worker without it (a
+worker that has not received it yet, or a restarted one) answers "missing" and is sent
+again with the payload. Such an executor cannot direct a task to a worker, so the payload
+reaches every worker after a few calls rather than exactly once. Per call a task carries
+the parameters, ``fn`` and a 16-byte token.
 
 **Failures.** A worker that dies mid-run (Dask's ``KilledWorker``, a broken process
 pool), or any other failure of the executor, raises :class:`DistributedError` naming the
@@ -68,6 +72,11 @@ from ._tensor import Tensor
 from .autograd import enable_grad, grad as _grad, no_grad
 from .custom import custom_vjp
 from ._ops.einsum import einsum
+
+try:     # optional (a dependency of Dask): sends lambdas and closures to a process pool
+    import cloudpickle as _cloudpickle
+except ImportError:  # pragma: no cover - then fn must pickle by reference
+    _cloudpickle = None
 
 __all__ = ["map_value_and_grad", "contract", "contraction_plan", "ContractionPlan",
            "DistributedError", "CACHE_BYTES"]
@@ -176,6 +185,26 @@ def _cached_shard(token: str, payload: Any, nbytes: int, has_payload: bool) -> A
 _SENT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 
+# (client, token) -> the Dask future of a scattered shard; held while the client lives
+_SCATTERED: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _dask_client(executor: Any) -> Any:
+    """The Dask Client behind ``client.get_executor()`` (None for other executors)."""
+    client = getattr(executor, "_client", None)
+    return client if client is not None and hasattr(client, "scatter") else None
+
+
+def _scattered(client: Any, tokens: Sequence[str], shards: Sequence[Any]) -> list[Any]:
+    held = _SCATTERED.setdefault(client, {})
+    new = [k for k, t in enumerate(tokens) if t not in held]
+    if new:
+        futures = client.scatter([shards[k] for k in new], broadcast=True, hash=False)
+        for k, f in zip(new, futures):
+            held[tokens[k]] = f
+    return [held[t] for t in tokens]
+
+
 # ---- running tasks ------------------------------------------------------------------------
 
 def _check_executor(executor: Any) -> None:
@@ -186,20 +215,50 @@ def _check_executor(executor: Any) -> None:
             f"for serial, got {type(executor).__name__}")
 
 
-def _is_dask(executor: Any) -> bool:
-    return type(executor).__module__.split(".")[0] == "distributed"
+_LOADED: dict[str, Callable[..., Any]] = {}
 
 
-def _check_picklable(obj: Any, what: str, executor: Any) -> None:
-    if executor is None or _is_dask(executor):   # (Dask pickles closures with cloudpickle)
-        return
+class _ByValue:
+    """A function pickled by value (cloudpickle), unpickled once per worker process: a
+    process pool pickles functions by reference, which a lambda, a closure or a function
+    of a module the workers cannot import (a test file) does not survive."""
+    __slots__ = ("data", "key")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.key = hashlib.blake2b(data, digest_size=16).hexdigest()
+
+    def __call__(self, *args: Any) -> Any:
+        f = _LOADED.get(self.key)
+        if f is None:
+            if len(_LOADED) > 64:
+                _LOADED.clear()
+            f = _LOADED[self.key] = pickle.loads(self.data)
+        return f(*args)
+
+    def __getstate__(self) -> bytes:
+        return self.data
+
+    def __setstate__(self, data: bytes) -> None:
+        self.__init__(data)  # type: ignore[misc]
+
+
+def _portable(fn: Callable[..., Any], what: str, executor: Any) -> Callable[..., Any]:
+    """``fn`` as a task will carry it: itself (serial), or pickled by value when
+    cloudpickle is installed (Dask, too, pickles a task's arguments by reference when
+    plain pickle can); DistributedError if it cannot be pickled at all."""
+    if executor is None:
+        return fn
     try:
-        pickle.dumps(obj)
+        if _cloudpickle is not None:
+            return _ByValue(_cloudpickle.dumps(fn))
+        pickle.dumps(fn)
+        return fn
     except Exception as e:  # noqa: BLE001
         raise DistributedError(
-            f"{what} ({obj!r}) cannot be pickled, so a {type(executor).__name__} cannot "
+            f"{what} ({fn!r}) cannot be pickled, so a {type(executor).__name__} cannot "
             f"send it to its workers ({type(e).__name__}: {e}); define it at module level "
-            f"(a lambda or a closure pickles only with Dask's executor)") from None
+            f"(install cloudpickle to send lambdas and closures)") from None
 
 
 def _failure(e: BaseException, label: str) -> TenferroError:
@@ -304,6 +363,14 @@ def _map_compute(call: _MapCall, arrays: Sequence[NDArray[Any]]) -> tuple[
         return (_shard_value_and_grad,
                 (call.fn, i, token, payload, nbytes, with_payload, arrays, call.spec))
 
+    client = _dask_client(ex)
+    if client is not None:
+        # Dask: each shard is scattered once to every worker (broadcast), and a task
+        # carries a reference that the worker resolves to its local copy
+        refs = _scattered(client, [t for t, _ in tokens], call.shards)
+        return _sum_in_order(_run(ex, [
+            (_shard_value_and_grad, (call.fn, i, "", refs[i], 0, True, arrays, call.spec))
+            for i in range(n)], labels))
     first = [task(i, tokens[i][0] not in sent) for i in range(n)]
     results = _run(ex, first, labels)
     missing = [i for i, r in enumerate(results) if isinstance(r, str) and r == _MISSING]
@@ -312,6 +379,10 @@ def _map_compute(call: _MapCall, arrays: Sequence[NDArray[Any]]) -> tuple[
         for i, r in zip(missing, again):
             results[i] = r
     sent.update(t for t, _ in tokens)
+    return _sum_in_order(results)
+
+
+def _sum_in_order(results: Sequence[Any]) -> tuple[NDArray[Any], list[NDArray[Any]]]:
     dtype = results[0][0].dtype
     for i, (v, _) in enumerate(results):
         if v.dtype != dtype:
@@ -362,8 +433,9 @@ def map_value_and_grad(fn: Callable[[Any, Any], Any], shards: Sequence[Any], par
         ``fn(params, shard) -> scalar``, written with tenferro ops; it receives ``params``
         with the structure given here, its leaves as Tensors that require grad, and one
         shard. It must return a real floating-point scalar of the same dtype for every
-        shard. With a process pool it must be defined at module level (pickled by
-        reference); a Dask executor also takes closures.
+        shard. It is pickled by value with cloudpickle (installed with Dask), so lambdas
+        and closures work; without cloudpickle a process pool needs a module-level
+        function.
     shards : sequence
         The pieces (arrays, tuples/dicts of arrays, any picklable object). Treated as
         constants: each is sent to a worker process once and cached there under a hash
@@ -425,10 +497,10 @@ def map_value_and_grad(fn: Callable[[Any, Any], Any], shards: Sequence[Any], par
     if not shards:
         raise DistributedError("map_value_and_grad: shards is empty; the sum of no shards "
                                "has no dtype (pass at least one shard)")
-    _check_picklable(fn, "map_value_and_grad: fn", executor)
+    task_fn = _portable(fn, "map_value_and_grad: fn", executor)
     leaves, spec = _flatten(params)
     arrays = [_leaf_array(x, k) for k, x in enumerate(leaves)]
-    call = _MapCall(fn, shards, spec, executor)
+    call = _MapCall(task_fn, shards, spec, executor)
     if any(isinstance(x, Tensor) for x in leaves):
         tensors = [x if isinstance(x, Tensor) else Tensor._wrap(a)
                    for x, a in zip(leaves, arrays)]
