@@ -519,16 +519,43 @@ def map_value_and_grad(fn: Callable[[Any, Any], Any], shards: Sequence[Any], par
 
 @dataclass(frozen=True)
 class ContractionPlan:
-    """How :func:`contract` splits an einsum: the indices it slices and the chunk size of
-    each (a sliced index of dimension d in chunks of c gives ceil(d / c) pieces), the
-    contraction path of one slice and its largest intermediate (elements, the output
-    piece included), against the unsliced path's."""
-    equation: str                       # explicit form, e.g. "ab,bc->ac"
+    """How :func:`contract` splits an einsum (made by :func:`contraction_plan`).
+
+    A sliced index of dimension d in chunks of c gives ceil(d / c) pieces; a slice is one
+    choice of piece for every sliced index.
+
+    Attributes
+    ----------
+    equation : str
+        The subscripts in explicit form (``"ab,bc->ac"``).
+    shapes : tuple of tuple of int
+        The operands' shapes.
+    dims : dict of str to int
+        Every index's dimension.
+    chunks : dict of str to int
+        Sliced index -> chunk size.
+    path : list of tuple of int
+        opt_einsum's contraction path of one full-size slice.
+    largest_intermediate : int
+        The largest intermediate of that path, in elements (the output piece included).
+    unsliced_largest_intermediate : int
+        The same without slicing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from tenferro.distributed import contraction_plan
+    >>> plan = contraction_plan("ij,jk->ik", np.ones((8, 64)), np.ones((64, 8)),
+    ...                         target_size=32)
+    >>> plan.chunks, plan.unsliced_largest_intermediate, plan.largest_intermediate
+    ({'i': 4}, 64, 32)
+    """
+    equation: str
     shapes: tuple[tuple[int, ...], ...]
-    dims: dict[str, int]                # every index's dimension
-    chunks: dict[str, int]              # sliced index -> chunk size
-    path: list[tuple[int, ...]]         # of a full-size slice
-    largest_intermediate: int           # of that path
+    dims: dict[str, int]
+    chunks: dict[str, int]
+    path: list[tuple[int, ...]]
+    largest_intermediate: int
     unsliced_largest_intermediate: int
 
     @property
