@@ -54,6 +54,7 @@ def main() -> int:
     t0, c0 = time.perf_counter(), time.process_time()
     v_serial, g_serial = map_value_and_grad(tanh_loss, shards, w)
     t_serial, c_serial = time.perf_counter() - t0, time.process_time() - c0
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"serial (driver): {t_serial:.2f} s per call ({c_serial:.2f} s CPU), "
           f"{c_serial / args.shards * 1e3:.0f} ms CPU per shard")
 
@@ -80,10 +81,14 @@ def main() -> int:
 
     t1, t2 = statistics.median(times[1]), statistics.median(times[2])
     speedup = t1 / t2
-    s = max(0.0, 2 * t2 / t1 - 1)
+    s = min(1.0, max(0.0, 2 * t2 / t1 - 1))   # (1: no speedup at all, a saturated machine)
     per_task = w.nbytes * 2                  # params out, gradient back
     print(f"1 worker : median {t1:.3f} s per call ({', '.join(f'{t:.3f}' for t in times[1])})")
     print(f"2 workers: median {t2:.3f} s per call ({', '.join(f'{t:.3f}' for t in times[2])})")
+    if speedup < 1.2:
+        print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: the "
+              f"workers share the cores with other processes, so wall-clock speedup is "
+              f"not measurable here; the driver-CPU line below is)")
     print(f"speedup 2 vs 1: {speedup:.2f}x (efficiency {speedup / 2:.0%}); "
           f"Amdahl serial fraction s = {s:.3f}; bound for 64 workers "
           f"1/(s + (1-s)/64) = {1 / (s + (1 - s) / 64):.1f}x")

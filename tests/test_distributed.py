@@ -399,3 +399,15 @@ def test_contract_errors():
     out = td.contract("ij,jk->ik", x, b, target_size=6)
     with pytest.raises(tf.UnsupportedADError):
         tf.grad([out.sum()], [x], create_graph=True)
+
+
+def test_the_docs_page_code_runs():
+    """Every ```python block of docs/distributed.md, in order, in one namespace."""
+    import re
+    from pathlib import Path
+    page = Path(__file__).resolve().parents[1] / "docs" / "distributed.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 3
+    ns: dict = {}
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), ns)
