@@ -81,7 +81,8 @@ except ImportError:  # pragma: no cover - then fn must pickle by reference
 __all__ = ["map_value_and_grad", "contract", "contraction_plan", "ContractionPlan",
            "DistributedError", "CACHE_BYTES"]
 
-#: Bytes of shards a worker process keeps (least recently used dropped first).
+#: Bytes of shards a worker process keeps, and a Dask client keeps scattered (least
+#: recently used dropped first; the shards of the current call are always kept).
 CACHE_BYTES = 4 << 30
 
 _MISSING = "tenferro.distributed:missing-shard"
@@ -185,8 +186,10 @@ def _cached_shard(token: str, payload: Any, nbytes: int, has_payload: bool) -> A
 _SENT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 
-# (client, token) -> the Dask future of a scattered shard; held while the client lives
-_SCATTERED: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+# client -> {token: (Dask future of the scattered shard, bytes)}, least recently used
+# first; dropping a future lets the cluster free the shard (bounded by CACHE_BYTES)
+_SCATTERED: weakref.WeakKeyDictionary[Any, collections.OrderedDict[str, tuple[Any, int]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _dask_client(executor: Any) -> Any:
@@ -195,14 +198,24 @@ def _dask_client(executor: Any) -> Any:
     return client if client is not None and hasattr(client, "scatter") else None
 
 
-def _scattered(client: Any, tokens: Sequence[str], shards: Sequence[Any]) -> list[Any]:
-    held = _SCATTERED.setdefault(client, {})
-    new = [k for k, t in enumerate(tokens) if t not in held]
+def _scattered(client: Any, tokens: Sequence[tuple[str, int]],
+               shards: Sequence[Any]) -> list[Any]:
+    held = _SCATTERED.setdefault(client, collections.OrderedDict())
+    new = [k for k, (t, _) in enumerate(tokens) if t not in held]
     if new:
         futures = client.scatter([shards[k] for k in new], broadcast=True, hash=False)
         for k, f in zip(new, futures):
-            held[tokens[k]] = f
-    return [held[t] for t in tokens]
+            held[tokens[k][0]] = (f, tokens[k][1])
+    refs = []
+    for t, _ in tokens:
+        held.move_to_end(t)
+        refs.append(held[t][0])
+    total = sum(n for _, n in held.values())
+    in_use = {t for t, _ in tokens}
+    while total > CACHE_BYTES and next(iter(held)) not in in_use:
+        _, (_, n) = held.popitem(last=False)
+        total -= n
+    return refs
 
 
 # ---- running tasks ------------------------------------------------------------------------
@@ -367,7 +380,7 @@ def _map_compute(call: _MapCall, arrays: Sequence[NDArray[Any]]) -> tuple[
     if client is not None:
         # Dask: each shard is scattered once to every worker (broadcast), and a task
         # carries a reference that the worker resolves to its local copy
-        refs = _scattered(client, [t for t, _ in tokens], call.shards)
+        refs = _scattered(client, tokens, call.shards)
         return _sum_in_order(_run(ex, [
             (_shard_value_and_grad, (call.fn, i, "", refs[i], 0, True, arrays, call.spec))
             for i in range(n)], labels))

@@ -214,6 +214,12 @@ def test_shards_are_scattered_once_on_dask(dask_client, monkeypatch):
     changed = td.map_value_and_grad(scaled_sum, shards, w, executor=spy)
     assert scatters == [4, 1]
     np.testing.assert_allclose(changed[0] - first[0], 0.5 * 20_000, rtol=1e-9)
+    # the client keeps at most CACHE_BYTES of scattered shards (the current call's always)
+    monkeypatch.setattr(td, "CACHE_BYTES", 4 * shards[0].nbytes)
+    other = [RNG.standard_normal(20_000) for _ in range(4)]
+    td.map_value_and_grad(scaled_sum, other, w, executor=spy)
+    held = td._SCATTERED[dask_client]
+    assert len(held) == 4 and list(held) == [td._shard_token(x, 0)[0] for x in other]
 
 
 def test_shards_are_cached_on_pool_workers(pool):
