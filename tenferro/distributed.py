@@ -310,12 +310,27 @@ def _run(executor: Any, tasks: Sequence[tuple[Callable[..., Any], tuple[Any, ...
         try:
             results.append(fu.result())
         except BaseException as e:  # noqa: BLE001 - CancelledError is a BaseException
-            for other in futures[k + 1:]:
-                other.cancel()
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
-            raise _failure(e, labels[k]) from e
+            raise _failure(e, _failed_labels(futures, k, labels)) from e
     return results
+
+
+def _failed_labels(futures: Sequence[concurrent.futures.Future[Any]], k: int,
+                   labels: Sequence[str]) -> str:
+    """The pieces that failed with the first failure (task k), the rest cancelled. A dead
+    worker fails every task it held at once (the first in order may be an innocent one
+    queued there): those that fail within a second are named together."""
+    rest = list(futures[k + 1:])
+    concurrent.futures.wait(rest, timeout=1.0)
+    failed = [k] + [j for j, fu in enumerate(futures) if j > k and fu.done()
+                    and not fu.cancelled() and fu.exception(timeout=0) is not None]
+    for fu in rest:
+        fu.cancel()
+    if len(failed) == 1:
+        return labels[k]
+    return labels[k] + " (and " + ", ".join(labels[j].rsplit(": ", 1)[-1]
+                                          for j in failed[1:]) + ")"
 
 
 # ---- map_value_and_grad -------------------------------------------------------------------
