@@ -78,8 +78,9 @@ try:     # optional (a dependency of Dask): sends lambdas and closures to a proc
 except ImportError:  # pragma: no cover - then fn must pickle by reference
     _cloudpickle = None
 
+# (DistributedError is documented with the other errors, at top level: tf.DistributedError)
 __all__ = ["map_value_and_grad", "contract", "contraction_plan", "ContractionPlan",
-           "DistributedError", "CACHE_BYTES"]
+           "CACHE_BYTES"]
 
 #: Bytes of shards a worker process keeps, and a Dask client keeps scattered (least
 #: recently used dropped first; the shards of the current call are always kept).
