@@ -68,6 +68,7 @@ napoleon_use_rtype = False
 tenferro_example_args = {
     "fit_demo": [],
     "ode_fit": [],                       # ~5 s of CPU time
+    "distributed_fit": [],               # a 2-process LocalCluster: ~15-25 s
     "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48"],
     "ipeps_heisenberg": [],              # the full run: ~2 s
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",

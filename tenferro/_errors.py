@@ -8,7 +8,7 @@ import numpy as np
 __all__ = [
     "TenferroError", "ShapeError", "DTypeError", "LinAlgError", "GaugeError",
     "UnsupportedADError", "GraphFreedError", "InPlaceError", "AxisError", "IndexingError",
-    "IntegrationError",
+    "IntegrationError", "DistributedError",
 ]
 
 
@@ -123,3 +123,10 @@ class IntegrationError(TenferroError, RuntimeError):
     implicit method (``'Radau'``, ``'BDF'``, ``'LSODA'``), looser tolerances or a shorter
     interval.
     """
+
+
+class DistributedError(TenferroError, RuntimeError):
+    """Work sent to an executor's workers that cannot run or did not complete
+    (``tenferro.distributed``): the executor is not a ``concurrent.futures.Executor``, a
+    shard or function cannot be pickled, a worker died, or the function raised on a
+    worker (the message names the shard or slice). No partial result is returned."""

@@ -50,6 +50,7 @@ SUBMODULES = [
     ("tenferro.signal", "Signal processing: convolution and linear filters (``scipy.signal``' names)"),
     ("tenferro.ndimage", "Image filters and interpolation (``scipy.ndimage``' names)"),
     ("tenferro.functional", "Function transforms"),
+    ("tenferro.distributed", "Distributed gradients: sharded sums and sliced contractions on executors"),
     ("tenferro.forward", "Forward mode: dual numbers (also ``tenferro.forward_ad``)"),
     ("tenferro.testing", "Testing derivatives"),
     # being written (another branch): documented as soon as the module exists
