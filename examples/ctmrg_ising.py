@@ -81,6 +81,7 @@ C_RTOL = 2e-3         # |c - c_exact| / c_exact
 FD_RTOL = 1e-7        # |u + d(ln Z/N)/d beta by differences| / |u|
 UNROLLED_RTOL = 1e-8  # |u implicit - u unrolled (as many steps as the iteration)| / |u|
 NEAR_BETA_C = 0.008   # |beta - beta_c| below which nothing is checked
+MAX_ITER = 5000       # fixed_point's iteration cap
 
 
 def _onsager():
@@ -172,7 +173,7 @@ def maps(chi):
     return (lambda x, b: ctm_step(x, b, chi)), (lambda x, b: sign_gauge(x, b, chi))
 
 
-def ctmrg_ln_z(beta, chi, rtol=None, max_iter=5000, compile=True):
+def ctmrg_ln_z(beta, chi, rtol=None, max_iter=MAX_ITER, compile=True):
     """ln Z/N at beta (a float or a Tensor to differentiate in); rtol: fixed_point's
     (None: its default); compile: fixed_point's (the step recorded and replayed; the
     iterates are the eager ones bit for bit)."""
@@ -276,6 +277,7 @@ def main(argv=None):
           f"{U_TOL:g}, c rel err <= {C_RTOL:g}, u vs differences <= {FD_RTOL:g}")
     print(f"{'chi':>4} {'beta':>8} {'lnZ/N':>13} {'err':>8} {'u':>12} {'err':>8} "
           f"{'vs FD':>8} {'c':>9} {'rel err':>8} {'s':>5}")
+    start = time.perf_counter()
     for chi in args.chi:
         for b in args.betas:
             checked = abs(b - BETA_C) >= NEAR_BETA_C
@@ -285,7 +287,10 @@ def main(argv=None):
                 u_fd = difference_energy(b, chi, args.rtol)
             except tf.LinAlgError as e:
                 note = "[FAILED]" if checked else "(near beta_c: not checked)"
-                print(f"{chi:>4} {b:>8.5f} no fixed point {note}: {e}", flush=True)
+                cap = (f"stopped at the iteration cap ({MAX_ITER}) before converging, "
+                       + ("a failure" if checked else "not a failure near beta_c")
+                       if "no convergence after" in str(e) else "no fixed point")
+                print(f"{chi:>4} {b:>8.5f} {cap} {note}: {e}", flush=True)
                 if checked:
                     failed.append((chi, b))
                 continue
@@ -312,6 +317,7 @@ def main(argv=None):
             print(f"implicit and unrolled u differ by {diff:.1e} > {UNROLLED_RTOL:g}: "
                   "[FAILED]")
             failed.append(("unrolled", args.unrolled_beta))
+    print(f"total {time.perf_counter() - start:.1f} s")
     if failed:
         print(f"CTMRG disagrees with Onsager beyond its tolerance at (chi, beta) = "
               f"{failed}: [FAILED]")
