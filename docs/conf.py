@@ -62,7 +62,7 @@ tenferro_example_args = {
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",
                   "0.4406867935097715", "0.46", "0.48", "--plot", "{outdir}/trg.png"],
     "mps_energy": ["--L", "12", "--D", "4", "--h", "0.5", "1.0", "--maxiter", "800",
-                   "--plot", "{outdir}/mps.png"],
+                   "--rtol", "1e-5", "--plot", "{outdir}/mps.png"],
     "lattice_network": ["--L", "3", "4", "5", "--betas", "0.3", "0.44", "0.6",
                         "--plot", "{outdir}/lattice.png"],
 }

@@ -282,7 +282,12 @@ def write_example_pages(example_args):
              "Scripts from the repository's `examples/` folder. Those listed in "
              "`tenferro_example_args` (docs/conf.py) run at build time, some with smaller "
              "parameters than their defaults (the command is on the page), and the output "
-             "shown is the output of that run; the others are shown as code.", "",
+             "shown is the output of that run; the others are shown as code. Every example "
+             "checks its result against a reference and exits with status 1 when it is off "
+             "(a failing example fails this build). Each card below shows the plot the "
+             "example wrote (a thumbnail), its check's verdict, the run time of this build "
+             "and its whole output.", "",
+             "```{tenferro-gallery}", "```", "",
              "```{toctree}", ":maxdepth: 1", ""]
     index += [s.stem for s in scripts] + ["```", ""]
     _write_if_changed(out / "index.md", "\n".join(index))
@@ -325,9 +330,11 @@ class ExampleDirective(SphinxDirective):
         result.append(para)
         stdout = proc.stdout.replace(str(outdir) + os.sep, "")   # "wrote trg.png"
         result.append(nodes.literal_block(stdout, stdout, language="text"))
-        for png in sorted(outdir.glob("*.png")):
+        pngs = sorted(outdir.glob("*.png"))
+        for png in pngs:
             uri = "/" + png.relative_to(DOCS).as_posix()
             result.append(nodes.image(uri=uri, alt=f"{png.name}, written by {script.name}"))
+        _record_for_gallery(script.stem, stdout, seconds, pngs[0] if pngs else None)
         return result
 
     def run(self):
@@ -362,6 +369,87 @@ class ExampleDirective(SphinxDirective):
         code = _without_docstring(source)
         result.append(nodes.literal_block(code, code, language="python"))
         return result
+
+
+# ---- the gallery (docs/examples/index.md) ------------------------------------------------
+# The examples run while their pages are read, which may be after the index is read; so
+# the index holds a placeholder that is filled at doctree-resolved (all pages read), from
+# what each run recorded (CARDS: the output; GALLERY: a thumbnail of its first PNG). The
+# thumbnails live in a folder of html_static_path, which Sphinx copies after reading.
+
+GALLERY = DOCS / "_generated" / "static" / "gallery"   # -> _build/html/_static/gallery/
+CARDS = DOCS / "_generated" / "gallery_cards"          # each run's output (JSON)
+THUMB_WIDTH = 320                                      # pixels
+
+
+def _record_for_gallery(stem, stdout, seconds, png):
+    """Write the example's card data: its output, run time and a thumbnail of ``png``."""
+    import json
+    GALLERY.mkdir(parents=True, exist_ok=True)
+    CARDS.mkdir(parents=True, exist_ok=True)
+    thumb = GALLERY / f"{stem}.png"
+    thumb.unlink(missing_ok=True)
+    if png is not None:
+        import matplotlib.image
+        width = matplotlib.image.imread(str(png)).shape[1]
+        matplotlib.image.thumbnail(str(png), str(thumb), scale=min(1.0, THUMB_WIDTH / width))
+    (CARDS / f"{stem}.json").write_text(json.dumps(
+        {"stdout": stdout, "seconds": seconds, "thumbnail": png is not None}))
+
+
+class gallery_placeholder(nodes.General, nodes.Element):
+    """Replaced by the gallery's HTML at doctree-resolved."""
+
+
+class GalleryDirective(SphinxDirective):
+    """``tenferro-gallery``: a grid of cards, one per examples/*.py, each linking to the
+    example's page with the thumbnail of its plot and its output."""
+
+    def run(self):
+        return [gallery_placeholder()]
+
+
+def _verdict(stdout):
+    """The last line of the output that states the check's result."""
+    lines = [ln for ln in stdout.splitlines()
+             if re.search(r"\[OK\]|\[FAILED\]|\bok\b", ln)]
+    return lines[-1].strip() if lines else ""
+
+
+def _gallery_html():
+    import html
+    import json
+    cards = []
+    for script in sorted((REPO / "examples").glob("*.py")):
+        stem = script.stem
+        doc = ast.get_docstring(ast.parse(script.read_text())) or stem
+        title = html.escape(doc.split("\n")[0].rstrip("."))
+        data = CARDS / f"{stem}.json"
+        info = json.loads(data.read_text()) if data.exists() else None
+        card = [f'<div class="tf-card"><a href="{stem}.html"><b>{stem}</b></a><br>']
+        if info and info["thumbnail"]:
+            card.append(f'<a href="{stem}.html"><img src="../_static/gallery/{stem}.png" '
+                        f'alt="plot of {stem}" width="{THUMB_WIDTH}"></a><br>')
+        card.append(f"<small>{title}</small><br>")
+        if info:
+            verdict = html.escape(_verdict(info["stdout"]))
+            card.append(f"<small>run at build time: {info['seconds']:.1f} s; "
+                        f"<code>{verdict}</code></small>")
+            card.append(f"<details><summary>output</summary><pre>"
+                        f"{html.escape(info['stdout'])}</pre></details>")
+        else:
+            card.append("<small>not run when the documentation is built</small>")
+        card.append("</div>")
+        cards.append("".join(card))
+    style = ("<style>.tf-gallery{display:flex;flex-wrap:wrap;gap:14px}"
+             ".tf-card{width:340px;border:1px solid #ddd;padding:8px}"
+             ".tf-card pre{font-size:9px;max-height:300px;overflow:auto}</style>")
+    return style + '<div class="tf-gallery">' + "".join(cards) + "</div>"
+
+
+def _on_doctree_resolved(app, doctree, docname):
+    for node in doctree.findall(gallery_placeholder):
+        node.replace_self(nodes.raw("", _gallery_html(), format="html"))
 
 
 def _without_docstring(source):
@@ -611,11 +699,24 @@ def _on_config_inited(app, config):
     # before Sphinx lists the source files, so the generated pages are found
     write_api_pages()
     write_example_pages(config.tenferro_example_args)
+    # the gallery's thumbnails (before Sphinx checks html_static_path, priority 800);
+    # a removed example leaves no card behind
+    for folder in (GALLERY, CARDS):
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.iterdir():
+            if not (REPO / "examples" / f"{stale.stem}.py").exists():
+                stale.unlink()
+    static = str(GALLERY.parent.relative_to(DOCS))
+    if static not in config.html_static_path:
+        config.html_static_path.append(static)
 
 
 def setup(app):
     app.add_config_value("tenferro_example_args", {}, "env")
     app.add_directive("tenferro-example", ExampleDirective)
+    app.add_node(gallery_placeholder)
+    app.add_directive("tenferro-gallery", GalleryDirective)
+    app.connect("doctree-resolved", _on_doctree_resolved)
     app.add_directive("tenferro-op-table", OpTableDirective)
     app.connect("config-inited", _on_config_inited)
     # before napoleon (priority 500), which escapes *args itself and writes *type*
