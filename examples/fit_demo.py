@@ -63,7 +63,9 @@ def finite_difference(f, x, h=1e-6):
 
 
 def main(argv=None):
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plot", metavar="PNG", help="write the data and the fitted curve")
+    args = parser.parse_args(argv)
     start = time.perf_counter()
     value_and_grad = tf.value_and_grad(loss)
     ok = True
@@ -106,12 +108,35 @@ def main(argv=None):
     print(f"converged, every parameter within 4 standard errors of the truth: "
           f"[{'ok' if ok_params else 'FAILED'}]")
     print(f"\ntotal time {time.perf_counter() - start:.2f} s")
+    if args.plot:
+        _plot(args.plot, res.x)
 
     if not ok:
         print("fit_demo: FAILED", file=sys.stderr)
         return 1
     print("fit_demo: ok")
     return 0
+
+
+def _plot(path, fitted):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed; no plot (pip install matplotlib)")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    fine = np.linspace(T[0], T[-1], 500)
+    ax.plot(T, Y, ".", ms=3, color="grey", label="data")
+    ax.plot(fine, model(tf.tensor(TRUE), fine).numpy(), "k--", lw=1, label="true")
+    ax.plot(fine, model(tf.tensor(fitted), fine).numpy(), "-", label="fitted")
+    ax.set_xlabel("t")
+    ax.set_ylabel("y")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":
