@@ -63,7 +63,10 @@ def loss(log_rates):             # rates = exp(log rates) stay positive
 
 
 def main(argv=None):
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plot", metavar="PNG",
+                        help="write the data and the fitted populations")
+    args = parser.parse_args(argv)
     value_and_grad = tf.value_and_grad(loss)
     x0 = np.log(START)
     _, g = value_and_grad(x0)
@@ -99,9 +102,35 @@ def main(argv=None):
         print(f"{name:>6} {true:7.3f} {s:7.3f} {r:8.4f} {abs(r - true) / true:10.1e}")
     close = np.all(np.abs(rates - TRUE) / TRUE < RATE_RTOL)
     ok = ok and fit.success and close
+    if args.plot:
+        _plot(args.plot, rates)
     print("gradient and fitted rates within tolerance: [OK]" if ok else
           "the gradient check or the fit is off: [FAILED]")
     return 0 if ok else 1
+
+
+def _plot(path, rates):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed; no plot (pip install matplotlib)")
+        return
+    fine = np.linspace(0.0, T_OBS[-1], 400)
+    sol = tf.integrate.solve_ivp(rhs, (0.0, T_OBS[-1]), Y0, t_eval=fine,
+                                 args=(tf.tensor(rates),), method="DOP853", rtol=1e-8,
+                                 atol=1e-10).y.numpy()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for k, name in enumerate(("prey x", "predators y")):
+        line, = ax.plot(fine, sol[k], "-", label=f"{name}, fitted rates")
+        ax.plot(T_OBS, DATA[k], "o", ms=4, color=line.get_color(), label=f"{name}, data")
+    ax.set_xlabel("t")
+    ax.set_ylabel("population")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":
