@@ -300,9 +300,10 @@ def pair_flip_state(alpha=0.3, noise=1e-2, seed=0):
     return theta + noise * np.random.default_rng(seed).standard_normal(theta.size)
 
 
-def optimize_energy(chi, maxiter, theta0=None, rtol=None, verbose=True):
+def optimize_energy(chi, maxiter, theta0=None, rtol=None, verbose=True, history=None):
     """L-BFGS-B from theta0 (default: pair_flip_state()); returns (E, theta, iterations,
-    energy evaluations, scipy's message, seconds) at the lowest E evaluated."""
+    energy evaluations, scipy's message, seconds) at the lowest E evaluated. ``history``:
+    a list that gets E after every iteration."""
     energy = Energy(chi, rtol)
     value_and_grad = tf.value_and_grad(energy)
     theta0 = pair_flip_state() if theta0 is None else theta0
@@ -317,6 +318,8 @@ def optimize_energy(chi, maxiter, theta0=None, rtol=None, verbose=True):
         return e, g
 
     def report(theta):
+        if history is not None:
+            history.append(last["e"])
         if verbose:
             print(f"{report.n:>4} {last['e']:>19.15f} {last['g']:>9.2e} "
                   f"{time.perf_counter() - t0:>7.2f}", flush=True)
@@ -355,12 +358,15 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true",
                    help=f"8 iterations, |E - published| <= {E_TOL_QUICK:g}")
     p.add_argument("--rtol", type=float, help="fixed_point's tolerance (default: its own)")
+    p.add_argument("--plot", metavar="PNG", help="write E - published against the iteration")
     args = p.parse_args(argv)
     maxiter, e_tol = (8, E_TOL_QUICK) if args.quick else (args.maxiter, E_TOL)
+    history = []
 
     print(f"Heisenberg antiferromagnet, C4v iPEPS D = {D} ({BASIS.shape[1]} parameters), "
           f"CTMRG chi = {args.chi} by tf.fixed_point, L-BFGS-B from the pair-flip state")
-    e, theta, nit, calls, message, dt = optimize_energy(args.chi, maxiter, rtol=args.rtol)
+    e, theta, nit, calls, message, dt = optimize_energy(args.chi, maxiter, rtol=args.rtol,
+                                                        history=history)
     err = abs(e - E_PUBLISHED)
     print(f"E = {e:.15f}")
     print(f"published (D = 2, chi = 16) {E_PUBLISHED:.13f}: difference {err:.1e}; "
@@ -374,6 +380,8 @@ def main(argv=None):
     ad, fd = difference_check(theta, args.chi, args.rtol)
     print(f"dE/dv along a random unit direction at the last point: AD {ad:.3e}, 5-point "
           f"difference {fd:.3e}, |difference| {abs(ad - fd):.1e}")
+    if args.plot:
+        _plot(args.plot, history, e_tol)
     failed = []
     if args.chi != 16:
         print(f"chi = {args.chi}: the published value is for chi = 16, E not checked")
@@ -386,6 +394,26 @@ def main(argv=None):
         return 1
     print("energy and gradient within tolerance: [OK]")
     return 0
+
+
+def _plot(path, history, e_tol):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed; no plot (pip install matplotlib)")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    gap = np.maximum(np.array(history) - E_PUBLISHED, 1e-16)   # log scale: clip at rounding
+    ax.semilogy(np.arange(1, len(gap) + 1), gap, "o-", ms=3, label="L-BFGS iterate")
+    ax.axhline(e_tol, color="grey", ls="--", lw=0.8, label="check's tolerance")
+    ax.set_xlabel("L-BFGS iteration")
+    ax.set_ylabel("E - E_published")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":
