@@ -269,7 +269,9 @@ def main(argv=None):
     p.add_argument("--unrolled-beta", type=float, default=0.40,
                    help="where to compare the implicit derivative with unrolling (a beta "
                         "away from beta_c; 0 skips it)")
+    p.add_argument("--plot", metavar="PNG", help="write u and c against the exact curves")
     args = p.parse_args(argv)
+    results = {}
 
     failed = []
     print(f"C4v CTMRG, tf.fixed_point with its default tolerance; checked where "
@@ -295,6 +297,7 @@ def main(argv=None):
                     failed.append((chi, b))
                 continue
             dt = time.perf_counter() - t0
+            results[chi, b] = (u, c)
             ex_c = exact_specific_heat(b)
             lnz_err = abs(ln_z - exact_ln_z(b))
             u_err = abs(u - exact_energy(b))
@@ -318,12 +321,43 @@ def main(argv=None):
                   "[FAILED]")
             failed.append(("unrolled", args.unrolled_beta))
     print(f"total {time.perf_counter() - start:.1f} s")
+    if args.plot:
+        _plot(args, results)
     if failed:
         print(f"CTMRG disagrees with Onsager beyond its tolerance at (chi, beta) = "
               f"{failed}: [FAILED]")
         return 1
     print("all checked points within tolerance of Onsager: [OK]")
     return 0
+
+
+def _plot(args, results):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed; no plot (pip install matplotlib)")
+        return
+    grid = np.linspace(min(args.betas), max(args.betas), 200)
+    grid = grid[np.abs(grid - BETA_C) > 1e-4]
+    fig, (ax_u, ax_c) = plt.subplots(1, 2, figsize=(10, 4))
+    ax_u.plot(grid, [exact_energy(b) for b in grid], "k-", label="Onsager")
+    ax_c.plot(grid, [exact_specific_heat(b) for b in grid], "k-", label="Onsager")
+    for chi in args.chi:
+        pts = sorted((b, *results[chi, b]) for b in args.betas if (chi, b) in results)
+        if pts:
+            bs, us, cs = zip(*pts)
+            ax_u.plot(bs, us, "o", label=f"CTMRG chi={chi}")
+            ax_c.plot(bs, cs, "o", label=f"CTMRG chi={chi}")
+    for ax, name in ((ax_u, "internal energy u"), (ax_c, "specific heat c")):
+        ax.axvline(BETA_C, color="grey", lw=0.5)
+        ax.set_xlabel("beta")
+        ax.set_ylabel(name)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=120)
+    print(f"wrote {args.plot}")
 
 
 if __name__ == "__main__":
