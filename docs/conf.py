@@ -55,10 +55,11 @@ napoleon_use_rtype = False
 # trg_ising runs with chi = 8 and 12 coarse-graining steps instead of its default
 # (chi 16 and 24, 20 steps, ~55 s of CPU time): about 1 s, same code path.
 tenferro_example_args = {
-    "fit_demo": [],
-    "ode_fit": [],                       # ~5 s of CPU time
-    "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48"],
-    "ipeps_heisenberg": [],              # the full run: ~2 s
+    "fit_demo": ["--plot", "{outdir}/fit.png"],
+    "ode_fit": ["--plot", "{outdir}/ode.png"],
+    "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48",
+                    "--plot", "{outdir}/ctmrg.png"],
+    "ipeps_heisenberg": ["--plot", "{outdir}/ipeps.png"],
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",
                   "0.4406867935097715", "0.46", "0.48", "--plot", "{outdir}/trg.png"],
     "mps_energy": ["--L", "12", "--D", "4", "--h", "0.5", "1.0", "--maxiter", "800",
