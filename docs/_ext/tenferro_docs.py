@@ -9,7 +9,10 @@
   editing the docs.
 * The ``tenferro-example`` directive runs an example script in a subprocess at build time
   and shows its docstring, its source, its standard output and the PNG files it wrote.
-  A script that fails (or times out) fails the build.
+  A script that fails, or uses more than 120 s of CPU time (``:timeout:``), fails the
+  build; its page states the wall and CPU time of the run.
+* ``docs/examples/index.md`` is the gallery (the ``tenferro-gallery`` directive): a card
+  per example with a thumbnail of the plot it wrote, its check's verdict and its output.
 * The ``tenferro-op-table`` directive (docs/rules.md) is the table of every registered op
   (``tenferro._ops.registry.OPS``, the rows of ``python -m tenferro.rules``), each linked
   to the section of docs/rules.md that gives its formula. An op whose family has no
@@ -311,13 +314,29 @@ class ExampleDirective(SphinxDirective):
         cmd = [sys.executable, str(script)] + [a.replace("{outdir}", str(outdir))
                                                for a in argv]
         env = dict(os.environ, MPLBACKEND="Agg")
+        # the limit is on CPU time (the run's own work), the wall-clock timeout only a
+        # backstop: on a machine shared with other jobs an example gets a fraction of a
+        # core, and a 3-s example has taken over 100 s of wall time
+        cpu_limit = self.options.get("timeout", 120)
+
+        def limit_cpu():
+            import resource
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
+
+        import resource
+        cpu0 = _children_cpu(resource)
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(cmd, cwd=str(REPO), env=env, capture_output=True,
-                                  text=True, timeout=self.options.get("timeout", 120))
+                                  text=True, timeout=10 * cpu_limit, preexec_fn=limit_cpu)
         except subprocess.TimeoutExpired as exc:
             raise ExtensionError(f"example {script.name} timed out: {exc}") from None
         seconds = time.perf_counter() - t0
+        cpu = _children_cpu(resource) - cpu0
+        if proc.returncode == -24:            # SIGXCPU
+            raise ExtensionError(f"example {script.name} used more than {cpu_limit} s of "
+                                 f"CPU time (make its build-time run smaller in "
+                                 f"docs/conf.py):\n{proc.stdout}\n{proc.stderr}")
         if proc.returncode != 0:
             raise ExtensionError(f"example {script.name} exited with {proc.returncode}:\n"
                                  f"{proc.stdout}\n{proc.stderr}")
@@ -325,8 +344,9 @@ class ExampleDirective(SphinxDirective):
         para = nodes.paragraph()
         para += nodes.Text("Output of ")
         para += nodes.literal(shown, shown)
-        para += nodes.Text(f", run when these pages were built ({seconds:.1f} s including "
-                           "Python start-up):")
+        para += nodes.Text(f", run when these pages were built ({seconds:.1f} s of wall "
+                           f"time, {cpu:.1f} s of CPU time, both including Python "
+                           "start-up):")
         result.append(para)
         stdout = proc.stdout.replace(str(outdir) + os.sep, "")   # "wrote trg.png"
         result.append(nodes.literal_block(stdout, stdout, language="text"))
@@ -334,7 +354,7 @@ class ExampleDirective(SphinxDirective):
         for png in pngs:
             uri = "/" + png.relative_to(DOCS).as_posix()
             result.append(nodes.image(uri=uri, alt=f"{png.name}, written by {script.name}"))
-        _record_for_gallery(script.stem, stdout, seconds, pngs[0] if pngs else None)
+        _record_for_gallery(script.stem, stdout, seconds, cpu, pngs[0] if pngs else None)
         return result
 
     def run(self):
@@ -382,7 +402,13 @@ CARDS = DOCS / "_generated" / "gallery_cards"          # each run's output (JSON
 THUMB_WIDTH = 320                                      # pixels
 
 
-def _record_for_gallery(stem, stdout, seconds, png):
+def _children_cpu(resource):
+    """User + system CPU seconds of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _record_for_gallery(stem, stdout, seconds, cpu, png):
     """Write the example's card data: its output, run time and a thumbnail of ``png``."""
     import json
     GALLERY.mkdir(parents=True, exist_ok=True)
@@ -394,7 +420,7 @@ def _record_for_gallery(stem, stdout, seconds, png):
         width = matplotlib.image.imread(str(png)).shape[1]
         matplotlib.image.thumbnail(str(png), str(thumb), scale=min(1.0, THUMB_WIDTH / width))
     (CARDS / f"{stem}.json").write_text(json.dumps(
-        {"stdout": stdout, "seconds": seconds, "thumbnail": png is not None}))
+        {"stdout": stdout, "seconds": seconds, "cpu": cpu, "thumbnail": png is not None}))
 
 
 class gallery_placeholder(nodes.General, nodes.Element):
@@ -433,7 +459,8 @@ def _gallery_html():
         card.append(f"<small>{title}</small><br>")
         if info:
             verdict = html.escape(_verdict(info["stdout"]))
-            card.append(f"<small>run at build time: {info['seconds']:.1f} s; "
+            card.append(f"<small>run at build time: {info['cpu']:.1f} s of CPU time "
+                        f"({info['seconds']:.1f} s of wall time); "
                         f"<code>{verdict}</code></small>")
             card.append(f"<details><summary>output</summary><pre>"
                         f"{html.escape(info['stdout'])}</pre></details>")
