@@ -16,6 +16,10 @@ differences by more than 1e-6 (relative), when the final loss is not within a fa
 1.5 of the noise variance, when BFGS does not converge (it stops at MAXITER = 200
 iterations and says so) or when a fitted parameter is more than 4 standard errors from
 the true one.
+
+Run time, measured 2026-12-06 with /usr/bin/time on a 2-core machine shared with other
+jobs (load average ~12): 1.7 s of CPU time with one thread (1.4 s with the default
+threads), most of it Python start-up; the fit itself takes 0.04 s.
 """
 import argparse
 import sys
