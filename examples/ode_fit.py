@@ -16,6 +16,10 @@ differences by more than GRAD_RTOL = 1e-5 (relative), when BFGS does not converg
 stops at MAXITER = 200 iterations and says so) or when a fitted rate is more than
 RATE_RTOL = 3 % from the true one. It prints one line per BFGS iteration with the loss and
 the elapsed time.
+
+Run time, measured 2026-12-06 with /usr/bin/time on a 2-core machine shared with other
+jobs (load average ~12): 6.1 s of CPU time with one thread (5.1 s with the default
+threads), 47 s (25 s) of wall time at that load; 17 BFGS iterations.
 """
 import argparse
 import sys
