@@ -60,16 +60,19 @@ direction differs from a 5-point central difference of E (step 1e-3) by more tha
 FD_TOL = 1e-9. QMC's -0.669437(5) (Sandvik, Phys. Rev. B 56, 11678 (1997)) is the
 D -> infinity limit.
 
-Measured (one thread, a shared 2-core machine): 34 L-BFGS iterations, 38 energy and
-gradient evaluations, 1.0 s (median of 3; 1.0-1.9 s), E = -0.660231093479691, 2.7e-13
-above the published value; the gradient at that point (|grad| 2e-7) agrees with the
-difference quotient to 4e-12, and to 1e-11 relative at the start (|grad| 0.2). L-BFGS
-stops on its relative decrease of E (FTOL = 1e-12); E_TOL = 1e-10 is 30 times the
-largest distance to the published value measured at that stopping point over the starts
-below (3e-12). scripts/ipeps_torch.py, the same algorithm in PyTorch 2.13 (the implicit
-adjoint written by hand: gmres on torch.autograd.grad products), takes the same 34
-iterations to the same E in 2.8 s (median of 3, same run): tenferro is 2.8x faster.
-``--quick`` (8 iterations, 0.2 s) stops 7.8e-7 above, checked against E_TOL_QUICK = 1e-5.
+The whole script, measured 2026-12-06 with /usr/bin/time on the shared 2-core machine
+(load average ~12): 3.4 s of CPU time with one thread (3.5 s with the default threads),
+16 s of wall time at that load. Measured earlier (one thread, the same machine): 34
+L-BFGS iterations, 38 energy and gradient evaluations, 1.0 s (median of 3; 1.0-1.9 s), E
+= -0.660231093479691, 2.7e-13 above the published value; the gradient at that point
+(|grad| 2e-7) agrees with the difference quotient to 4e-12, and to 1e-11 relative at the
+start (|grad| 0.2). L-BFGS stops on its relative decrease of E (FTOL = 1e-12); E_TOL =
+1e-10 is 30 times the largest distance to the published value measured at that stopping
+point over the starts below (3e-12). scripts/ipeps_torch.py, the same algorithm in
+PyTorch 2.13 (the implicit adjoint written by hand: gmres on torch.autograd.grad
+products), takes the same 34 iterations to the same E in 2.8 s (median of 3, same run):
+tenferro is 2.8x faster. ``--quick`` (8 iterations, 0.2 s) stops 7.8e-7 above, checked
+against E_TOL_QUICK = 1e-5.
 
 What converges and what does not: from the pair-flip state with noise seeds 0..3, and with
 noise 0.1, L-BFGS reaches 3e-14 .. 3e-12 of the published E in 26..40 iterations. Close
