@@ -30,9 +30,12 @@ From about 15 coarse-graining steps on, the tensor of the ordered phase (beta > 
 has exactly repeated singular values (the lattice symmetry); the second derivative then
 goes through svd's exact limit for degenerate blocks (docs/degenerate_derivatives.md).
 
-Run time (one thread, OMP_NUM_THREADS=1, CPU time measured on a shared machine): the
-default (chi 16 and 24, 7 betas, 20 steps) about 55 s, of which chi = 16 about 8 s; the
-docs' run (chi 8, 12 steps, 5 betas) about 1 s.
+Run time, measured 2026-12-06 on a 2-core machine shared with other jobs (load average
+~12), /usr/bin/time: the default (chi 16 and 24, 7 betas, 20 steps) 48 s of CPU time with
+one thread (OMP_NUM_THREADS=1), 3 min 25 s of wall time at that load (about the CPU time
+on an idle core); a chi = 24 point takes 16-39 s of wall time there, and each of its
+passes (ln Z, u, c) prints a progress line once a point has run PROGRESS_AFTER = 2 s. The
+docs' run (chi 8, 12 steps, 5 betas) about 1 s of CPU time.
 
     python examples/trg_ising.py                  # chi = 16 and 24, beta in [0.38, 0.50]
     python examples/trg_ising.py --chi 8 --betas 0.40 0.48 --iterations 12
