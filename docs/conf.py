@@ -58,8 +58,9 @@ napoleon_use_rtype = False
 # ctmrg_ising 10.2 s, ode_fit 6.1 s, ipeps_heisenberg 3.4 s, lattice_network 2.3 s,
 # fit_demo 1.7 s (the wall time on the shared machine at load ~12 was 4-8x these).
 # trg_ising runs with chi = 8 and 12 coarse-graining steps instead of its default
-# (chi 16 and 24, 20 steps): about 1 s, same code path; mps_energy with L = 12, D = 4 and
-# 800 iterations instead of L = 20, D = 8 and 5000 (about 8 s).
+# (chi 16 and 24, 20 steps): 4 s of CPU time with start-up, same code path; mps_energy
+# with L = 12, D = 4 and 800 iterations instead of L = 20, D = 8 and 5000 (11 s of CPU
+# time in the build, with start-up and the default threads).
 tenferro_example_args = {
     "fit_demo": ["--plot", "{outdir}/fit.png"],
     "ode_fit": ["--plot", "{outdir}/ode.png"],

@@ -56,7 +56,7 @@ Run time, measured 2026-12-06 with /usr/bin/time on a 2-core machine shared with
 jobs (load average ~12): the default (L = 20, D = 8, three h, 5000 iterations each, all
 three stopping at the cap with relative errors 2e-8 .. 4e-8) 32.5 s of CPU time with one
 thread, 3 min 20 s of wall time at that load (about the CPU time on an idle core); the
-docs' run (L = 12, D = 4, two h, 800 iterations) about 8 s of CPU time.
+docs' run (L = 12, D = 4, two h, 800 iterations) 11 s of CPU time.
 
     python examples/mps_energy.py                     # L = 20, D = 8, h = 0.5, 1, 1.5
     python examples/mps_energy.py --L 10 20 40 --D 4 8 --h 1

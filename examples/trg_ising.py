@@ -35,7 +35,7 @@ Run time, measured 2026-12-06 on a 2-core machine shared with other jobs (load a
 one thread (OMP_NUM_THREADS=1), 3 min 25 s of wall time at that load (about the CPU time
 on an idle core); a chi = 24 point takes 16-39 s of wall time there, and each of its
 passes (ln Z, u, c) prints a progress line once a point has run PROGRESS_AFTER = 2 s. The
-docs' run (chi 8, 12 steps, 5 betas) about 1 s of CPU time.
+docs' run (chi 8, 12 steps, 5 betas) 4 s of CPU time with Python start-up.
 
     python examples/trg_ising.py                  # chi = 16 and 24, beta in [0.38, 0.50]
     python examples/trg_ising.py --chi 8 --betas 0.40 0.48 --iterations 12
