@@ -54,8 +54,10 @@ tests run.
 
 Run time, measured 2026-12-06 with /usr/bin/time on a 2-core machine shared with other
 jobs (load average ~12): the default (L = 20, D = 8, three h, 5000 iterations each, all
-three stopping at the cap with relative errors 2e-8 .. 4e-8) 32.5 s of CPU time with one
-thread, 3 min 20 s of wall time at that load (about the CPU time on an idle core); the
+three stopping at the cap with relative errors 3e-9 .. 4e-8) 32.5 s of CPU time with one
+thread, 3 min 20 s of wall time at that load (about the CPU time on an idle core); with
+the default threads 123 s of CPU time and 9 min 35 s of wall time at that load, so run
+it with OMP_NUM_THREADS=1 (its contractions are too small for threads to pay off); the
 docs' run (L = 12, D = 4, two h, 800 iterations) 11 s of CPU time.
 
     python examples/mps_energy.py                     # L = 20, D = 8, h = 0.5, 1, 1.5
@@ -77,7 +79,7 @@ PAULI_Z = np.array([[1.0, 0.0], [0.0, -1.0]])
 
 # the self-check (module docstring): (E - E_exact) / |E_exact| within these, plus the
 # floor Lambda_1 / (2 |E_exact|) of the broken symmetry (h < J)
-RTOL = 1e-6           # the default run (L 20, D 8, 5000 iterations) reaches 2e-8..4e-8
+RTOL = 1e-6           # the default run (L 20, D 8, 5000 iterations) reaches 3e-9..4e-8
 RTOL_QUICK = 1e-5      # --quick (L 8, D 4, 400 iterations) reaches 6.6e-7
 
 
