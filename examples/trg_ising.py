@@ -31,12 +31,13 @@ has exactly repeated singular values (the lattice symmetry); the second derivati
 goes through svd's exact limit for degenerate blocks (docs/degenerate_derivatives.md).
 
 Run time, measured 2026-12-06 on a 2-core machine shared with other jobs (load average
-~12), /usr/bin/time: the default (chi 16 and 24, 7 betas, 20 steps) 48 s of CPU time with
-one thread (OMP_NUM_THREADS=1), 3 min 25 s of wall time at that load (about the CPU time
-on an idle core); with the default threads 452 s of CPU time and 10 min 5 s of wall time
-at that load (threads waiting for a busy core burn CPU): run it with OMP_NUM_THREADS=1; a chi = 24 point takes 16-39 s of wall time there, and each of its
-passes (ln Z, u, c) prints a progress line once a point has run PROGRESS_AFTER = 2 s. The
-docs' run (chi 8, 12 steps, 5 betas) 4 s of CPU time with Python start-up.
+~12), /usr/bin/time: the default (chi 16 and 24, 7 betas, 20 steps) 48 s of CPU time
+with one thread (OMP_NUM_THREADS=1), 3 min 25 s of wall time at that load (about the CPU
+time on an idle core); with the default threads 452 s of CPU time and 10 min 5 s of wall
+time at that load (threads waiting for a busy core burn CPU): run it with
+OMP_NUM_THREADS=1; a chi = 24 point takes 16-39 s of wall time there, and each of its
+passes (ln Z, u, c) prints a progress line once a point has run PROGRESS_AFTER = 2 s.
+The docs' run (chi 8, 12 steps, 5 betas) 4 s of CPU time with Python start-up.
 
     python examples/trg_ising.py                  # chi = 16 and 24, beta in [0.38, 0.50]
     python examples/trg_ising.py --chi 8 --betas 0.40 0.48 --iterations 12
