@@ -62,19 +62,27 @@ napoleon_numpy_docstring = True
 napoleon_google_docstring = False        # "Returns:" in prose is not a Google section
 napoleon_use_rtype = False
 
-# Examples run at build time with these arguments ({outdir}: where they may write PNGs).
+# Examples run at build time with these arguments ({outdir}: where they may write PNGs;
+# every example writes its plot there, the gallery's thumbnails). Each run may use 120 s
+# of CPU time (docs/_ext/tenferro_docs.py). CPU times of the full defaults, measured
+# 2026-12-06 with /usr/bin/time, one thread: trg_ising 48 s, mps_energy 32.5 s,
+# ctmrg_ising 10.2 s, ode_fit 6.1 s, ipeps_heisenberg 3.4 s, lattice_network 2.3 s,
+# fit_demo 1.7 s (the wall time on the shared machine at load ~12 was 4-8x these).
 # trg_ising runs with chi = 8 and 12 coarse-graining steps instead of its default
-# (chi 16 and 24, 20 steps, ~55 s of CPU time): about 1 s, same code path.
+# (chi 16 and 24, 20 steps): 4 s of CPU time with start-up, same code path; mps_energy
+# with L = 12, D = 4 and 800 iterations instead of L = 20, D = 8 and 5000 (11 s of CPU
+# time in the build, with start-up and the default threads).
 tenferro_example_args = {
-    "fit_demo": [],
-    "ode_fit": [],                       # ~5 s of CPU time
-    "distributed_fit": [],               # a 2-process LocalCluster: ~15-25 s
-    "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48"],
-    "ipeps_heisenberg": [],              # the full run: ~2 s
+    "fit_demo": ["--plot", "{outdir}/fit.png"],
+    "ode_fit": ["--plot", "{outdir}/ode.png"],
+    "distributed_fit": [],               # a 2-process LocalCluster: ~15-25 s, no plot
+    "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48",
+                    "--plot", "{outdir}/ctmrg.png"],
+    "ipeps_heisenberg": ["--plot", "{outdir}/ipeps.png"],
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",
                   "0.4406867935097715", "0.46", "0.48", "--plot", "{outdir}/trg.png"],
     "mps_energy": ["--L", "12", "--D", "4", "--h", "0.5", "1.0", "--maxiter", "800",
-                   "--plot", "{outdir}/mps.png"],
+                   "--rtol", "1e-5", "--plot", "{outdir}/mps.png"],
     "lattice_network": ["--L", "3", "4", "5", "--betas", "0.3", "0.44", "0.6",
                         "--plot", "{outdir}/lattice.png"],
 }

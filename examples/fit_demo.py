@@ -11,8 +11,17 @@ Jacobian, built column by column with ``tf.jvp`` (forward mode).
 
     python examples/fit_demo.py
 
-Exits with status 1 if the gradient check or the fit fails.
+The script checks itself and exits with status 1 when the gradient differs from the
+differences by more than 1e-6 (relative), when the final loss is not within a factor
+1.5 of the noise variance, when BFGS does not converge (it stops at MAXITER = 200
+iterations and says so) or when a fitted parameter is more than 4 standard errors from
+the true one.
+
+Run time, measured 2026-12-06 with /usr/bin/time on a 2-core machine shared with other
+jobs (load average ~12): 1.7 s of CPU time with one thread (1.4 s with the default
+threads), most of it Python start-up; the fit itself takes 0.04 s.
 """
+import argparse
 import sys
 import time
 
@@ -25,6 +34,7 @@ NAMES = ("A", "k", "omega", "phi")
 TRUE = np.array([2.0, 0.3, 2.5, 0.4])
 X0 = np.array([1.5, 0.2, 2.3, 0.0])   # within the basin of the true frequency
 NOISE = 0.05
+MAXITER = 200                         # BFGS iterations (it converges in about 30)
 
 
 def make_data(seed=0, n=200):
@@ -56,7 +66,10 @@ def finite_difference(f, x, h=1e-6):
     return g
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plot", metavar="PNG", help="write the data and the fitted curve")
+    args = parser.parse_args(argv)
     start = time.perf_counter()
     value_and_grad = tf.value_and_grad(loss)
     ok = True
@@ -73,7 +86,11 @@ def main():
           f"[{'ok' if ok_grad else 'FAILED: should be < 1e-6'}]")
 
     # 2. The fit.
-    res = minimize(value_and_grad, X0, jac=True, method="BFGS")
+    res = minimize(value_and_grad, X0, jac=True, method="BFGS",
+                   options={"maxiter": MAXITER})
+    if res.nit >= MAXITER:
+        print(f"stopped at the iteration cap ({MAXITER}) before converging: a failure "
+              "(the check needs a converged fit)")
     # Standard errors from the Gauss-Newton covariance s^2 (J^T J)^-1, with the model's
     # Jacobian J taken column by column in forward mode (one jvp per parameter).
     J = np.stack([tf.jvp(lambda p: model(p, T), (res.x,), (e,))[1].numpy() for e in np.eye(len(TRUE))],
@@ -95,12 +112,35 @@ def main():
     print(f"converged, every parameter within 4 standard errors of the truth: "
           f"[{'ok' if ok_params else 'FAILED'}]")
     print(f"\ntotal time {time.perf_counter() - start:.2f} s")
+    if args.plot:
+        _plot(args.plot, res.x)
 
     if not ok:
         print("fit_demo: FAILED", file=sys.stderr)
         return 1
     print("fit_demo: ok")
     return 0
+
+
+def _plot(path, fitted):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed; no plot (pip install matplotlib)")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    fine = np.linspace(T[0], T[-1], 500)
+    ax.plot(T, Y, ".", ms=3, color="grey", label="data")
+    ax.plot(fine, model(tf.tensor(TRUE), fine).numpy(), "k--", lw=1, label="true")
+    ax.plot(fine, model(tf.tensor(fitted), fine).numpy(), "-", label="fitted")
+    ax.set_xlabel("t")
+    ax.set_ylabel("y")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

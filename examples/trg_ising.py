@@ -30,9 +30,14 @@ From about 15 coarse-graining steps on, the tensor of the ordered phase (beta > 
 has exactly repeated singular values (the lattice symmetry); the second derivative then
 goes through svd's exact limit for degenerate blocks (docs/degenerate_derivatives.md).
 
-Run time (one thread, OMP_NUM_THREADS=1, CPU time measured on a shared machine): the
-default (chi 16 and 24, 7 betas, 20 steps) about 55 s, of which chi = 16 about 8 s; the
-docs' run (chi 8, 12 steps, 5 betas) about 1 s.
+Run time, measured 2026-12-06 on a 2-core machine shared with other jobs (load average
+~12), /usr/bin/time: the default (chi 16 and 24, 7 betas, 20 steps) 48 s of CPU time
+with one thread (OMP_NUM_THREADS=1), 3 min 25 s of wall time at that load (about the CPU
+time on an idle core); with the default threads 452 s of CPU time and 10 min 5 s of wall
+time at that load (threads waiting for a busy core burn CPU): run it with
+OMP_NUM_THREADS=1; a chi = 24 point takes 16-39 s of wall time there, and each of its
+passes (ln Z, u, c) prints a progress line once a point has run PROGRESS_AFTER = 2 s.
+The docs' run (chi 8, 12 steps, 5 betas) 4 s of CPU time with Python start-up.
 
     python examples/trg_ising.py                  # chi = 16 and 24, beta in [0.38, 0.50]
     python examples/trg_ising.py --chi 8 --betas 0.40 0.48 --iterations 12
@@ -58,6 +63,7 @@ BETA_C = math.log(1.0 + math.sqrt(2.0)) / 2.0
 U_TOL = 5e-3          # |u - u_exact|
 C_RTOL = 0.06         # |c - c_exact| / c_exact
 NEAR_BETA_C = 0.015   # |beta - beta_c| below which nothing is checked
+PROGRESS_AFTER = 2.0  # seconds into a point after which each pass prints a line
 
 
 # ---- Onsager's exact solution ----------------------------------------------------------
@@ -161,12 +167,17 @@ def trg_ln_z(beta, chi, iterations, trace="einsum"):
     return ln_z + tf.log(total) / 2.0 ** iterations
 
 
-def thermodynamics(beta_value, chi, iterations, trace="einsum"):
-    """(ln Z/N, u, c) at one beta: one forward pass, two reverse passes."""
+def thermodynamics(beta_value, chi, iterations, trace="einsum", progress=None):
+    """(ln Z/N, u, c) at one beta: one forward pass, two reverse passes. ``progress``, if
+    given, is called with the name of each pass as it finishes."""
+    report = progress or (lambda name: None)
     beta = tf.tensor(beta_value, requires_grad=True)
     ln_z = trg_ln_z(beta, chi, iterations, trace)
+    report("ln Z (forward)")
     (dlnz,) = tf.grad([ln_z], [beta], create_graph=True)
+    report("u (first reverse pass)")
     (d2lnz,) = tf.grad([dlnz], [beta])
+    report("c (second reverse pass)")
     return float(ln_z), -float(dlnz), beta_value ** 2 * float(d2lnz)
 
 
@@ -191,10 +202,19 @@ def main(argv=None):
           f"|beta - beta_c| >= {NEAR_BETA_C}: |u err| <= {U_TOL:g}, c rel err <= {C_RTOL:g}")
     print(f"{'chi':>4} {'beta':>8} {'lnZ/N':>12} {'err':>9} {'u':>12} {'err':>9} "
           f"{'c':>9} {'exact c':>9} {'rel err':>8} {'s':>6}")
+    start = time.perf_counter()
     for chi in args.chi:
         for b in args.betas:
             t0 = time.perf_counter()
-            ln_z, u, c = thermodynamics(b, chi, args.iterations, args.trace)
+
+            def progress(name):
+                # a point at chi 24 takes 10-50 s: say where it is once it is slow
+                now = time.perf_counter()
+                if now - t0 > PROGRESS_AFTER:
+                    print(f"     chi {chi}, beta {b:.5f}: {name} done, {now - t0:.1f} s "
+                          f"(total {now - start:.1f} s)", flush=True)
+
+            ln_z, u, c = thermodynamics(b, chi, args.iterations, args.trace, progress)
             dt = time.perf_counter() - t0
             ex_f, ex_u, ex_c = exact_ln_z(b), exact_energy(b), exact_specific_heat(b)
             results[chi, b] = (ln_z, u, c)
@@ -209,6 +229,7 @@ def main(argv=None):
                   flush=True)
             if bad:
                 failed.append((chi, b))
+    print(f"total {time.perf_counter() - start:.1f} s")
     if args.plot:
         _plot(args, results)
     if failed:

@@ -335,8 +335,58 @@ def test_ode_fit_self_check_fails_when_off(ode_fit, monkeypatch, capsys):
     # the data's (DATA was made at import) by 20 % in γ
     import numpy as np
     monkeypatch.setattr(ode_fit, "TRUE", ode_fit.TRUE * np.array([1.0, 1.0, 1.0, 1.2]))
-    assert ode_fit.main() == 1
-    assert "FAILED" in capsys.readouterr().out
+    assert ode_fit.main([]) == 1
+    assert "[FAILED]" in capsys.readouterr().out
+
+
+def test_mps_example_checks_itself(mps, monkeypatch, capsys):
+    # --quick (L 8, D 4, h 1, 400 iterations, ~1-3 s) passes, hits its iteration cap and
+    # says so; an undersized bond dimension (D = 2 at L 6, the critical point) is an
+    # honest miss of the 1e-5 tolerance and exits 1; so does a wrong reference
+    assert mps.main(["--quick", "--progress", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "[OK]" in out and "iteration   200:" in out
+    assert "stopped at the iteration cap (400) before converging" in out
+    assert "not a failure" in out
+    assert mps.main(["--L", "6", "--D", "2", "--h", "1.0", "--maxiter", "60"]) == 1
+    assert "[FAILED]" in capsys.readouterr().out
+    real = mps.free_fermion_energy
+    monkeypatch.setattr(mps, "free_fermion_energy", lambda L, h, J=1.0: real(L, h, J) - 0.1)
+    assert mps.main(["--L", "6", "--D", "3", "--h", "1.0", "--maxiter", "60"]) == 1
+    assert "[FAILED]" in capsys.readouterr().out
+
+
+def test_lattice_example_checks_itself(lattice, monkeypatch, capsys):
+    assert lattice.main(["--quick"]) == 0
+    assert "[OK]" in capsys.readouterr().out
+    real = lattice.exact
+
+    def off_by_1e_8(*a, **k):         # u off by 1e-8: beyond ERR_TOL = 1e-9
+        ln_z, u, c, m = real(*a, **k)
+        return ln_z, u + 1e-8, c, m
+
+    monkeypatch.setattr(lattice, "exact", off_by_1e_8)
+    assert lattice.main(["--quick"]) == 1
+    assert "[FAILED]" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def fit_demo():
+    return _load("fit_demo")
+
+
+def test_fit_demo_checks_itself(fit_demo, monkeypatch, capsys):
+    assert fit_demo.main([]) == 0
+    assert "fit_demo: ok" in capsys.readouterr().out
+    # the data were made at import from TRUE: a claimed truth 10 % off in omega fails
+    monkeypatch.setattr(fit_demo, "TRUE", fit_demo.TRUE * [1.0, 1.0, 1.1, 1.0])
+    assert fit_demo.main([]) == 1
+    # a capped BFGS says so and fails
+    monkeypatch.undo()
+    monkeypatch.setattr(fit_demo, "MAXITER", 3)
+    capsys.readouterr()
+    assert fit_demo.main([]) == 1
+    assert "stopped at the iteration cap (3) before converging" in capsys.readouterr().out
 
 
 # ---- distributed_fit: logistic regression on sharded data, tenferro.distributed ----------
@@ -357,3 +407,19 @@ def test_distributed_fit_checks_itself(distributed_fit, monkeypatch, capsys):
     monkeypatch.setattr(distributed_fit, "W_TRUE", distributed_fit.W_TRUE * 1.5)
     assert distributed_fit.main(["--rows", "5000"], use_cluster=False) == 1
     assert "more than 0.1 from w_true" in capsys.readouterr().out
+
+def test_every_example_has_a_check_that_is_tested():
+    # each examples/*.py checks its result and exits 1 when off; this file shows each
+    # check failing (the test named here). A new example needs its own such test.
+    tested = {"ctmrg_ising": test_ctmrg_self_check_fails_when_off,
+              "distributed_fit": test_distributed_fit_checks_itself,
+              "fit_demo": test_fit_demo_checks_itself,
+              "ipeps_heisenberg": test_ipeps_example_checks_itself,
+              "lattice_network": test_lattice_example_checks_itself,
+              "mps_energy": test_mps_example_checks_itself,
+              "ode_fit": test_ode_fit_self_check_fails_when_off,
+              "trg_ising": test_trg_example_checks_itself}
+    for script in sorted(EXAMPLES.glob("*.py")):
+        assert script.stem in tested, f"{script.name} has no test of its self-check"
+        source = script.read_text()
+        assert "sys.exit(main())" in source, f"{script.name}: exit status is main()'s"

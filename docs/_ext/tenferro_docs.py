@@ -9,7 +9,10 @@
   editing the docs.
 * The ``tenferro-example`` directive runs an example script in a subprocess at build time
   and shows its docstring, its source, its standard output and the PNG files it wrote.
-  A script that fails (or times out) fails the build.
+  A script that fails, or uses more than 120 s of CPU time (``:timeout:``), fails the
+  build; its page states the wall and CPU time of the run.
+* ``docs/examples/index.md`` is the gallery (the ``tenferro-gallery`` directive): a card
+  per example with a thumbnail of the plot it wrote, its check's verdict and its output.
 * The ``tenferro-op-table`` directive (docs/rules.md) is the table of every registered op
   (``tenferro._ops.registry.OPS``, the rows of ``python -m tenferro.rules``), each linked
   to the section of docs/rules.md that gives its formula. An op whose family has no
@@ -464,7 +467,12 @@ def write_example_pages(example_args):
              "Scripts from the repository's `examples/` folder. Those listed in "
              "`tenferro_example_args` (docs/conf.py) run at build time, some with smaller "
              "parameters than their defaults (the command is on the page), and the output "
-             "shown is the output of that run; the others are shown as code.", "",
+             "shown is the output of that run; the others are shown as code. Every example "
+             "checks its result against a reference and exits with status 1 when it is off "
+             "(a failing example fails this build). Each card below shows the plot the "
+             "example wrote (a thumbnail), its check's verdict, the run time of this build "
+             "and its whole output.", "",
+             "```{tenferro-gallery}", "```", "",
              "```{toctree}", ":maxdepth: 1", ""]
     index += [s.stem for s in scripts] + ["```", ""]
     _write_if_changed(out / "index.md", "\n".join(index))
@@ -488,13 +496,29 @@ class ExampleDirective(SphinxDirective):
         cmd = [sys.executable, str(script)] + [a.replace("{outdir}", str(outdir))
                                                for a in argv]
         env = dict(os.environ, MPLBACKEND="Agg")
+        # the limit is on CPU time (the run's own work), the wall-clock timeout only a
+        # backstop: on a machine shared with other jobs an example gets a fraction of a
+        # core, and a 3-s example has taken over 100 s of wall time
+        cpu_limit = self.options.get("timeout", 120)
+
+        def limit_cpu():
+            import resource
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
+
+        import resource
+        cpu0 = _children_cpu(resource)
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(cmd, cwd=str(REPO), env=env, capture_output=True,
-                                  text=True, timeout=self.options.get("timeout", 120))
+                                  text=True, timeout=10 * cpu_limit, preexec_fn=limit_cpu)
         except subprocess.TimeoutExpired as exc:
             raise ExtensionError(f"example {script.name} timed out: {exc}") from None
         seconds = time.perf_counter() - t0
+        cpu = _children_cpu(resource) - cpu0
+        if proc.returncode == -24:            # SIGXCPU
+            raise ExtensionError(f"example {script.name} used more than {cpu_limit} s of "
+                                 f"CPU time (make its build-time run smaller in "
+                                 f"docs/conf.py):\n{proc.stdout}\n{proc.stderr}")
         if proc.returncode != 0:
             raise ExtensionError(f"example {script.name} exited with {proc.returncode}:\n"
                                  f"{proc.stdout}\n{proc.stderr}")
@@ -502,14 +526,17 @@ class ExampleDirective(SphinxDirective):
         para = nodes.paragraph()
         para += nodes.Text("Output of ")
         para += nodes.literal(shown, shown)
-        para += nodes.Text(f", run when these pages were built ({seconds:.1f} s including "
-                           "Python start-up):")
+        para += nodes.Text(f", run when these pages were built ({seconds:.1f} s of wall "
+                           f"time, {cpu:.1f} s of CPU time, both including Python "
+                           "start-up):")
         result.append(para)
         stdout = proc.stdout.replace(str(outdir) + os.sep, "")   # "wrote trg.png"
         result.append(nodes.literal_block(stdout, stdout, language="text"))
-        for png in sorted(outdir.glob("*.png")):
+        pngs = sorted(outdir.glob("*.png"))
+        for png in pngs:
             uri = "/" + png.relative_to(DOCS).as_posix()
             result.append(nodes.image(uri=uri, alt=f"{png.name}, written by {script.name}"))
+        _record_for_gallery(script.stem, stdout, seconds, cpu, pngs[0] if pngs else None)
         return result
 
     def run(self):
@@ -544,6 +571,94 @@ class ExampleDirective(SphinxDirective):
         code = _without_docstring(source)
         result.append(nodes.literal_block(code, code, language="python"))
         return result
+
+
+# ---- the gallery (docs/examples/index.md) ------------------------------------------------
+# The examples run while their pages are read, which may be after the index is read; so
+# the index holds a placeholder that is filled at doctree-resolved (all pages read), from
+# what each run recorded (CARDS: the output; GALLERY: a thumbnail of its first PNG). The
+# thumbnails live in a folder of html_static_path, which Sphinx copies after reading.
+
+GALLERY = DOCS / "_generated" / "static" / "gallery"   # -> _build/html/_static/gallery/
+CARDS = DOCS / "_generated" / "gallery_cards"          # each run's output (JSON)
+THUMB_WIDTH = 320                                      # pixels
+
+
+def _children_cpu(resource):
+    """User + system CPU seconds of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _record_for_gallery(stem, stdout, seconds, cpu, png):
+    """Write the example's card data: its output, run time and a thumbnail of ``png``."""
+    import json
+    GALLERY.mkdir(parents=True, exist_ok=True)
+    CARDS.mkdir(parents=True, exist_ok=True)
+    thumb = GALLERY / f"{stem}.png"
+    thumb.unlink(missing_ok=True)
+    if png is not None:
+        import matplotlib.image
+        width = matplotlib.image.imread(str(png)).shape[1]
+        matplotlib.image.thumbnail(str(png), str(thumb), scale=min(1.0, THUMB_WIDTH / width))
+    (CARDS / f"{stem}.json").write_text(json.dumps(
+        {"stdout": stdout, "seconds": seconds, "cpu": cpu, "thumbnail": png is not None}))
+
+
+class gallery_placeholder(nodes.General, nodes.Element):
+    """Replaced by the gallery's HTML at doctree-resolved."""
+
+
+class GalleryDirective(SphinxDirective):
+    """``tenferro-gallery``: a grid of cards, one per examples/*.py, each linking to the
+    example's page with the thumbnail of its plot and its output."""
+
+    def run(self):
+        return [gallery_placeholder()]
+
+
+def _verdict(stdout):
+    """The last line of the output that states the check's result."""
+    lines = [ln for ln in stdout.splitlines()
+             if re.search(r"\[OK\]|\[FAILED\]|\bok\b", ln)]
+    return lines[-1].strip() if lines else ""
+
+
+def _gallery_html():
+    import html
+    import json
+    cards = []
+    for script in sorted((REPO / "examples").glob("*.py")):
+        stem = script.stem
+        doc = ast.get_docstring(ast.parse(script.read_text())) or stem
+        title = html.escape(doc.split("\n")[0].rstrip("."))
+        data = CARDS / f"{stem}.json"
+        info = json.loads(data.read_text()) if data.exists() else None
+        card = [f'<div class="tf-card"><a href="{stem}.html"><b>{stem}</b></a><br>']
+        if info and info["thumbnail"]:
+            card.append(f'<a href="{stem}.html"><img src="../_static/gallery/{stem}.png" '
+                        f'alt="plot of {stem}" width="{THUMB_WIDTH}"></a><br>')
+        card.append(f"<small>{title}</small><br>")
+        if info:
+            verdict = html.escape(_verdict(info["stdout"]))
+            card.append(f"<small>run at build time: {info['cpu']:.1f} s of CPU time "
+                        f"({info['seconds']:.1f} s of wall time); "
+                        f"<code>{verdict}</code></small>")
+            card.append(f"<details><summary>output</summary><pre>"
+                        f"{html.escape(info['stdout'])}</pre></details>")
+        else:
+            card.append("<small>not run when the documentation is built</small>")
+        card.append("</div>")
+        cards.append("".join(card))
+    style = ("<style>.tf-gallery{display:flex;flex-wrap:wrap;gap:14px}"
+             ".tf-card{width:340px;border:1px solid #ddd;padding:8px}"
+             ".tf-card pre{font-size:9px;max-height:300px;overflow:auto}</style>")
+    return style + '<div class="tf-gallery">' + "".join(cards) + "</div>"
+
+
+def _on_doctree_resolved(app, doctree, docname):
+    for node in doctree.findall(gallery_placeholder):
+        node.replace_self(nodes.raw("", _gallery_html(), format="html"))
 
 
 def _without_docstring(source):
@@ -822,11 +937,24 @@ def _on_config_inited(app, config):
     # before Sphinx lists the source files, so the generated pages are found
     write_api_pages()
     write_example_pages(config.tenferro_example_args)
+    # the gallery's thumbnails (before Sphinx checks html_static_path, priority 800);
+    # a removed example leaves no card behind
+    for folder in (GALLERY, CARDS):
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.iterdir():
+            if not (REPO / "examples" / f"{stale.stem}.py").exists():
+                stale.unlink()
+    static = str(GALLERY.parent.relative_to(DOCS))
+    if static not in config.html_static_path:
+        config.html_static_path.append(static)
 
 
 def setup(app):
     app.add_config_value("tenferro_example_args", {}, "env")
     app.add_directive("tenferro-example", ExampleDirective)
+    app.add_node(gallery_placeholder)
+    app.add_directive("tenferro-gallery", GalleryDirective)
+    app.connect("doctree-resolved", _on_doctree_resolved)
     app.add_directive("tenferro-op-table", OpTableDirective)
     app.connect("config-inited", _on_config_inited)
     # before napoleon (priority 500), which escapes *args itself and writes *type*
