@@ -44,6 +44,7 @@ import numpy as np
 import scipy.integrate
 from numpy.typing import ArrayLike, NDArray
 
+from .._capture import Decline
 from .._engine import apply1
 from .._errors import DTypeError, IntegrationError, ShapeError, UnsupportedADError
 from .._ops._util import floating, to_tensor
@@ -97,6 +98,7 @@ class _OdeCall:
     atol: float                  # a scalar: the derivative solves' absolute tolerance
     options: dict[str, Any]
     dense: Any                   # the forward OdeSolution
+    primal_tols: tuple[Any, Any]  # rtol and atol as the caller gave them (the primal's)
 
 
 def _full_args(call: _OdeCall, targs: Sequence[Any]) -> list[Any]:
@@ -344,6 +346,48 @@ _SOLVE_IVP_OP = defop("solve_ivp", _solve_ivp_vjp, _solve_ivp_jvp, batched=False
                           "equations (forward)")
 
 
+def _forward(call: _OdeCall, y0: NDArray[Any], t_eval: NDArray[Any] | None,
+             targs: Sequence[Tensor], dense: bool) -> Any:
+    """SciPy's solve of the primal (fun on plain Tensors; no_grad, outside a dual level)."""
+    rtol, atol = call.primal_tols
+    with no_grad(), outside_dual_level(), np.errstate(all="ignore"):
+        try:
+            res = scipy.integrate.solve_ivp(
+                _rhs_plain(call, targs), (call.t0, call.t1), y0.copy(), method=call.method,
+                t_eval=t_eval, dense_output=dense, rtol=rtol, atol=atol, **call.options)
+        except ValueError as e:
+            raise ShapeError(f"{call.name}: scipy.integrate.solve_ivp refused the input: "
+                             f"{e}") from None
+    if not res.success:
+        raise _failed(call, res, "integration")
+    return res
+
+
+def _replay(call: _OdeCall) -> Callable[..., Any]:
+    """tf.compile's replay (replay_ctx: the new solve's _OdeCall is the ctx): SciPy's solve
+    again on the new values, fun called as the eager primal calls it (each step's
+    evaluations run fun's ops eagerly; only the Python around solve_ivp is spared). Only
+    with t_eval: without it the output times are the solver's own steps, a number chosen
+    from the values, and the recorded output shape would not hold."""
+    if not call.has_t_eval:
+        raise Decline("solve_ivp without t_eval returns the solver's own steps, whose "
+                      "number depends on the values; pass t_eval to replay it")
+
+    def fn(y0: NDArray[Any], t0: NDArray[Any], t1: NDArray[Any], t_eval: NDArray[Any],
+           *targs: NDArray[Any]) -> Any:
+        new = dataclasses.replace(call, t0=float(t0), t1=float(t1))
+        # (the dense output is kept: a replayed backward reads the trajectory from it)
+        res = _forward(new, np.asarray(y0), t_eval, [Tensor._wrap(a) for a in targs], True)
+        new.times = np.asarray(res.t, np.float64)
+        new.dense = res.sol
+        return np.asarray(res.y, new.dtype), new
+    return fn
+
+
+_SOLVE_IVP_OP.replay = _replay
+_SOLVE_IVP_OP.replay_ctx = True
+
+
 def _real_scalar(v: Any, what: str, name: str) -> Tensor:
     t = floating(to_tensor(v))
     if t.shape != () or t.dtype.kind != "f":
@@ -430,24 +474,14 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
                          f"shape (n,)")
     call = _OdeCall(name, fun, slots, tensor_pos, y0t.shape[0], dtype, np.zeros(0),
                     float(t0._data), float(t1._data), te is not None, method, float(rtol),
-                    float(np.min(atol_arr)) if atol_arr.size else 0.0, dict(options), None)
+                    float(np.min(atol_arr)) if atol_arr.size else 0.0, dict(options), None,
+                    (rtol, atol))
     plain_args = [detached(a) for a in targs]
     inputs = [y0t, t0, t1, *([] if te is None else [te]), *targs]
     # the adjoint reads the trajectory from the dense output: keep it when a reverse-mode
     # node is recorded (DOP853's interpolant costs 3 more evaluations a step)
     keep_dense = bool(dense_output) or any(tracked_in_reverse(x) for x in inputs)
-    with no_grad(), outside_dual_level(), np.errstate(all="ignore"):
-        try:
-            res = scipy.integrate.solve_ivp(
-                _rhs_plain(call, plain_args), (call.t0, call.t1), y0t._data.copy(),
-                method=method, t_eval=None if te is None else te._data,
-                dense_output=keep_dense,
-                rtol=rtol, atol=atol, **options)
-        except ValueError as e:
-            raise ShapeError(f"{name}: scipy.integrate.solve_ivp refused the input: {e}") \
-                from None
-    if not res.success:
-        raise _failed(call, res, "integration")
+    res = _forward(call, y0t._data, None if te is None else te._data, plain_args, keep_dense)
     call.times = np.asarray(res.t, np.float64)
     call.dense = res.sol
     t_in = te if te is not None else Tensor._wrap(call.times.copy())

@@ -139,14 +139,17 @@ def _not_differentiable(err: Any) -> LinAlgError:
         "solution L; a singular matrix's square root is not differentiable there")
 
 
+# the op's ctx: (the result's dtype, the Schur forms of X or None when a is not tracked);
+# the dtype is for tf.compile's replay, which must give the recorded dtype (real or complex)
+
 def _sqrtm_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = S_{Xᴴ,Xᴴ}(X̄)
-    return (_sqrtm_solve(ctx, ys[0], gs[0], True),)
+    return (_sqrtm_solve(ctx[1], ys[0], gs[0], True),)
 
 
 def _sqrtm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ẋ = S_{X,X}(Ȧ)
-    return (_sqrtm_solve(ctx, ys[0], ts[0], False),)
+    return (_sqrtm_solve(ctx[1], ys[0], ts[0], False),)
 
 
 _sqrtm_op = defop("sqrtm", _sqrtm_vjp, _sqrtm_jvp,
@@ -173,7 +176,13 @@ def sqrtm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     a = matrix_input(a, _SQRTM, square=True, check_finite=check_finite)
     d = a._data
     if d.size == 0:
-        return apply1(_sqrtm_op, (a,), np.zeros(d.shape, d.dtype), ctx=None)
+        return apply1(_sqrtm_op, (a,), np.zeros(d.shape, d.dtype), ctx=(d.dtype, None))
+    out, ctx = _sqrtm_primal(d, is_tracked(a))
+    return apply1(_sqrtm_op, (a,), out, ctx=ctx)
+
+
+def _sqrtm_primal(d: Any, tracked: bool) -> tuple[Any, Any]:
+    """sqrtm's value of the non-empty stack ``d`` and the op's ctx."""
     out = _per_matrix(_sqrt1, d)
     bad = ~np.isfinite(out).reshape(-1, d.shape[-1] ** 2).all(axis=1)
     if bad.any():
@@ -181,8 +190,29 @@ def sqrtm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
         raise LinAlgError(f"{_SQRTM}: {_where(k, d.shape[:-2])} has no square root (it is "
                           "singular with a zero eigenvalue of a nontrivial Jordan block)")
     out = _narrow(out, d.dtype)
-    ctx = schur_stack(out.astype(_wide(out.dtype), copy=False)) if is_tracked(a) else None
-    return apply1(_sqrtm_op, (a,), out, ctx=ctx)
+    schur = schur_stack(out.astype(_wide(out.dtype), copy=False)) if tracked else None
+    return out, (out.dtype, schur)
+
+
+def _same_kind(name: str, dtype: Any, fn: Callable[[Any], tuple[Any, Any]]) -> Any:
+    """tf.compile's replay (Op.replay with replay_ctx) of sqrtm or logm recorded with a
+    result of ``dtype``: the value and the new ctx for a finite, non-empty input whose
+    result has that dtype again. A real input whose result turns complex (or back) on the
+    new values raises, and the call runs eagerly: the ops after it were recorded for the
+    other dtype."""
+    def replay(d: Any) -> Any:
+        if d.size == 0 or not np.isfinite(d).all():
+            raise FloatingPointError(f"empty or non-finite input: {name} runs eagerly")
+        out, ctx = fn(d)
+        if out.dtype != dtype:
+            raise TypeError(f"{name}: the result is {out.dtype} on these values, "
+                            f"{dtype} when recorded; the call runs eagerly")
+        return out, ctx
+    return replay
+
+
+_sqrtm_op.replay = lambda ctx: _same_kind(_SQRTM, ctx[0], lambda d: _sqrtm_primal(d, True))
+_sqrtm_op.replay_ctx = True
 
 
 # ==== logm ================================================================================
@@ -264,8 +294,8 @@ def _conj(x: Any) -> Any:
     return x.conj() if x.dtype.kind == "c" else x
 
 
-def _rotated(ctx: Any, a: Any, e: Any) -> tuple[Any, Any, complex]:
-    """(cA, cE, c) with c = e^{−iθ} when the primal kept a rotation θ (ctx), else (A, E, 1).
+def _rotated(theta: Any, a: Any, e: Any) -> tuple[Any, Any, complex]:
+    """(cA, cE, c) with c = e^{−iθ} when the primal kept a rotation θ, else (A, E, 1).
 
     A real matrix with a negative eigenvalue has it exactly on the branch cut; the block
     matrices of its derivatives (and of theirs) repeat it in Jordan blocks, whose computed
@@ -274,23 +304,25 @@ def _rotated(ctx: Any, a: Any, e: Any) -> tuple[Any, Any, complex]:
     one at A's eigenvalues (θ is below half their angular distance to the cut, for the
     eigenvalues not on it), so L(A, E) = L(cA, cE), and cA keeps every eigenvalue at
     least θ away from the cut."""
-    if not ctx:
+    if not theta:
         return a, e, 1.0
-    c = complex(np.exp(-1j * ctx))
+    c = complex(np.exp(-1j * theta))
     return a * c, (None if e is None else e * c), c
 
+
+# the op's ctx: (the result's dtype, for tf.compile's replay; the rotation θ or None)
 
 def _logm_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = conj L(Aᵀ, conj X̄) (= L(Aᴴ, X̄) off the branch cut; see the module docstring);
     # rotated: the adjoint of E ↦ L(cA, cE) is G ↦ conj(c)·conj L(cAᵀ, conj G)
-    a, _, c = _rotated(ctx, xs[0], None)
+    a, _, c = _rotated(ctx[1], xs[0], None)
     ga = _conj(_frechet(a.swapaxes(-1, -2), _conj(gs[0])))
-    return (ga * c.conjugate() if ctx else ga,)
+    return (ga * c.conjugate() if ctx[1] else ga,)
 
 
 def _logm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ẋ = L(A, Ȧ) = L(cA, cȦ)
-    a, t, _ = _rotated(ctx, xs[0], ts[0])
+    a, t, _ = _rotated(ctx[1], xs[0], ts[0])
     return (_frechet(a, t),)
 
 
@@ -320,13 +352,24 @@ def logm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     a = matrix_input(a, _LOGM, square=True, check_finite=check_finite)
     d = a._data
     if d.size == 0:
-        return apply1(_logm_op, (a,), np.zeros(d.shape, d.dtype), ctx=None)
+        return apply1(_logm_op, (a,), np.zeros(d.shape, d.dtype), ctx=(d.dtype, None))
+    out, ctx = _logm_primal(d, is_tracked(a))
+    return apply1(_logm_op, (a,), out, ctx=ctx)
+
+
+def _logm_primal(d: Any, tracked: bool) -> tuple[Any, Any]:
+    """logm's value of the non-empty stack ``d`` and the op's ctx."""
     flat = d.reshape((-1,) + d.shape[-2:]).astype(_wide(d.dtype), copy=False)
     outs = [_log1(m, k, d.shape[:-2]) for k, m in enumerate(flat)]
     dt = np.result_type(*[o.dtype for o in outs])
-    out = np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape)
-    ctx = _rotation(d) if d.dtype.kind != "c" and dt.kind == "c" and is_tracked(a) else None
-    return apply1(_logm_op, (a,), _narrow(out, d.dtype), ctx=ctx)
+    out = _narrow(np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape),
+                  d.dtype)
+    theta = _rotation(d) if d.dtype.kind != "c" and dt.kind == "c" and tracked else None
+    return out, (out.dtype, theta)
+
+
+_logm_op.replay = lambda ctx: _same_kind(_LOGM, ctx[0], lambda d: _logm_primal(d, True))
+_logm_op.replay_ctx = True
 
 
 # ==== funm ================================================================================

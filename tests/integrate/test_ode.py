@@ -392,17 +392,21 @@ def test_doc_examples():
     assert abs(namespace["k_fit"] - 1.3) < 0.02
 
 
-def test_compile_runs_eagerly_with_the_reason():
-    def f(k, y0):
-        return tf.sum(tf.integrate.solve_ivp(decay, (0.0, 1.0), y0, t_eval=[0.5, 1.0],
+def test_compile_replays_with_t_eval_and_runs_eagerly_without():
+    def f(k, y0, t_eval=(0.5, 1.0)):
+        return tf.sum(tf.integrate.solve_ivp(decay, (0.0, 1.0), y0, t_eval=t_eval,
                                              args=(k,), **TIGHT).y)
     cf = tf.compile(f)
-    for kv in (0.5, 0.9):
+    for kv in (0.5, 0.9, 1.3):
         k = tf.tensor(kv, requires_grad=True)
         out = cf(k, tf.tensor([1.0, 2.0]))
         gk, = tf.grad([out], [k])
         np.testing.assert_allclose(out.item(), 3 * (np.exp(-kv / 2) + np.exp(-kv)), rtol=1e-10)
         np.testing.assert_allclose(gk.item(), -3 * (np.exp(-kv / 2) / 2 + np.exp(-kv)),
                                    rtol=1e-9)
-    assert cf.replays == 0
-    assert "solve_ivp" in next(iter(cf.explain().values()))
+    assert cf.records == 1 and cf.replays == 3, cf.explain()
+    cf = tf.compile(lambda k, y0: f(k, y0, None))
+    k = tf.tensor(0.5, requires_grad=True)
+    out = cf(k, tf.tensor([1.0, 2.0]))
+    assert out.item() == f(k, tf.tensor([1.0, 2.0]), None).item() and cf.replays == 0
+    assert "solve_ivp without t_eval" in next(iter(cf.explain().values()))
