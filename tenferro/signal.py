@@ -42,13 +42,12 @@ import numpy as np
 import scipy.signal as _ss
 
 from ._engine import apply1
-from ._errors import ShapeError, UnsupportedADError
+from ._errors import ShapeError
 from ._tensor import Tensor
-from ._ops._util import conj, floating, to_tensor, unbroadcast
+from ._ops._util import axis_index, conj, floating, to_tensor, unbroadcast
 from ._ops.manipulation import flip, take
 from ._ops.structure import broadcast_to, concatenate, moveaxis
 from .linalg.solve import solve as _solve
-from ._ops.reductions import sum as _sum
 from ._ops.registry import defop
 
 __all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "lfilter", "lfilter_zi"]
@@ -325,6 +324,18 @@ _lfilter_op = defop("signal.lfilter", _lfilter_vjp, _lfilter_jvp)
 _lfilter_op.replay = lambda axis: lambda b, a, x: _lfilter_np(b, a, x, axis)   # (tf.compile)
 
 
+def _coefficients(b: ArrayLike, a: ArrayLike, name: str) -> tuple[Tensor, Tensor]:
+    """A filter's b and a as floating Tensors: 1-D, non-empty, a[0] != 0 (ShapeError)."""
+    tb: Tensor = floating(to_tensor(b))
+    ta: Tensor = floating(to_tensor(a))
+    if tb._data.ndim != 1 or ta._data.ndim != 1 or tb._data.size == 0 or ta._data.size == 0:
+        raise ShapeError(f"{name}: b and a must be non-empty 1-D coefficient arrays, got "
+                         f"shapes {tb._data.shape} and {ta._data.shape}")
+    if ta._data[0] == 0:
+        raise ShapeError(f"{name}: a[0] must be nonzero (it normalizes the filter)")
+    return tb, ta
+
+
 def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
             zi: ArrayLike | None = None) -> Any:
     """IIR/FIR filter along ``axis`` (scipy.signal.lfilter): ``a_0 y[n] = Σ_k b_k x[n-k]
@@ -339,24 +350,9 @@ def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
     of zi's samples), so it equals SciPy's to rounding, not bit for bit.
     """
     name = "lfilter"
-    tb: Tensor = floating(to_tensor(b))
-    ta: Tensor = floating(to_tensor(a))
+    tb, ta = _coefficients(b, a, name)
     tx: Tensor = floating(to_tensor(x))
-    if tb._data.ndim != 1 or ta._data.ndim != 1 or tb._data.size == 0 or ta._data.size == 0:
-        raise ShapeError(f"{name}: b and a must be non-empty 1-D coefficient arrays, got "
-                         f"shapes {tb._data.shape} and {ta._data.shape}")
-    if ta._data[0] == 0:
-        raise ShapeError(f"{name}: a[0] must be nonzero (it normalizes the filter)")
-    nd = tx._data.ndim
-    if nd == 0:
-        raise ShapeError(f"{name}: x is 0-d; reshape it to (1,)")
-    try:
-        ax = operator.index(axis)
-    except TypeError:
-        raise ShapeError(f"{name}: axis must be an int, got {axis!r}") from None
-    if not -nd <= ax < nd:
-        raise ShapeError(f"{name}: axis {ax} is out of bounds for x of dimension {nd}")
-    ax %= nd
+    ax = axis_index(axis, tx._data.ndim, name, "x")
     if tx._data.shape[ax] == 0:
         raise ShapeError(f"{name}: x is empty along axis {ax}")
     tz = None if zi is None else _zi_input(zi, tb, ta, tx, ax, name)
@@ -442,14 +438,7 @@ def lfilter_zi(b: ArrayLike, a: ArrayLike) -> Tensor:
     companion matrix of a' = a/a_0 (b' = b/a_0, both padded to one length). Differentiable
     in b and a (a linear solve); ShapeError for empty or non-1-D coefficients or a[0] = 0,
     LinAlgError when I - Cᵀ is singular (a pole at z = 1)."""
-    name = "lfilter_zi"
-    tb: Tensor = floating(to_tensor(b))
-    ta: Tensor = floating(to_tensor(a))
-    if tb.ndim != 1 or ta.ndim != 1 or tb.shape[0] == 0 or ta.shape[0] == 0:
-        raise ShapeError(f"{name}: b and a must be non-empty 1-D coefficient arrays, got "
-                         f"shapes {tb.shape} and {ta.shape}")
-    if ta._data[0] == 0:
-        raise ShapeError(f"{name}: a[0] must be nonzero (it normalizes the filter)")
+    tb, ta = _coefficients(b, a, "lfilter_zi")
     n = max(ta.shape[0], tb.shape[0])
     dt = np.result_type(tb.dtype, ta.dtype)
     bn = concatenate([tb, np.zeros(n - tb.shape[0], dt)]) / ta[0]

@@ -73,16 +73,11 @@ from ..builders import builder
 from ._common import batch_index, matrix_input, mH
 from .eig import eig
 from .eigh import eigh
-from .matfuncs import matrix_exp
+from .matfuncs import block_frechet, matrix_exp, norm1, wide_dtype
 from .solve import solve
 from .sylvester import schur_stack, solve_sylvester, sylvester_schur
 
 __all__ = ["sqrtm", "logm", "funm", "sqrtm_ad", "logm_ad", "funm_ad"]
-
-
-def _wide(dtype: Any) -> Any:
-    """The double-precision dtype SciPy's code runs in."""
-    return np.dtype(np.complex128) if dtype.kind == "c" else np.dtype(np.float64)
 
 
 def _narrow(out: Any, dtype: Any) -> Any:
@@ -98,7 +93,7 @@ def _narrow(out: Any, dtype: Any) -> Any:
 def _per_matrix(fn: Callable[[Any], Any], d: Any) -> Any:
     """fn on each matrix of the stack ``d`` (double precision), stacked; complex if any
     result is (SciPy returns a real result for a real input where it exists)."""
-    flat = d.reshape((-1,) + d.shape[-2:]).astype(_wide(d.dtype), copy=False)
+    flat = d.reshape((-1,) + d.shape[-2:]).astype(wide_dtype(d.dtype), copy=False)
     outs = [fn(m) for m in flat]
     dt = np.result_type(*[o.dtype for o in outs])
     return np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape)
@@ -173,12 +168,19 @@ def sqrtm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     exists (LinAlgError where it does not, e.g. [[0, 1], [0, 0]]), and LinAlgError from
     its derivative. Non-finite input raises LinAlgError (``check_finite``).
     """
-    a = matrix_input(a, _SQRTM, square=True, check_finite=check_finite)
-    d = a._data
+    return _schur_function(_sqrtm_op, _SQRTM, _sqrtm_primal, a, check_finite)
+
+
+def _schur_function(op: Any, name: str, primal: Callable[[Any, bool], tuple[Any, Any]],
+                    a: ArrayLike, check_finite: bool) -> Tensor:
+    """sqrtm or logm of ``a``: the checks, the empty stack, then ``primal(d, tracked)``
+    (the value and the op's ctx)."""
+    t = matrix_input(a, name, square=True, check_finite=check_finite)
+    d = t._data
     if d.size == 0:
-        return apply1(_sqrtm_op, (a,), np.zeros(d.shape, d.dtype), ctx=(d.dtype, None))
-    out, ctx = _sqrtm_primal(d, is_tracked(a))
-    return apply1(_sqrtm_op, (a,), out, ctx=ctx)
+        return apply1(op, (t,), np.zeros(d.shape, d.dtype), ctx=(d.dtype, None))
+    out, ctx = primal(d, is_tracked(t))
+    return apply1(op, (t,), out, ctx=ctx)
 
 
 def _sqrtm_primal(d: Any, tracked: bool) -> tuple[Any, Any]:
@@ -190,7 +192,7 @@ def _sqrtm_primal(d: Any, tracked: bool) -> tuple[Any, Any]:
         raise LinAlgError(f"{_SQRTM}: {_where(k, d.shape[:-2])} has no square root (it is "
                           "singular with a zero eigenvalue of a nontrivial Jordan block)")
     out = _narrow(out, d.dtype)
-    schur = schur_stack(out.astype(_wide(out.dtype), copy=False)) if tracked else None
+    schur = schur_stack(out.astype(wide_dtype(out.dtype), copy=False)) if tracked else None
     return out, (out.dtype, schur)
 
 
@@ -220,11 +222,6 @@ _sqrtm_op.replay_ctx = True
 _LOGM = "tf.linalg.logm"
 
 
-def _norm1(x: Any) -> float:
-    x = x._data if isinstance(x, Tensor) else x
-    return float(np.abs(x).sum(axis=-2).max()) if x.size else 0.0
-
-
 def _log1(m: Any, index: int, batch: tuple[int, ...], warn: bool = True) -> Any:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -248,16 +245,16 @@ def _frechet_np(a: Any, e: Any) -> Any:
     """L(A, E) on ndarrays: the upper-right block of logm([[A, cE], [0, A]]), divided by c."""
     n = a.shape[-1]
     batch = a.shape[:-2]
-    dt = np.result_type(_wide(a.dtype), e.dtype)
+    dt = np.result_type(wide_dtype(a.dtype), e.dtype)
     af = np.broadcast_to(a, batch + (n, n)).reshape(-1, n, n).astype(dt)
     ef = np.broadcast_to(e, batch + (n, n)).reshape(-1, n, n).astype(dt)
     out = []
     for k in range(af.shape[0]):
-        ne = _norm1(ef[k])
+        ne = norm1(ef[k])
         if ne == 0:
             out.append(np.zeros((n, n), dt))
             continue
-        c = max(_norm1(af[k]), 1.0) / ne
+        c = max(norm1(af[k]), 1.0) / ne
         blk = np.block([[af[k], c * ef[k]], [np.zeros((n, n), dt), af[k]]])
         out.append(_log1(blk, k, batch, warn=False)[:n, n:] * (1.0 / c))
     odt = np.result_type(*[o.dtype for o in out])
@@ -266,15 +263,7 @@ def _frechet_np(a: Any, e: Any) -> Any:
 
 def _frechet_block(a: Any, e: Any) -> Any:
     """L(A, E) on Tensors: the same block formula through logm, itself differentiable."""
-    n = a.shape[-1]
-    ne = _norm1(e)
-    c = max(_norm1(a), 1.0) / ne if ne else 1.0
-    dt = np.result_type(a.dtype, e.dtype)
-    zero = np.zeros(a.shape, dt)
-    top = np.concatenate([a, e * c], axis=-1)
-    bottom = np.concatenate([zero, a], axis=-1)
-    y = logm(np.concatenate([top, bottom], axis=-2), check_finite=False)
-    return y[..., :n, n:] * (1.0 / c)
+    return block_frechet(lambda m: logm(m, check_finite=False), a, e)
 
 
 def _frechet(a: Any, e: Any) -> Any:
@@ -349,17 +338,12 @@ def logm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     (the Fréchet derivative by the block logarithm). A singular matrix (eigenvalue 0)
     raises LinAlgError, as does non-finite input (``check_finite``).
     """
-    a = matrix_input(a, _LOGM, square=True, check_finite=check_finite)
-    d = a._data
-    if d.size == 0:
-        return apply1(_logm_op, (a,), np.zeros(d.shape, d.dtype), ctx=(d.dtype, None))
-    out, ctx = _logm_primal(d, is_tracked(a))
-    return apply1(_logm_op, (a,), out, ctx=ctx)
+    return _schur_function(_logm_op, _LOGM, _logm_primal, a, check_finite)
 
 
 def _logm_primal(d: Any, tracked: bool) -> tuple[Any, Any]:
     """logm's value of the non-empty stack ``d`` and the op's ctx."""
-    flat = d.reshape((-1,) + d.shape[-2:]).astype(_wide(d.dtype), copy=False)
+    flat = d.reshape((-1,) + d.shape[-2:]).astype(wide_dtype(d.dtype), copy=False)
     outs = [_log1(m, k, d.shape[:-2]) for k, m in enumerate(flat)]
     dt = np.result_type(*[o.dtype for o in outs])
     out = _narrow(np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape),
