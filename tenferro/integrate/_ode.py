@@ -49,7 +49,10 @@ from .._engine import apply1
 from .._errors import DTypeError, IntegrationError, ShapeError, UnsupportedADError
 from .._ops._util import floating, to_tensor
 from .._ops.registry import defop
-from .._rule_api import detached, nested_vjp, outside_dual_level, tracked_in_reverse
+from .._rule_api import (detached, has_tangent, nested_vjp, outside_dual_level, tangent_of,
+                         tracked_in_reverse)
+from .._ops.structure import concatenate
+from ..autograd import enable_grad, grad
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..forward import dual_level, make_dual, unpack_dual
@@ -189,9 +192,11 @@ def _as_dtype(v: NDArray[Any], dtype: np.dtype[Any]) -> NDArray[Any]:
 
 def _refuse_graph(call: _OdeCall) -> UnsupportedADError:
     return UnsupportedADError(
-        f"{call.name}: second-order derivatives (create_graph=True, hvp, forward over "
-        f"reverse, a jvp of a jvp) through an ODE solution are not implemented; take "
-        f"first derivatives only, or finite differences of tf.grad")
+        f"{call.name}: forward mode through an ODE solution whose inputs are also tracked "
+        f"in reverse (forward over reverse: tf.hvp, a jvp of a gradient; a gradient of a "
+        f"jvp; a jvp of a jvp) is not implemented; second order works in reverse over "
+        f"reverse: tf.hessian, or tf.grad(..., create_graph=True) then tf.grad of "
+        f"(gradient * v).sum() for a Hessian-vector product")
 
 
 def _col_time_seeds(call: _OdeCall, m: int) -> list[tuple[int, int]]:
@@ -207,10 +212,98 @@ def _col_time_seeds(call: _OdeCall, m: int) -> list[tuple[int, int]]:
     return out
 
 
+def _leaf_like(v: Tensor) -> Tensor:
+    """``v`` itself when the reverse pass tracks it, else a new leaf of its value that
+    requires grad and carries its forward tangent (a plain or dual input of a rule)."""
+    if tracked_in_reverse(v):
+        return v
+    leaf = Tensor._wrap(v._data).set_requires_grad()
+    if has_tangent(v):
+        tan = tangent_of(v)
+        return make_dual(leaf, tan) if tan is not None else leaf
+    return leaf
+
+
+def _adjoint_rhs(call: _OdeCall, want: Sequence[int]) -> Callable[..., Tensor]:
+    """The right-hand side of the augmented system s = [y, a, a_θ] (θ the Tensor args in
+    ``want``) run backwards in time: [f, −(∂f/∂y)ᴴa, −(∂f/∂θ)ᴴa], written with tenferro
+    ops (a nested reverse pass with create_graph), so it is differentiable in s and θ, in
+    both modes: a solve_ivp of it has first-order rules, which are the second-order rules
+    of the original solve."""
+    n = call.n
+
+    def rhs(t: Tensor, s: Tensor, *targs: Tensor) -> Tensor:
+        with enable_grad():
+            y, a = _leaf_like(s[:n]), s[n:2 * n]
+            th = [_leaf_like(targs[k]) for k in want]
+            full = list(targs)
+            for k, v in zip(want, th):
+                full[k] = v
+            f = _eval(call, float(t._data), y, full, False)
+            vs = grad([f], [y] + th, [a], create_graph=True)
+        parts = [f]
+        for v, like in zip(vs, [y] + th):
+            parts.append(-(v if v is not None else Tensor._wrap(np.zeros(like.shape,
+                                                                           like.dtype)))
+                         .reshape(-1))
+        return concatenate(parts)
+    return rhs
+
+
+def _solve_ivp_vjp_graph(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
+                         xs: Sequence[Any], ys: Sequence[Any]) -> tuple[Any, ...]:
+    """The VJP with create_graph (second order: reverse over reverse, forward over
+    reverse), in y0 and the Tensor args: the adjoint system solved backwards interval by
+    interval between the output times as solve_ivp calls of :func:`_adjoint_rhs`, y
+    restarting at each interval from the forward solution y(tᵢ) (an output of the op,
+    hence differentiable), so every cotangent is a recorded function of the inputs."""
+    if any(needs[1:4]):
+        raise UnsupportedADError(
+            f"{call.name}: second-order derivatives through the times (t_span, t_eval) are "
+            f"not implemented; pass the times as numbers (second order in y0 and the "
+            f"Tensor args works)")
+    g = gs[0] if isinstance(gs[0], Tensor) else Tensor._wrap(np.asarray(gs[0]))
+    y_out = ys[0] if isinstance(ys[0], Tensor) else Tensor._wrap(np.asarray(ys[0]))
+    n, T = call.n, call.times
+    m = T.size
+    targs = [x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x)) for x in xs[4:]]
+    want = [k for k in range(len(targs)) if needs[4 + k]]
+    sdt = np.result_type(call.dtype, *[targs[k].dtype for k in want])
+    rhs = _adjoint_rhs(call, want)
+    p = int(sum(targs[k].size for k in want))
+    a: Tensor = g[:, m - 1] if m else Tensor._wrap(np.zeros(n, call.dtype))
+    a_th: Tensor = Tensor._wrap(np.zeros(p, sdt))
+    # (interval i: from the output time T[i] back to T[i-1]; the last, to t0)
+    ends = [(i, float(T[i]), float(T[i - 1])) for i in range(m - 1, 0, -1)]
+    if m and float(T[0]) != call.t0:
+        ends.append((0, float(T[0]), call.t0))
+    for i, hi, lo in ends:
+        if hi != lo:
+            s0 = concatenate([y_out[:, i].astype(sdt), a.astype(sdt), a_th])
+            res = solve_ivp(rhs, (hi, lo), s0, method=call.method, t_eval=[lo],
+                            args=tuple(targs), rtol=call.rtol, atol=call.atol,
+                            **call.options)
+            s1 = res.y[:, 0]
+            a, a_th = s1[n:2 * n], s1[2 * n:]
+            if call.dtype.kind == "f" and sdt.kind == "c":
+                a = a.real
+        if i > 0 and lo == float(T[i - 1]):
+            a = a + g[:, i - 1]
+    cots: list[Any] = [None] * len(xs)
+    if needs[0]:
+        cots[0] = a.astype(call.dtype)
+    off = 0
+    for k in want:
+        size = targs[k].size
+        cots[4 + k] = a_th[off:off + size].reshape(targs[k].shape)
+        off += size
+    return tuple(cots)
+
+
 def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
                    xs: Sequence[Any], ys: Sequence[Any]) -> tuple[Any, ...]:
     if any(isinstance(v, Tensor) for v in list(gs) + list(xs)):
-        raise _refuse_graph(call)
+        return _solve_ivp_vjp_graph(call, needs, gs, xs, ys)
     g = gs[0]
     cots: list[Any] = [None] * len(xs)
     if g is None:
