@@ -32,8 +32,15 @@ solves use the caller's ``method``, ``rtol`` and ``atol`` (an array ``atol`` con
 its minimum for the adjoint and tangent components). A backward pass costs one solve
 of a system of the size of y plus θ, each evaluation a forward and a reverse pass through
 ``fun`` (asv_bench/benchmarks/bench_integrate.py: 5 to 7 times the forward solve).
-Second order (``create_graph=True``, forward over reverse) is not
-implemented: it raises UnsupportedADError.
+
+**Second order** (docs/ode.md): on Tensors (create_graph, or inputs tracked in both modes)
+the VJP solves the adjoint system [y, a, a_θ] backwards between the output times, and
+the JVP the variational system [y, ẏ], as solve_ivp calls of right-hand sides written in
+tenferro ops (a nested tf.grad with create_graph, a nested dual level); their own rules
+are then the second-order rules, to every combination of modes, in y0 and the Tensor
+args. y restarts at each output time from the forward solution, so it is re-integrated
+backwards only over one interval. Second order through the times raises
+UnsupportedADError.
 """
 from __future__ import annotations
 
@@ -190,15 +197,6 @@ def _as_dtype(v: NDArray[Any], dtype: np.dtype[Any]) -> NDArray[Any]:
     return v.astype(dtype, copy=False)
 
 
-def _refuse_graph(call: _OdeCall) -> UnsupportedADError:
-    return UnsupportedADError(
-        f"{call.name}: forward mode through an ODE solution whose inputs are also tracked "
-        f"in reverse (forward over reverse: tf.hvp, a jvp of a gradient; a gradient of a "
-        f"jvp; a jvp of a jvp) is not implemented; second order works in reverse over "
-        f"reverse: tf.hessian, or tf.grad(..., create_graph=True) then tf.grad of "
-        f"(gradient * v).sum() for a Hessian-vector product")
-
-
 def _col_time_seeds(call: _OdeCall, m: int) -> list[tuple[int, int]]:
     """(input slot, index) of the time each output column depends on: t_eval[i] (slot 3),
     or without t_eval column 0 -> t0 (slot 1) and the last column -> t1 (slot 2)."""
@@ -241,11 +239,11 @@ def _adjoint_rhs(call: _OdeCall, want: Sequence[int]) -> Callable[..., Tensor]:
                 full[k] = v
             f = _eval(call, float(t._data), y, full, False)
             vs = grad([f], [y] + th, [a], create_graph=True)
-        parts = [f]
-        for v, like in zip(vs, [y] + th):
-            parts.append(-(v if v is not None else Tensor._wrap(np.zeros(like.shape,
-                                                                           like.dtype)))
-                         .reshape(-1))
+        parts: list[Tensor] = [f]
+        for vk, like in zip(vs, [y] + th):
+            part: Tensor = (vk if vk is not None
+                            else Tensor._wrap(np.zeros(like.shape, like.dtype)))
+            parts.append(-part.reshape(-1))
         return concatenate(parts)
     return rhs
 
@@ -379,10 +377,59 @@ def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
     return tuple(cots)
 
 
+def _tangent_rhs(call: _OdeCall, n_args: int, tan_pos: Sequence[int]) -> Callable[..., Tensor]:
+    """The right-hand side of the variational system s = [y, ẏ]: [f, ∂f/∂y ẏ + ∂f/∂θ θ̇]
+    (args: the Tensor args θ, then the tangents θ̇ of those at ``tan_pos``), the tangent by
+    a nested dual level on Tensors, so it is differentiable in reverse mode."""
+    n = call.n
+
+    def rhs(t: Tensor, s: Tensor, *args: Tensor) -> Tensor:
+        targs, tans = list(args[:n_args]), args[n_args:]
+        with dual_level():
+            yv = make_dual(s[:n], s[n:])
+            for k, tk in zip(tan_pos, tans):
+                targs[k] = make_dual(targs[k], tk)
+            out = _eval(call, float(t._data), yv, targs, False)
+            primal, tangent = unpack_dual(out)
+        if tangent is None:
+            tangent = Tensor._wrap(np.zeros(n, call.dtype))
+        return concatenate([primal, tangent.astype(call.dtype)])
+    return rhs
+
+
+def _solve_ivp_jvp_graph(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
+                         ys: Sequence[Any]) -> tuple[Any, ...]:
+    """The JVP on Tensors (its inputs also tracked in reverse: forward over reverse, a
+    gradient of a jvp): the variational system solved as a solve_ivp of
+    :func:`_tangent_rhs`, so the tangent is a recorded function of the inputs."""
+    if any(t is not None for t in ts[1:4]):
+        raise UnsupportedADError(
+            f"{call.name}: a tangent of the times (t_span, t_eval) together with reverse "
+            f"mode (forward over reverse, a gradient of a jvp) is not implemented; pass "
+            f"the times as numbers")
+    n, T = call.n, call.times
+    targs = [x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x)) for x in xs[4:]]
+    tan_pos = [k for k in range(len(targs)) if ts[4 + k] is not None]
+    tans = [ts[4 + k] if isinstance(ts[4 + k], Tensor) else Tensor._wrap(np.asarray(ts[4 + k]))
+            for k in tan_pos]
+    y0 = xs[0] if isinstance(xs[0], Tensor) else Tensor._wrap(np.asarray(xs[0]))
+    if ts[0] is None:
+        yd0: Any = Tensor._wrap(np.zeros(n, call.dtype))
+    else:
+        yd0 = ts[0] if isinstance(ts[0], Tensor) else Tensor._wrap(np.asarray(ts[0]))
+    if T.size == 0:
+        return (Tensor._wrap(np.zeros((n, 0), call.dtype)),)
+    res = solve_ivp(_tangent_rhs(call, len(targs), tan_pos), (call.t0, call.t1),
+                    concatenate([y0, yd0.astype(call.dtype)]), method=call.method,
+                    t_eval=T.copy(), args=tuple(targs) + tuple(tans), rtol=call.rtol,
+                    atol=call.atol, **call.options)
+    return (res.y[n:],)
+
+
 def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
                    ys: Sequence[Any]) -> tuple[Any, ...]:
     if any(isinstance(v, Tensor) for v in xs):
-        raise _refuse_graph(call)
+        return _solve_ivp_jvp_graph(call, ts, xs, ys)
     if all(t is None for t in ts):
         return (None,)
     n, dtype, T = call.n, call.dtype, call.times
@@ -434,7 +481,6 @@ def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
 
 
 _SOLVE_IVP_OP = defop("solve_ivp", _solve_ivp_vjp, _solve_ivp_jvp, batched=False,
-                      second_order=False,
                       doc="ODE solution y(t_i): continuous adjoint (reverse), variational "
                           "equations (forward)")
 
@@ -517,8 +563,9 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
     interpolant ``.sol``. A failed solve (``success`` False in SciPy), ``fun`` returning
     a non-finite value, or a failed derivative solve raises IntegrationError;
     ``fun`` returning the wrong shape ShapeError; ``events``, ``vectorized``, ``jac``
-    UnsupportedADError; second-order derivatives through the solution
-    UnsupportedADError.
+    UnsupportedADError. Second-order derivatives (tf.hessian, tf.hvp, create_graph) work
+    in y0 and the Tensor args (fun must then be twice differentiable); through the times
+    they raise UnsupportedADError.
     """
     name = "solve_ivp"
     for k in _UNSUPPORTED:
