@@ -202,11 +202,49 @@ def _method(method: object, name: str) -> str:
 
 def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
              method: str = "auto") -> Tensor:
-    """n-D convolution of two inputs of the same dimension (scipy.signal.convolve,
+    r"""n-D convolution of two inputs of the same dimension (scipy.signal.convolve,
     jax.scipy.signal.convolve): mode 'full', 'same' (in1's size, centered) or 'valid';
     method 'auto', 'direct' or 'fft' (the primal's algorithm). Bilinear: the VJP in each
     input is the correlation of the cotangent with the other (module docstring), the JVP
-    ``ȧ ⋆ b + a ⋆ ḃ``."""
+    ``ȧ ⋆ b + a ⋆ ḃ``.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    method : {'auto', 'direct', 'fft'}, optional
+        The primal's algorithm (the derivative is the same). Default 'auto'.
+
+    Returns
+    -------
+    Tensor
+        The convolution, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, :math:`\bar a = \operatorname{crop}(\bar z \star
+    \operatorname{flip}(\bar b))` and symmetrically for b (docs/rules.md, convolution and
+    lfilter).
+
+    Examples
+    --------
+    >>> a = tf.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> tf.signal.convolve(a, [0.0, 1.0, 0.5])
+    tensor([0. , 1. , 2.5, 4. , 1.5], grad_fn=signal.conv)
+    >>> tf.grad([tf.signal.convolve(a, [0.0, 1.0, 0.5]).sum()], [a])[0]
+    tensor([1.5, 1.5, 1.5])
+    """
     a, b = _pair(in1, in2, "convolve")
     return _convolve(a, b, _mode(mode, "convolve"), tuple(range(a._data.ndim)),
                      _method(method, "convolve"), "convolve")
@@ -216,7 +254,41 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
               method: str = "auto") -> Tensor:
     """n-D cross-correlation ``z[k] = Σ_l in1[l + k] conj(in2[l])`` (scipy.signal.correlate):
     the convolution of in1 with the flipped conjugate of in2, same modes and methods;
-    derivatives through :func:`convolve`, flip and conj."""
+    derivatives through :func:`convolve`, flip and conj.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    method : {'auto', 'direct', 'fft'}, optional
+        The primal's algorithm. Default 'auto'.
+
+    Returns
+    -------
+    Tensor
+        The correlation, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, that of :func:`convolve` composed with flip and conj (linear)
+    (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> tf.signal.correlate([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    tensor([0.5, 2. , 3.5, 3. , 0. ])
+    """
     a, b = _pair(in1, in2, "correlate")
     mode = _mode(mode, "correlate")
     method = _method(method, "correlate")
@@ -238,7 +310,42 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                 axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by FFT along ``axes`` (default all; along the others the inputs
     broadcast) (scipy.signal.fftconvolve, jax.scipy.signal.fftconvolve). Derivatives as
-    for :func:`convolve`, broadcast axes summed back."""
+    for :func:`convolve`, broadcast axes summed back.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    axes : int or sequence of int, optional
+        The axes to convolve along (the others broadcast). Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The convolution, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
+        a non-convolved axis do not broadcast, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, as :func:`convolve`'s (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> z = tf.signal.fftconvolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    >>> np.allclose(z, [0.0, 1.0, 2.5, 4.0, 1.5])
+    True
+    """
     a, b = _pair(in1, in2, "fftconvolve")
     return _convolve(a, b, _mode(mode, "fftconvolve"), _conv_axes(a, b, axes, "fftconvolve"),
                      "fft", "fftconvolve")
@@ -247,7 +354,42 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
 def oaconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by the overlap-add method (scipy.signal.oaconvolve): the value of
-    :func:`fftconvolve` computed blockwise, efficient when one input is much longer."""
+    :func:`fftconvolve` computed blockwise, efficient when one input is much longer.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    axes : int or sequence of int, optional
+        The axes to convolve along (the others broadcast). Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The convolution, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
+        a non-convolved axis do not broadcast, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, as :func:`convolve`'s (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> z = tf.signal.oaconvolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    >>> np.allclose(z, [0.0, 1.0, 2.5, 4.0, 1.5])
+    True
+    """
     a, b = _pair(in1, in2, "oaconvolve")
     return _convolve(a, b, _mode(mode, "oaconvolve"), _conv_axes(a, b, axes, "oaconvolve"),
                      "oa", "oaconvolve")
@@ -338,16 +480,57 @@ def _coefficients(b: ArrayLike, a: ArrayLike, name: str) -> tuple[Tensor, Tensor
 
 def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
             zi: ArrayLike | None = None) -> Any:
-    """IIR/FIR filter along ``axis`` (scipy.signal.lfilter): ``a_0 y[n] = Σ_k b_k x[n-k]
-    - Σ_{k≥1} a_k y[n-k]``, b and a 1-D, ``a[0] != 0``. Differentiable in x, b and a
+    r"""IIR/FIR filter along ``axis`` (scipy.signal.lfilter): ``a_0 y[n] = Σ_k b_k x[n-k]
+    - Σ_{k≥1} a_k y[n-k]``, b and a 1-D, ``a[0] != 0``. Differentiable in x, b, a and zi
     (module docstring: the VJP runs the filter backwards in time).
 
-    ``zi``: the initial state of the filter's delays (SciPy's transposed direct form II),
-    of x's shape with ``axis`` of length K = max(len(a), len(b)) - 1 (the other axes may be
-    1 and broadcast); then ``(y, zf)`` is returned, zf the final state, and both are
-    differentiable in zi too (:func:`lfilter_zi` gives the steady state of a step). With
-    zi, y is lfilter(b, a, x) plus the filter's response to the state (another lfilter
-    of zi's samples), so it equals SciPy's to rounding, not bit for bit.
+    Parameters
+    ----------
+    b : array_like
+        The numerator coefficients, 1-D, non-empty (differentiable).
+    a : array_like
+        The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` (differentiable).
+    x : array_like
+        The signal, dimension >= 1 (differentiable).
+    axis : int, optional
+        The axis to filter along. Default -1.
+    zi : array_like, optional
+        The initial state of the filter's delays (SciPy's transposed direct form II): x's
+        shape with ``axis`` of length K = max(len(a), len(b)) - 1, the other axes may be 1
+        and broadcast (differentiable; :func:`lfilter_zi` gives the steady state of a
+        step). Default None: the filter starts at rest.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The filtered signal y, x's shape; with ``zi``, ``(y, zf)``, zf the final state
+        (zi's shape). With zi, y is lfilter(b, a, x) plus the filter's response to the
+        state, so it equals SciPy's to rounding, not bit for bit.
+
+    Raises
+    ------
+    ShapeError
+        If b or a is not a non-empty 1-D array, ``a[0] == 0``, x is 0-d or empty along
+        ``axis``, ``axis`` is invalid (AxisError), or zi has the wrong shape.
+
+    Notes
+    -----
+    Derivative: :math:`\dot y = \operatorname{lfilter}(b, a, \dot x) +
+    \operatorname{lfilter}(\dot b, a, x) - \operatorname{lfilter}(\dot a, a, y)`; the VJP
+    runs the adjoint filter backwards in time; zi's part and zf are compositions of
+    lfilter and a small Toeplitz product (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 0.0, 0.0, 0.0], requires_grad=True)
+    >>> y = tf.signal.lfilter([1.0], [1.0, -0.5], x)
+    >>> y
+    tensor([1.   , 0.5  , 0.25 , 0.125], grad_fn=signal.lfilter)
+    >>> tf.grad([y.sum()], [x])[0]
+    tensor([1.875, 1.75 , 1.5  , 1.   ])
+    >>> y, zf = tf.signal.lfilter([1.0], [1.0, -0.5], x, zi=[2.0])
+    >>> zf
+    tensor([0.1875], grad_fn=subtract)
     """
     name = "lfilter"
     tb, ta = _coefficients(b, a, name)
@@ -433,11 +616,42 @@ def _toeplitz(c: Tensor, k: int) -> Tensor:
 
 
 def lfilter_zi(b: ArrayLike, a: ArrayLike) -> Tensor:
-    """The initial state for :func:`lfilter` that makes its step response steady from the
-    start (scipy.signal.lfilter_zi): zi with (I - Cᵀ) zi = b'[1:] - a'[1:] b'_0, C the
-    companion matrix of a' = a/a_0 (b' = b/a_0, both padded to one length). Differentiable
-    in b and a (a linear solve); ShapeError for empty or non-1-D coefficients or a[0] = 0,
-    LinAlgError when I - Cᵀ is singular (a pole at z = 1)."""
+    r"""The initial state for :func:`lfilter` that makes its step response steady from the
+    start (scipy.signal.lfilter_zi).
+
+    Parameters
+    ----------
+    b : array_like
+        The numerator coefficients, 1-D, non-empty (differentiable).
+    a : array_like
+        The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` (differentiable).
+
+    Returns
+    -------
+    Tensor
+        zi, of length max(len(a), len(b)) - 1.
+
+    Raises
+    ------
+    ShapeError
+        For empty or non-1-D coefficients, or ``a[0] == 0``.
+    LinAlgError
+        When :math:`I - C^T` is singular (a pole at z = 1: no steady state).
+
+    Notes
+    -----
+    zi solves :math:`(I - C^T)\,zi = b'_{1:} - a'_{1:} b'_0` with C the companion matrix
+    of :math:`a' = a/a_0` (:math:`b' = b/a_0`, both padded to one length), by
+    tf.linalg.solve: differentiable in b and a, every order.
+
+    Examples
+    --------
+    >>> zi = tf.signal.lfilter_zi([0.5, 0.5], [1.0, -0.5])
+    >>> zi
+    tensor([1.5])
+    >>> tf.signal.lfilter([0.5, 0.5], [1.0, -0.5], tf.ones(3), zi=zi)[0]
+    tensor([2., 2., 2.])
+    """
     tb, ta = _coefficients(b, a, "lfilter_zi")
     n = max(ta.shape[0], tb.shape[0])
     dt = np.result_type(tb.dtype, ta.dtype)

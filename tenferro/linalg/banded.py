@@ -206,15 +206,50 @@ def _check(l_and_u: Any, abd: Any, bd: Any) -> tuple[int, int, bool]:
 
 def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike, *,
                  check_finite: bool = True) -> Tensor:
-    """Solve ``a x = b`` for a banded ``a`` with ``l`` sub- and ``u`` superdiagonals, given
+    r"""Solve ``a x = b`` for a banded ``a`` with ``l`` sub- and ``u`` superdiagonals, given
     in band storage ``ab`` (..., l + u + 1, n) (a[i, j] = ab[..., u + i − j, j]), like
-    ``scipy.linalg.solve_banded``.
+    ``scipy.linalg.solve_banded``, for one matrix or a stack.
 
-    b: (n,) (one vector for every matrix) or (..., n, k); the batch dimensions of ab and
-    b broadcast (SciPy's rule: a stack of vectors is ``b[..., None]``). Differentiable in
-    ab (on the entries that are part of a; the unused corners get a zero cotangent) and
-    b, in both modes and to every order. Raises LinAlgError for a singular a (naming its
-    batch index) and for non-finite input (``check_finite``).
+    Parameters
+    ----------
+    l_and_u : tuple of int
+        ``(l, u)``: the numbers of sub- and superdiagonals.
+    ab : array_like
+        Band storage (..., l + u + 1, n): ``a[i, j] = ab[..., u + i - j, j]``; leading
+        dimensions are a stack of matrices.
+    b : array_like
+        (n,) (one vector for every matrix) or (..., n, k); the batch dimensions of ab and b
+        broadcast (SciPy's rule: a stack of vectors is ``b[..., None]``).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        x, of shape batch + b's last one or two dimensions.
+
+    Raises
+    ------
+    LinAlgError
+        For a singular a (naming its batch index), or non-finite input.
+    ShapeError
+        For mismatched shapes or batch dimensions that do not broadcast.
+
+    Notes
+    -----
+    Derivative: as :func:`solve` on the band (:math:`\bar b = A^{-H}\bar x`,
+    :math:`\bar A = -\bar b x^H` on the band entries; the unused corners of ``ab`` get a zero
+    cotangent; per matrix of a stack, summed over broadcast dimensions), both modes, every
+    order (docs/rules.md#solve_banded).
+
+    Examples
+    --------
+    >>> ab = tf.tensor([[0.0, 1.0, 1.0], [2.0, 2.0, 2.0], [1.0, 1.0, 0.0]])
+    >>> tf.linalg.solve_banded((1, 1), ab, tf.tensor([3.0, 4.0, 3.0]))
+    tensor([1., 1., 1.])
+    >>> tf.linalg.solve_banded((1, 1), tf.stack([ab, 2 * ab]), tf.tensor([3.0, 4.0, 3.0]))
+    tensor([[1. , 1. , 1. ],
+            [0.5, 0.5, 0.5]])
     """
     ab_t, b_t = float_tensor(ab), float_tensor(b)
     abd, bd = ab_t._data, b_t._data
