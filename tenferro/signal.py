@@ -42,14 +42,15 @@ import numpy as np
 import scipy.signal as _ss
 
 from ._engine import apply1
-from ._errors import ShapeError, UnsupportedADError
+from ._errors import ShapeError
 from ._tensor import Tensor
-from ._ops._util import conj, floating, to_tensor, unbroadcast
-from ._ops.manipulation import flip
-from ._ops.reductions import sum as _sum
+from ._ops._util import axis_index, conj, floating, to_tensor, unbroadcast
+from ._ops.manipulation import flip, take
+from ._ops.structure import broadcast_to, concatenate, moveaxis
+from .linalg.solve import solve as _solve
 from ._ops.registry import defop
 
-__all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "lfilter"]
+__all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "lfilter", "lfilter_zi"]
 
 # (axes, method) of a full convolution
 _Conv: TypeAlias = "tuple[tuple[int, ...], str]"
@@ -465,12 +466,23 @@ _lfilter_op = defop("signal.lfilter", _lfilter_vjp, _lfilter_jvp)
 _lfilter_op.replay = lambda axis: lambda b, a, x: _lfilter_np(b, a, x, axis)   # (tf.compile)
 
 
+def _coefficients(b: ArrayLike, a: ArrayLike, name: str) -> tuple[Tensor, Tensor]:
+    """A filter's b and a as floating Tensors: 1-D, non-empty, a[0] != 0 (ShapeError)."""
+    tb: Tensor = floating(to_tensor(b))
+    ta: Tensor = floating(to_tensor(a))
+    if tb._data.ndim != 1 or ta._data.ndim != 1 or tb._data.size == 0 or ta._data.size == 0:
+        raise ShapeError(f"{name}: b and a must be non-empty 1-D coefficient arrays, got "
+                         f"shapes {tb._data.shape} and {ta._data.shape}")
+    if ta._data[0] == 0:
+        raise ShapeError(f"{name}: a[0] must be nonzero (it normalizes the filter)")
+    return tb, ta
+
+
 def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
-            zi: ArrayLike | None = None) -> Tensor:
+            zi: ArrayLike | None = None) -> Any:
     r"""IIR/FIR filter along ``axis`` (scipy.signal.lfilter): ``a_0 y[n] = Σ_k b_k x[n-k]
-    - Σ_{k≥1} a_k y[n-k]``, b and a 1-D, ``a[0] != 0``. Differentiable in x, b and a
-    (module docstring: the VJP runs the filter backwards in time). ``zi`` (initial
-    conditions) is not supported: it raises UnsupportedADError.
+    - Σ_{k≥1} a_k y[n-k]``, b and a 1-D, ``a[0] != 0``. Differentiable in x, b, a and zi
+    (module docstring: the VJP runs the filter backwards in time).
 
     Parameters
     ----------
@@ -482,27 +494,31 @@ def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
         The signal, dimension >= 1 (differentiable).
     axis : int, optional
         The axis to filter along. Default -1.
-    zi : None, optional
-        Not supported; must be None. Default None.
+    zi : array_like, optional
+        The initial state of the filter's delays (SciPy's transposed direct form II): x's
+        shape with ``axis`` of length K = max(len(a), len(b)) - 1, the other axes may be 1
+        and broadcast (differentiable; :func:`lfilter_zi` gives the steady state of a
+        step). Default None: the filter starts at rest.
 
     Returns
     -------
-    Tensor
-        The filtered signal y, x's shape.
+    Tensor or tuple of Tensor
+        The filtered signal y, x's shape; with ``zi``, ``(y, zf)``, zf the final state
+        (zi's shape). With zi, y is lfilter(b, a, x) plus the filter's response to the
+        state, so it equals SciPy's to rounding, not bit for bit.
 
     Raises
     ------
-    UnsupportedADError
-        If ``zi`` is given.
     ShapeError
         If b or a is not a non-empty 1-D array, ``a[0] == 0``, x is 0-d or empty along
-        ``axis``, or ``axis`` is invalid.
+        ``axis``, ``axis`` is invalid (AxisError), or zi has the wrong shape.
 
     Notes
     -----
     Derivative: :math:`\dot y = \operatorname{lfilter}(b, a, \dot x) +
     \operatorname{lfilter}(\dot b, a, x) - \operatorname{lfilter}(\dot a, a, y)`; the VJP
-    runs the adjoint filter backwards in time (docs/rules.md, convolution and lfilter).
+    runs the adjoint filter backwards in time; zi's part and zf are compositions of
+    lfilter and a small Toeplitz product (docs/rules.md, convolution and lfilter).
 
     Examples
     --------
@@ -512,31 +528,141 @@ def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
     tensor([1.   , 0.5  , 0.25 , 0.125], grad_fn=signal.lfilter)
     >>> tf.grad([y.sum()], [x])[0]
     tensor([1.875, 1.75 , 1.5  , 1.   ])
+    >>> y, zf = tf.signal.lfilter([1.0], [1.0, -0.5], x, zi=[2.0])
+    >>> zf
+    tensor([0.1875], grad_fn=subtract)
     """
     name = "lfilter"
-    if zi is not None:
-        raise UnsupportedADError(f"{name}: zi (initial conditions) is not supported; filter "
-                                 "from rest (zi=None), or prepend samples that set the state")
-    tb: Tensor = floating(to_tensor(b))
-    ta: Tensor = floating(to_tensor(a))
+    tb, ta = _coefficients(b, a, name)
     tx: Tensor = floating(to_tensor(x))
-    if tb._data.ndim != 1 or ta._data.ndim != 1 or tb._data.size == 0 or ta._data.size == 0:
-        raise ShapeError(f"{name}: b and a must be non-empty 1-D coefficient arrays, got "
-                         f"shapes {tb._data.shape} and {ta._data.shape}")
-    if ta._data[0] == 0:
-        raise ShapeError(f"{name}: a[0] must be nonzero (it normalizes the filter)")
-    nd = tx._data.ndim
-    if nd == 0:
-        raise ShapeError(f"{name}: x is 0-d; reshape it to (1,)")
-    try:
-        ax = operator.index(axis)
-    except TypeError:
-        raise ShapeError(f"{name}: axis must be an int, got {axis!r}") from None
-    if not -nd <= ax < nd:
-        raise ShapeError(f"{name}: axis {ax} is out of bounds for x of dimension {nd}")
-    ax %= nd
+    ax = axis_index(axis, tx._data.ndim, name, "x")
     if tx._data.shape[ax] == 0:
         raise ShapeError(f"{name}: x is empty along axis {ax}")
+    tz = None if zi is None else _zi_input(zi, tb, ta, tx, ax, name)
     y: Tensor = apply1(_lfilter_op, (tb, ta, tx),
                        _lfilter_np(tb._data, ta._data, tx._data, ax), ax)
-    return y
+    if tz is None:
+        return y
+    return _with_state(tb, ta, tx, y, tz, ax)
+
+
+def _zi_input(zi: ArrayLike, tb: Tensor, ta: Tensor, tx: Tensor, ax: int,
+              name: str) -> Tensor:
+    """zi as a Tensor broadcast to x's shape with ``ax`` of length K (ShapeError else)."""
+    tz: Tensor = floating(to_tensor(zi))
+    k = max(ta.shape[0], tb.shape[0]) - 1
+    want = tx.shape[:ax] + (k,) + tx.shape[ax + 1:]
+    zs = tz.shape
+    if len(zs) != len(want) or zs[ax] != k or any(
+            zd not in (wd, 1) for i, (zd, wd) in enumerate(zip(zs, want)) if i != ax):
+        raise ShapeError(f"{name}: zi must have shape {want} (x's shape with axis {ax} of "
+                         f"length max(len(a), len(b)) - 1 = {k}; other axes may be 1), got "
+                         f"{zs}")
+    return tz if zs == want else broadcast_to(tz, want)
+
+
+def _with_state(tb: Tensor, ta: Tensor, tx: Tensor, y0: Tensor, tz: Tensor,
+                ax: int) -> tuple[Tensor, Tensor]:
+    """(y, zf) of lfilter with the initial state zi = tz, from y0 = lfilter(b, a, x).
+
+    In SciPy's transposed direct form II, z_i[n] = b'_{i+1} x[n] + z_{i+1}[n-1] -
+    a'_{i+1} y[n] (b' = b/a_0, a' = a/a_0) and y[n] = b'_0 x[n] + z_0[n-1]: the state
+    zi adds zi[n] to the right-hand side of the normalized recurrence at n < K, so
+    y = y0 + lfilter([a_0], a, c) with c the samples zi[0..K-1] then zeros. The final
+    state is, for N = len(x) along the axis,
+    zf_i = Σ_{j=i+1}^{K} (b'_j x[N+i-j] - a'_j y[N+i-j]) (terms before the start dropped)
+    + zi[i+N] when i + N < K: a K x K triangular Toeplitz product with the last K samples
+    of x and y. Both are tenferro ops, so every order differentiates."""
+    n, k = tx.shape[ax], tz.shape[ax]
+    if k == 0:      # (no delays: y is y0, zf empty)
+        return y0, to_tensor(np.zeros(tz.shape, np.result_type(y0.dtype, tz.dtype)))
+    dt = np.result_type(tb.dtype, ta.dtype, tx.dtype, tz.dtype)
+    lead = tz.shape[:ax] + (abs(n - k),) + tz.shape[ax + 1:]
+    if n >= k:
+        c = concatenate([tz, np.zeros(lead, dt)], axis=ax)
+    else:
+        c = take(tz, np.arange(n), axis=ax)
+    y = y0 + _lfilter(ta[:1], ta, c, ax)
+    # the last K samples of x and y along the axis (zeros before the start), axis last
+    xt, yt = (_tail(moveaxis(v, ax, -1), k) for v in (tx, y))
+    a0 = ta[0]
+    mb, ma = _toeplitz(tb / a0, k), _toeplitz(ta / a0, k)
+    zf = xt @ mb.mT - yt @ ma.mT
+    if n < k:
+        shifted = concatenate([take(tz, np.arange(n, k), axis=ax),
+                               np.zeros(tz.shape[:ax] + (n,) + tz.shape[ax + 1:], dt)],
+                              axis=ax)
+        zf = zf + moveaxis(shifted, ax, -1)
+    return y, moveaxis(zf, -1, ax)
+
+
+def _tail(v: Tensor, k: int) -> Tensor:
+    """The last k samples of the last axis, with zeros before the start when it is shorter."""
+    n = v.shape[-1]
+    if n >= k:
+        return v[..., n - k:]
+    return concatenate([np.zeros(v.shape[:-1] + (k - n,), v.dtype), v], axis=-1)
+
+
+def _toeplitz(c: Tensor, k: int) -> Tensor:
+    """M (k, k) with M[i, m] = c[k + i - m] for m >= i (0 past c's end, and below the
+    diagonal): zf_i = Σ_m M[i, m] tail[m] for the coefficients c = b' or a'."""
+    i, m = np.arange(k)[:, None], np.arange(k)[None, :]
+    idx = k + i - m
+    pad = concatenate([c, np.zeros(k + 2 - c.shape[0], c.dtype)]) \
+        if c.shape[0] < k + 2 else c
+    # (index k + 1 holds a zero: the entries below the diagonal read it)
+    return pad[np.where(m >= i, idx, k + 1)]
+
+
+def lfilter_zi(b: ArrayLike, a: ArrayLike) -> Tensor:
+    r"""The initial state for :func:`lfilter` that makes its step response steady from the
+    start (scipy.signal.lfilter_zi).
+
+    Parameters
+    ----------
+    b : array_like
+        The numerator coefficients, 1-D, non-empty (differentiable).
+    a : array_like
+        The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` (differentiable).
+
+    Returns
+    -------
+    Tensor
+        zi, of length max(len(a), len(b)) - 1.
+
+    Raises
+    ------
+    ShapeError
+        For empty or non-1-D coefficients, or ``a[0] == 0``.
+    LinAlgError
+        When :math:`I - C^T` is singular (a pole at z = 1: no steady state).
+
+    Notes
+    -----
+    zi solves :math:`(I - C^T)\,zi = b'_{1:} - a'_{1:} b'_0` with C the companion matrix
+    of :math:`a' = a/a_0` (:math:`b' = b/a_0`, both padded to one length), by
+    tf.linalg.solve: differentiable in b and a, every order.
+
+    Examples
+    --------
+    >>> zi = tf.signal.lfilter_zi([0.5, 0.5], [1.0, -0.5])
+    >>> zi
+    tensor([1.5])
+    >>> tf.signal.lfilter([0.5, 0.5], [1.0, -0.5], tf.ones(3), zi=zi)[0]
+    tensor([2., 2., 2.])
+    """
+    tb, ta = _coefficients(b, a, "lfilter_zi")
+    n = max(ta.shape[0], tb.shape[0])
+    dt = np.result_type(tb.dtype, ta.dtype)
+    bn = concatenate([tb, np.zeros(n - tb.shape[0], dt)]) / ta[0]
+    an = concatenate([ta, np.zeros(n - ta.shape[0], dt)]) / ta[0]
+    if n == 1:
+        return bn[:0]
+    # I - Cᵀ: first column 1 + a'_1, a'_2, ...; the superdiagonal -1 (C's subdiagonal ones)
+    m = np.eye(n - 1, dtype=dt) - np.eye(n - 1, k=1, dtype=dt)
+    first = np.zeros((n - 1, n - 1), dt)
+    first[:, 0] = 1.0
+    lhs = m + first * an[1:, None]
+    rhs = bn[1:] - an[1:] * bn[0]
+    return _solve(lhs, rhs)

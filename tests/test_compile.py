@@ -661,3 +661,115 @@ def test_a_constant_index_equal_to_the_recorded_choice_still_replays():
         t, e = tf.tensor(x, requires_grad=True), tf.tensor(x, requires_grad=True)
         np.testing.assert_array_equal(cf(t).numpy(), f(e).numpy())
     assert cf.records == 1 and cf.replays == 3, cf.explain()
+
+
+# ---- the Schur-based matrix functions, Sylvester, banded and Cholesky solves, ODEs -----------
+
+def _spd(x):
+    return x @ x.mT + 3.0 * np.eye(x.shape[-1])
+
+
+def _decay(t, y, k):
+    return -k * y + tf.sin(t) * y[::-1]
+
+
+REPLAYED = {
+    # name: (f, a function of the step k giving the argument's value)
+    "sqrtm": (lambda x: tf.linalg.sqrtm(_spd(x)).sum(),
+              lambda k: RNG.standard_normal((2, 3, 3))),
+    "sqrtm_complex": (lambda x: tf.abs(tf.linalg.sqrtm(x + 3.0 * np.eye(3))).sum(),
+                      lambda k: RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))),
+    # a negative eigenvalue: the result is complex at every call (and logm keeps a rotation)
+    "sqrtm_negative": (lambda x: tf.real(tf.linalg.sqrtm(x)).sum(),
+                       lambda k: np.diag([-1.0 - k, 2.0, 3.0]) + 0.1 * RNG.standard_normal((3, 3))),
+    "logm": (lambda x: tf.linalg.logm(_spd(x)).sum(),
+             lambda k: RNG.standard_normal((2, 3, 3))),
+    "logm_negative": (lambda x: tf.imag(tf.linalg.logm(x)).sum() + tf.real(tf.linalg.logm(x))[0, 1],
+                      lambda k: np.diag([-1.0 - k, 2.0, 3.0]) + 0.1 * RNG.standard_normal((3, 3))),
+    "solve_sylvester": (lambda x: (tf.linalg.solve_sylvester(x[0] + 4.0 * np.eye(3),
+                                                             x[1:] + 4.0 * np.eye(3),
+                                                             x[0] * x[1]) ** 2).sum(),
+                        lambda k: RNG.standard_normal((3, 3, 3))),
+    "lyapunov": (lambda x: tf.linalg.solve_continuous_lyapunov(x - 4.0 * np.eye(3),
+                                                               _spd(x)).sum(),
+                 lambda k: RNG.standard_normal((3, 3))),
+    "solve_banded": (lambda x: (tf.linalg.solve_banded((1, 1), x[..., :3, :] + [[0], [5], [0]],
+                                                       x[..., 3:, :].mT) ** 2).sum(),
+                     lambda k: RNG.standard_normal((2, 5, 4))),
+    "solve_banded_vector": (lambda x: tf.linalg.solve_banded((0, 2), x[:3] + [[0], [0], [4]],
+                                                             x[3]).sum(),
+                            lambda k: RNG.standard_normal((4, 4))),
+    "cho_solve": (lambda x: tf.linalg.cho_solve(tf.linalg.cho_factor(_spd(x)), x[0]).sum(),
+                  lambda k: RNG.standard_normal((3, 3))),
+    "odeint": (lambda x: (tf.integrate.odeint(_decay, x[:2], np.linspace(0.0, 1.0, 4),
+                                              args=(x[2],), tfirst=True) ** 2).sum(),
+               lambda k: RNG.standard_normal(3) + [0, 0, 2]),
+    "solve_ivp": (lambda x: tf.integrate.solve_ivp(_decay, (x[3], 1.0), x[:2],
+                                                   t_eval=[0.5, 1.0], args=(x[2],),
+                                                   rtol=1e-8).y.sum(),
+                  lambda k: np.array([1.0, -0.5, 1.5, 0.1 * k])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPLAYED))
+def test_matrix_functions_solvers_and_odes_replay(name):
+    """Replayed: the forward bit for bit the eager one, the gradient the eager gradient."""
+    f, value = REPLAYED[name]
+    cf = tf.compile(f)
+    for k in range(3):
+        x = value(k)
+        t, e = tf.tensor(x, requires_grad=True), tf.tensor(x, requires_grad=True)
+        out, ref = cf(t), f(e)
+        assert out.item() == ref.item()
+        (g,), (h,) = tf.grad([out], [t]), tf.grad([ref], [e])
+        np.testing.assert_allclose(g.numpy(), h.numpy(), rtol=1e-12, atol=1e-12)
+    assert cf.records == 1 and cf.replays == 3, cf.explain()
+
+
+@pytest.mark.parametrize("fn", [tf.linalg.sqrtm, tf.linalg.logm])
+def test_a_result_turning_complex_runs_eagerly(fn):
+    """Recorded with a real result, called where the principal root/log is complex: the
+    ops after it were recorded for real values, so the call runs eagerly (correct)."""
+    def f(x):
+        return tf.abs(fn(x)).sum()
+
+    cf = tf.compile(f)
+    cf(tf.tensor(np.diag([1.0, 2.0, 3.0]) + 0.1))
+    neg = np.diag([-1.0, 2.0, 3.0]) + 0.1
+    t, e = tf.tensor(neg, requires_grad=True), tf.tensor(neg, requires_grad=True)
+    out, ref = cf(t), f(e)
+    assert out.item() == ref.item()
+    np.testing.assert_allclose(tf.grad([out], [t])[0].numpy(), tf.grad([ref], [e])[0].numpy(),
+                               rtol=1e-12)
+    assert cf.records == 1 and cf.eager_calls == 1
+
+
+def test_failures_in_these_replays_raise_the_eager_errors():
+    # (f, a value it is recorded at, a value where the op fails)
+    cases = [(lambda x: tf.linalg.logm(x).sum(), 2.0 * np.eye(2), np.diag([1.0, 0.0])),
+             (lambda x: tf.linalg.solve_sylvester(x, np.eye(2), x).sum(), 2.0 * np.eye(2),
+              -np.eye(2)),
+             (lambda x: tf.linalg.solve_banded((0, 0), x[:1], x[1]).sum(), np.ones((2, 2)),
+              np.array([[1.0, 0.0], [1.0, 1.0]])),
+             (lambda x: tf.linalg.sqrtm(x).sum(), 2.0 * np.eye(2),
+              np.array([[0.0, 1.0], [0.0, 0.0]]))]
+    for f, good, bad in cases:
+        cf = tf.compile(f)
+        cf(tf.tensor(good))
+        with pytest.raises(tf.LinAlgError) as replayed:
+            cf(tf.tensor(bad))
+        with pytest.raises(tf.LinAlgError) as eager:
+            f(tf.tensor(bad))
+        assert str(replayed.value) == str(eager.value)
+        assert cf.records == 1 and cf.eager_calls == 1, cf.explain()
+
+
+def test_solve_ivp_without_t_eval_runs_eagerly_with_the_reason():
+    def f(x):
+        return tf.integrate.solve_ivp(_decay, (0.0, 1.0), x[:2], args=(x[2],)).y.sum()
+
+    cf = tf.compile(f)
+    x = np.array([1.0, 0.5, 2.0])
+    assert cf(tf.tensor(x)).item() == f(tf.tensor(x)).item()
+    (reason,) = cf.explain().values()
+    assert "pass t_eval" in reason

@@ -126,6 +126,65 @@ def test_lfilter(b, a):
     check_low_precision(lambda p, q, s: tf.signal.lfilter(p, q, s), [b, a, x])
 
 
+@pytest.mark.parametrize("b,a", LFILTERS)
+@pytest.mark.parametrize("n", [7, 2])       # (2: fewer samples than delays for most filters)
+def test_lfilter_initial_conditions(b, a, n):
+    """lfilter(b, a, x, zi=zi) -> (y, zf) as SciPy's; derivatives in b, a, x and zi (both
+    outputs: zf's cotangent too), reverse, forward and second order, real and complex."""
+    rng = np.random.default_rng(len(b) * 10 + len(a) + n)
+    b, a = np.array(b), np.array(a)
+    k = max(len(a), len(b)) - 1
+    x = rng.standard_normal((2, n))
+    zi = rng.standard_normal((2, k))
+    for axis, xx, zz in ((-1, x, zi), (0, x.T, zi.T), (-1, x, zi[:1])):   # (last: broadcast)
+        y, zf = tf.signal.lfilter(b, a, xx, axis=axis, zi=zz)
+        yr, zfr = ss.lfilter(b, a, xx, axis=axis, zi=zz)
+        np.testing.assert_allclose(y.numpy(), yr, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(zf.numpy(), zfr, rtol=1e-12, atol=1e-12)
+        assert zf.shape == zfr.shape
+    check_grads(lambda p, q, s, z: tf.signal.lfilter(p, q, s, zi=z), [b, a, x, zi])
+    check_grads(lambda p, q, s, z: tf.signal.lfilter(p, q, s, axis=0, zi=z), [b, a, x.T, zi.T],
+                order=1)
+    zb, za = b * (1 + 0.3j), a + 0.1j * np.arange(len(a)) / len(a)
+    zx = random_array((n,), np.complex128, rng)
+    zz = random_array((k,), np.complex128, rng)
+    for got, ref in zip(tf.signal.lfilter(zb, za, zx, zi=zz), ss.lfilter(zb, za, zx, zi=zz)):
+        np.testing.assert_allclose(got.numpy(), ref, rtol=1e-12, atol=1e-12)
+    check_grads(lambda p, q, s, z: tf.signal.lfilter(p, q, s, zi=z), [zb, za, zx, zz])
+
+
+def test_lfilter_state_carries_across_blocks():
+    """Filtering in two blocks, the first's zf the second's zi, is filtering in one: also
+    for the gradient through the state."""
+    b, a = np.array([0.2, 0.4, 0.2]), np.array([1.0, -0.9, 0.3])
+    x = np.random.default_rng(3).standard_normal(12)
+
+    def blocks(s):
+        y1, z1 = tf.signal.lfilter(b, a, s[:5], zi=np.zeros(2))
+        y2, _ = tf.signal.lfilter(b, a, s[5:], zi=z1)
+        return (tf.concatenate([y1, y2]) ** 2).sum()
+
+    whole = lambda s: (tf.signal.lfilter(b, a, s) ** 2).sum()  # noqa: E731
+    np.testing.assert_allclose(blocks(tf.tensor(x)).item(), whole(tf.tensor(x)).item(),
+                               rtol=1e-13)
+    np.testing.assert_allclose(tf.value_and_grad(blocks)(x)[1],
+                               tf.value_and_grad(whole)(x)[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("b,a", [([0.2, 0.4, 0.2], [1.0, -0.9, 0.3]), ([0.5, 0.25], [1.0]),
+                                 ([0.3], [2.0, -0.5, 0.1, 0.05])])
+def test_lfilter_zi(b, a):
+    b, a = np.array(b), np.array(a)
+    np.testing.assert_allclose(tf.signal.lfilter_zi(b, a).numpy(), ss.lfilter_zi(b, a),
+                               rtol=1e-13, atol=1e-15)
+    check_grads(lambda p, q: tf.signal.lfilter_zi(p, q), [b, a])
+    check_grads(lambda p, q: tf.signal.lfilter_zi(p, q), [b * (1 + 0.5j), a + 0.1j], order=1)
+    # the steady state: a step filtered from it stays at its final value from the start
+    zi = tf.signal.lfilter_zi(b, a).numpy()
+    y, _ = tf.signal.lfilter(b, a, np.ones(6), zi=zi)
+    np.testing.assert_allclose(y.numpy(), np.full(6, b.sum() / a.sum()), rtol=1e-12)
+
+
 def test_lfilter_adjoint_runs_backwards():
     """x̄ = Hᵀȳ with H the causal filter matrix: its transpose is anti-causal (the first
     input sample's cotangent sees every output, the last one only the last output)."""
@@ -159,5 +218,13 @@ def test_errors():
         tf.signal.lfilter([1.0], [0.0, 1.0], a)
     with pytest.raises(tf.ShapeError, match="1-D coefficient"):
         tf.signal.lfilter(np.ones((2, 2)), [1.0], a)
-    with pytest.raises(tf.UnsupportedADError, match="zi"):
-        tf.signal.lfilter([1.0], [1.0], a, zi=np.zeros(0))
+    with pytest.raises(tf.ShapeError, match=r"zi must have shape \(1,\)"):
+        tf.signal.lfilter([1.0, 0.5], [1.0], a, zi=np.zeros(2))
+    with pytest.raises(tf.ShapeError, match=r"zi must have shape \(2, 4\)"):
+        tf.signal.lfilter([1.0, 0.5, 0.2], [1.0], np.ones((3, 4)), axis=0, zi=np.zeros((2, 2)))
+    with pytest.raises(tf.ShapeError, match="1-D coefficient"):
+        tf.signal.lfilter_zi(np.ones((2, 2)), [1.0])
+    with pytest.raises(tf.ShapeError, match="a\\[0\\] must be nonzero"):
+        tf.signal.lfilter_zi([1.0], [0.0, 1.0])
+    with pytest.raises(tf.LinAlgError, match="singular"):
+        tf.signal.lfilter_zi([1.0, 0.0], [1.0, -1.0])      # a pole at z = 1: no steady state

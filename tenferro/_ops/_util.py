@@ -1,11 +1,13 @@
 """Small helpers shared by the op modules; each works on ndarrays and on Tensors."""
 from typing import Any, Callable
 
+import operator
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._dtypes import DIFFERENTIABLE, float_result_of
-from .._errors import DTypeError, ShapeError
+from .._errors import AxisError, DTypeError, ShapeError
 from .._engine import apply1
 from .._tensor import Tensor, as_tensor
 
@@ -108,6 +110,22 @@ def broadcast_shape(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
             "(shape mismatch: objects cannot be broadcast to a single shape); insert "
             "length-1 axes (t[:, None]) or reshape so that trailing dimensions agree"
             ) from None
+
+
+def axis_index(axis: Any, nd: int, name: str, what: str) -> int:
+    """``axis`` of an argument ``what`` of dimension ``nd`` (>= 1) as a non-negative int:
+    ShapeError for a 0-d argument or an axis that is not an int, AxisError (a ShapeError)
+    out of bounds. (The one-axis functions of tf.signal and tf.integrate.)"""
+    if nd == 0:
+        raise ShapeError(f"{name}: {what} must have at least one dimension, got a 0-d "
+                         f"tensor (reshape it to (1,))")
+    try:
+        ax = operator.index(axis)
+    except TypeError:
+        raise ShapeError(f"{name}: axis must be an int, got {axis!r}") from None
+    if not -nd <= ax < nd:
+        raise AxisError(f"{name}: axis {ax} is out of bounds for {what} of dimension {nd}")
+    return ax % nd
 
 
 def conj(a: Any) -> Any:

@@ -32,8 +32,15 @@ solves use the caller's ``method``, ``rtol`` and ``atol`` (an array ``atol`` con
 its minimum for the adjoint and tangent components). A backward pass costs one solve
 of a system of the size of y plus θ, each evaluation a forward and a reverse pass through
 ``fun`` (asv_bench/benchmarks/bench_integrate.py: 5 to 7 times the forward solve).
-Second order (``create_graph=True``, forward over reverse) is not
-implemented: it raises UnsupportedADError.
+
+**Second order** (docs/ode.md): on Tensors (create_graph, or inputs tracked in both modes)
+the VJP solves the adjoint system [y, a, a_θ] backwards between the output times, and
+the JVP the variational system [y, ẏ], as solve_ivp calls of right-hand sides written in
+tenferro ops (a nested tf.grad with create_graph, a nested dual level); their own rules
+are then the second-order rules, to every combination of modes, in y0 and the Tensor
+args. y restarts at each output time from the forward solution, so it is re-integrated
+backwards only over one interval. Second order through the times raises
+UnsupportedADError.
 """
 from __future__ import annotations
 
@@ -44,11 +51,15 @@ import numpy as np
 import scipy.integrate
 from numpy.typing import ArrayLike, NDArray
 
+from .._capture import Decline
 from .._engine import apply1
 from .._errors import DTypeError, IntegrationError, ShapeError, UnsupportedADError
 from .._ops._util import floating, to_tensor
 from .._ops.registry import defop
-from .._rule_api import detached, nested_vjp, outside_dual_level, tracked_in_reverse
+from .._rule_api import (detached, has_tangent, nested_vjp, outside_dual_level, tangent_of,
+                         tracked_in_reverse)
+from .._ops.structure import concatenate
+from ..autograd import enable_grad, grad
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..forward import dual_level, make_dual, unpack_dual
@@ -116,6 +127,7 @@ class _OdeCall:
     atol: float                  # a scalar: the derivative solves' absolute tolerance
     options: dict[str, Any]
     dense: Any                   # the forward OdeSolution
+    primal_tols: tuple[Any, Any]  # rtol and atol as the caller gave them (the primal's)
 
 
 def _full_args(call: _OdeCall, targs: Sequence[Any]) -> list[Any]:
@@ -204,13 +216,6 @@ def _as_dtype(v: NDArray[Any], dtype: np.dtype[Any]) -> NDArray[Any]:
     return v.astype(dtype, copy=False)
 
 
-def _refuse_graph(call: _OdeCall) -> UnsupportedADError:
-    return UnsupportedADError(
-        f"{call.name}: second-order derivatives (create_graph=True, hvp, forward over "
-        f"reverse, a jvp of a jvp) through an ODE solution are not implemented; take "
-        f"first derivatives only, or finite differences of tf.grad")
-
-
 def _col_time_seeds(call: _OdeCall, m: int) -> list[tuple[int, int]]:
     """(input slot, index) of the time each output column depends on: t_eval[i] (slot 3),
     or without t_eval column 0 -> t0 (slot 1) and the last column -> t1 (slot 2)."""
@@ -224,10 +229,98 @@ def _col_time_seeds(call: _OdeCall, m: int) -> list[tuple[int, int]]:
     return out
 
 
+def _leaf_like(v: Tensor) -> Tensor:
+    """``v`` itself when the reverse pass tracks it, else a new leaf of its value that
+    requires grad and carries its forward tangent (a plain or dual input of a rule)."""
+    if tracked_in_reverse(v):
+        return v
+    leaf = Tensor._wrap(v._data).set_requires_grad()
+    if has_tangent(v):
+        tan = tangent_of(v)
+        return make_dual(leaf, tan) if tan is not None else leaf
+    return leaf
+
+
+def _adjoint_rhs(call: _OdeCall, want: Sequence[int]) -> Callable[..., Tensor]:
+    """The right-hand side of the augmented system s = [y, a, a_θ] (θ the Tensor args in
+    ``want``) run backwards in time: [f, −(∂f/∂y)ᴴa, −(∂f/∂θ)ᴴa], written with tenferro
+    ops (a nested reverse pass with create_graph), so it is differentiable in s and θ, in
+    both modes: a solve_ivp of it has first-order rules, which are the second-order rules
+    of the original solve."""
+    n = call.n
+
+    def rhs(t: Tensor, s: Tensor, *targs: Tensor) -> Tensor:
+        with enable_grad():
+            y, a = _leaf_like(s[:n]), s[n:2 * n]
+            th = [_leaf_like(targs[k]) for k in want]
+            full = list(targs)
+            for k, v in zip(want, th):
+                full[k] = v
+            f = _eval(call, float(t._data), y, full, False)
+            vs = grad([f], [y] + th, [a], create_graph=True)
+        parts: list[Tensor] = [f]
+        for vk, like in zip(vs, [y] + th):
+            part: Tensor = (vk if vk is not None
+                            else Tensor._wrap(np.zeros(like.shape, like.dtype)))
+            parts.append(-part.reshape(-1))
+        return concatenate(parts)
+    return rhs
+
+
+def _solve_ivp_vjp_graph(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
+                         xs: Sequence[Any], ys: Sequence[Any]) -> tuple[Any, ...]:
+    """The VJP with create_graph (second order: reverse over reverse, forward over
+    reverse), in y0 and the Tensor args: the adjoint system solved backwards interval by
+    interval between the output times as solve_ivp calls of :func:`_adjoint_rhs`, y
+    restarting at each interval from the forward solution y(tᵢ) (an output of the op,
+    hence differentiable), so every cotangent is a recorded function of the inputs."""
+    if any(needs[1:4]):
+        raise UnsupportedADError(
+            f"{call.name}: second-order derivatives through the times (t_span, t_eval) are "
+            f"not implemented; pass the times as numbers (second order in y0 and the "
+            f"Tensor args works)")
+    g = gs[0] if isinstance(gs[0], Tensor) else Tensor._wrap(np.asarray(gs[0]))
+    y_out = ys[0] if isinstance(ys[0], Tensor) else Tensor._wrap(np.asarray(ys[0]))
+    n, T = call.n, call.times
+    m = T.size
+    targs = [x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x)) for x in xs[4:]]
+    want = [k for k in range(len(targs)) if needs[4 + k]]
+    sdt = np.result_type(call.dtype, *[targs[k].dtype for k in want])
+    rhs = _adjoint_rhs(call, want)
+    p = int(sum(targs[k].size for k in want))
+    a: Tensor = g[:, m - 1] if m else Tensor._wrap(np.zeros(n, call.dtype))
+    a_th: Tensor = Tensor._wrap(np.zeros(p, sdt))
+    # (interval i: from the output time T[i] back to T[i-1]; the last, to t0)
+    ends = [(i, float(T[i]), float(T[i - 1])) for i in range(m - 1, 0, -1)]
+    if m and float(T[0]) != call.t0:
+        ends.append((0, float(T[0]), call.t0))
+    for i, hi, lo in ends:
+        if hi != lo:
+            s0 = concatenate([y_out[:, i].astype(sdt), a.astype(sdt), a_th])
+            res = solve_ivp(rhs, (hi, lo), s0, method=call.method, t_eval=[lo],
+                            args=tuple(targs), rtol=call.rtol, atol=call.atol,
+                            **call.options)
+            s1 = res.y[:, 0]
+            a, a_th = s1[n:2 * n], s1[2 * n:]
+            if call.dtype.kind == "f" and sdt.kind == "c":
+                a = a.real
+        if i > 0 and lo == float(T[i - 1]):
+            a = a + g[:, i - 1]
+    cots: list[Any] = [None] * len(xs)
+    if needs[0]:
+        cots[0] = a.astype(call.dtype)
+    off = 0
+    for k in want:
+        size = targs[k].size
+        cots[4 + k] = a_th[off:off + size].reshape(targs[k].shape)
+        off += size
+    return tuple(cots)
+
+
 def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
                    xs: Sequence[Any], ys: Sequence[Any]) -> tuple[Any, ...]:
     if any(isinstance(v, Tensor) for v in list(gs) + list(xs)):
-        raise _refuse_graph(call)
+        return _solve_ivp_vjp_graph(call, needs, gs, xs, ys)
     g = gs[0]
     cots: list[Any] = [None] * len(xs)
     if g is None:
@@ -303,10 +396,59 @@ def _solve_ivp_vjp(call: _OdeCall, needs: Sequence[bool], gs: Sequence[Any],
     return tuple(cots)
 
 
+def _tangent_rhs(call: _OdeCall, n_args: int, tan_pos: Sequence[int]) -> Callable[..., Tensor]:
+    """The right-hand side of the variational system s = [y, ẏ]: [f, ∂f/∂y ẏ + ∂f/∂θ θ̇]
+    (args: the Tensor args θ, then the tangents θ̇ of those at ``tan_pos``), the tangent by
+    a nested dual level on Tensors, so it is differentiable in reverse mode."""
+    n = call.n
+
+    def rhs(t: Tensor, s: Tensor, *args: Tensor) -> Tensor:
+        targs, tans = list(args[:n_args]), args[n_args:]
+        with dual_level():
+            yv = make_dual(s[:n], s[n:])
+            for k, tk in zip(tan_pos, tans):
+                targs[k] = make_dual(targs[k], tk)
+            out = _eval(call, float(t._data), yv, targs, False)
+            primal, tangent = unpack_dual(out)
+        if tangent is None:
+            tangent = Tensor._wrap(np.zeros(n, call.dtype))
+        return concatenate([primal, tangent.astype(call.dtype)])
+    return rhs
+
+
+def _solve_ivp_jvp_graph(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
+                         ys: Sequence[Any]) -> tuple[Any, ...]:
+    """The JVP on Tensors (its inputs also tracked in reverse: forward over reverse, a
+    gradient of a jvp): the variational system solved as a solve_ivp of
+    :func:`_tangent_rhs`, so the tangent is a recorded function of the inputs."""
+    if any(t is not None for t in ts[1:4]):
+        raise UnsupportedADError(
+            f"{call.name}: a tangent of the times (t_span, t_eval) together with reverse "
+            f"mode (forward over reverse, a gradient of a jvp) is not implemented; pass "
+            f"the times as numbers")
+    n, T = call.n, call.times
+    targs = [x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x)) for x in xs[4:]]
+    tan_pos = [k for k in range(len(targs)) if ts[4 + k] is not None]
+    tans = [ts[4 + k] if isinstance(ts[4 + k], Tensor) else Tensor._wrap(np.asarray(ts[4 + k]))
+            for k in tan_pos]
+    y0 = xs[0] if isinstance(xs[0], Tensor) else Tensor._wrap(np.asarray(xs[0]))
+    if ts[0] is None:
+        yd0: Any = Tensor._wrap(np.zeros(n, call.dtype))
+    else:
+        yd0 = ts[0] if isinstance(ts[0], Tensor) else Tensor._wrap(np.asarray(ts[0]))
+    if T.size == 0:
+        return (Tensor._wrap(np.zeros((n, 0), call.dtype)),)
+    res = solve_ivp(_tangent_rhs(call, len(targs), tan_pos), (call.t0, call.t1),
+                    concatenate([y0, yd0.astype(call.dtype)]), method=call.method,
+                    t_eval=T.copy(), args=tuple(targs) + tuple(tans), rtol=call.rtol,
+                    atol=call.atol, **call.options)
+    return (res.y[n:],)
+
+
 def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
                    ys: Sequence[Any]) -> tuple[Any, ...]:
     if any(isinstance(v, Tensor) for v in xs):
-        raise _refuse_graph(call)
+        return _solve_ivp_jvp_graph(call, ts, xs, ys)
     if all(t is None for t in ts):
         return (None,)
     n, dtype, T = call.n, call.dtype, call.times
@@ -358,9 +500,50 @@ def _solve_ivp_jvp(call: _OdeCall, ts: Sequence[Any], xs: Sequence[Any],
 
 
 _SOLVE_IVP_OP = defop("solve_ivp", _solve_ivp_vjp, _solve_ivp_jvp, batched=False,
-                      second_order=False,
                       doc="ODE solution y(t_i): continuous adjoint (reverse), variational "
                           "equations (forward)")
+
+
+def _forward(call: _OdeCall, y0: NDArray[Any], t_eval: NDArray[Any] | None,
+             targs: Sequence[Tensor], dense: bool) -> Any:
+    """SciPy's solve of the primal (fun on plain Tensors; no_grad, outside a dual level)."""
+    rtol, atol = call.primal_tols
+    with no_grad(), outside_dual_level(), np.errstate(all="ignore"):
+        try:
+            res = scipy.integrate.solve_ivp(
+                _rhs_plain(call, targs), (call.t0, call.t1), y0.copy(), method=call.method,
+                t_eval=t_eval, dense_output=dense, rtol=rtol, atol=atol, **call.options)
+        except ValueError as e:
+            raise ShapeError(f"{call.name}: scipy.integrate.solve_ivp refused the input: "
+                             f"{e}") from None
+    if not res.success:
+        raise _failed(call, res, "integration")
+    return res
+
+
+def _replay(call: _OdeCall) -> Callable[..., Any]:
+    """tf.compile's replay (replay_ctx: the new solve's _OdeCall is the ctx): SciPy's solve
+    again on the new values, fun called as the eager primal calls it (each step's
+    evaluations run fun's ops eagerly; only the Python around solve_ivp is spared). Only
+    with t_eval: without it the output times are the solver's own steps, a number chosen
+    from the values, and the recorded output shape would not hold."""
+    if not call.has_t_eval:
+        raise Decline("solve_ivp without t_eval returns the solver's own steps, whose "
+                      "number depends on the values; pass t_eval to replay it")
+
+    def fn(y0: NDArray[Any], t0: NDArray[Any], t1: NDArray[Any], t_eval: NDArray[Any],
+           *targs: NDArray[Any]) -> Any:
+        new = dataclasses.replace(call, t0=float(t0), t1=float(t1))
+        # (the dense output is kept: a replayed backward reads the trajectory from it)
+        res = _forward(new, np.asarray(y0), t_eval, [Tensor._wrap(a) for a in targs], True)
+        new.times = np.asarray(res.t, np.float64)
+        new.dense = res.sol
+        return np.asarray(res.y, new.dtype), new
+    return fn
+
+
+_SOLVE_IVP_OP.replay = _replay
+_SOLVE_IVP_OP.replay_ctx = True
 
 
 def _real_scalar(v: Any, what: str, name: str) -> Tensor:
@@ -430,13 +613,15 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
         If ``fun`` returns another dtype, or a real-only method gets complex y0.
     UnsupportedADError
         For ``events``, ``vectorized``, ``jac``, and second-order derivatives through the
-        solution.
+        times (t_span, t_eval).
 
     Notes
     -----
     Derivative: reverse mode by the continuous adjoint (Chen et al. 2018, Alg. 1) with the
     forward trajectory from the dense output; forward mode by the variational equations
-    (docs/rules.md, integrate; docs/ode.md).
+    (docs/rules.md, integrate; docs/ode.md). Second order (tf.hessian, tf.hvp,
+    create_graph) works in y0 and the Tensor args (fun must be twice differentiable): the
+    adjoint and variational systems are solved again as differentiable solves.
 
     Examples
     --------
@@ -495,24 +680,14 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
                          f"shape (n,)")
     call = _OdeCall(name, fun, slots, tensor_pos, y0t.shape[0], dtype, np.zeros(0),
                     float(t0._data), float(t1._data), te is not None, method, float(rtol),
-                    float(np.min(atol_arr)) if atol_arr.size else 0.0, dict(options), None)
+                    float(np.min(atol_arr)) if atol_arr.size else 0.0, dict(options), None,
+                    (rtol, atol))
     plain_args = [detached(a) for a in targs]
     inputs = [y0t, t0, t1, *([] if te is None else [te]), *targs]
     # the adjoint reads the trajectory from the dense output: keep it when a reverse-mode
     # node is recorded (DOP853's interpolant costs 3 more evaluations a step)
     keep_dense = bool(dense_output) or any(tracked_in_reverse(x) for x in inputs)
-    with no_grad(), outside_dual_level(), np.errstate(all="ignore"):
-        try:
-            res = scipy.integrate.solve_ivp(
-                _rhs_plain(call, plain_args), (call.t0, call.t1), y0t._data.copy(),
-                method=method, t_eval=None if te is None else te._data,
-                dense_output=keep_dense,
-                rtol=rtol, atol=atol, **options)
-        except ValueError as e:
-            raise ShapeError(f"{name}: scipy.integrate.solve_ivp refused the input: {e}") \
-                from None
-    if not res.success:
-        raise _failed(call, res, "integration")
+    res = _forward(call, y0t._data, None if te is None else te._data, plain_args, keep_dense)
     call.times = np.asarray(res.t, np.float64)
     call.dense = res.sol
     t_in = te if te is not None else Tensor._wrap(call.times.copy())

@@ -30,13 +30,11 @@ from typing import Any, Callable
 
 from numpy.typing import ArrayLike
 
-import operator
-
 import numpy as np
 
-from .._errors import AxisError, ShapeError
+from .._errors import ShapeError
 from .._tensor import Tensor
-from .._ops._util import floating, to_tensor
+from .._ops._util import axis_index, floating, to_tensor
 from .._ops.elementwise import where
 from .._ops.manipulation import flip, take
 from .._ops.reductions import cumulative_sum, sum as _sum
@@ -49,16 +47,7 @@ __all__ = ["trapezoid", "simpson", "cumulative_trapezoid", "cumulative_simpson"]
 
 def _y(y_in: ArrayLike, axis_in: int, name: str) -> tuple[Tensor, int]:
     y: Tensor = floating(to_tensor(y_in))
-    nd = y._data.ndim
-    if nd == 0:
-        raise ShapeError(f"{name}: y must have at least one dimension, got a 0-d tensor")
-    try:
-        axis = operator.index(axis_in)
-    except TypeError:
-        raise ShapeError(f"{name}: axis must be an int, got {axis_in!r}") from None
-    if not -nd <= axis < nd:
-        raise AxisError(f"{name}: axis {axis} is out of bounds for y of dimension {nd}")
-    return y, axis % nd
+    return y, axis_index(axis_in, y._data.ndim, name, "y")
 
 
 def _real(v_in: Any, what: str, name: str) -> Tensor:
@@ -403,7 +392,6 @@ def cumulative_simpson(y: ArrayLike, *, x: ArrayLike | None = None,
     """
     name = "cumulative_simpson"
     yt, ax = _y(y, axis, name)
-    nd = yt._data.ndim
     shape = yt._data.shape
     n = shape[ax]
     edge = shape[:ax] + (1,) + shape[ax + 1:]

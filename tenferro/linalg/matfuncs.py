@@ -89,12 +89,12 @@ __all__ = ["matrix_exp", "expm", "norm", "vector_norm", "matrix_norm",
 
 # ==== matrix_exp ==========================================================================
 
-def _wide(dtype: Any) -> Any:
+def wide_dtype(dtype: Any) -> Any:
     """The double-precision dtype the Padé code runs in."""
     return np.dtype(np.complex128) if dtype.kind == "c" else np.dtype(np.float64)
 
 
-def _norm1(x: Any) -> Any:
+def norm1(x: Any) -> Any:
     """max ‖X‖₁ over a stack (an ndarray float)."""
     x = x._data if isinstance(x, Tensor) else x
     return float(np.abs(x).sum(axis=-2).max()) if x.size else 0.0
@@ -107,14 +107,21 @@ def _frechet_block(a: Any, e: Any) -> Any:
     the block's norm, hence its squarings, near those of A) changes nothing but rounding.
     matrix_exp of the block is itself differentiable, which makes this rule so.
     """
+    return block_frechet(matrix_exp, a, e)
+
+
+def block_frechet(f: Any, a: Any, e: Any) -> Any:
+    """L_f(A, E) as the upper-right block of f([[A, cE], [0, A]]), divided by c (Higham
+    2008, Thm 3.6), for a matrix function ``f`` of Tensors (matrix_exp, logm: the rule is
+    then differentiable by recursion). c scales ‖cE‖₁ to about max(‖A‖₁, 1)."""
     n = a.shape[-1]
-    ne = _norm1(e)
-    c = max(_norm1(a), 1.0) / ne if ne else 1.0
+    ne = norm1(e)
+    c = max(norm1(a), 1.0) / ne if ne else 1.0
     dt = np.result_type(a.dtype, e.dtype)
     zero = np.zeros(a.shape, dt)
     top = np.concatenate([a, e * c], axis=-1)
     bottom = np.concatenate([zero, a], axis=-1)
-    y = matrix_exp(np.concatenate([top, bottom], axis=-2))
+    y = f(np.concatenate([top, bottom], axis=-2))
     return y[..., :n, n:] * (1.0 / c)
 
 
@@ -207,7 +214,7 @@ def matrix_exp(a: ArrayLike, *, check_finite: bool = False) -> Tensor:
         out, ctx = expm_pade(d)                  # in double precision
     else:
         ctx = None
-        out = _sla.expm(d.astype(_wide(d.dtype), copy=False))
+        out = _sla.expm(d.astype(wide_dtype(d.dtype), copy=False))
     if out.dtype != d.dtype:
         out = out.astype(d.dtype)
     return apply1(_expm_op, (a,), out, ctx=ctx)

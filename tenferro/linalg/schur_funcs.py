@@ -73,16 +73,11 @@ from ..builders import builder
 from ._common import batch_index, matrix_input, mH
 from .eig import eig
 from .eigh import eigh
-from .matfuncs import matrix_exp
+from .matfuncs import block_frechet, matrix_exp, norm1, wide_dtype
 from .solve import solve
 from .sylvester import schur_stack, solve_sylvester, sylvester_schur
 
 __all__ = ["sqrtm", "logm", "funm", "sqrtm_ad", "logm_ad", "funm_ad"]
-
-
-def _wide(dtype: Any) -> Any:
-    """The double-precision dtype SciPy's code runs in."""
-    return np.dtype(np.complex128) if dtype.kind == "c" else np.dtype(np.float64)
 
 
 def _narrow(out: Any, dtype: Any) -> Any:
@@ -98,7 +93,7 @@ def _narrow(out: Any, dtype: Any) -> Any:
 def _per_matrix(fn: Callable[[Any], Any], d: Any) -> Any:
     """fn on each matrix of the stack ``d`` (double precision), stacked; complex if any
     result is (SciPy returns a real result for a real input where it exists)."""
-    flat = d.reshape((-1,) + d.shape[-2:]).astype(_wide(d.dtype), copy=False)
+    flat = d.reshape((-1,) + d.shape[-2:]).astype(wide_dtype(d.dtype), copy=False)
     outs = [fn(m) for m in flat]
     dt = np.result_type(*[o.dtype for o in outs])
     return np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape)
@@ -139,14 +134,17 @@ def _not_differentiable(err: Any) -> LinAlgError:
         "solution L; a singular matrix's square root is not differentiable there")
 
 
+# the op's ctx: (the result's dtype, the Schur forms of X or None when a is not tracked);
+# the dtype is for tf.compile's replay, which must give the recorded dtype (real or complex)
+
 def _sqrtm_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = S_{Xᴴ,Xᴴ}(X̄)
-    return (_sqrtm_solve(ctx, ys[0], gs[0], True),)
+    return (_sqrtm_solve(ctx[1], ys[0], gs[0], True),)
 
 
 def _sqrtm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ẋ = S_{X,X}(Ȧ)
-    return (_sqrtm_solve(ctx, ys[0], ts[0], False),)
+    return (_sqrtm_solve(ctx[1], ys[0], ts[0], False),)
 
 
 _sqrtm_op = defop("sqrtm", _sqrtm_vjp, _sqrtm_jvp,
@@ -204,10 +202,23 @@ def sqrtm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     array([[0.25    , 0.2     ],
            [0.2     , 0.166667]])
     """
-    a = matrix_input(a, _SQRTM, square=True, check_finite=check_finite)
-    d = a._data
+    return _schur_function(_sqrtm_op, _SQRTM, _sqrtm_primal, a, check_finite)
+
+
+def _schur_function(op: Any, name: str, primal: Callable[[Any, bool], tuple[Any, Any]],
+                    a: ArrayLike, check_finite: bool) -> Tensor:
+    """sqrtm or logm of ``a``: the checks, the empty stack, then ``primal(d, tracked)``
+    (the value and the op's ctx)."""
+    t = matrix_input(a, name, square=True, check_finite=check_finite)
+    d = t._data
     if d.size == 0:
-        return apply1(_sqrtm_op, (a,), np.zeros(d.shape, d.dtype), ctx=None)
+        return apply1(op, (t,), np.zeros(d.shape, d.dtype), ctx=(d.dtype, None))
+    out, ctx = primal(d, is_tracked(t))
+    return apply1(op, (t,), out, ctx=ctx)
+
+
+def _sqrtm_primal(d: Any, tracked: bool) -> tuple[Any, Any]:
+    """sqrtm's value of the non-empty stack ``d`` and the op's ctx."""
     out = _per_matrix(_sqrt1, d)
     bad = ~np.isfinite(out).reshape(-1, d.shape[-1] ** 2).all(axis=1)
     if bad.any():
@@ -215,18 +226,34 @@ def sqrtm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
         raise LinAlgError(f"{_SQRTM}: {_where(k, d.shape[:-2])} has no square root (it is "
                           "singular with a zero eigenvalue of a nontrivial Jordan block)")
     out = _narrow(out, d.dtype)
-    ctx = schur_stack(out.astype(_wide(out.dtype), copy=False)) if is_tracked(a) else None
-    return apply1(_sqrtm_op, (a,), out, ctx=ctx)
+    schur = schur_stack(out.astype(wide_dtype(out.dtype), copy=False)) if tracked else None
+    return out, (out.dtype, schur)
+
+
+def _same_kind(name: str, dtype: Any, fn: Callable[[Any], tuple[Any, Any]]) -> Any:
+    """tf.compile's replay (Op.replay with replay_ctx) of sqrtm or logm recorded with a
+    result of ``dtype``: the value and the new ctx for a finite, non-empty input whose
+    result has that dtype again. A real input whose result turns complex (or back) on the
+    new values raises, and the call runs eagerly: the ops after it were recorded for the
+    other dtype."""
+    def replay(d: Any) -> Any:
+        if d.size == 0 or not np.isfinite(d).all():
+            raise FloatingPointError(f"empty or non-finite input: {name} runs eagerly")
+        out, ctx = fn(d)
+        if out.dtype != dtype:
+            raise TypeError(f"{name}: the result is {out.dtype} on these values, "
+                            f"{dtype} when recorded; the call runs eagerly")
+        return out, ctx
+    return replay
+
+
+_sqrtm_op.replay = lambda ctx: _same_kind(_SQRTM, ctx[0], lambda d: _sqrtm_primal(d, True))
+_sqrtm_op.replay_ctx = True
 
 
 # ==== logm ================================================================================
 
 _LOGM = "tf.linalg.logm"
-
-
-def _norm1(x: Any) -> float:
-    x = x._data if isinstance(x, Tensor) else x
-    return float(np.abs(x).sum(axis=-2).max()) if x.size else 0.0
 
 
 def _log1(m: Any, index: int, batch: tuple[int, ...], warn: bool = True) -> Any:
@@ -252,16 +279,16 @@ def _frechet_np(a: Any, e: Any) -> Any:
     """L(A, E) on ndarrays: the upper-right block of logm([[A, cE], [0, A]]), divided by c."""
     n = a.shape[-1]
     batch = a.shape[:-2]
-    dt = np.result_type(_wide(a.dtype), e.dtype)
+    dt = np.result_type(wide_dtype(a.dtype), e.dtype)
     af = np.broadcast_to(a, batch + (n, n)).reshape(-1, n, n).astype(dt)
     ef = np.broadcast_to(e, batch + (n, n)).reshape(-1, n, n).astype(dt)
     out = []
     for k in range(af.shape[0]):
-        ne = _norm1(ef[k])
+        ne = norm1(ef[k])
         if ne == 0:
             out.append(np.zeros((n, n), dt))
             continue
-        c = max(_norm1(af[k]), 1.0) / ne
+        c = max(norm1(af[k]), 1.0) / ne
         blk = np.block([[af[k], c * ef[k]], [np.zeros((n, n), dt), af[k]]])
         out.append(_log1(blk, k, batch, warn=False)[:n, n:] * (1.0 / c))
     odt = np.result_type(*[o.dtype for o in out])
@@ -270,15 +297,7 @@ def _frechet_np(a: Any, e: Any) -> Any:
 
 def _frechet_block(a: Any, e: Any) -> Any:
     """L(A, E) on Tensors: the same block formula through logm, itself differentiable."""
-    n = a.shape[-1]
-    ne = _norm1(e)
-    c = max(_norm1(a), 1.0) / ne if ne else 1.0
-    dt = np.result_type(a.dtype, e.dtype)
-    zero = np.zeros(a.shape, dt)
-    top = np.concatenate([a, e * c], axis=-1)
-    bottom = np.concatenate([zero, a], axis=-1)
-    y = logm(np.concatenate([top, bottom], axis=-2), check_finite=False)
-    return y[..., :n, n:] * (1.0 / c)
+    return block_frechet(lambda m: logm(m, check_finite=False), a, e)
 
 
 def _frechet(a: Any, e: Any) -> Any:
@@ -298,8 +317,8 @@ def _conj(x: Any) -> Any:
     return x.conj() if x.dtype.kind == "c" else x
 
 
-def _rotated(ctx: Any, a: Any, e: Any) -> tuple[Any, Any, complex]:
-    """(cA, cE, c) with c = e^{−iθ} when the primal kept a rotation θ (ctx), else (A, E, 1).
+def _rotated(theta: Any, a: Any, e: Any) -> tuple[Any, Any, complex]:
+    """(cA, cE, c) with c = e^{−iθ} when the primal kept a rotation θ, else (A, E, 1).
 
     A real matrix with a negative eigenvalue has it exactly on the branch cut; the block
     matrices of its derivatives (and of theirs) repeat it in Jordan blocks, whose computed
@@ -308,23 +327,25 @@ def _rotated(ctx: Any, a: Any, e: Any) -> tuple[Any, Any, complex]:
     one at A's eigenvalues (θ is below half their angular distance to the cut, for the
     eigenvalues not on it), so L(A, E) = L(cA, cE), and cA keeps every eigenvalue at
     least θ away from the cut."""
-    if not ctx:
+    if not theta:
         return a, e, 1.0
-    c = complex(np.exp(-1j * ctx))
+    c = complex(np.exp(-1j * theta))
     return a * c, (None if e is None else e * c), c
 
+
+# the op's ctx: (the result's dtype, for tf.compile's replay; the rotation θ or None)
 
 def _logm_vjp(ctx: Any, needs: Any, gs: Any, xs: Any, ys: Any) -> Any:
     # Ā = conj L(Aᵀ, conj X̄) (= L(Aᴴ, X̄) off the branch cut; see the module docstring);
     # rotated: the adjoint of E ↦ L(cA, cE) is G ↦ conj(c)·conj L(cAᵀ, conj G)
-    a, _, c = _rotated(ctx, xs[0], None)
+    a, _, c = _rotated(ctx[1], xs[0], None)
     ga = _conj(_frechet(a.swapaxes(-1, -2), _conj(gs[0])))
-    return (ga * c.conjugate() if ctx else ga,)
+    return (ga * c.conjugate() if ctx[1] else ga,)
 
 
 def _logm_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
     # Ẋ = L(A, Ȧ) = L(cA, cȦ)
-    a, t, _ = _rotated(ctx, xs[0], ts[0])
+    a, t, _ = _rotated(ctx[1], xs[0], ts[0])
     return (_frechet(a, t),)
 
 
@@ -380,16 +401,22 @@ def logm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     tensor([[0., 0.],
             [0., 0.]])
     """
-    a = matrix_input(a, _LOGM, square=True, check_finite=check_finite)
-    d = a._data
-    if d.size == 0:
-        return apply1(_logm_op, (a,), np.zeros(d.shape, d.dtype), ctx=None)
-    flat = d.reshape((-1,) + d.shape[-2:]).astype(_wide(d.dtype), copy=False)
+    return _schur_function(_logm_op, _LOGM, _logm_primal, a, check_finite)
+
+
+def _logm_primal(d: Any, tracked: bool) -> tuple[Any, Any]:
+    """logm's value of the non-empty stack ``d`` and the op's ctx."""
+    flat = d.reshape((-1,) + d.shape[-2:]).astype(wide_dtype(d.dtype), copy=False)
     outs = [_log1(m, k, d.shape[:-2]) for k, m in enumerate(flat)]
     dt = np.result_type(*[o.dtype for o in outs])
-    out = np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape)
-    ctx = _rotation(d) if d.dtype.kind != "c" and dt.kind == "c" and is_tracked(a) else None
-    return apply1(_logm_op, (a,), _narrow(out, d.dtype), ctx=ctx)
+    out = _narrow(np.stack([o.astype(dt, copy=False) for o in outs]).reshape(d.shape),
+                  d.dtype)
+    theta = _rotation(d) if d.dtype.kind != "c" and dt.kind == "c" and tracked else None
+    return out, (out.dtype, theta)
+
+
+_logm_op.replay = lambda ctx: _same_kind(_LOGM, ctx[0], lambda d: _logm_primal(d, True))
+_logm_op.replay_ctx = True
 
 
 # ==== funm ================================================================================

@@ -206,12 +206,32 @@ def solve_sylvester(a: ArrayLike, b: ArrayLike, q: ArrayLike, *,
     dt = np.result_type(ad.dtype, bd.dtype, qd.dtype)
     if 0 in batch or n == 0 or m == 0:
         return apply1(_sylvester_op, (a, b, q), np.zeros(batch + (n, m), dt), ctx=None)
+    x, ctx = _primal(ad, bd, qd, batch, dt)
+    return apply1(_sylvester_op, (a, b, q), x, ctx=ctx)
+
+
+def _primal(ad: Any, bd: Any, qd: Any, batch: tuple[int, ...], dt: Any) -> tuple[Any, Any]:
+    """X and the op's ctx (the Schur forms of A and B) for a non-empty problem."""
     # both Schur forms real or both complex (?trsyl takes one kind)
     sa = schur_stack(ad.astype(dt, copy=False))
     sb = schur_stack(bd.astype(dt, copy=False))
     x = sylvester_schur(sa, ad.shape[:-2], sb, bd.shape[:-2], qd.astype(dt, copy=False),
                         batch, False, _NAME)
-    return apply1(_sylvester_op, (a, b, q), x, ctx=(sa, sb))
+    return x, (sa, sb)
+
+
+def _replay(ad: Any, bd: Any, qd: Any) -> tuple[Any, Any]:
+    """tf.compile's replay (replay_ctx: the new Schur forms are the ctx); a non-finite or
+    empty input, or a singular operator, raises, and the call runs eagerly."""
+    batch = np.broadcast_shapes(ad.shape[:-2], bd.shape[:-2], qd.shape[:-2])
+    if 0 in batch or 0 in qd.shape[-2:] or not all(np.isfinite(d).all()
+                                                   for d in (ad, bd, qd)):
+        raise FloatingPointError("empty or non-finite input: solve_sylvester runs eagerly")
+    return _primal(ad, bd, qd, batch, np.result_type(ad.dtype, bd.dtype, qd.dtype))
+
+
+_sylvester_op.replay = lambda ctx: _replay
+_sylvester_op.replay_ctx = True
 
 
 _LYAP = "tf.linalg.solve_continuous_lyapunov"

@@ -1,7 +1,9 @@
 """Bessel functions: the modified ones (i0, i0e, i1, i1e, k0, k1, k0e, k1e), those of
 the first and second kind of integer order (j0, j1, y0, y1), of real order (jv = jn, yv,
 yn, iv, ive, kv, kn, kve: differentiated in x, not in the order), the spherical ones
-(spherical_jn, spherical_yn) and gammasgn (the sign of Γ, derivative 0)."""
+(spherical_jn, spherical_yn) and gammasgn (the sign of Γ, derivative 0). jv, yv, iv, ive,
+kv and kve take complex x (a real order), as SciPy's: holomorphic in x but for ive, whose
+scaling e^(−|Re x|) is not (its rules below)."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -15,7 +17,7 @@ import scipy.special as _sc
 
 from .._engine import apply1
 from .._errors import DTypeError
-from .._ops._util import broadcast_shape, floating, to_tensor, unbroadcast
+from .._ops._util import broadcast_shape, conj, floating, to_tensor, unbroadcast
 from .._ops.pointwise import arr as _arr, bcast as _bcast, cast as _cast, quiet as _quiet
 from .._ops.registry import defop, register
 from .._tensor import Tensor
@@ -100,38 +102,77 @@ kve: Callable[[ArrayLike, ArrayLike], Tensor]
 kn: Callable[[ArrayLike, ArrayLike], Tensor]
 
 
+def _real(v: Any) -> Any:
+    """The order v as real: the rules get it promoted to a complex x's dtype (its
+    imaginary part is 0), and SciPy's loops take a real order only."""
+    return v.real if v.dtype.kind == "c" else v
+
+
 def _half_difference(f: Any) -> Any:
     """∂x of J_v, Y_v (and Yₙ): (f(v−1, x) − f(v+1, x))/2 (DLMF 10.6.1)."""
     def derivs(v: Any, x: Any, y: Any, needs: Any) -> tuple[Any, Any]:
+        v = _real(v)
         return None, (_ap(f(), v - 1, x) - _ap(f(), v + 1, x)) * 0.5
     return derivs
 
 
 def _iv_derivs(v: Any, x: Any, y: Any, needs: Any) -> tuple[Any, Any]:
     """I'_v = (I_{v−1} + I_{v+1})/2 (DLMF 10.29.1)."""
+    v = _real(v)
     return None, (_ap(iv, v - 1, x) + _ap(iv, v + 1, x)) * 0.5
 
 
-def _ive_derivs(v: Any, x: Any, y: Any, needs: Any) -> tuple[Any, Any]:
-    """ive = I_v(x)e^(−|x|): (ive(v−1) + ive(v+1))/2 − sign(x)·ive(v) (0 for the kink's
-    term at x = 0, as i0e)."""
+# ive(v, z) = I_v(z)·e^(−|Re z|) is not holomorphic in a complex z (|Re z| is not): with
+# D = (ive(v−1, z) + ive(v+1, z))/2 = I'_v(z)·e^(−|Re z|) and s = sign(Re z),
+#     JVP  ẏ = D·ż − s·y·Re ż,     VJP  z̄ = conj(D)·ȳ − s·Re(conj(y)·ȳ)
+# (the second term's partial is real). For a real x both are ȳ·(D − s·y), ẋ·(D − s·y).
+
+def _ive_parts(v: Any, x: Any) -> tuple[Any, Any]:
+    v = _real(v)
     d = (_ap(ive, v - 1, x) + _ap(ive, v + 1, x)) * 0.5
-    return None, d - np.sign(_mask(x)) * y
+    return d, np.sign(_mask(x).real)        # (0 for the kink's term at Re x = 0, as i0e)
+
+
+def _ive_vjp_x(g: Any, v: Any, x: Any, y: Any) -> Any:
+    d, s = _ive_parts(v, x)
+    if y.dtype.kind != "c":
+        return g * (d - s * y)
+    return g * conj(d) - s * (conj(y) * g).real
+
+
+def _ive_jvp(tv: Any, tx: Any, v: Any, x: Any, y: Any) -> Any:
+    if tx is None:
+        return np.zeros(y.shape, y.dtype)
+    d, s = _ive_parts(v, x)
+    if y.dtype.kind != "c":
+        return tx * (d - s * y)
+    return tx * d - s * y * tx.real
 
 
 def _kv_derivs(v: Any, x: Any, y: Any, needs: Any) -> tuple[Any, Any]:
     """K'_v = −(K_{v−1} + K_{v+1})/2 (DLMF 10.29.1)."""
+    v = _real(v)
     return None, (_ap(kv, v - 1, x) + _ap(kv, v + 1, x)) * -0.5
 
 
 def _kve_derivs(v: Any, x: Any, y: Any, needs: Any) -> tuple[Any, Any]:
-    """kve = K_v(x)e^x: kve(v) − (kve(v−1) + kve(v+1))/2."""
+    """kve = K_v(x)e^x (holomorphic also for complex x): kve(v) − (kve(v−1) + kve(v+1))/2."""
+    v = _real(v)
     return None, y - (_ap(kve, v - 1, x) + _ap(kve, v + 1, x)) * 0.5
 
 
-def _order_function(name: str, derivs: Any, doc: str) -> Callable[[ArrayLike, ArrayLike], Tensor]:
+_COMPLEX_X = {"jv", "yv", "iv", "ive", "kv", "kve"}   # SciPy's loops with complex x
+
+
+def _order_function(name: str, derivs: Any, doc: str,
+                    **rules: Any) -> Callable[[ArrayLike, ArrayLike], Tensor]:
+    cx = name in _COMPLEX_X
+    if cx:
+        doc += "; complex x as in SciPy (real v)"
     return _binary(name, getattr(_u, name), derivs, nondiff={0: _ORDER},
-                   argnames=("n", "x") if name in ("yn", "kn") else ("v", "x"), doc=doc)
+                   complex_ok=cx, real_args=(0,) if cx else (),
+                   argnames=("n", "x") if name in ("yn", "kn") else ("v", "x"), doc=doc,
+                   **rules)
 
 
 jv = _order_function("jv", _half_difference(lambda: jv),
@@ -147,9 +188,12 @@ yn = _order_function("yn", _half_difference(lambda: yn),
 iv = _order_function("iv", _iv_derivs,
                      "modified Bessel function I_v(x); ∂x = (I_(v−1) + I_(v+1))/2 [10.29.1]; "
                      "v is not differentiated")
-ive = _order_function("ive", _ive_derivs,
-                      "I_v(x)·e^(−|x|); ∂x = (ive(v−1, x) + ive(v+1, x))/2 − sign(x)·ive(v, x); "
-                      "v is not differentiated")
+ive = _order_function("ive", None,
+                      "I_v(x)·e^(−|Re x|); ∂x = (ive(v−1, x) + ive(v+1, x))/2 − "
+                      "sign(x)·ive(v, x) for real x (complex x: not holomorphic, rules in "
+                      "docs/rules.md); v is not differentiated",
+                      vjp_a=lambda g, v, x, y: np.zeros(g.shape, g.dtype), vjp_b=_ive_vjp_x,
+                      jvp=_ive_jvp)
 kv = _order_function("kv", _kv_derivs,
                      "modified Bessel function K_v(x); ∂x = −(K_(v−1) + K_(v+1))/2 [10.29.1]; "
                      "v is not differentiated")

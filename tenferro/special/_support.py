@@ -129,26 +129,35 @@ def _unary(name: str, ufunc: Callable[..., Any], deriv: Callable[[Any, Any], Any
     return f
 
 
-def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs, *, complex_ok: bool = False,
+def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs | None, *,
+            complex_ok: bool = False, real_args: tuple[int, ...] = (),
             nondiff: dict[int, str] | None = None, primal: Callable[..., Any] | None = None,
-            doc: str = "", argnames: tuple[str, str] = ("x", "y")
+            doc: str = "", argnames: tuple[str, str] = ("x", "y"), **rules: Any
             ) -> Callable[[ArrayLike, ArrayLike], Tensor]:
     """y = ufunc(a, b) broadcasting; derivs(a, b, y, needs) -> (∂y/∂a, ∂y/∂b) (None where
-    not needed), from which pointwise.binary derives the rules. ``nondiff``:
-    {index: reason} of arguments without a derivative."""
+    not needed), from which pointwise.binary derives the rules (holomorphic in a complex
+    argument), or ``rules`` given (pointwise.binary's vjp_a, vjp_b, jvp: for a function
+    that is not holomorphic). ``nondiff``: {index: reason} of arguments without a
+    derivative. ``complex_ok`` with ``real_args``: those arguments must still be real
+    (a Bessel function's order: SciPy's loops take complex x, real v)."""
     compute = ufunc if primal is None else primal
 
     def check(a: Tensor, b: Tensor) -> None:
         _check_complex(name, False, a, b)
 
     def before(a: Tensor, b: Tensor) -> None:
+        for i in real_args:
+            t = (a, b)[i]
+            if t._data.dtype.kind == "c":
+                raise DTypeError(f"tf.special.{name}: {argnames[i]} must be real (SciPy "
+                                 f"takes complex {argnames[1 - i]} only), got {t.dtype}")
         for i, why in (nondiff or {}).items():
             _no_derivative(name, argnames[i], (a, b)[i], why)
         broadcast_shape(name, a.shape, b.shape)
 
     f = binary(name, compute, derivs, op_name="special." + name, complex=complex_ok,
                check=check, before=before, floats=True, same_dtype=True, quiet_rules=True,
-               array_ops=False, op_doc=doc,
+               array_ops=False, op_doc=doc, **rules,
                doc=_generated_doc(name, argnames, doc, complex_ok,
                                   [argnames[i] for i in (nondiff or {})]),
                module=_MODULE, ufuncs=_ufuncs_of(name, ufunc))

@@ -345,19 +345,68 @@ def test_unsupported_options_and_second_order():
         with pytest.raises(tf.DTypeError, match=f"{method}.*real systems only"):
             tf.integrate.solve_ivp(decay, (0, 1), [1.0j], args=(1.0,), method=method)
     k = tf.tensor(0.5, requires_grad=True)
-    r = tf.integrate.solve_ivp(decay, (0, 1), [1.0], t_eval=[1.0], args=(k,))
-    with pytest.raises(tf.UnsupportedADError, match="second-order"):
-        tf.grad([r.y[0, 0]], [k], create_graph=True)
-    with pytest.raises(tf.UnsupportedADError, match="second-order"):   # reverse over forward
-        _, tangent = tf.jvp(lambda kk: tf.integrate.solve_ivp(
-            decay, (0, 1), [1.0], t_eval=[1.0], args=(kk,)).y[0, 0], [k], [1.0])
-        tf.grad([tangent], [k])
-    with pytest.raises(tf.UnsupportedADError):                        # a jvp of a jvp
-        tf.jvp(lambda k2: tf.jvp(lambda kk: tf.integrate.solve_ivp(
-            decay, (0, 1), [1.0], t_eval=[1.0], args=(kk,)).y, [k2], [1.0])[1], [0.5], [1.0])
-    with pytest.raises(tf.UnsupportedADError, match="second-order"):
-        tf.hvp(lambda kk: tf.integrate.solve_ivp(decay, (0, 1), [1.0], t_eval=[1.0],
-                                                 args=(kk,)).y[0, 0], [0.5], [1.0])
+    # second order through the times: refused (the first order works)
+    t1 = tf.tensor(1.0, requires_grad=True)
+    r = tf.integrate.solve_ivp(decay, (0, t1), [1.0], args=(0.5,), rtol=1e-8)
+    (g,) = tf.grad([r.y[0, -1]], [t1])
+    np.testing.assert_allclose(g.item(), -0.5 * np.exp(-0.5), rtol=1e-6)
+    r = tf.integrate.solve_ivp(decay, (0, t1), [1.0], args=(k,), rtol=1e-8)
+    with pytest.raises(tf.UnsupportedADError, match="through the times"):
+        tf.grad([r.y[0, -1]], [k, t1], create_graph=True)
+    with pytest.raises(tf.UnsupportedADError, match="tangent of the times"):
+        tf.hvp(lambda tt: tf.integrate.solve_ivp(decay, (0, tt), [1.0], args=(0.5,)).y[0, -1],
+               [1.0], [1.0])
+
+
+def _forced(t, y, k):
+    return -k[0] * y + k[1] * tf.sin(y[::-1]) + 0.1 * tf.cos(t)
+
+
+@pytest.mark.parametrize("method", ["RK45", "DOP853", "LSODA", "BDF"])
+def test_second_order(method):
+    """Under create_graph the VJP solves the adjoint system, and on Tensors the JVP the
+    variational system, as solve_ivp calls of right-hand sides written in tenferro ops,
+    so both differentiate again: check_grads' every second-order combination (reverse
+    over reverse, forward over reverse, reverse over forward, forward over forward) in y0
+    and args, with and without t_eval, real and complex."""
+    tight = dict(method=method, rtol=1e-10, atol=1e-12)
+    y0, k = np.array([1.0, -0.5]), np.array([0.7, 0.3])
+    check_grads(lambda y, kk: tf.integrate.solve_ivp(
+        _forced, (0.0, 1.5), y, t_eval=np.linspace(0.2, 1.5, 4), args=(kk,), **tight).y,
+        [y0, k])
+    if method == "RK45":
+        check_grads(lambda y, kk: tf.integrate.solve_ivp(
+            _forced, (0.0, 1.5), y, args=(kk,), **tight).y[:, -1], [y0, k])
+        check_grads(lambda y, lam: tf.integrate.solve_ivp(
+            lambda t, u, c: c * u, (0.0, 1.0), y, t_eval=[0.5, 1.0], args=(lam,),
+            **tight).y, [np.array([1.0 + 0.5j, -0.5j]), np.array([-0.3 + 0.8j])])
+
+
+def test_hessian_of_the_ode_fit_loss():
+    """examples/ode_fit.py's loss: tf.hessian against central differences of the
+    gradient, and Hessian-vector products by two tf.grad calls and by tf.hvp."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parents[2] / "examples" / "ode_fit.py"
+    spec = importlib.util.spec_from_file_location("ode_fit", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x0 = np.log(mod.START)
+    h = tf.hessian(mod.loss)(x0)
+    h = h.numpy() if isinstance(h, tf.Tensor) else np.asarray(h)
+    vg = tf.value_and_grad(mod.loss)
+    eps = 1e-5
+    fd = np.array([(vg(x0 + eps * e)[1] - vg(x0 - eps * e)[1]) / (2 * eps)
+                   for e in np.eye(4)])
+    np.testing.assert_allclose(h, fd, rtol=1e-4, atol=1e-4 * np.abs(fd).max())
+    np.testing.assert_allclose(h, h.T, rtol=1e-6, atol=1e-8 * np.abs(h).max())
+    v = np.array([0.3, -1.0, 0.5, 0.2])
+    t = tf.tensor(x0, requires_grad=True)
+    (g,) = tf.grad([mod.loss(t)], [t], create_graph=True)
+    (hv,) = tf.grad([(g * v).sum()], [t])
+    np.testing.assert_allclose(hv.numpy(), h @ v, rtol=1e-8, atol=1e-10 * np.abs(h).max())
+    _, _, hv2 = tf.hvp(mod.loss, x0, v)                         # forward over reverse
+    np.testing.assert_allclose(hv2.numpy(), h @ v, rtol=1e-6, atol=1e-8 * np.abs(h).max())
 
 
 def test_derivative_not_finite_raises():
@@ -392,17 +441,21 @@ def test_doc_examples():
     assert abs(namespace["k_fit"] - 1.3) < 0.02
 
 
-def test_compile_runs_eagerly_with_the_reason():
-    def f(k, y0):
-        return tf.sum(tf.integrate.solve_ivp(decay, (0.0, 1.0), y0, t_eval=[0.5, 1.0],
+def test_compile_replays_with_t_eval_and_runs_eagerly_without():
+    def f(k, y0, t_eval=(0.5, 1.0)):
+        return tf.sum(tf.integrate.solve_ivp(decay, (0.0, 1.0), y0, t_eval=t_eval,
                                              args=(k,), **TIGHT).y)
     cf = tf.compile(f)
-    for kv in (0.5, 0.9):
+    for kv in (0.5, 0.9, 1.3):
         k = tf.tensor(kv, requires_grad=True)
         out = cf(k, tf.tensor([1.0, 2.0]))
         gk, = tf.grad([out], [k])
         np.testing.assert_allclose(out.item(), 3 * (np.exp(-kv / 2) + np.exp(-kv)), rtol=1e-10)
         np.testing.assert_allclose(gk.item(), -3 * (np.exp(-kv / 2) / 2 + np.exp(-kv)),
                                    rtol=1e-9)
-    assert cf.replays == 0
-    assert "solve_ivp" in next(iter(cf.explain().values()))
+    assert cf.records == 1 and cf.replays == 3, cf.explain()
+    cf = tf.compile(lambda k, y0: f(k, y0, None))
+    k = tf.tensor(0.5, requires_grad=True)
+    out = cf(k, tf.tensor([1.0, 2.0]))
+    assert out.item() == f(k, tf.tensor([1.0, 2.0]), None).item() and cf.replays == 0
+    assert "solve_ivp without t_eval" in next(iter(cf.explain().values()))
