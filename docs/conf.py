@@ -25,6 +25,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",               # docstrings mix NumPy-style sections and prose
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",            # MathJax 3 copied into _static/: math renders offline
     "matplotlib.sphinxext.plot_directive",  # figures drawn at build time (concepts page)
     "tenferro_docs",                     # API/example page generation, example runner
 ]
@@ -34,6 +35,16 @@ extensions = [
 # project builds on (developers' and CI's) reach PyPI and Debian only; the local
 # alternative, Debian's python-scipy-doc, is a 138 MB install. A build must not depend on
 # the network. NumPy/SciPy names therefore render as code, not links.
+
+# Math is rendered by MathJax served from the built site (_static/mathjax/, copied there by
+# sphinx-mathjax-offline, which bundles MathJax 3.2.2): Sphinx's default loads it from a
+# CDN, and a reader without internet then sees raw TeX. scripts/check_docs.py fails when a
+# page loads a script from the network or shows TeX outside a math node.
+mathjax_path = "mathjax/tex-chtml.js"
+# Only the delimiters Sphinx writes around math nodes: a "$" in prose or code stays text.
+mathjax3_config = {"tex": {"inlineMath": [["\\(", "\\)"]],
+                           "displayMath": [["\\[", "\\]"]],
+                           "processEscapes": False}}
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
@@ -57,6 +68,7 @@ napoleon_use_rtype = False
 tenferro_example_args = {
     "fit_demo": [],
     "ode_fit": [],                       # ~5 s of CPU time
+    "distributed_fit": [],               # a 2-process LocalCluster: ~15-25 s
     "ctmrg_ising": ["--chi", "8", "--betas", "0.40", "0.45", "0.48"],
     "ipeps_heisenberg": [],              # the full run: ~2 s
     "trg_ising": ["--chi", "8", "--iterations", "12", "--betas", "0.40", "0.42",

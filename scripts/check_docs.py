@@ -6,7 +6,10 @@
    error; the examples run during this build, a failing example fails it);
 2. the guide's code (``>>>`` lines in docs/guide/*.md) as doctests, with pytest;
 3. every public name (docs/_ext/tenferro_docs.py: ``public_api``) has a docstring, and
-   so has every member a public class defines (``Tensor.shape``, ...);
+   so has every member a public class defines (``Tensor.shape``, ...); then
+   scripts/check_docstrings.py: the numpydoc sections of every public name and its
+   ``>>>`` examples as doctests (a public name without Parameters/Returns, a failing
+   example or fewer than 150 names with examples fail);
 4. every local link (href to a page, an anchor in it) and every image in the built HTML
    exists;
 5. every reference to a Markdown file in the sources (tenferro/, docs/, README.md,
@@ -17,7 +20,13 @@
    outside the repository (the bare words, with or without ``.md``) are reported too.
    Each offender is printed as ``file:line``. ``--references`` runs this step alone
    (no build: a second);
-6. if a Chromium is installed (``apt-get install chromium``), screenshots of four pages
+6. math renders offline: no page loads a script from the network (MathJax from a CDN
+   leaves raw TeX on a machine without internet), every page with math loads the
+   MathJax copy of the built site (``_static/mathjax/``, which must exist) and its
+   configuration, and no page shows TeX outside a math node (``$$``, ``\\frac``,
+   ``\\(``, ``$x^2$`` in the text); with a Chromium, the pages with math are also
+   rendered and must have no TeX left in their visible text;
+7. if a Chromium is installed (``apt-get install chromium``), screenshots of four pages
    into docs/_build/screenshots (index, a guide page, an API page, an example page);
    without one this step says so and is skipped.
 
@@ -40,7 +49,7 @@ REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
 HTML = DOCS / "_build" / "html"
 SHOTS = DOCS / "_build" / "screenshots"
-SCREENSHOT_PAGES = ["index.html", "guide/concepts.html", "api/tenferro.linalg.html",
+SCREENSHOT_PAGES = ["index.html", "guide/concepts.html", "api/linalg-decompositions.html",
                     "examples/trg_ising.html"]
 
 # Public names allowed to lack a docstring for now, each with the file that must get it.
@@ -96,6 +105,22 @@ def check_docstrings():
     return problems
 
 
+def check_numpydoc():
+    """scripts/check_docstrings.py: numpydoc sections and the >>> examples of every public
+    name (a missing section, a failing example or too few examples fail)."""
+    cmd = [sys.executable, str(REPO / "scripts" / "check_docstrings.py")]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    tail = (proc.stdout + proc.stderr).strip().splitlines()
+    summary = [line for line in tail if "names have examples" in line or ": " in line
+               and "lack sections" in line]
+    for line in summary:
+        print(f"  {line}")
+    if proc.returncode == 0:
+        return []
+    return [line for line in (proc.stderr.strip().splitlines() or tail[-20:])][-60:] or [
+        f"check_docstrings.py exited with {proc.returncode}"]
+
+
 class _Links(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
@@ -148,6 +173,141 @@ def check_links():
                 problems.append(f"{rel}: missing image/script {src}")
     print(f"  {len(pages)} pages, "
           f"{sum(len(p.hrefs) for p in pages.values())} links checked")
+    return problems
+
+
+# ---- math rendered offline ---------------------------------------------------------
+
+MATHJAX_DIR = "_static/mathjax"
+# TeX that a reader would see as such: display/inline delimiters, commands, and a
+# $...$ span holding a TeX command, a sub/superscript or a brace (prose such as
+# "$5 or $6" is not math). Looked for in the text outside math nodes and code.
+_RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\(?:frac|sum|mathrm|mathbf|partial|sqrt|begin|"
+                      r"left|right|operatorname|cdot|alpha|sigma|lambda)\b"
+                      r"|(?<![\w$])\$[^$\s](?:[^$\n]{0,80}?[\\^_{}])[^$\n]{0,80}?\$(?![\w$])")
+_NO_TEXT_TAGS = {"script", "style", "pre", "code", "textarea", "kbd", "samp", "tt"}
+_MATH_CLASS = "math"
+
+
+class _MathPage(html.parser.HTMLParser):
+    """The scripts of a page, its math nodes and the text outside math and code."""
+
+    def __init__(self, rendered=False):
+        super().__init__()
+        # In a page rendered by MathJax the math nodes hold its output (mjx-container):
+        # their text counts, so a node MathJax skipped shows its TeX.
+        self.rendered = rendered
+        self.scripts, self.inline_scripts, self.math_nodes = [], [], 0
+        self.text = []
+        self._stack = []             # (tag, hides text) of the open elements
+        self._hidden = 0
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "script":
+            if attrs.get("src"):
+                self.scripts.append(attrs["src"])
+            self._in_script = not attrs.get("src")
+        classes = (attrs.get("class") or "").split()
+        is_math = tag in ("mjx-container", "math") or (
+            _MATH_CLASS in classes and not self.rendered)
+        self.math_nodes += _MATH_CLASS in classes
+        if tag in ("br", "img", "meta", "link", "input", "hr", "col", "wbr", "source"):
+            return                   # void elements have no end tag
+        hides = is_math or tag in _NO_TEXT_TAGS
+        self._stack.append((tag, hides))
+        self._hidden += hides
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+        # close up to the matching tag (HTML's optional end tags: <p>, <li>)
+        for i in range(len(self._stack) - 1, -1, -1):
+            if self._stack[i][0] == tag:
+                for _, hides in self._stack[i:]:
+                    self._hidden -= hides
+                del self._stack[i:]
+                break
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.inline_scripts.append(data)
+        elif not self._hidden:
+            self.text.append(data)
+
+
+def raw_tex(text):
+    """The TeX fragments a reader would see in ``text`` (each with some context)."""
+    return [text[max(0, m.start() - 30):m.end() + 30].replace("\n", " ")
+            for m in _RAW_TEX.finditer(text)]
+
+
+def check_math_offline(html_root=None):
+    """No page loads a remote script; every page with math loads the site's own MathJax
+    (which must be there) and its configuration; no TeX is left outside math nodes."""
+    root = HTML if html_root is None else Path(html_root)
+    problems, with_math = [], 0
+    local = (root / MATHJAX_DIR / "tex-chtml.js")
+    for page in sorted(root.rglob("*.html")):
+        rel = page.relative_to(root)
+        parser = _MathPage()
+        parser.feed(page.read_text(errors="replace"))
+        for src in parser.scripts:
+            url = urllib.parse.urlsplit(src)
+            if url.scheme in ("http", "https") or src.startswith("//"):
+                what = "MathJax" if "mathjax" in src.lower() else "a script"
+                problems.append(f"{rel}: loads {what} from the network ({src}); math and "
+                                "scripts must come from the built site (docs/conf.py: "
+                                "mathjax_path, sphinx-mathjax-offline)")
+        if parser.math_nodes:
+            with_math += 1
+            mathjax = [s for s in parser.scripts if MATHJAX_DIR in
+                       (page.parent / urllib.parse.urlsplit(s).path).resolve().as_posix()
+                       .replace(root.resolve().as_posix() + "/", "")]
+            if not mathjax:
+                problems.append(f"{rel}: {parser.math_nodes} math node(s) but no script "
+                                f"from {MATHJAX_DIR}/")
+            if not any("window.MathJax" in s for s in parser.inline_scripts):
+                problems.append(f"{rel}: math without MathJax's configuration "
+                                "(docs/conf.py: mathjax3_config)")
+        for frag in raw_tex("".join(parser.text)):
+            problems.append(f"{rel}: TeX outside a math node: ...{frag}...")
+    if with_math and not local.exists():
+        problems.append(f"{local.relative_to(root)} is missing: the built site has no "
+                        "MathJax (pip install sphinx-mathjax-offline)")
+    print(f"  {with_math} pages with math")
+    return problems
+
+
+def check_math_rendered(html_root=None):
+    """With a Chromium: render each page with math (JavaScript on, no network needed) and
+    report TeX left in its visible text, and pages where MathJax rendered nothing."""
+    browser = find_browser()
+    if browser is None:
+        print("  no chromium on PATH: rendered math not checked (apt-get install chromium);"
+              " the static check above still ran")
+        return []
+    root = HTML if html_root is None else Path(html_root)
+    problems, checked = [], 0
+    for page in sorted(root.rglob("*.html")):
+        parser = _MathPage()
+        parser.feed(page.read_text(errors="replace"))
+        if not parser.math_nodes:
+            continue
+        checked += 1
+        rel = page.relative_to(root)
+        proc = render(browser, page.as_uri(), budget_ms=20000)
+        dom = proc.stdout
+        if "<mjx-container" not in dom:
+            problems.append(f"{rel}: MathJax rendered no math ({parser.math_nodes} nodes)")
+            continue
+        shown = _MathPage(rendered=True)
+        shown.feed(dom)
+        # after rendering, a math node holds mjx-container; its TeX source is gone
+        for frag in raw_tex("".join(shown.text)):
+            problems.append(f"{rel}: rendered page shows TeX: ...{frag}...")
+    print(f"  {checked} pages rendered")
     return problems
 
 
@@ -326,7 +486,11 @@ def main(argv=None):
     steps = [("sphinx-build -W (html)", lambda: build_html() == 0 or ["warnings/errors"]),
              ("doctests of docs/guide/*.md", lambda: doctest_guide() == 0 or ["failed"]),
              ("docstrings of public names", check_docstrings),
+             ("numpydoc sections and docstring examples",
+              check_numpydoc),
              ("internal links and images", check_links),
+             ("math rendered offline (static)", check_math_offline),
+             ("math rendered offline (headless chromium)", check_math_rendered),
              ("references to documentation files", check_references)]
     if args.references:
         steps = steps[-1:]

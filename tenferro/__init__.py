@@ -7,7 +7,7 @@ import math as _math
 # `name as name`: the explicit re-export a type checker needs in a typed package (py.typed)
 from ._errors import (AxisError as AxisError, DTypeError as DTypeError,
                       GaugeError as GaugeError, GraphFreedError as GraphFreedError,
-                      IntegrationError as IntegrationError,
+                      IntegrationError as IntegrationError, DistributedError as DistributedError,
                       IndexingError as IndexingError, InPlaceError as InPlaceError,
                       LinAlgError as LinAlgError, ShapeError as ShapeError,
                       TenferroError as TenferroError, UnsupportedADError as UnsupportedADError)
@@ -50,6 +50,7 @@ from . import special as special
 from . import integrate as integrate
 from . import signal as signal
 from . import ndimage as ndimage
+from . import distributed as distributed
 # the builder spelling lives at top level too: tf.svd_ad(a).run(), tf.qr_ad(a).run(), ...
 globals().update({_n: getattr(linalg, _n) for _n in dir(linalg) if _n.endswith("_ad")})
 from . import autograd as autograd, _tensor as _tensor_module

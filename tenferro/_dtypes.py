@@ -111,8 +111,30 @@ def result_type(*arrays_and_dtypes: Any) -> _DType:
 
     Like ``numpy.result_type`` (NumPy 2 rules, Python scalars weak), restricted to the
     supported dtypes. Python scalars alone give what NumPy gives, their default dtypes
-    (``result_type(1, 2.0)`` is float64; the standard leaves that case open, and SciPy
-    relies on NumPy's answer or on a ValueError).
+    (``result_type(1, 2.0)`` is float64; the standard leaves that case open, and SciPy relies
+    on NumPy's answer or on a ValueError).
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : Tensor, array, dtype or Python scalar
+        At least one.
+
+    Returns
+    -------
+    numpy.dtype
+        The promoted dtype.
+
+    Raises
+    ------
+    DTypeError
+        If nothing is given, a dtype is unsupported, or there is no common dtype.
+
+    Examples
+    --------
+    >>> tf.result_type(tf.float32, tf.float64)
+    dtype('float64')
+    >>> tf.result_type(tf.tensor([1, 2]), 1.0)
+    dtype('float64')
     """
     if not arrays_and_dtypes:
         raise DTypeError("result_type needs at least one tensor, dtype or scalar")
@@ -181,14 +203,61 @@ _FLOAT_RESULT: dict[tuple[Any, ...], _DType] = {}
 
 
 def can_cast(from_: Any, to: DTypeLike, /) -> builtins.bool:
-    """Whether ``from_`` (a dtype or tensor) casts to ``to`` under the promotion rules."""
+    """Whether ``from_`` (a dtype or tensor) casts to ``to`` under the promotion rules.
+
+    Parameters
+    ----------
+    from_ : dtype or Tensor
+        The source dtype (or a tensor's).
+    to : dtype
+        The target dtype.
+
+    Returns
+    -------
+    bool
+        True when the cast is safe under the promotion rules.
+
+    Raises
+    ------
+    DTypeError
+        If a dtype is not supported.
+
+    Examples
+    --------
+    >>> tf.can_cast(tf.float32, tf.float64), tf.can_cast(tf.float64, tf.int64)
+    (True, False)
+    """
     return builtins.bool(np.can_cast(_dtype_of(from_), as_dtype(to), casting="safe"))
 
 
 def isdtype(dtype: DTypeLike, kind: Union[DTypeLike, str, tuple[Any, ...]]) -> builtins.bool:
-    """Whether ``dtype`` is of ``kind``: a dtype, a kind name ('bool', 'signed integer',
-    'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric') or a
-    tuple of these (array API ``isdtype``)."""
+    """Whether ``dtype`` is of ``kind`` (array API ``isdtype``).
+
+    Parameters
+    ----------
+    dtype : dtype
+        The dtype to test.
+    kind : dtype, str or tuple
+        A dtype, a kind name ('bool', 'signed integer', 'unsigned integer', 'integral',
+        'real floating', 'complex floating', 'numeric') or a tuple of these.
+
+    Returns
+    -------
+    bool
+        Whether ``dtype`` matches ``kind`` (any of them, for a tuple).
+
+    Raises
+    ------
+    ShapeError
+        If a kind name is unknown.
+
+    Examples
+    --------
+    >>> tf.isdtype(tf.float64, "real floating")
+    True
+    >>> tf.isdtype(tf.int64, ("bool", "complex floating"))
+    False
+    """
     dt = as_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dt, k) for k in kind)
@@ -238,8 +307,31 @@ class iinfo_object:   # noqa: N801
 
 
 def finfo(type: Any, /) -> finfo_object:   # noqa: A002  (the standard's parameter name)
-    """Machine limits of a floating dtype (of its real type for complex): ``bits``,
-    ``eps``, ``max``, ``min``, ``smallest_normal`` as Python scalars, and ``dtype``."""
+    """Machine limits of a floating dtype (of its real type for complex).
+
+    Parameters
+    ----------
+    type : dtype or Tensor
+        A float or complex dtype (or a tensor of one).
+
+    Returns
+    -------
+    finfo_object
+        ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` as Python scalars, and
+        ``dtype``.
+
+    Raises
+    ------
+    DTypeError
+        If the dtype is not floating (use :func:`iinfo` for integers).
+
+    Examples
+    --------
+    >>> tf.finfo(tf.float64).eps
+    2.220446049250313e-16
+    >>> tf.finfo(tf.complex64).bits
+    32
+    """
     dt = _dtype_of(type)
     if dt.kind not in "fc":
         raise DTypeError(f"finfo needs a floating dtype, got {dt}; use iinfo for integers")
@@ -247,7 +339,28 @@ def finfo(type: Any, /) -> finfo_object:   # noqa: A002  (the standard's paramet
 
 
 def iinfo(type: Any, /) -> iinfo_object:   # noqa: A002
-    """Machine limits of an integer dtype: ``bits``, ``max``, ``min``, ``dtype``."""
+    """Machine limits of an integer dtype: ``bits``, ``max``, ``min``, ``dtype``.
+
+    Parameters
+    ----------
+    type : dtype or Tensor
+        An integer dtype (or a tensor of one).
+
+    Returns
+    -------
+    iinfo_object
+        ``bits``, ``max``, ``min`` as Python ints, and ``dtype``.
+
+    Raises
+    ------
+    DTypeError
+        If the dtype is not an integer dtype (use :func:`finfo` for floats).
+
+    Examples
+    --------
+    >>> tf.iinfo(tf.int32).max
+    2147483647
+    """
     dt = _dtype_of(type)
     if dt.kind not in "iu":
         raise DTypeError(f"iinfo needs an integer dtype, got {dt}; use finfo for floats")

@@ -73,7 +73,49 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, copy: bool = True) -> N
 
 
 class Tensor:
-    """An n-dimensional array that records the ops applied to it for differentiation."""
+    """An n-dimensional array that records the ops applied to it for differentiation.
+
+    Made by :func:`tensor`, :func:`asarray`, :func:`as_tensor` and the creation functions;
+    its payload is a NumPy array. Ops on a tensor that requires grad are recorded, so
+    :func:`grad`, :meth:`backward` and the forward mode can differentiate them. Methods mirror
+    the functions (``t.sum()``, ``t.exp()``, ``t @ u``, ``t.T``, ``t.mT``, ``t[i]``).
+    The properties ``shape``, ``ndim``, ``size``, ``dtype``, ``device`` (always ``'cpu'``),
+    ``requires_grad`` (settable on float/complex tensors), ``is_leaf`` and ``grad_fn`` are
+    documented below.
+
+    Parameters
+    ----------
+    data : array_like
+        The values (copied).
+    dtype : dtype, optional
+        The dtype; inferred like NumPy by default.
+    requires_grad : bool, optional
+        Record ops for differentiation (float and complex dtypes only). Default False.
+
+    Attributes
+    ----------
+    grad : Tensor or None
+        The gradient accumulated by :meth:`backward` (leaves and ``inputs`` only).
+    T, mT, mH : Tensor
+        Transposes: all axes reversed, the last two swapped, and swapped and conjugated.
+    real, imag : Tensor
+        The real and imaginary parts.
+
+    Raises
+    ------
+    DTypeError
+        If ``requires_grad`` is set on a tensor that is not float or complex.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([2., 4.])
+    >>> x.is_leaf, y.is_leaf
+    (True, False)
+    """
     __slots__ = ("_data", "_node", "_index", "_fw", "grad", "_version", "_view",
                  "__weakref__")
 
@@ -139,7 +181,25 @@ class Tensor:
         return "cpu"
 
     def to_device(self, device: str | None, /, *, stream: Any = None) -> Tensor:
-        """The tensor itself on ``"cpu"`` (the only device); other devices raise."""
+        """The tensor itself on ``"cpu"`` (the only device); other devices raise.
+
+        Parameters
+        ----------
+        device : {None, 'cpu'}
+            The device.
+        stream : object, optional
+            Ignored (the standard's parameter).
+
+        Returns
+        -------
+        Tensor
+            ``self``.
+
+        Raises
+        ------
+        ShapeError
+            For any device other than None or ``'cpu'``.
+        """
         _check_device(device)
         return self
 
@@ -160,8 +220,21 @@ class Tensor:
         return n
 
     def numpy(self) -> NDArray[Any]:
-        """The payload as a NumPy array (shared, not copied: do not modify it). This is
-        the explicit way out of the graph: no gradient flows through what you do with it."""
+        """The payload as a NumPy array (shared, not copied: do not modify it).
+
+        This is the explicit way out of the graph: no gradient flows through what you do with
+        it.
+
+        Returns
+        -------
+        numpy.ndarray
+            The payload itself.
+
+        Examples
+        --------
+        >>> tf.tensor([1.0, 2.0]).numpy()
+        array([1., 2.])
+        """
         _engine.note_escape("Tensor.numpy", self)
         return self._data
 
@@ -206,13 +279,40 @@ class Tensor:
         return self._data.__dlpack_device__()
 
     def item(self) -> Any:
-        """The value of a one-element tensor as a Python scalar (no gradient)."""
+        """The value of a one-element tensor as a Python scalar (no gradient).
+
+        Returns
+        -------
+        int, float, complex or bool
+            The value.
+
+        Raises
+        ------
+        ValueError
+            If the tensor has more than one element (NumPy's error).
+
+        Examples
+        --------
+        >>> tf.tensor(3.5).item()
+        3.5
+        """
         v = self._data.item()
         _engine.note_read(self, "item", v)
         return v
 
     def tolist(self) -> Any:
-        """The payload as nested Python lists (no gradient), like ``ndarray.tolist``."""
+        """The payload as nested Python lists (no gradient), like ``ndarray.tolist``.
+
+        Returns
+        -------
+        list or scalar
+            Nested lists of Python scalars (a scalar for a 0-d tensor).
+
+        Examples
+        --------
+        >>> tf.tensor([[1, 2]]).tolist()
+        [[1, 2]]
+        """
         v = self._data.tolist()
         _engine.note_read(self, "tolist", v)
         return v
@@ -322,12 +422,39 @@ class Tensor:
             self._index = 0
 
     def set_requires_grad(self, flag: bool = True) -> Tensor:
-        """Mark the tensor as a leaf to differentiate (``False`` detaches it). Returns self."""
+        """Mark the tensor as a leaf to differentiate (``False`` detaches it). Returns self.
+
+        Parameters
+        ----------
+        flag : bool, optional
+            Default True.
+
+        Returns
+        -------
+        Tensor
+            ``self``.
+
+        Raises
+        ------
+        DTypeError
+            If ``flag`` is True and the dtype is not float or complex.
+        """
         self.requires_grad = flag
         return self
 
     def requires_grad_(self, flag: bool = True) -> Tensor:
-        """PyTorch's spelling of :meth:`set_requires_grad`."""
+        """PyTorch's spelling of :meth:`set_requires_grad`.
+
+        Parameters
+        ----------
+        flag : bool, optional
+            Default True.
+
+        Returns
+        -------
+        Tensor
+            ``self``.
+        """
         return self.set_requires_grad(flag)
 
     @property
@@ -342,20 +469,73 @@ class Tensor:
         return None if node is None or node.op is None else node
 
     def detach(self) -> Tensor:
-        """The same values, cut from the graph (sharing the payload). Unlike PyTorch's,
-        it is not a view: a later write to either tensor does not show in the other."""
+        """The same values, cut from the graph (sharing the payload).
+
+        Unlike PyTorch's, it is not a view: a later write to either tensor does not show in the
+        other.
+
+        Returns
+        -------
+        Tensor
+            A constant tensor.
+
+        Examples
+        --------
+        >>> tf.tensor([1.0, 2.0], requires_grad=True).detach()
+        tensor([1., 2.])
+        """
         _engine.note_escape("Tensor.detach", self)
         return Tensor._wrap(self._data)
 
     def zero_grad(self) -> None:
-        """Forget the accumulated ``.grad``."""
+        """Forget the accumulated ``.grad`` (set it to None).
+
+        Returns
+        -------
+        None
+        """
         self.grad = None
 
     def backward(self, grad_output: ArrayLike | None = None,
                  inputs: Tensor | list[Tensor] | tuple[Tensor, ...] | None = None,
                  options: BackwardOptions | None = None, *, retain_graph: bool | None = None,
                  create_graph: bool = False) -> None:
-        """Accumulate d(self)/d(leaf) into ``.grad`` of the leaves (or of ``inputs``)."""
+        """Accumulate d(self)/d(leaf) into ``.grad`` of the leaves (or of ``inputs``).
+
+        The method spelling of :func:`backward`.
+
+        Parameters
+        ----------
+        grad_output : array_like, optional
+            The cotangent of ``self``; default 1 for a one-element tensor (required otherwise).
+        inputs : Tensor or sequence of Tensor, optional
+            Accumulate only into these. Default: every leaf that requires grad.
+        options : BackwardOptions, optional
+            Retain-graph and create-graph settings in one object.
+        retain_graph : bool, optional
+            Keep the saved values for another backward pass. Default: ``create_graph``.
+        create_graph : bool, optional
+            Record the backward pass, for higher derivatives. Default False.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        GraphFreedError
+            If the graph was freed by an earlier backward pass (pass ``retain_graph=True``).
+        ShapeError
+            If ``grad_output`` is missing for a tensor of more than one element, or has the
+            wrong shape.
+
+        Examples
+        --------
+        >>> x = tf.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> (x ** 2).sum().backward()
+        >>> x.grad
+        tensor([2., 4., 6.])
+        """
         if (grad_output is None and inputs is None and options is None
                 and retain_graph is None and not create_graph
                 and _engine.CAPTURE.recorder is None
@@ -690,9 +870,41 @@ def _rebuild(data: NDArray[Any], requires_grad: bool, grad: Tensor | None) -> Te
 
 def tensor(data: ArrayLike, dtype: DTypeLike | None = None,
            requires_grad: bool = False) -> Tensor:
-    """A new Tensor holding a copy of ``data``; the dtype is inferred like NumPy (Python
-    ints give int64, floats float64, bools bool) unless given. Only float and complex
-    tensors can require grad."""
+    """A new Tensor holding a copy of ``data``.
+
+    The dtype is inferred like NumPy (Python ints give int64, floats float64, bools bool)
+    unless given. Only float and complex tensors can require grad.
+
+    Parameters
+    ----------
+    data : array_like
+        Nested sequences, a NumPy array or a scalar (copied).
+    dtype : dtype, optional
+        The dtype. Default: inferred.
+    requires_grad : bool, optional
+        Make it a leaf to differentiate. Default False.
+
+    Returns
+    -------
+    Tensor
+        A new leaf tensor.
+
+    Raises
+    ------
+    DTypeError
+        If ``requires_grad`` is True and the dtype is not float or complex, or the dtype is
+        not supported.
+
+    Examples
+    --------
+    >>> tf.tensor([1, 2])
+    tensor([1, 2])
+    >>> tf.tensor([[1, 2]], dtype=tf.float32)
+    tensor([[1., 2.]], dtype=float32)
+    >>> x = tf.tensor([1.0, 2.0], requires_grad=True)
+    >>> tf.grad([(x * x).sum()], [x])[0]
+    tensor([2., 4.])
+    """
     if type(data) is np.ndarray and dtype is None:
         dt = data.dtype
         if dt in _SUPPORTED_SET and (not requires_grad or dt in _dtypes.DIFFERENTIABLE):
@@ -705,7 +917,33 @@ def as_tensor(data: ArrayLike, dtype: DTypeLike | None = None) -> Tensor:
     """``data`` as a Tensor, sharing memory with an ndarray where possible.
 
     A Tensor stays itself when ``dtype`` is None or its own dtype; another dtype is
-    ``data.astype(dtype)``, which keeps the graph (a conversion never drops a gradient)."""
+    ``data.astype(dtype)``, which keeps the graph (a conversion never drops a gradient).
+
+    Parameters
+    ----------
+    data : array_like
+        A Tensor, NumPy array, nested sequence or scalar.
+    dtype : dtype, optional
+        The dtype. Default: ``data``'s.
+
+    Returns
+    -------
+    Tensor
+        ``data`` itself, a differentiable cast of it, or a tensor viewing the array.
+
+    Raises
+    ------
+    DTypeError
+        If the dtype is not supported.
+
+    Examples
+    --------
+    >>> a = np.zeros(2)
+    >>> t = tf.as_tensor(a)
+    >>> a[0] = 5.0
+    >>> t
+    tensor([5., 0.])
+    """
     if isinstance(data, Tensor):
         if dtype is None or np.dtype(dtype) == data.dtype:
             return data

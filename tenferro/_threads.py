@@ -53,7 +53,11 @@ BLAS3_LOCKED = True       # level-3 BLAS calls do not run concurrently (see the 
 
 
 class ThreadCountError(TenferroError, ValueError):
-    """A thread count that is not a positive integer."""
+    """A thread count that is not a positive integer.
+
+    Raised by :func:`set_num_threads` and :func:`num_threads` (a ValueError); pass an
+    int >= 1 (1 = serial).
+    """
 
 
 def _check(n: Any, where: str) -> int:
@@ -87,23 +91,81 @@ _num_threads = _default()
 
 
 def set_num_threads(n: int) -> None:
-    """Use ``n`` threads (n >= 1; 1 = serial) for batched linear algebra on stacks of
-    small matrices: the calling thread and up to ``n - 1`` native worker threads (at most
-    63 are started; a larger ``n`` uses those). Raises ThreadCountError (a ValueError)
-    for 0, negative or non-integer ``n``. Results do not depend on ``n``
-    (bit-identical)."""
+    """Use ``n`` threads for batched linear algebra on stacks of small matrices.
+
+    The calling thread and up to ``n - 1`` native worker threads (at most 63 are started; a
+    larger ``n`` uses those). Results do not depend on ``n`` (bit-identical). The default is
+    ``OMP_NUM_THREADS``, else the CPU count.
+
+    Parameters
+    ----------
+    n : int
+        The thread count, >= 1 (1 = serial).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ThreadCountError
+        (a ValueError) for 0, negative or non-integer ``n``.
+
+    Examples
+    --------
+    >>> old = tf.get_num_threads()
+    >>> tf.set_num_threads(1)
+    >>> tf.get_num_threads()
+    1
+    >>> tf.set_num_threads(old)
+    """
     global _num_threads
     _num_threads = _check(n, "set_num_threads")
 
 
 def get_num_threads() -> int:
-    """The number of threads of the batched linear-algebra kernels (see set_num_threads)."""
+    """The number of threads of the batched linear-algebra kernels (see :func:`set_num_threads`).
+
+    Returns
+    -------
+    int
+        The current thread count (>= 1).
+
+    Examples
+    --------
+    >>> tf.get_num_threads() >= 1
+    True
+    """
     return _num_threads
 
 
 @contextlib.contextmanager
 def num_threads(n: int) -> Iterator[int]:
-    """``with tenferro.num_threads(n):`` run the block with ``n`` kernel threads."""
+    """``with tenferro.num_threads(n):`` run the block with ``n`` kernel threads.
+
+    The previous count is restored on exit (also on an exception).
+
+    Parameters
+    ----------
+    n : int
+        The thread count, >= 1.
+
+    Yields
+    ------
+    int
+        ``n``.
+
+    Raises
+    ------
+    ThreadCountError
+        For 0, negative or non-integer ``n``.
+
+    Examples
+    --------
+    >>> with tf.num_threads(1) as n:
+    ...     print(n, tf.get_num_threads())
+    1 1
+    """
     global _num_threads
     n = _check(n, "num_threads")
     old = _num_threads

@@ -35,14 +35,50 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class GradOptions:
-    """Options of :func:`grad`. ``retain_graph=None`` means ``retain_graph=create_graph``."""
+    """Options of :func:`grad` in one object (frozen dataclass).
+
+    Parameters
+    ----------
+    retain_graph : bool, optional
+        Keep the saved values for another pass. Default None: ``create_graph``.
+    create_graph : bool, optional
+        Record the backward pass so the gradients are differentiable again. Default False.
+
+    Attributes
+    ----------
+    retain_graph : bool or None
+        As given.
+    create_graph : bool
+        As given.
+
+    Examples
+    --------
+    >>> x = tf.tensor(2.0, requires_grad=True)
+    >>> tf.grad([x ** 3], [x], options=tf.GradOptions(create_graph=True))[0]
+    tensor(12., grad_fn=multiply)
+    """
     retain_graph: Optional[bool] = None
     create_graph: bool = False
 
 
 @dataclass(frozen=True)
 class BackwardOptions:
-    """Options of :func:`backward`. ``retain_graph=None`` means ``retain_graph=create_graph``."""
+    """Options of :func:`backward` in one object (frozen dataclass).
+
+    Parameters
+    ----------
+    retain_graph : bool, optional
+        Keep the saved values for another pass. Default None: ``create_graph``.
+    create_graph : bool, optional
+        Record the backward pass so ``.grad`` is differentiable again. Default False.
+
+    Attributes
+    ----------
+    retain_graph : bool or None
+        As given.
+    create_graph : bool
+        As given.
+    """
     retain_graph: Optional[bool] = None
     create_graph: bool = False
 
@@ -72,12 +108,43 @@ class _GradMode:
 
 
 def no_grad() -> _GradMode:
-    """Ops in this block record nothing (thread-local). Also a decorator."""
+    """Ops in this block record nothing (thread-local). Also a decorator.
+
+    Returns
+    -------
+    context manager
+        Usable as ``with tf.no_grad():`` or ``@tf.no_grad()``; the mode of before returns
+        on exit.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0], requires_grad=True)
+    >>> with tf.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
     return _GradMode(False)
 
 
 def enable_grad() -> _GradMode:
-    """Ops in this block record the graph again (thread-local). Also a decorator."""
+    """Ops in this block record the graph again (thread-local). Also a decorator.
+
+    Returns
+    -------
+    context manager
+        Usable as ``with tf.enable_grad():`` or ``@tf.enable_grad()``; the mode of before
+        returns on exit.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0], requires_grad=True)
+    >>> with tf.no_grad():
+    ...     with tf.enable_grad():
+    ...         y = x * 2
+    >>> y.requires_grad
+    True
+    """
     return _GradMode(True)
 
 
@@ -103,14 +170,46 @@ class _SetGradMode(_GradMode):
 
 
 def set_grad_enabled(mode: bool) -> _GradMode:
-    """Turn recording on (``mode`` true) or off, at once, like ``torch.set_grad_enabled``:
+    """Turn recording on (``mode`` true) or off, at once, like ``torch.set_grad_enabled``.
+
     ``tf.set_grad_enabled(False)`` alone switches it off until switched back; used as
-    ``with tf.set_grad_enabled(False): ...`` the mode of before returns on exit."""
+    ``with tf.set_grad_enabled(False): ...`` the mode of before returns on exit; as a
+    decorator only calls of the function see the mode.
+
+    Parameters
+    ----------
+    mode : bool
+        Record (True) or not (False).
+
+    Returns
+    -------
+    context manager
+        Also a decorator.
+
+    Examples
+    --------
+    >>> with tf.set_grad_enabled(False):
+    ...     print(tf.is_grad_enabled())
+    False
+    >>> tf.is_grad_enabled()
+    True
+    """
     return _SetGradMode(bool(mode))
 
 
 def is_grad_enabled() -> bool:
-    """Whether ops record the graph now (False inside ``no_grad()``)."""
+    """Whether ops record the graph now (False inside ``no_grad()``).
+
+    Returns
+    -------
+    bool
+        The grad mode of the current thread.
+
+    Examples
+    --------
+    >>> tf.is_grad_enabled()
+    True
+    """
     return STATE.grad_enabled
 
 
@@ -242,11 +341,55 @@ def _own(g: Any) -> Tensor:
 def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: ArrayLike | None = None,
          options: GradOptions | None = None, *, retain_graph: bool | None = None,
          create_graph: bool = False) -> list[Tensor | None]:
-    """Gradients of ``outputs`` with respect to ``inputs``; ``.grad`` is left untouched.
+    r"""Gradients of ``outputs`` with respect to ``inputs``; ``.grad`` is left untouched.
 
-    Returns a list with one entry per input: a Tensor, or None where the input is not
-    reachable from the outputs. ``grad_outputs`` (the seed) may be omitted only for
-    outputs with one element.
+    Reverse mode: one backward pass computes :math:`\bar x = \sum_k J_k^H \bar y_k` (the
+    vector-Jacobian product with the seeds; the conjugate-Wirtinger convention for complex
+    inputs, docs/rules.md).
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensor
+        The outputs to differentiate.
+    inputs : Tensor or sequence of Tensor
+        The tensors to differentiate with respect to.
+    grad_outputs : array_like or sequence, optional
+        One seed (cotangent) per output; may be omitted only for outputs with one element
+        (seed 1).
+    options : GradOptions, optional
+        ``retain_graph`` and ``create_graph`` in one object.
+    retain_graph : bool, optional
+        Keep the saved values for another pass. Default: ``create_graph``.
+    create_graph : bool, optional
+        Record the backward pass so the gradients can be differentiated again (second
+        order). Default False.
+
+    Returns
+    -------
+    list of Tensor or None
+        One entry per input: a Tensor, or None where the input is not reachable from the
+        outputs.
+
+    Raises
+    ------
+    ShapeError
+        If a seed is missing for an output of more than one element, has the wrong shape,
+        or the number of seeds differs from the number of outputs.
+    DTypeError
+        If a seed is not numeric, or complex for a real output.
+    GraphFreedError
+        If the graph was freed by an earlier pass (pass ``retain_graph=True`` there).
+    TypeError
+        If ``outputs``/``inputs`` are not tensors.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 2.0], requires_grad=True)
+    >>> tf.grad([(x ** 2).sum()], [x])
+    [tensor([2., 4.])]
+    >>> g, = tf.grad([(x ** 3).sum()], [x], create_graph=True)
+    >>> tf.grad([g.sum()], [x])[0]
+    tensor([ 6., 12.])
     """
     if CAPTURE.recorder is not None and not create_graph:
         # inside a tf.compile recording: plain gradients are values outside the graph
@@ -283,7 +426,46 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: ArrayLike | None = N
 def backward(outputs: _Tensors, grad_outputs: ArrayLike | None = None,
              inputs: _Tensors | None = None, options: BackwardOptions | None = None, *,
              retain_graph: bool | None = None, create_graph: bool = False) -> None:
-    """Accumulate gradients into ``.grad`` of every reachable leaf (or only ``inputs``)."""
+    """Accumulate gradients into ``.grad`` of every reachable leaf (or only ``inputs``).
+
+    ``.grad`` is updated only after the whole pass succeeded (no half-updated state on an
+    error).
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensor
+        The outputs to differentiate.
+    grad_outputs : array_like or sequence, optional
+        One seed per output; may be omitted only for outputs with one element.
+    inputs : Tensor or sequence of Tensor, optional
+        Accumulate only into these. Default: every reachable leaf.
+    options : BackwardOptions, optional
+        ``retain_graph`` and ``create_graph`` in one object.
+    retain_graph : bool, optional
+        Keep the saved values for another pass. Default: ``create_graph``.
+    create_graph : bool, optional
+        Record the backward pass (``.grad`` differentiable again). Default False.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TenferroError
+        If no output requires grad.
+    ShapeError
+        If a seed is missing for an output of more than one element or has the wrong shape.
+    GraphFreedError
+        If the graph was freed by an earlier pass.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 2.0], requires_grad=True)
+    >>> tf.backward((x * x).sum())
+    >>> x.grad
+    tensor([2., 4.])
+    """
     if CAPTURE.recorder is not None:
         note_escape("backward()", outputs)      # (.grad: values outside the graph)
     if options is not None or retain_graph is not None or create_graph:
@@ -328,10 +510,32 @@ def backward(outputs: _Tensors, grad_outputs: ArrayLike | None = None,
 
 def vjp(f: Callable[..., Any], *primals: ArrayLike
         ) -> tuple[Any, Callable[[Any], tuple[Tensor, ...]]]:
-    """``(outputs, pullback)``: ``pullback(cotangents)`` returns one gradient per primal.
+    r"""``(outputs, pullback)``: ``pullback(cotangents)`` returns one gradient per primal.
 
     Primals may be arrays or Tensors; they are detached and differentiated afresh. The
     pullback can be called repeatedly; an input the output does not depend on gets zeros.
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors returning a Tensor or a sequence of them.
+    *primals : array_like
+        The point at which to differentiate.
+
+    Returns
+    -------
+    outputs : Tensor or tuple of Tensor
+        ``f(*primals)``.
+    pullback : callable
+        ``pullback(cotangents) -> tuple of Tensor``: :math:`J^H \bar y` for each primal.
+
+    Examples
+    --------
+    >>> out, pullback = tf.vjp(lambda x: x * x, tf.tensor([1.0, 2.0]))
+    >>> out
+    tensor([1., 4.])
+    >>> pullback(tf.ones(2))
+    (tensor([2., 4.]),)
     """
     xs = [as_tensor(p).detach().set_requires_grad(True) for p in primals]
     with enable_grad():
@@ -354,10 +558,34 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0, *
 
     With NumPy arrays in, NumPy comes out (the value as a Python float when it has one
     element), so ``scipy.optimize.minimize(tf.value_and_grad(f), x0, jac=True)`` works.
-    ``argnums`` may be an int or a tuple (then the gradient is a tuple).
-    ``hessp=True`` also attaches ``.hessp = tf.hessp(f, argnums)``, the Hessian-vector
-    product ``(x, p, *args) -> H·p``: ``vg = tf.value_and_grad(f, hessp=True)``, then
-    ``minimize(vg, x0, jac=True, hessp=vg.hessp, method="Newton-CG")``.
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors returning a one-element Tensor.
+    argnums : int or sequence of int, optional
+        The positional arguments to differentiate; a tuple gives a tuple of gradients.
+        Default 0.
+    hessp : bool, optional
+        Also attach ``.hessp = tf.hessp(f, argnums)``, the Hessian-vector product
+        ``(x, p, *args) -> H p``, for ``minimize(vg, x0, jac=True, hessp=vg.hessp,
+        method="Newton-CG")``. Default False.
+
+    Returns
+    -------
+    callable
+        ``g(*args, **kwargs) -> (value, gradient)``.
+
+    Raises
+    ------
+    TypeError
+        (when called) If ``f`` does not return a Tensor.
+
+    Examples
+    --------
+    >>> vg = tf.value_and_grad(lambda x: (x ** 2).sum())
+    >>> vg(np.array([1.0, 2.0]))
+    (5.0, array([2., 4.]))
     """
     many = not isinstance(argnums, int)
     nums: tuple[int, ...] = (argnums,) if isinstance(argnums, int) else tuple(argnums)

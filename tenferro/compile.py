@@ -85,8 +85,26 @@ _CALL_OP = defop("compiled_call", _call_vjp, _call_jvp,
 # ---- the compiled function ----------------------------------------------------------------
 
 class Compiled:
-    """A function whose ops are recorded once per input signature and replayed
-    (see :func:`compile`)."""
+    """A function whose ops are recorded once per input signature and replayed (see
+    :func:`compile`).
+
+    Parameters
+    ----------
+    f : callable
+        The function.
+
+    Notes
+    -----
+    Calling it is ``f(*args, **kwargs)``, replayed from the trace of the signature when
+    there is one; :meth:`explain` says, per input signature, ``"replayed"`` or why its
+    calls run eagerly.
+
+    Examples
+    --------
+    >>> f = tf.compile(lambda a: (a * a).sum())
+    >>> f
+    <tf.compile of '<lambda>'>
+    """
 
     def __init__(self, f: Callable[..., Any]) -> None:
         self.f = f
@@ -97,8 +115,16 @@ class Compiled:
         functools.update_wrapper(self, f)
 
     def explain(self) -> dict[str, str]:
-        """Per input signature (the traced arguments' dtypes and shapes, the static
-        arguments' values): ``"replayed"``, or why its calls run eagerly."""
+        """Per input signature: ``"replayed"``, or why its calls run eagerly.
+
+        A signature is the traced arguments' dtypes and shapes and the static arguments'
+        values.
+
+        Returns
+        -------
+        dict of str to str
+            Signature description -> ``"replayed"`` or the reason.
+        """
         return {_describe(k): ("replayed" if isinstance(v, Trace) else v)
                 for k, v in self._cache.items()}
 
@@ -278,16 +304,46 @@ def _describe(key: Any) -> str:
 def compile(f: Callable[..., Any]) -> Compiled:
     """``f`` recorded once per input signature and replayed from its trace afterwards.
 
-    f takes Tensors or ndarrays (the traced inputs: float and complex positional
-    arguments) and other static arguments, and returns a Tensor or a tuple or list of
-    Tensors. The first call with a new signature (shapes and dtypes of the traced
-    inputs, values of the static ones) runs f eagerly and records its ops; later calls
-    replay them on the new values, the forward and, when a gradient is asked for, the
-    pullbacks, with no per-op Python. The result and its derivatives are those of the
-    eager call, bit for bit in the forward. See the module's docstring (and
-    docs/guide/compile.md) for when a call runs eagerly instead: a guard that reads
-    another value records anew; a value leaving the graph, an op without a replay
-    rule, forward mode and higher orders run f eagerly (``Compiled.explain()``).
+    f takes Tensors or ndarrays (the traced inputs: float and complex positional arguments)
+    and other static arguments, and returns a Tensor or a tuple or list of Tensors. The first
+    call with a new signature (shapes and dtypes of the traced inputs, values of the static
+    ones) runs f eagerly and records its ops; later calls replay them on the new values, the
+    forward and, when a gradient is asked for, the pullbacks, with no per-op Python. The
+    result and its derivatives are those of the eager call, bit for bit in the forward. See
+    the module's docstring (and docs/guide/compile.md) for when a call runs eagerly instead:
+    a guard that reads another value records anew; a value leaving the graph, an op without a
+    replay rule, forward mode and higher orders run f eagerly (``Compiled.explain()``).
+
+    Parameters
+    ----------
+    f : callable
+        The function to record.
+
+    Returns
+    -------
+    Compiled
+        A callable with ``f``'s signature.
+
+    Raises
+    ------
+    TypeError
+        If ``f`` is not callable.
+    UnsupportedADError
+        (when called) If a compiled call meets a dual tensor (forward mode): call ``f``
+        itself there.
+
+    Notes
+    -----
+    Derivative: that of ``f`` (the trace replays the same ops and pullbacks).
+
+    Examples
+    --------
+    >>> f = tf.compile(lambda a: (a * a).sum())
+    >>> f(tf.tensor([1.0, 2.0]))
+    tensor(5.)
+    >>> x = tf.tensor([3.0, 4.0], requires_grad=True)
+    >>> tf.grad([f(x)], [x])[0]
+    tensor([6., 8.])
     """
     if not callable(f):
         raise TypeError(f"tf.compile needs a function, got {type(f).__name__}")

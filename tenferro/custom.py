@@ -408,6 +408,33 @@ class custom_vjp(_Custom, Generic[_P, _R]):
 
     Second order and forward mode: see the module docstring (fwd runs again on tracked
     inputs; forward mode transposes ``bwd`` in ``g``).
+
+    Parameters
+    ----------
+    fun : callable
+        The primal function (Tensors in, a Tensor or a tuple of Tensors out).
+    nondiff_argnums : iterable of int, optional
+        Positions of static arguments (not converted, not differentiated). Default ().
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable; (when called) if no rule was set.
+    ShapeError
+        (when differentiated) If ``fwd`` does not return a pair, or a cotangent from
+        ``bwd`` has the wrong shape or count.
+    DTypeError
+        (when differentiated) If ``bwd`` returns a complex cotangent for a real argument.
+
+    Examples
+    --------
+    >>> @tf.custom_vjp
+    ... def f(x):
+    ...     return tf.sin(x)
+    >>> f.defvjp(lambda x: (f(x), x), lambda x, g: (g * tf.cos(x),))
+    >>> x = tf.tensor([0.0, 1.0], requires_grad=True)
+    >>> tf.grad([f(x).sum()], [x])[0]
+    tensor([1.        , 0.54030231])
     """
     kind = "custom_vjp"
 
@@ -559,6 +586,38 @@ class custom_jvp(_Custom, Generic[_P, _R]):
     gives the cotangents. That needs the tangent output computed from the tangents with
     tenferro operations (UnsupportedADError naming the function otherwise). Second order
     works when the tangent rule is written in tenferro ops on ``primals``.
+
+    Parameters
+    ----------
+    fun : callable
+        The primal function (Tensors in, a Tensor or a tuple of Tensors out).
+    nondiff_argnums : iterable of int, optional
+        Positions of static arguments (not converted, not differentiated). Default ().
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable; (when called) if no rule was set.
+    UnsupportedADError
+        (in reverse mode) If the tangent output is not computed from the tangents with
+        tenferro ops.
+    ShapeError
+        If the rule does not return a pair, or a tangent has the wrong shape.
+
+    Examples
+    --------
+    >>> @tf.custom_jvp
+    ... def cube(x):
+    ...     return x ** 3
+    >>> @cube.defjvp
+    ... def cube_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return cube(x), 3 * x ** 2 * t
+    >>> x = tf.tensor([1.0, 2.0], requires_grad=True)
+    >>> tf.jvp(cube, x, tf.ones(2))[1]
+    tensor([ 3., 12.], grad_fn=multiply)
+    >>> tf.grad([cube(x).sum()], [x])[0]
+    tensor([ 3., 12.])
     """
     kind = "custom_jvp"
 
@@ -764,7 +823,8 @@ def _root_vjp(call: _RootCall, needs: Sequence[bool], gs: Sequence[_Value],
     cut = Cut((y,) + tuple(params), graph, track=[1 + k for k in wanted])
     with _enable_grad():
         r = _residual(call, cut.proxies[0], cut.proxies[1:])
-        seed = -lam if graph else Tensor._wrap(-lam)
+        # np.asarray: negating a 0-d array gives a NumPy scalar, and a tensor holds an ndarray
+        seed = -lam if graph else Tensor._wrap(np.asarray(-lam))
         gl = _grad([r], [cut.proxies[1 + k] for k in wanted], [seed], create_graph=graph)
     if graph:
         cut.graft()
@@ -1010,9 +1070,51 @@ def custom_root(f: Callable[..., ArrayLike], x0: ArrayLike,
                 *params: ArrayLike, rtol: float | None = None, atol: float | None = None,
                 tol: float | None = None, dense_max: int = 200,
                 gmres_rtol: float = 1e-12) -> Tensor:
-    """The solution x* of ``f(x, *params) = 0``, differentiable in ``params``.
+    r"""The solution x* of ``f(x, *params) = 0``, differentiable in ``params``.
 
-    f: a function of Tensors ``(x, *params) -> residual`` of x's shape, written in tenferro
+    Parameters
+    ----------
+    f : callable
+        ``f(x, *params) -> residual`` of x's shape, in tenferro ops (see Notes).
+    x0 : array_like
+        The initial guess (any shape; real). The derivative in x0 is zero.
+    solver : callable
+        ``solver(fun, x0) -> x*`` with ``fun`` the plain NumPy function
+        ``x -> f(x, *params)``; it may return an ndarray, a Tensor or a
+        scipy.optimize result (its ``.x``).
+    *params : array_like
+        Real arrays/Tensors; the root is differentiable in them.
+    rtol, atol : float, optional
+        The acceptance test of the root (see Notes). Defaults: √eps of the dtype, 0.
+    tol : float, optional
+        Older spelling of an absolute tolerance: ``tol=t`` means ``atol=t, rtol=0``.
+    dense_max : int, optional
+        Largest ``x0.size`` for which ∂f/∂x is built densely. Default 200.
+    gmres_rtol : float, optional
+        Relative tolerance of gmres for larger systems. Default 1e-12.
+
+    Returns
+    -------
+    Tensor
+        x*, with the dtype of x0 promoted with the params' (integers count as float64).
+
+    Raises
+    ------
+    LinAlgError
+        If the root fails the acceptance test, ∂f/∂x is singular, or gmres fails.
+    DTypeError
+        If x0 or a parameter is complex or not numeric.
+    ShapeError
+        If f's residual does not have x's shape, both ``tol`` and ``rtol``/``atol`` are
+        given, or a tolerance is negative or not finite.
+
+    Notes
+    -----
+    Derivative: the implicit function theorem,
+    :math:`dx^* = -A^{-1} B\, d\theta` with :math:`A = \partial f/\partial x`,
+    :math:`B = \partial f/\partial\theta` (docs/rules.md, custom_root).
+
+    f is a function of Tensors ``(x, *params) -> residual`` of x's shape, written in tenferro
     ops (or NumPy functions on Tensors) so that it can be differentiated; x0: the initial
     guess (any shape; real); solver: ``solver(fun, x0) -> x*`` with ``fun`` the plain NumPy
     function ``x ↦ f(x, *params)`` (any shape with x0's size in, the same shape out); it
@@ -1041,6 +1143,17 @@ def custom_root(f: Callable[..., ArrayLike], x0: ArrayLike,
     LinAlgError if it fails). The derivative in x0 is zero. A singular A raises
     LinAlgError. Second order (create_graph, hvp) works when f is written in tenferro ops;
     it always uses the dense A (a differentiable solve), whatever n.
+
+    Examples
+    --------
+    >>> import scipy.optimize
+    >>> a = tf.tensor([2.0], requires_grad=True)
+    >>> r = tf.custom_root(lambda x, a: x * x - a, np.array([1.0]),
+    ...                    lambda fun, x0: scipy.optimize.root(fun, x0), a)
+    >>> r
+    tensor([1.41421356], grad_fn=custom_root)
+    >>> tf.grad([r.sum()], [a])[0]         # d sqrt(a)/da = 1 / (2 sqrt(a))
+    tensor([0.35355339])
     """
     params_t = _root_params(params, "custom_root")
     x0_a = _x0_array(x0, "custom_root")
@@ -1129,7 +1242,54 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
                 atol: float | None = None, tol: float | None = None, max_iter: int = 1000,
                 dense_max: int = 200, gmres_rtol: float = 1e-12,
                 compile: bool = False) -> Tensor:
-    """The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
+    r"""The fixed point x* = g(x*, *params) by plain iteration, differentiable in ``params``.
+
+    Parameters
+    ----------
+    g : callable
+        The map ``g(x, *params) -> x'`` in tenferro ops.
+    x0 : array_like
+        The first iterate (real; any shape).
+    *params : array_like
+        Real arrays/Tensors; the fixed point is differentiable in them.
+    gauge : callable, optional
+        ``gauge(x, *params) -> x'`` fixing the gauge of each iterate (see Notes).
+    rtol, atol : float, optional
+        The stopping test (see Notes). Defaults: 1e-10 (float64) or 3e-4 (float32), and 0.
+    tol : float, optional
+        Older spelling of an absolute tolerance: ``tol=t`` means ``atol=t, rtol=0``.
+    max_iter : int, optional
+        Most iterations before LinAlgError. Default 1000.
+    dense_max : int, optional
+        Largest ``x0.size`` for which the implicit system is built densely. Default 200.
+    gmres_rtol : float, optional
+        Relative tolerance of gmres for larger systems. Default 1e-12.
+    compile : bool, optional
+        Replay the map recorded by :func:`tenferro.compile` (see Notes). Default False.
+
+    Returns
+    -------
+    Tensor
+        x*, differentiable in ``params``.
+
+    Raises
+    ------
+    LinAlgError
+        After ``max_iter`` iterations without convergence (with a diagnosis), at once on
+        non-finite values from g, or when differentiating if :math:`I - \partial G/\partial x`
+        is singular.
+    DTypeError
+        If x0 or a parameter is complex or not numeric.
+    ShapeError
+        If g changes the shape of x, ``max_iter < 1``, or the tolerances are invalid.
+    TypeError
+        If ``gauge`` is not callable.
+
+    Notes
+    -----
+    Derivative: the implicit one of :math:`x - G(x, \theta) = 0`,
+    :math:`dx^* = (I - \partial G/\partial x)^{-1} \partial G/\partial\theta\, d\theta`
+    (docs/rules.md, custom_root).
 
     Iterates ``x_k+1 = G(x_k)`` on plain values from x0, with G = g, or
     ``G(x) = gauge(g(x, *params), *params)`` when a ``gauge`` is given, and stops at the
@@ -1181,6 +1341,15 @@ def fixed_point(g: Callable[..., ArrayLike], x0: ArrayLike, *params: ArrayLike,
     indexing by them) are replayed with the new values. For the implicit derivative the
     GMRES products (n > dense_max) replay the map's pullbacks too (the same values as
     the eager reverse passes); the dense and second-order paths run eagerly.
+
+    Examples
+    --------
+    >>> a = tf.tensor([2.0], requires_grad=True)
+    >>> x = tf.fixed_point(lambda x, a: 0.5 * (x + a / x), np.array([1.0]), a)
+    >>> x
+    tensor([1.41421356], grad_fn=fixed_point)
+    >>> tf.grad([x.sum()], [a])[0]
+    tensor([0.35355339])
     """
     params_t = _root_params(params, "fixed_point")
     x0_a = _x0_array(x0, "fixed_point")

@@ -3,7 +3,7 @@
 The primal is SciPy's pocketfft (the C++ library behind ``numpy.fft`` too), called through
 its binding ``scipy.fft._pocketfft.pypocketfft`` (public ``scipy.fft`` as the fallback):
 a small transform costs a fraction of the public wrappers' Python
-(docs/guide/performance.md#choices-in-the-python-layer), and n-D transforms run all
+(docs/guide/kernels.md#choices-in-the-python-layer), and n-D transforms run all
 axes in one C++ call where NumPy loops over them in Python. Output precision follows the
 input: complex64 -> complex64, float32 -> complex64 for rfft, complex64 -> float32 for
 irfft; integer and bool inputs become float64 (like NumPy); a real input to fft/ifft/
@@ -78,6 +78,7 @@ import scipy.fft as _sp
 
 from ._engine import apply1
 from ._errors import DTypeError, ShapeError, UnsupportedADError
+from ._ops import _docs
 from ._ops._util import floating, to_tensor
 from ._ops.registry import defop, register
 from ._tensor import Tensor
@@ -100,6 +101,70 @@ _V = TypeVar("_V", Tensor, NDArray[Any])
 
 _NORMS = ("backward", "ortho", "forward")
 _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+# ---- docstrings (numpydoc): the arguments the transforms share, described once -------------
+
+_NORM_DOC = ('{"backward", "ortho", "forward"}, optional',
+             'The scaling: the forward transform is multiplied by 1, 1/√n or 1/n and the '
+             'inverse by the rest. Default "backward".')
+_DOCS = {
+    "x": ("array_like", "The input, dimension >= 1, real or complex (integer and bool "
+                        "inputs become float64); differentiable."),
+    "n": ("int, optional", "The number of points: the input is cut or zero-padded to n along "
+                           "``axis``. Default None: its length."),
+    "axis": ("int, optional", "The axis to transform. Default -1."),
+    "norm": _NORM_DOC,
+    "s": ("sequence of int, optional", "The sizes along ``axes`` (-1: the input's); needs "
+                                       "``axes``. Default None: the input's."),
+    "axes": ("sequence of int, optional", "The axes to transform. Default None: all."),
+    "type": ("{1, 2, 3, 4}, optional", "The transform type. Default 2."),
+    "overwrite_x": ("bool, optional", "Accepted for SciPy's signature; changes nothing. "
+                                      "Default False."),
+    "workers": ("int, optional", "Accepted for SciPy's signature; changes nothing. Default "
+                                 "None."),
+    "orthogonalize": ("bool, optional", "Scale the edge entries so that the ortho transform "
+                                        "is orthogonal. Default None: ``norm == 'ortho'``."),
+}
+_REAL_X = {"x": ("array_like", "The input, real, dimension >= 1 (integer and bool inputs "
+                               "become float64); differentiable.")}
+_R2R_NORM = {"norm": ('{None, "backward", "ortho", "forward"}, optional',
+                      'The scaling, as in :func:`fft`. Default None: "backward".')}
+_R2RN = dict(_R2R_NORM, s=("int or sequence of int, optional",
+                           "The sizes along ``axes`` (cut or zero-padded). Default None: the "
+                           "input's."),
+             axes=("int or sequence of int, optional",
+                   "The axes to transform. Default None: all, or the last len(s)."))
+_FREQ = {"n": ("int", "The transform length, >= 1."),
+         "d": ("float, optional", "The sample spacing, nonzero. Default 1.0."),
+         "dtype": ("dtype, optional", "float32 or float64. Default None: float64."),
+         "device": ("str, optional", "None or 'cpu'. Default None.")}
+_SHAPE_ERR = ("ShapeError", "If x is 0-d or empty along a transformed axis, an axis is out "
+                            "of bounds or repeated, n or an entry of s is < 1, or norm is "
+                            "not one of the three.")
+_REAL_ERR = ("DTypeError", "If x is complex.")
+_LINEAR = "Derivative: linear (over the reals), the JVP is the transform of the tangent and " \
+          "the VJP its adjoint, {adj} (docs/rules.md, fft)."
+_R2R_LINEAR = "Derivative: linear, the JVP is the transform of the tangent and the VJP its " \
+              "transpose, a scaled transform of the transposed type (docs/rules.md, dct " \
+              "and dst; Britanak, Yip and Rao 2007)."
+_DOC_ONE, _DOC_MANY = ("x", "n", "axis", "norm"), ("x", "s", "axes", "norm")
+_HALF_N = {"n": ("int, optional", "The output length. Default None: 2(m - 1) for m input "
+                                  "points.")}
+_SHIFT = "Derivative: a permutation, the VJP is :func:`{inv}` of the cotangent " \
+         "(docs/rules.md, fft)."
+_SHIFT_AXES = {"axes": ("int or sequence of int, optional",
+                        "The axes to shift. Default None: all.")}
+_FREQ_RAISES = [("ShapeError", "If n < 1, d = 0 or device is not the CPU."),
+                ("DTypeError", "If dtype is not float32 or float64.")]
+_R2R_RET = "{what} along ``axis``, x's dtype (complex: the real and imaginary parts " \
+           "separately)."
+_R2R_RAISES = [("ShapeError", "If type is not 1-4, an axis or n is invalid, norm is not one "
+                              "of the four, or a type-1 DCT gets fewer than 2 points.")]
+_R2RN_RAISES = [("ShapeError", "If type is not 1-4, an axis or s is invalid, or norm is not "
+                               "one of the four.")]
+_R2R_ONE = ("x", "type", "n", "axis", "norm", "overwrite_x", "workers", "orthogonalize")
+_R2R_MANY = ("x", "type", "s", "axes", "norm", "overwrite_x", "workers", "orthogonalize")
 
 
 # ---- argument checks --------------------------------------------------------------------
@@ -378,6 +443,10 @@ _c2r_op = defop("fft.c2r", _c2r_vjp, lambda ctx, ts, xs, ys: (_c2r(ts[0], ctx),)
 
 # ---- complex transforms -------------------------------------------------------------------
 
+@_docs.sections(_DOCS, _DOC_ONE, [("complex Tensor", "The transform along ``axis`` (length n).")],
+                raises=[_SHAPE_ERR],
+                notes=_LINEAR.format(adj="ifft of the cotangent with the swapped norm, cut or "
+                                      "zero-padded to the input length"))
 def fft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
         norm: Norm = "backward") -> Tensor:
     """1-D discrete Fourier transform ``y_k = c Σ_j x_j e^{-2πi jk/n}`` along ``axis``,
@@ -394,6 +463,10 @@ def fft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return y
 
 
+@_docs.sections(_DOCS, _DOC_ONE,
+                [("complex Tensor", "The inverse transform along ``axis`` (length n).")],
+                raises=[_SHAPE_ERR],
+                notes=_LINEAR.format(adj="fft of the cotangent with the swapped norm"))
 def ifft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
          norm: Norm = "backward") -> Tensor:
     """1-D inverse transform ``y_j = c Σ_k x_k e^{2πi jk/n}``; c = 1/n, 1/√n, 1 for norm
@@ -405,6 +478,8 @@ def ifft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return y
 
 
+@_docs.sections(_DOCS, _DOC_MANY, [("complex Tensor", "The transform over ``axes``.")],
+                raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="ifftn with the swapped norm"))
 def fftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
          norm: Norm = "backward") -> Tensor:
     """n-D transform over ``axes`` (default all; s needs axes) with sizes ``s`` (-1: the
@@ -416,6 +491,8 @@ def fftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int]
     return y
 
 
+@_docs.sections(_DOCS, _DOC_MANY, [("complex Tensor", "The inverse transform over ``axes``.")],
+                raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="fftn with the swapped norm"))
 def ifftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: Norm = "backward") -> Tensor:
     """n-D inverse transform over ``axes`` with sizes ``s``. VJP
@@ -453,6 +530,10 @@ def _real_inv(z: Tensor, axes: tuple[int, ...], s: tuple[int, ...] | None, norm:
     return y
 
 
+@_docs.sections(_DOCS, _DOC_ONE,
+                [("complex Tensor", "The n//2 + 1 non-negative frequencies along ``axis``.")],
+                raises=[_SHAPE_ERR, _REAL_ERR],
+                notes=_LINEAR.format(adj="irfft of the weighted cotangent"), overrides=_REAL_X)
 def rfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
          norm: Norm = "backward") -> Tensor:
     """Transform of a real signal: the ``n//2 + 1`` non-negative frequencies of
@@ -467,6 +548,9 @@ def rfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return _real_fwd(x, axes, None if n is None else (n,), norm, False)
 
 
+@_docs.sections(_DOCS, _DOC_ONE, [("Tensor", "The real signal of length n along ``axis``.")],
+                raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="rfft of the cotangent, weighted"),
+                overrides=_HALF_N)
 def irfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
           norm: Norm = "backward") -> Tensor:
     """Inverse of :func:`rfft`: a real signal of length ``n`` (default ``2(m-1)``) from a
@@ -482,6 +566,10 @@ def irfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return _real_inv(x, axes, None if n is None else (n,), norm, False, "irfft")
 
 
+@_docs.sections(_DOCS, _DOC_MANY,
+                [("complex Tensor", "The half spectrum (the last of ``axes`` halved).")],
+                raises=[_SHAPE_ERR, _REAL_ERR],
+                notes=_LINEAR.format(adj="irfftn of the weighted cotangent"), overrides=_REAL_X)
 def rfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: Norm = "backward") -> Tensor:
     """n-D transform of a real signal: rfft over the last of ``axes``, then fft over the
@@ -491,6 +579,8 @@ def rfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int
     return _real_fwd(x, axes, s, norm, False)
 
 
+@_docs.sections(_DOCS, _DOC_MANY, [("Tensor", "The real signal of sizes ``s``.")],
+                raises=[_SHAPE_ERR], notes=_LINEAR.format(adj="rfftn of the cotangent, weighted"))
 def irfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: Norm = "backward") -> Tensor:
     """Inverse of :func:`rfftn`: output sizes ``s`` (default: the input's, ``2(m-1)`` along
@@ -500,6 +590,10 @@ def irfftn(x: ArrayLike, /, *, s: Sequence[int] | None = None, axes: Sequence[in
     return _real_inv(x, axes, s, norm, False, "irfftn")
 
 
+@_docs.sections(_DOCS, _DOC_ONE, [("Tensor", "The real transform of length n along ``axis``.")],
+                raises=[_SHAPE_ERR],
+                notes=_LINEAR.format(adj="an r2c transform of the cotangent, weighted"),
+                overrides=_HALF_N)
 def hfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
          norm: Norm = "backward") -> Tensor:
     """Transform of a Hermitian-symmetric signal given by its first half:
@@ -513,6 +607,10 @@ def hfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
     return _real_inv(x, axes, None if n is None else (n,), _SWAP[norm], True, "hfft")
 
 
+@_docs.sections(_DOCS, _DOC_ONE, [("complex Tensor", "The n//2 + 1 non-negative frequencies.")],
+                raises=[_SHAPE_ERR, _REAL_ERR],
+                notes=_LINEAR.format(adj="a c2r transform of the cotangent, weighted"),
+                overrides=_REAL_X)
 def ihfft(x: ArrayLike, /, *, n: int | None = None, axis: int = -1,
           norm: Norm = "backward") -> Tensor:
     """Inverse of :func:`hfft` for a real signal: ``ihfft(x, n, norm) = conj(rfft(x, n,
@@ -553,6 +651,10 @@ def _shift(x_in: ArrayLike, axes_in: int | Sequence[int] | None, sign: int,
     return y
 
 
+@_docs.sections(_DOCS, ("x", "axes"), [("Tensor", "x shifted cyclically, same shape and dtype.")],
+                raises=[("ShapeError", "If an axis is out of bounds.")],
+                notes=_SHIFT.format(inv="ifftshift"),
+                overrides=_SHIFT_AXES)
 def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
     """Move the zero frequency to the center: a cyclic shift by ``n//2`` along each of
     ``axes`` (default all). A permutation: VJP ``x̄ = ifftshift(ȳ)``, JVP
@@ -560,6 +662,10 @@ def fftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Ten
     return _shift(x, axes, 1, "fftshift")
 
 
+@_docs.sections(_DOCS, ("x", "axes"), [("Tensor", "x shifted cyclically, same shape and dtype.")],
+                raises=[("ShapeError", "If an axis is out of bounds.")],
+                notes=_SHIFT.format(inv="fftshift"),
+                overrides=_SHIFT_AXES)
 def ifftshift(x: ArrayLike, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
     """Inverse of :func:`fftshift`: a cyclic shift by ``-(n//2)`` (they differ for odd n).
     VJP ``x̄ = fftshift(ȳ)``, JVP ``ẏ = ifftshift(ẋ)``."""
@@ -584,6 +690,9 @@ def _freq_args(n_in: int, d: float, dtype: DTypeLike | None, device: str | None,
     return n, dt
 
 
+@_docs.sections(_FREQ, ("n", "d", "dtype", "device"),
+                [("Tensor", "The n frequencies, a constant (no derivative).")],
+                raises=_FREQ_RAISES)
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
             device: str | None = None) -> Tensor:
     """Sample frequencies of a length-n transform, ``[0, 1, ..., -1] / (d n)``: a constant
@@ -592,6 +701,9 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
     return Tensor._wrap(np.fft.fftfreq(size, d).astype(dt, copy=False))
 
 
+@_docs.sections(_FREQ, ("n", "d", "dtype", "device"),
+                [("Tensor", "The n//2 + 1 frequencies, a constant (no derivative).")],
+                raises=_FREQ_RAISES)
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
              device: str | None = None) -> Tensor:
     """Sample frequencies of :func:`rfft`, ``[0, 1, ..., n//2] / (d n)``: a constant."""
@@ -768,6 +880,10 @@ def _r2r_nd(x_in: ArrayLike, type: int, s: int | Sequence[int] | None,
     return y
 
 
+@_docs.sections(_DOCS, _R2R_ONE,
+                [("Tensor", _R2R_RET.format(what="The transform"))],
+                raises=_R2R_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2R_NORM)
 def dct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
         norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
         orthogonalize: bool | None = None) -> Tensor:
@@ -786,6 +902,10 @@ def dct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
     return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dct", False, "dct")
 
 
+@_docs.sections(_DOCS, _R2R_ONE,
+                [("Tensor", _R2R_RET.format(what="The inverse transform"))],
+                raises=_R2R_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2R_NORM)
 def idct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
          norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
          orthogonalize: bool | None = None) -> Tensor:
@@ -795,6 +915,10 @@ def idct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
     return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dct", True, "idct")
 
 
+@_docs.sections(_DOCS, _R2R_ONE,
+                [("Tensor", _R2R_RET.format(what="The transform"))],
+                raises=_R2R_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2R_NORM)
 def dst(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
         norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
         orthogonalize: bool | None = None) -> Tensor:
@@ -804,6 +928,10 @@ def dst(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
     return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dst", False, "dst")
 
 
+@_docs.sections(_DOCS, _R2R_ONE,
+                [("Tensor", _R2R_RET.format(what="The inverse transform"))],
+                raises=_R2R_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2R_NORM)
 def idst(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
          norm: Norm | None = None, overwrite_x: bool = False, workers: int | None = None,
          orthogonalize: bool | None = None) -> Tensor:
@@ -811,6 +939,9 @@ def idst(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
     return _r2r_1d(x, type, n, axis, norm, orthogonalize, "dst", True, "idst")
 
 
+@_docs.sections(_DOCS, _R2R_MANY, [("Tensor", "The transform along each of ``axes``.")],
+                raises=_R2RN_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2RN)
 def dctn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
          axes: int | Sequence[int] | None = None, norm: Norm | None = None,
          overwrite_x: bool = False, workers: int | None = None,
@@ -820,6 +951,9 @@ def dctn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
     return _r2r_nd(x, type, s, axes, norm, orthogonalize, "dct", False, "dctn")
 
 
+@_docs.sections(_DOCS, _R2R_MANY, [("Tensor", "The inverse transform along each of ``axes``.")],
+                raises=_R2RN_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2RN)
 def idctn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
           axes: int | Sequence[int] | None = None, norm: Norm | None = None,
           overwrite_x: bool = False, workers: int | None = None,
@@ -828,6 +962,9 @@ def idctn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
     return _r2r_nd(x, type, s, axes, norm, orthogonalize, "dct", True, "idctn")
 
 
+@_docs.sections(_DOCS, _R2R_MANY, [("Tensor", "The transform along each of ``axes``.")],
+                raises=_R2RN_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2RN)
 def dstn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
          axes: int | Sequence[int] | None = None, norm: Norm | None = None,
          overwrite_x: bool = False, workers: int | None = None,
@@ -836,6 +973,9 @@ def dstn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
     return _r2r_nd(x, type, s, axes, norm, orthogonalize, "dst", False, "dstn")
 
 
+@_docs.sections(_DOCS, _R2R_MANY, [("Tensor", "The inverse transform along each of ``axes``.")],
+                raises=_R2RN_RAISES,
+                notes=_R2R_LINEAR, overrides=_R2RN)
 def idstn(x: ArrayLike, type: int = 2, s: int | Sequence[int] | None = None,
           axes: int | Sequence[int] | None = None, norm: Norm | None = None,
           overwrite_x: bool = False, workers: int | None = None,

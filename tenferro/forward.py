@@ -60,7 +60,15 @@ __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "jvp"
 
 
 class UnpackedDualTensor(NamedTuple):
-    """What :func:`unpack_dual` returns: the primal and its tangent (or None)."""
+    """What :func:`unpack_dual` returns: the primal and its tangent (or None).
+
+    Attributes
+    ----------
+    primal : Tensor
+        The value (a dual tensor of the enclosing levels, inside nested levels).
+    tangent : Tensor or None
+        Its tangent at the active level, or None when it carries none.
+    """
     primal: Tensor
     tangent: Tensor | None
 
@@ -70,8 +78,24 @@ _levels = itertools.count(1)
 
 @contextlib.contextmanager
 def dual_level() -> Iterator[None]:
-    """Scope in which ``make_dual`` tangents exist. Levels nest: inside another level
-    this opens an inner one (jvp of jvp, forward-over-forward; see the module docstring)."""
+    """Scope in which ``make_dual`` tangents exist.
+
+    Levels nest: inside another level this opens an inner one (jvp of jvp,
+    forward-over-forward; see the module docstring). Tangents of the level are dropped on
+    exit.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from tenferro.forward import dual_level, make_dual, unpack_dual
+    >>> with dual_level():
+    ...     d = make_dual(tf.tensor([1.0, 2.0]), tf.tensor([1.0, 0.0]))
+    ...     print(unpack_dual(d * d).tangent)
+    tensor([2., 0.])
+    """
     if CAPTURE.recorder is not None:
         # inside a tf.compile recording: tangents are not replayed (the function then
         # runs eagerly, where forward mode is exact)
@@ -97,9 +121,38 @@ def dual_level() -> Iterator[None]:
 def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
     """A tensor with the value of ``primal`` carrying ``tangent`` at the active level.
 
-    It shares ``primal``'s place in the reverse-mode graph, so gradients still flow to it,
-    and inside nested levels its tangents of the enclosing levels (the tangent keeps its
-    own: a tangent may itself be a dual tensor of an enclosing level).
+    It shares ``primal``'s place in the reverse-mode graph, so gradients still flow to it, and
+    inside nested levels its tangents of the enclosing levels (the tangent keeps its own: a
+    tangent may itself be a dual tensor of an enclosing level).
+
+    Parameters
+    ----------
+    primal : array_like
+        The value.
+    tangent : array_like
+        The tangent, ``primal``'s shape; real for a real primal.
+
+    Returns
+    -------
+    Tensor
+        The dual tensor; ops on it propagate the tangent (JVP rules, docs/rules.md).
+
+    Raises
+    ------
+    TenferroError
+        If no :func:`dual_level` is active.
+    ShapeError
+        If the shapes differ.
+    DTypeError
+        If the tangent is complex and the primal real.
+
+    Examples
+    --------
+    >>> from tenferro.forward import dual_level, make_dual, unpack_dual
+    >>> with dual_level():
+    ...     y = tf.sin(make_dual(tf.tensor(0.0), tf.tensor(1.0)))
+    ...     unpack_dual(y).tangent
+    tensor(1.)
     """
     level = STATE.fw_level
     if not level:
@@ -131,9 +184,29 @@ def make_dual(primal: ArrayLike, tangent: ArrayLike) -> Tensor:
 
 
 def unpack_dual(tensor: Tensor) -> UnpackedDualTensor:
-    """``(primal, tangent)``; the tangent is None when the tensor carries none at the
-    active level. Inside nested levels the primal keeps its tangents of the enclosing
-    levels (it is a dual tensor of those) and the tangent its own."""
+    """``(primal, tangent)`` of a tensor at the active level.
+
+    The tangent is None when the tensor carries none at the active level. Inside nested
+    levels the primal keeps its tangents of the enclosing levels (it is a dual tensor of
+    those) and the tangent its own.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        A tensor (dual or not).
+
+    Returns
+    -------
+    UnpackedDualTensor
+        Named tuple ``(primal, tangent)``.
+
+    Examples
+    --------
+    >>> from tenferro.forward import dual_level, make_dual, unpack_dual
+    >>> with dual_level():
+    ...     unpack_dual(make_dual(tf.tensor(1.0), tf.tensor(2.0)))
+    UnpackedDualTensor(primal=tensor(1.), tangent=tensor(2.))
+    """
     # (_rule_api.primal_of and tangent_of, inline: tf.jvp's per-call cost)
     fw = tensor._fw
     level = STATE.fw_level
@@ -196,8 +269,37 @@ def jvp(f: Callable[..., Any], primals: ArrayLike | Sequence[ArrayLike],
         tangents: ArrayLike | Sequence[ArrayLike]) -> tuple[Any, Any]:
     """``(outputs, output_tangents)`` of ``f`` at ``primals`` along ``tangents``.
 
+    Forward mode: one pass computes the Jacobian-vector product :math:`J v`.
     ``primals``/``tangents`` are matching sequences (or single values). The outputs keep
     ``f``'s structure (one Tensor or a tuple); a zero tangent comes back as zeros.
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors returning a Tensor or a tuple of them.
+    primals : array_like or sequence of array_like
+        The point.
+    tangents : array_like or sequence of array_like
+        One tangent per primal, of its shape.
+
+    Returns
+    -------
+    outputs : Tensor or tuple of Tensor
+        ``f(*primals)``.
+    output_tangents : Tensor or tuple of Tensor
+        :math:`J v`, structured like ``outputs``.
+
+    Raises
+    ------
+    ShapeError
+        If the numbers of primals and tangents differ, or a tangent's shape differs from
+        its primal's.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 2.0])
+    >>> tf.jvp(lambda x: x ** 2, x, tf.ones(2))
+    (tensor([1., 4.]), tensor([2., 4.]))
     """
     ps, ts = _as_tuple(primals), _as_tuple(tangents)
     if len(ps) != len(ts):
@@ -222,10 +324,39 @@ def hvp(f: Callable[..., Tensor], primals: list[ArrayLike] | tuple[ArrayLike, ..
 def hvp(f: Callable[..., Tensor], primals: ArrayLike,
         tangents: ArrayLike) -> tuple[Tensor, Tensor, Tensor]: ...
 def hvp(f: Callable[..., Tensor], primals: Any, tangents: Any) -> tuple[Tensor, Any, Any]:
-    """``(value, gradients, hvps)`` of a scalar ``f``: forward-over-reverse H·v.
+    r"""``(value, gradients, hvps)`` of a scalar ``f``: forward-over-reverse :math:`H v`.
 
-    For real f this is the Hessian applied to v; gradients follow the complex convention
-    of docs/design.md#complex-numbers, and so do the hvps (the JVP of the gradient map).
+    For real f this is the Hessian applied to v; gradients follow the complex convention of
+    docs/design.md#complex-numbers, and so do the hvps (the JVP of the gradient map).
+
+    Parameters
+    ----------
+    f : callable
+        A function of tensors returning a one-element Tensor.
+    primals : array_like or sequence of array_like
+        The point; a sequence gives tuples of gradients and hvps.
+    tangents : array_like or sequence of array_like
+        The vectors v, one per primal.
+
+    Returns
+    -------
+    value : Tensor
+        ``f(*primals)``.
+    gradients : Tensor or tuple of Tensor
+        :math:`\nabla f`.
+    hvps : Tensor or tuple of Tensor
+        :math:`H v`.
+
+    Raises
+    ------
+    ShapeError
+        If the numbers of primals and tangents differ.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 2.0])
+    >>> tf.hvp(lambda x: (x ** 3).sum(), x, tf.ones(2))
+    (tensor(9.), tensor([ 3., 12.]), tensor([ 6., 12.]))
     """
     ps, ts = _as_tuple(primals), _as_tuple(tangents)
     if len(ps) != len(ts):

@@ -319,20 +319,49 @@ def jacobian(f: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
              holomorphic: bool = False) -> Callable[..., PyTree]:
     """``f`` -> a function returning the Jacobian of ``f`` at its arguments.
 
-    ``J[k][j]`` (output leaf k, input leaf j) has shape ``out_k.shape + in_j.shape`` and
-    holds ``∂out_k[a] / ∂in_j[b]``; the output tree is outside, the input tree inside, like
-    ``jax.jacobian``. ``argnums`` is an int or a tuple of ints (then the inner tree is a
-    tuple with one entry per argnum).
+    ``J[k][j]`` (output leaf k, input leaf j) has shape ``out_k.shape + in_j.shape`` and holds
+    ``∂out_k[a] / ∂in_j[b]``; the output tree is outside, the input tree inside, like
+    ``jax.jacobian``.
 
-    ``mode="rev"`` builds J by rows: ``f`` runs once with the graph recorded and every
-    row is one reverse pass over that graph (``retain_graph``), the seed a unit cotangent
-    (cost ≈ one forward + m backward passes). ``mode="fwd"`` builds J by columns: one
-    forward-mode evaluation per input element (cost ≈ n forward passes with tangents).
-    ``"auto"`` takes forward mode when the inputs have fewer elements than the outputs.
+    ``mode="rev"`` builds J by rows: ``f`` runs once with the graph recorded and every row is
+    one reverse pass over that graph (``retain_graph``), the seed a unit cotangent (cost ≈ one
+    forward + m backward passes). ``mode="fwd"`` builds J by columns: one forward-mode
+    evaluation per input element (cost ≈ n forward passes with tangents). ``"auto"`` takes
+    forward mode when the inputs have fewer elements than the outputs.
 
-    ``has_aux=True``: ``f`` returns ``(output, aux)`` and the function returns
-    ``(J, aux)``. Complex numbers: see the module docstring (``holomorphic=True`` for
-    complex inputs; J is then f'(z)).
+    Parameters
+    ----------
+    f : callable
+        A function of tensors returning a Tensor or a tree (tuple/list/dict) of them.
+    argnums : int or sequence of int, optional
+        The arguments to differentiate; a tuple makes the inner tree a tuple with one entry
+        per argnum. Default 0.
+    mode : {'auto', 'rev', 'fwd'}, optional
+        Reverse (by rows) or forward (by columns). Default 'auto'.
+    has_aux : bool, optional
+        ``f`` returns ``(output, aux)`` and the function returns ``(J, aux)``. Default False.
+    holomorphic : bool, optional
+        For complex inputs: J is then f'(z) (see the module docstring). Default False.
+
+    Returns
+    -------
+    callable
+        ``jac(*args, **kwargs)`` returning J (Tensors, or ndarrays for NumPy arguments).
+
+    Raises
+    ------
+    ShapeError
+        If ``mode`` is unknown or ``argnums`` is empty, repeated or out of range.
+    TypeError
+        If ``argnums`` is not an int or a tuple of ints.
+    DTypeError
+        (when called) For complex inputs without ``holomorphic=True``, or non-float outputs.
+
+    Examples
+    --------
+    >>> tf.jacobian(lambda x: x ** 2)(tf.tensor([1.0, 2.0]))
+    tensor([[2., 0.],
+            [0., 4.]])
     """
     if mode not in ("auto", "rev", "fwd"):
         raise ShapeError(f"jacobian: mode must be 'auto', 'rev' or 'fwd', got {mode!r}")
@@ -519,19 +548,44 @@ def hessian(f: Callable[..., Tensor | tuple[Tensor, PyTree]], argnums: int | Seq
     """``f`` -> a function returning the Hessian of the real scalar ``f``.
 
     Reverse-over-reverse: ``f`` runs once with the graph recorded, its gradient once with
-    ``create_graph=True``, and row c of H is one reverse pass over the gradient's graph
-    seeded with the c-th unit vector (the strategy of PyTorch's
-    ``torch.autograd.functional.hessian``; n passes without tangents). Where that is not
-    exact it falls back to forward-over-reverse, column c the JVP of the gradient map along
-    the c-th unit vector (one dual-level evaluation of f and its gradient per input
-    element): when a spectral rule (svd, eigh, eig, ...) met a degenerate block, whose
-    within-block second derivatives only forward-over-reverse gets right in every
-    direction (docs/degenerate_derivatives.md). ``H[i][j]``
-    has shape ``in_i.shape + in_j.shape`` (input tree outside and inside, like
-    ``jax.hessian``). Complex inputs raise DTypeError: the Hessian of a real function of
-    z is not a complex matrix; use :func:`hessp` / ``tf.hvp`` (the convention of
-    docs/design.md#complex-numbers) or
-    split z into real and imaginary parts.
+    ``create_graph=True``, and row c of H is one reverse pass over the gradient's graph seeded
+    with the c-th unit vector (the strategy of PyTorch's
+    ``torch.autograd.functional.hessian``; n passes without tangents). Where that is not exact
+    it falls back to forward-over-reverse, column c the JVP of the gradient map along the
+    c-th unit vector (one dual-level evaluation of f and its gradient per input element):
+    when a spectral rule (svd, eigh, eig, ...) met a degenerate block, whose within-block
+    second derivatives only forward-over-reverse gets right in every direction
+    (docs/degenerate_derivatives.md).
+
+    Parameters
+    ----------
+    f : callable
+        A function returning a real one-element Tensor (or ``(value, aux)``).
+    argnums : int or sequence of int, optional
+        The arguments to differentiate. Default 0.
+    has_aux : bool, optional
+        ``f`` returns ``(value, aux)`` and the function returns ``(H, aux)``. Default False.
+
+    Returns
+    -------
+    callable
+        ``hess(*args, **kwargs)`` returning H; ``H[i][j]`` has shape
+        ``in_i.shape + in_j.shape`` (input tree outside and inside, like ``jax.hessian``).
+
+    Raises
+    ------
+    DTypeError
+        (when called) For complex inputs: the Hessian of a real function of z is not a
+        complex matrix; use :func:`hessp` / ``tf.hvp`` (docs/design.md#complex-numbers) or
+        split z into real and imaginary parts. Also when ``f`` is not a real scalar.
+    ShapeError
+        (when called) If ``f`` returns more than one element.
+
+    Examples
+    --------
+    >>> tf.hessian(lambda x: (x ** 3).sum())(tf.tensor([1.0, 2.0]))
+    tensor([[ 6.,  0.],
+            [ 0., 12.]])
     """
     _check_argnums(argnums, "hessian")
 
@@ -560,18 +614,41 @@ def _hessp_position(argnums: object) -> tuple[bool, int]:
 
 
 def hessp(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0) -> Callable[..., PyTree]:
-    """``f`` -> ``hp``, a function returning the Hessian-vector product ``H·p``.
+    """``f`` -> ``hp``, a function returning the Hessian-vector product :math:`H p`.
 
     ``hp`` takes ``f``'s arguments with the direction ``p`` inserted right after the
     differentiated argument: for ``argnums=0`` that is ``hp(x, p, *args)``, the calling
     convention of ``scipy.optimize.minimize(..., hessp=hp, args=args)``. For a tuple
-    ``argnums``, ``p`` is a tuple of directions (one per argnum) inserted after the last
-    of them. ``p`` has the structure of the differentiated arguments; so has ``H·p``
+    ``argnums``, ``p`` is a tuple of directions (one per argnum) inserted after the last of
+    them. ``p`` has the structure of the differentiated arguments; so has :math:`H p`
     (ndarrays when the arguments are NumPy).
 
     One forward-over-reverse pass (Pearlmutter 1994): the JVP of the gradient map along p,
-    the cost of about one forward and one backward pass with tangents. For complex
-    arguments it follows ``tf.hvp`` (docs/design.md#complex-numbers: the JVP of the gradient map).
+    the cost of about one forward and one backward pass with tangents. For complex arguments
+    it follows ``tf.hvp`` (docs/design.md#complex-numbers: the JVP of the gradient map).
+
+    Parameters
+    ----------
+    f : callable
+        A function returning a real one-element Tensor.
+    argnums : int or sequence of int, optional
+        The arguments to differentiate. Default 0.
+
+    Returns
+    -------
+    callable
+        ``hp(*args_with_p)`` returning :math:`H p`.
+
+    Raises
+    ------
+    TypeError
+        (when called) If the direction ``p`` is missing.
+
+    Examples
+    --------
+    >>> hp = tf.hessp(lambda x: (x ** 3).sum())
+    >>> hp(np.array([1.0, 2.0]), np.array([1.0, 1.0]))
+    array([ 6., 12.])
     """
     many, pos = _hessp_position(argnums)
 
@@ -616,11 +693,41 @@ def linear_operator(f: Callable[[Tensor], Tensor], x: ArrayLike,
     ``"hvp"``     (n, n)       ``H v``                 ``H v`` (H is symmetric)
     ============  ===========  ======================  ===========================
 
-    ``dtype`` is the result type of x and f(x). Reverse products reuse one recorded graph
-    (f runs once, at construction); a forward product runs f once with tangents; ``"hvp"``
-    (a real scalar f, real x) is one forward-over-reverse pass per product. Complex ``x``
-    needs ``holomorphic=True`` (J = f'(z), ``Jᴴ`` its conjugate transpose); a complex
-    vector given to a real operator is applied to its real and imaginary parts.
+    ``dtype`` is the result type of x and f(x). Reverse products reuse one recorded graph (f
+    runs once, at construction); a forward product runs f once with tangents; ``"hvp"`` (a
+    real scalar f, real x) is one forward-over-reverse pass per product. A complex vector
+    given to a real operator is applied to its real and imaginary parts.
+
+    Parameters
+    ----------
+    f : callable
+        A function of one Tensor returning one Tensor.
+    x : array_like
+        The point.
+    kind : {'jvp', 'vjp', 'hvp'}, optional
+        Which derivative. Default 'jvp'.
+    holomorphic : bool, optional
+        Needed for complex ``x`` (J = f'(z), ``Jᴴ`` its conjugate transpose). Default False.
+
+    Returns
+    -------
+    scipy.sparse.linalg.LinearOperator
+        The operator, for ``scipy.sparse.linalg`` solvers (cg, gmres, eigsh, svds, ...).
+
+    Raises
+    ------
+    ShapeError
+        If ``kind`` is unknown.
+    DTypeError
+        For ``kind='hvp'`` with complex ``x`` or a non-real-scalar ``f``.
+    TypeError
+        If ``x`` is not one array or ``f`` does not return one Tensor.
+
+    Examples
+    --------
+    >>> op = tf.linear_operator(lambda x: x ** 2, tf.tensor([1.0, 2.0]))
+    >>> op.shape, op.matvec(np.ones(2))
+    ((2, 2), array([2., 4.]))
     """
     from scipy.sparse.linalg import LinearOperator
     if kind not in ("jvp", "vjp", "hvp"):
@@ -827,32 +934,57 @@ def checkpoint(fn: _F, *, check: bool = True) -> _F: ...
 @overload
 def checkpoint(fn: None = None, *, check: bool = True) -> Callable[[_F], _F]: ...
 def checkpoint(fn: Callable[..., Any] | None = None, *, check: bool = True) -> Any:
-    """Gradient checkpointing: ``checkpoint(fn)`` computes what ``fn`` computes but keeps
-    none of its intermediates on the graph.
+    """Gradient checkpointing: ``checkpoint(fn)`` computes what ``fn`` computes but keeps none
+    of its intermediates on the graph.
 
     The call runs ``fn`` with recording off and records a single node whose inputs are the
     Tensor leaves of the arguments (positional and keyword, nested in tuples/lists/dicts;
     other arguments are passed through unchanged). Its pullback runs ``fn`` again on the
     saved inputs with recording on and back-propagates through that fresh graph, which is
     freed when the pullback returns: peak memory holds the inputs and outputs of every
-    checkpointed segment plus the intermediates of one segment (Chen et al. 2016; with
-    √L segments of a chain of L layers, O(√L) activations instead of O(L)), for the price
-    of one more forward evaluation of each segment.
+    checkpointed segment plus the intermediates of one segment (Chen et al. 2016; with √L
+    segments of a chain of L layers, O(√L) activations instead of O(L)), for the price of one
+    more forward evaluation of each segment.
 
-    Works with ``grad``/``backward``, ``create_graph=True`` (the recomputation is recorded,
-    so second derivatives are exact), and forward mode (``jvp``/``hvp``: the tangents are
+    Works with ``grad``/``backward``, ``create_graph=True`` (the recomputation is recorded, so
+    second derivatives are exact), and forward mode (``jvp``/``hvp``: the tangents are
     computed by one more run of ``fn`` with tangents).
 
-    **Determinism.** ``fn`` must compute the same values when run again: random numbers
-    drawn inside it, or state that changes between calls, would make the recomputed
-    graph differ from the first call and the derivatives wrong. With ``check=True`` (the
-    default) the recomputed outputs are compared with the saved ones and a difference
-    raises TenferroError; draw random numbers outside and pass them in as arguments.
-    **Arguments.** Every Tensor that should get a gradient must be passed as an argument:
-    a Tensor requiring grad that ``fn`` reads from a closure raises UnsupportedADError.
+    Parameters
+    ----------
+    fn : callable, optional
+        The segment. Omitted: ``checkpoint(check=...)`` returns a decorator.
+    check : bool, optional
+        Compare the recomputed outputs with the saved ones and raise on a difference.
+        Default True.
 
-    Use as ``checkpoint(fn)(*args)`` or as a decorator (``@tf.checkpoint`` or
-    ``@tf.checkpoint(check=False)``).
+    Returns
+    -------
+    callable
+        ``fn`` checkpointed (or a decorator, when ``fn`` is omitted).
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable.
+    TenferroError
+        (in the backward pass, with ``check=True``) If the recomputation differs: ``fn``
+        must be deterministic; draw random numbers outside and pass them in as arguments.
+    UnsupportedADError
+        (when called) If ``fn`` reads a Tensor requiring grad from a closure: every Tensor
+        that should get a gradient must be passed as an argument.
+
+    Notes
+    -----
+    Derivative: that of ``fn``, recomputed (T. Chen, B. Xu, C. Zhang, C. Guestrin, "Training
+    deep nets with sublinear memory cost", arXiv:1604.06174, 2016).
+
+    Examples
+    --------
+    >>> f = tf.checkpoint(lambda x: tf.sin(x).sum())
+    >>> x = tf.tensor([0.0, 1.0], requires_grad=True)
+    >>> tf.grad([f(x)], [x])[0]
+    tensor([1.        , 0.54030231])
     """
     if fn is None:
         return functools.partial(checkpoint, check=check)

@@ -321,7 +321,52 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
     """n-D correlation ``out[i] = Σ_j conj(w[j]) x[i + j - (K//2 + origin)]`` with the input
     extended by ``mode`` (scipy.ndimage.correlate). Differentiable in the input and the
     weights; the VJP in the input folds the cotangent of the extension back (module
-    docstring)."""
+    docstring).
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    weights : array_like
+        The filter, of the input's dimension (or of len(axes)) (differentiable).
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
+        How the input is extended past its edges (SciPy's modes and their 'grid-'
+        aliases). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    origin : int or sequence of int, optional
+        The filter's shift, per axis or one for all. Default 0.
+    axes : int or sequence of int, optional
+        The axes to filter along. Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The correlation, the input's shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
+        weights do not match.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> x = tf.tensor([0.0, 0.0, 4.0, 0.0, 0.0])
+    >>> tf.ndimage.correlate(x, [1.0, 2.0, 3.0])
+    tensor([ 0., 12.,  8.,  4.,  0.])
+    """
     name = "correlate"
     x = _input(input, name)
     if output is not None:
@@ -341,7 +386,51 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
              axes: int | Sequence[int] | None = None) -> Tensor:
     """n-D convolution (scipy.ndimage.convolve): :func:`correlate` with the flipped,
     unconjugated weights and the origin ``-origin - 1`` along even-sized axes (``-origin``
-    along odd ones), as SciPy defines it."""
+    along odd ones), as SciPy defines it.
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    weights : array_like
+        The filter, of the input's dimension (or of len(axes)) (differentiable).
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
+        How the input is extended past its edges (SciPy's modes and their 'grid-'
+        aliases). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    origin : int or sequence of int, optional
+        The filter's shift, per axis or one for all. Default 0.
+    axes : int or sequence of int, optional
+        The axes to filter along. Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The convolution, the input's shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
+        weights do not match.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> tf.ndimage.convolve([0.0, 0.0, 4.0, 0.0, 0.0], [1.0, 2.0, 3.0])
+    tensor([ 0.,  4.,  8., 12.,  0.])
+    """
     name = "convolve"
     x = _input(input, name)
     if output is not None:
@@ -360,7 +449,50 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
 
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: None = None,
                 mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
-    """1-D :func:`correlate` along ``axis`` (scipy.ndimage.correlate1d)."""
+    """1-D :func:`correlate` along ``axis`` (scipy.ndimage.correlate1d).
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    weights : array_like
+        The 1-D filter (differentiable).
+    axis : int, optional
+        The axis to filter along. Default -1.
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
+        How the input is extended past its edges (SciPy's modes and their 'grid-'
+        aliases). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    origin : int, optional
+        The filter's shift. Default 0.
+
+    Returns
+    -------
+    Tensor
+        The correlation, the input's shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> tf.ndimage.correlate1d([0.0, 0.0, 4.0, 0.0, 0.0], [1.0, 2.0, 3.0])
+    tensor([ 0., 12.,  8.,  4.,  0.])
+    """
     x = _input(input, "correlate1d")
     (ax,) = _axes(axis, x._data.ndim, "correlate1d")
     w = _constant_real_1d(weights)
@@ -372,7 +504,50 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: No
 
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: None = None,
                mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
-    """1-D :func:`convolve` along ``axis`` (scipy.ndimage.convolve1d)."""
+    """1-D :func:`convolve` along ``axis`` (scipy.ndimage.convolve1d).
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    weights : array_like
+        The 1-D filter (differentiable).
+    axis : int, optional
+        The axis to filter along. Default -1.
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
+        How the input is extended past its edges (SciPy's modes and their 'grid-'
+        aliases). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    origin : int, optional
+        The filter's shift. Default 0.
+
+    Returns
+    -------
+    Tensor
+        The convolution, the input's shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: bilinear in the input and the weights (docs/rules.md, convolution and
+    lfilter: a gather for the boundary extension, whose adjoint folds the cotangent
+    back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> tf.ndimage.convolve1d([0.0, 0.0, 4.0, 0.0, 0.0], [1.0, 2.0, 3.0])
+    tensor([ 0.,  4.,  8., 12.,  0.])
+    """
     x = _input(input, "convolve1d")
     (ax,) = _axes(axis, x._data.ndim, "convolve1d")
     w = _constant_real_1d(weights)
@@ -402,7 +577,50 @@ def _constant_real_1d(weights: ArrayLike) -> NDArray[np.float64] | None:
 
 def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None = None,
                      mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
-    """The mean over a window of ``size`` along ``axis`` (scipy.ndimage.uniform_filter1d)."""
+    """The mean over a window of ``size`` along ``axis`` (scipy.ndimage.uniform_filter1d).
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    size : int
+        The window length, >= 1.
+    axis : int, optional
+        The axis to filter along. Default -1.
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
+        How the input is extended past its edges (SciPy's modes and their 'grid-'
+        aliases). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    origin : int, optional
+        The filter's shift. Default 0.
+
+    Returns
+    -------
+    Tensor
+        The filtered input, its shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> tf.ndimage.uniform_filter1d([0.0, 0.0, 3.0, 0.0, 0.0], 3)
+    tensor([0., 1., 1., 1., 0.])
+    """
     x = _input(input, "uniform_filter1d")
     (ax,) = _axes(axis, x._data.ndim, "uniform_filter1d")
     return uniform_filter(x, size, output, mode, cval, origin, axes=ax)
@@ -415,7 +633,52 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
     """The mean over a box of ``size`` (per axis or one for all) with the input extended
     by ``mode`` (scipy.ndimage.uniform_filter): one 1-D box correlation per axis.
     Differentiable in the input (linear; the VJP is the transposed filter: the box
-    correlation of the cotangent, folded back by the mode)."""
+    correlation of the cotangent, folded back by the mode).
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    size : int or sequence of int, optional
+        The box size, per axis or one for all, >= 1. Default 3.
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    modes : str or sequence of str, optional
+        How the input is extended past its edges, per axis or one for all (SciPy's
+        modes). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    origin : int or sequence of int, optional
+        The filter's shift, per axis or one for all. Default 0.
+    axes : int or sequence of int, optional
+        The axes to filter along. Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The filtered input, its shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> tf.ndimage.uniform_filter([[0.0, 0.0, 0.0], [0.0, 9.0, 0.0], [0.0, 0.0, 0.0]], 3)
+    tensor([[1., 1., 1.],
+            [1., 1., 1.],
+            [1., 1., 1.]])
+    """
     name = "uniform_filter"
     x = _input(input, name)
     if output is not None:
@@ -459,7 +722,55 @@ def _gaussian_kernel(sigma: float, order: int, radius: int) -> NDArray[np.float6
 def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int = 0,
                       output: None = None, mode: str = "reflect", cval: float = 0.0,
                       truncate: float = 4.0, *, radius: int | None = None) -> Tensor:
-    """1-D Gaussian filter (scipy.ndimage.gaussian_filter1d); see :func:`gaussian_filter`."""
+    """1-D Gaussian filter (scipy.ndimage.gaussian_filter1d); see :func:`gaussian_filter`.
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    sigma : float
+        The standard deviation, >= 0.
+    axis : int, optional
+        The axis to filter along. Default -1.
+    order : int, optional
+        The derivative order of the Gaussian, >= 0. Default 0.
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
+        How the input is extended past its edges (SciPy's modes and their 'grid-'
+        aliases). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    truncate : float, optional
+        The kernel is cut at truncate standard deviations. Default 4.0.
+    radius : int, optional
+        The kernel's radius; overrides truncate. Default None.
+
+    Returns
+    -------
+    Tensor
+        The filtered input, its shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
+        sigma, order, truncate or radius is negative.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> tf.ndimage.gaussian_filter1d([0.0, 0.0, 4.0, 0.0, 0.0], 1.0)
+    tensor([0.2336..., 0.9684..., 1.5957..., 0.9684..., 0.2336...])
+    """
     x = _input(input, "gaussian_filter1d")
     (ax,) = _axes(axis, x._data.ndim, "gaussian_filter1d")
     return gaussian_filter(x, sigma, order, output, mode, cval, truncate, radius=radius,
@@ -476,7 +787,60 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
     (scipy.ndimage.gaussian_filter): one 1-D correlation per axis; sigma 0 leaves an axis
     alone, as in SciPy. Differentiable in the input (the VJP is the transposed filter with
     the mode's folding). sigma, order, truncate, radius are parameters; a negative sigma
-    or order raises ShapeError."""
+    or order raises ShapeError.
+
+    Parameters
+    ----------
+    input : array_like
+        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    sigma : float or sequence of float
+        The standard deviation, per axis or one for all, >= 0 (0: the axis is left
+        alone).
+    order : int or sequence of int, optional
+        The derivative order of the Gaussian, per axis or one for all, >= 0. Default 0.
+    output : None, optional
+        Only None (the result is returned); an array raises UnsupportedADError. Default
+        None.
+    modes : str or sequence of str, optional
+        How the input is extended past its edges, per axis or one for all (SciPy's
+        modes). Default 'reflect'.
+    cval : float, optional
+        The value past the edges in 'constant' mode. Default 0.0.
+    truncate : float, optional
+        The kernel is cut at truncate standard deviations. Default 4.0.
+    radius : int or sequence of int, optional
+        The kernel's radius; overrides truncate. Default None.
+    axes : int or sequence of int, optional
+        The axes to filter along. Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The filtered input, its shape.
+
+    Raises
+    ------
+    ShapeError
+        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
+        sigma, order, truncate or radius is negative.
+    UnsupportedADError
+        If ``output`` is given.
+
+    Notes
+    -----
+    Derivative: linear in the input; the VJP is the transposed filter (docs/rules.md,
+    convolution and lfilter: a gather for the boundary extension, whose adjoint folds
+    the cotangent back, then ``signal.conv``).
+
+    Examples
+    --------
+    >>> x = tf.tensor([0.0, 0.0, 4.0, 0.0, 0.0], requires_grad=True)
+    >>> y = tf.ndimage.gaussian_filter(x, 1.0)
+    >>> y.detach()
+    tensor([0.2336..., 0.9684..., 1.5957..., 0.9684..., 0.2336...])
+    >>> tf.grad([y.sum()], [x])[0]
+    tensor([1., 1., 1., 1., 1.])
+    """
     name = "gaussian_filter"
     x = _input(input, name)
     if output is not None:
@@ -525,7 +889,52 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike, output: None = Non
     'reflect'/'grid-mirror', 'mirror', 'grid-wrap'; SciPy's legacy 'wrap' raises
     ShapeError. Differentiable in the input (linear) and in the coordinates (piecewise
     linear: the slope of the cell the point is in, the cell above at a grid point);
-    ``prefilter`` has no effect at order 1."""
+    ``prefilter`` has no effect at order 1.
+
+    Parameters
+    ----------
+    input : array_like
+        The grid values, real or complex, dimension >= 1 (differentiable).
+    coordinates : array_like
+        The points, real, shape ``(input.ndim, ...)`` (differentiable).
+    output : None, optional
+        Only None (the result is returned). Default None.
+    order : int, optional
+        The spline order; only 1 (linear). Default 1.
+    mode : str, optional
+        The extension past the edges (above). Default 'constant'.
+    cval : float, optional
+        The value past the edges in the constant modes. Default 0.0.
+    prefilter : bool, optional
+        No effect at order 1. Default True.
+
+    Returns
+    -------
+    Tensor
+        The interpolated values, of shape ``coordinates.shape[1:]``.
+
+    Raises
+    ------
+    ShapeError
+        If the coordinates' shape or dtype or the mode is invalid (also 'wrap').
+    UnsupportedADError
+        If ``output`` is given or ``order != 1``.
+
+    Notes
+    -----
+    Derivative: linear in the input (the VJP scatters the cotangent with the interpolation
+    weights); in the coordinates the slope of the cell the point is in.
+
+    Examples
+    --------
+    >>> img = tf.tensor([[0.0, 1.0], [2.0, 3.0]])
+    >>> c = tf.tensor([[0.5], [0.5]], requires_grad=True)
+    >>> tf.ndimage.map_coordinates(img, c).detach()
+    tensor([1.5])
+    >>> tf.grad([tf.ndimage.map_coordinates(img, c).sum()], [c])[0]
+    tensor([[2.],
+            [1.]])
+    """
     name = "map_coordinates"
     x = _input(input, name)
     if output is not None:

@@ -201,11 +201,49 @@ def _method(method: object, name: str) -> str:
 
 def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
              method: str = "auto") -> Tensor:
-    """n-D convolution of two inputs of the same dimension (scipy.signal.convolve,
+    r"""n-D convolution of two inputs of the same dimension (scipy.signal.convolve,
     jax.scipy.signal.convolve): mode 'full', 'same' (in1's size, centered) or 'valid';
     method 'auto', 'direct' or 'fft' (the primal's algorithm). Bilinear: the VJP in each
     input is the correlation of the cotangent with the other (module docstring), the JVP
-    ``ȧ ⋆ b + a ⋆ ḃ``."""
+    ``ȧ ⋆ b + a ⋆ ḃ``.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    method : {'auto', 'direct', 'fft'}, optional
+        The primal's algorithm (the derivative is the same). Default 'auto'.
+
+    Returns
+    -------
+    Tensor
+        The convolution, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, :math:`\bar a = \operatorname{crop}(\bar z \star
+    \operatorname{flip}(\bar b))` and symmetrically for b (docs/rules.md, convolution and
+    lfilter).
+
+    Examples
+    --------
+    >>> a = tf.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> tf.signal.convolve(a, [0.0, 1.0, 0.5])
+    tensor([0. , 1. , 2.5, 4. , 1.5], grad_fn=signal.conv)
+    >>> tf.grad([tf.signal.convolve(a, [0.0, 1.0, 0.5]).sum()], [a])[0]
+    tensor([1.5, 1.5, 1.5])
+    """
     a, b = _pair(in1, in2, "convolve")
     return _convolve(a, b, _mode(mode, "convolve"), tuple(range(a._data.ndim)),
                      _method(method, "convolve"), "convolve")
@@ -215,7 +253,41 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
               method: str = "auto") -> Tensor:
     """n-D cross-correlation ``z[k] = Σ_l in1[l + k] conj(in2[l])`` (scipy.signal.correlate):
     the convolution of in1 with the flipped conjugate of in2, same modes and methods;
-    derivatives through :func:`convolve`, flip and conj."""
+    derivatives through :func:`convolve`, flip and conj.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    method : {'auto', 'direct', 'fft'}, optional
+        The primal's algorithm. Default 'auto'.
+
+    Returns
+    -------
+    Tensor
+        The correlation, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, that of :func:`convolve` composed with flip and conj (linear)
+    (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> tf.signal.correlate([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    tensor([0.5, 2. , 3.5, 3. , 0. ])
+    """
     a, b = _pair(in1, in2, "correlate")
     mode = _mode(mode, "correlate")
     method = _method(method, "correlate")
@@ -237,7 +309,42 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                 axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by FFT along ``axes`` (default all; along the others the inputs
     broadcast) (scipy.signal.fftconvolve, jax.scipy.signal.fftconvolve). Derivatives as
-    for :func:`convolve`, broadcast axes summed back."""
+    for :func:`convolve`, broadcast axes summed back.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    axes : int or sequence of int, optional
+        The axes to convolve along (the others broadcast). Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The convolution, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
+        a non-convolved axis do not broadcast, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, as :func:`convolve`'s (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> z = tf.signal.fftconvolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    >>> np.allclose(z, [0.0, 1.0, 2.5, 4.0, 1.5])
+    True
+    """
     a, b = _pair(in1, in2, "fftconvolve")
     return _convolve(a, b, _mode(mode, "fftconvolve"), _conv_axes(a, b, axes, "fftconvolve"),
                      "fft", "fftconvolve")
@@ -246,7 +353,42 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
 def oaconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by the overlap-add method (scipy.signal.oaconvolve): the value of
-    :func:`fftconvolve` computed blockwise, efficient when one input is much longer."""
+    :func:`fftconvolve` computed blockwise, efficient when one input is much longer.
+
+    Parameters
+    ----------
+    in1 : array_like
+        The first input, real or complex, of dimension >= 1 (differentiable).
+    in2 : array_like
+        The second input, of in1's dimension (differentiable).
+    mode : {'full', 'same', 'valid'}, optional
+        The output: the full convolution, the centred part of in1's size, or the part
+        without zero padding. Default 'full'.
+    axes : int or sequence of int, optional
+        The axes to convolve along (the others broadcast). Default None: all.
+
+    Returns
+    -------
+    Tensor
+        The convolution, NumPy's result dtype of the inputs.
+
+    Raises
+    ------
+    ShapeError
+        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
+        a non-convolved axis do not broadcast, an argument is not one of
+        its choices, or (valid mode) neither input is at least as large as the other.
+
+    Notes
+    -----
+    Derivative: bilinear, as :func:`convolve`'s (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> z = tf.signal.oaconvolve([1.0, 2.0, 3.0], [0.0, 1.0, 0.5])
+    >>> np.allclose(z, [0.0, 1.0, 2.5, 4.0, 1.5])
+    True
+    """
     a, b = _pair(in1, in2, "oaconvolve")
     return _convolve(a, b, _mode(mode, "oaconvolve"), _conv_axes(a, b, axes, "oaconvolve"),
                      "oa", "oaconvolve")
@@ -338,10 +480,52 @@ _lfilter_op.replay = lambda axis: lambda b, a, x: _lfilter_np(b, a, x, axis)   #
 
 def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
             zi: ArrayLike | None = None) -> Tensor:
-    """IIR/FIR filter along ``axis`` (scipy.signal.lfilter): ``a_0 y[n] = Σ_k b_k x[n-k]
+    r"""IIR/FIR filter along ``axis`` (scipy.signal.lfilter): ``a_0 y[n] = Σ_k b_k x[n-k]
     - Σ_{k≥1} a_k y[n-k]``, b and a 1-D, ``a[0] != 0``. Differentiable in x, b and a
     (module docstring: the VJP runs the filter backwards in time). ``zi`` (initial
-    conditions) is not supported: it raises UnsupportedADError."""
+    conditions) is not supported: it raises UnsupportedADError.
+
+    Parameters
+    ----------
+    b : array_like
+        The numerator coefficients, 1-D, non-empty (differentiable).
+    a : array_like
+        The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` (differentiable).
+    x : array_like
+        The signal, dimension >= 1 (differentiable).
+    axis : int, optional
+        The axis to filter along. Default -1.
+    zi : None, optional
+        Not supported; must be None. Default None.
+
+    Returns
+    -------
+    Tensor
+        The filtered signal y, x's shape.
+
+    Raises
+    ------
+    UnsupportedADError
+        If ``zi`` is given.
+    ShapeError
+        If b or a is not a non-empty 1-D array, ``a[0] == 0``, x is 0-d or empty along
+        ``axis``, or ``axis`` is invalid.
+
+    Notes
+    -----
+    Derivative: :math:`\dot y = \operatorname{lfilter}(b, a, \dot x) +
+    \operatorname{lfilter}(\dot b, a, x) - \operatorname{lfilter}(\dot a, a, y)`; the VJP
+    runs the adjoint filter backwards in time (docs/rules.md, convolution and lfilter).
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 0.0, 0.0, 0.0], requires_grad=True)
+    >>> y = tf.signal.lfilter([1.0], [1.0, -0.5], x)
+    >>> y
+    tensor([1.   , 0.5  , 0.25 , 0.125], grad_fn=signal.lfilter)
+    >>> tf.grad([y.sum()], [x])[0]
+    tensor([1.875, 1.75 , 1.5  , 1.   ])
+    """
     name = "lfilter"
     if zi is not None:
         raise UnsupportedADError(f"{name}: zi (initial conditions) is not supported; filter "

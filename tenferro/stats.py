@@ -75,6 +75,7 @@ from ._engine import apply1
 from ._errors import LinAlgError, ShapeError, TenferroError, UnsupportedADError
 from ._rule_api import is_tracked
 from ._tensor import Tensor, as_tensor
+from ._ops._docs import example, numpydoc
 from ._ops._util import broadcast_shape, require_real, unbroadcast
 from ._ops.elementwise import (arctan2, cos, exp, expm1, floor, log, log1p, logaddexp,
                                power, sin, sqrt, where)
@@ -1076,42 +1077,110 @@ _vm_series_op = defop("stats.vonmises_series", _vm_series_vjp, _vm_series_jvp,
 _vm_series_op.replay = lambda ctx: lambda x, kappa: _vm_series_np(x, kappa, ctx)
 
 
+# ---- the docstrings (numpydoc): one template renders every distribution's ------------------
+
+_CONT_METHODS = (
+    ("logpdf(x, *shapes, loc=0, scale=1)", "The log of the density at x."),
+    ("pdf(x, *shapes, loc=0, scale=1)", "The density at x."),
+    ("logcdf(x, ...), cdf(x, ...)", "The (log) cumulative distribution function."),
+    ("logsf(x, ...), sf(x, ...)", "The (log) survival function 1 - cdf."),
+    ("entropy(*shapes, loc=0, scale=1)", "The differential entropy in nats."),
+    ("__call__(*shapes, loc=0, scale=1)", "The frozen distribution: its methods take x alone "
+                                          "(``entropy()`` nothing)."),
+)
+_DISC_METHODS = (
+    ("logpmf(k, *shapes, loc=0)", "The log of the probability mass at k."),
+    ("pmf(k, *shapes, loc=0)", "The probability mass at k."),
+    ("logcdf(k, ...), cdf(k, ...)", "The (log) cumulative distribution function."),
+    ("logsf(k, ...), sf(k, ...)", "The (log) survival function 1 - cdf."),
+    ("entropy(*shapes, loc=0)", "The Shannon entropy in nats (bernoulli and geom; the others "
+                                "raise NoClosedFormError)."),
+    ("__call__(*shapes, loc=0)", "The frozen distribution: its methods take k alone."),
+)
+
+
+def _document(dist: _Univariate, summary: str, shapes: Sequence[tuple[str, str]] = (),
+              extra: str = "") -> None:
+    """The numpydoc docstring of a distribution object: its parameters (the point, the
+    shape parameters, loc and scale), its methods, how it is differentiated and its
+    example (tenferro._ops._doc_examples)."""
+    discrete = not isinstance(dist, _Continuous)
+    point = (("k", "array_like", "The points (integers; not differentiated: the pmf is "
+                                 "piecewise constant in k).") if discrete else
+             ("x", "array_like", "The points (differentiable)."))
+    params = [point] + [(n, "array_like", d + " Differentiable.") for n, d in shapes]
+    if discrete:
+        params.append(("loc", "array_like, optional", "The shift of k (data, as k: derivative "
+                                                      "0). Default 0."))
+    else:
+        params.append(("loc", "array_like, optional", "The location (differentiable). "
+                                                      "Default 0."))
+        params.append(("scale", "array_like, optional",
+                       "The scale, > 0 (differentiable). Default 1."))
+    notes = ("Every method is a composition of tenferro's differentiable ops (no rule of its "
+             "own; docs/rules.md, special functions): reverse, forward and second order in "
+             "the point and every parameter. The arguments broadcast like NumPy; a "
+             "parameter outside its domain gives NaN (with NaN derivatives), a point "
+             "outside the support the limiting value (derivative 0)." + extra)
+    dist.__doc__ = numpydoc(summary, params, methods=_DISC_METHODS if discrete
+                            else _CONT_METHODS, notes=notes,
+                            examples=example(f"tenferro.stats.{dist.name}"))
+
+
 norm = _Norm("norm")
-norm.__doc__ = "Normal distribution N(loc, scale²): ``norm.logpdf(x, loc=0, scale=1)``."
+_document(norm, "Normal distribution N(loc, scale²): ``norm.logpdf(x, loc=0, scale=1)``.")
 t = _T("t")
-t.__doc__ = ("Student's t: ``t.logpdf(x, df, loc=0, scale=1)``; df > 0, df = inf is the "
-             "normal distribution.")
+_document(t, "Student's t: ``t.logpdf(x, df, loc=0, scale=1)``; df > 0, df = inf is the "
+             "normal distribution.",
+          [("df", "The degrees of freedom, > 0 (inf: the normal distribution).")],
+          " The cdf's derivative in df is a series (tf.special.stdtr).")
 gamma = _Gamma("gamma")
-gamma.__doc__ = "Gamma distribution: ``gamma.logpdf(x, a, loc=0, scale=1)``, a > 0."
+_document(gamma, "Gamma distribution: ``gamma.logpdf(x, a, loc=0, scale=1)``, a > 0.",
+          [("a", "The shape, > 0.")],
+          " The cdf's derivative in a is a series (tf.special.gammainc).")
 beta = _Beta("beta")
-beta.__doc__ = "Beta distribution: ``beta.logpdf(x, a, b, loc=0, scale=1)``, a, b > 0."
+_document(beta, "Beta distribution: ``beta.logpdf(x, a, b, loc=0, scale=1)``, a, b > 0.",
+          [("a", "The first shape, > 0."), ("b", "The second shape, > 0.")],
+          " The cdf's derivatives in a and b are series (tf.special.betainc).")
 expon = _Expon("expon")
-expon.__doc__ = "Exponential distribution: ``expon.logpdf(x, loc=0, scale=1)``."
+_document(expon, "Exponential distribution: ``expon.logpdf(x, loc=0, scale=1)``.")
 laplace = _Laplace("laplace")
-laplace.__doc__ = "Laplace distribution: ``laplace.logpdf(x, loc=0, scale=1)``."
+_document(laplace, "Laplace distribution: ``laplace.logpdf(x, loc=0, scale=1)``.")
 cauchy = _Cauchy("cauchy")
-cauchy.__doc__ = "Cauchy distribution: ``cauchy.logpdf(x, loc=0, scale=1)``."
+_document(cauchy, "Cauchy distribution: ``cauchy.logpdf(x, loc=0, scale=1)``.")
 logistic = _Logistic("logistic")
-logistic.__doc__ = "Logistic distribution: ``logistic.logpdf(x, loc=0, scale=1)``."
+_document(logistic, "Logistic distribution: ``logistic.logpdf(x, loc=0, scale=1)``.")
 lognorm = _Lognorm("lognorm")
-lognorm.__doc__ = "Log-normal distribution: ``lognorm.logpdf(x, s, loc=0, scale=1)``, s > 0."
+_document(lognorm, "Log-normal distribution: ``lognorm.logpdf(x, s, loc=0, scale=1)``, s > 0.",
+          [("s", "The standard deviation of log x, > 0.")])
 uniform = _Uniform("uniform")
-uniform.__doc__ = "Uniform distribution on [loc, loc + scale]: ``uniform.logpdf(x, loc, scale)``."
+_document(uniform, "Uniform distribution on [loc, loc + scale]: "
+                   "``uniform.logpdf(x, loc, scale)``.")
 chi2 = _Chi2("chi2")
-chi2.__doc__ = "Chi-squared distribution: ``chi2.logpdf(x, df, loc=0, scale=1)``, df > 0."
+_document(chi2, "Chi-squared distribution: ``chi2.logpdf(x, df, loc=0, scale=1)``, df > 0.",
+          [("df", "The degrees of freedom, > 0.")])
 chi = _Chi("chi")
-chi.__doc__ = "Chi distribution: ``chi.logpdf(x, df, loc=0, scale=1)``, df > 0."
+_document(chi, "Chi distribution: ``chi.logpdf(x, df, loc=0, scale=1)``, df > 0.",
+          [("df", "The degrees of freedom, > 0.")])
 f = _F("f")
-f.__doc__ = "F distribution: ``f.logpdf(x, dfn, dfd, loc=0, scale=1)``, dfn, dfd > 0."
+_document(f, "F distribution: ``f.logpdf(x, dfn, dfd, loc=0, scale=1)``, dfn, dfd > 0.",
+          [("dfn", "The numerator's degrees of freedom, > 0."),
+           ("dfd", "The denominator's degrees of freedom, > 0.")])
 rayleigh = _Rayleigh("rayleigh")
-rayleigh.__doc__ = "Rayleigh distribution: ``rayleigh.logpdf(x, loc=0, scale=1)``."
+_document(rayleigh, "Rayleigh distribution: ``rayleigh.logpdf(x, loc=0, scale=1)``.")
 weibull_min = _WeibullMin("weibull_min")
-weibull_min.__doc__ = "Weibull (minimum) distribution: ``weibull_min.logpdf(x, c, loc=0, scale=1)``."
+_document(weibull_min, "Weibull (minimum) distribution: "
+                       "``weibull_min.logpdf(x, c, loc=0, scale=1)``.",
+          [("c", "The shape, > 0.")])
 pareto = _Pareto("pareto")
-pareto.__doc__ = "Pareto distribution on x >= 1: ``pareto.logpdf(x, b, loc=0, scale=1)``, b > 0."
+_document(pareto, "Pareto distribution on x >= 1: ``pareto.logpdf(x, b, loc=0, scale=1)``, "
+                  "b > 0.", [("b", "The shape, > 0.")])
 vonmises = _Vonmises("vonmises")
-vonmises.__doc__ = ("Von Mises distribution on [-pi, pi]: ``vonmises.logpdf(x, kappa, loc=0, "
-                    "scale=1)``, kappa >= 0.")
+_document(vonmises, "Von Mises distribution on [-pi, pi]: ``vonmises.logpdf(x, kappa, loc=0, "
+                    "scale=1)``, kappa >= 0.", [("kappa", "The concentration, >= 0.")],
+          " One exception: cdf and sf (so logcdf and logsf) sum the density's Fourier series "
+          "with an op of their own, stats.vonmises_series (docs/rules.md, stats), whose "
+          "x-derivative is the density in closed form.")
 
 
 # ---- discrete distributions with loc ------------------------------------------------------
@@ -1347,17 +1416,25 @@ class _Nbinom(_Discrete):
 
 
 poisson = _Poisson("poisson")
-poisson.__doc__ = "Poisson distribution: ``poisson.logpmf(k, mu, loc=0)``, mu >= 0."
+_document(poisson, "Poisson distribution: ``poisson.logpmf(k, mu, loc=0)``, mu >= 0.",
+          [("mu", "The mean, >= 0.")],
+          " The cdf's derivative in mu is that of tf.special.gammaincc in x.")
 binom = _Binom("binom")
-binom.__doc__ = ("Binomial distribution: ``binom.logpmf(k, n, p, loc=0)``, integer n >= 0, "
-                 "0 <= p <= 1.")
+_document(binom, "Binomial distribution: ``binom.logpmf(k, n, p, loc=0)``, integer n >= 0, "
+                 "0 <= p <= 1.",
+          [("n", "The number of trials, an integer >= 0."),
+           ("p", "The success probability, in [0, 1].")])
 bernoulli = _Bernoulli("bernoulli")
-bernoulli.__doc__ = "Bernoulli distribution: ``bernoulli.logpmf(k, p, loc=0)``."
+_document(bernoulli, "Bernoulli distribution: ``bernoulli.logpmf(k, p, loc=0)``.",
+          [("p", "The success probability, in [0, 1].")])
 geom = _Geom("geom")
-geom.__doc__ = "Geometric distribution on k >= 1: ``geom.logpmf(k, p, loc=0)``, 0 < p <= 1."
+_document(geom, "Geometric distribution on k >= 1: ``geom.logpmf(k, p, loc=0)``, 0 < p <= 1.",
+          [("p", "The success probability, in (0, 1].")])
 nbinom = _Nbinom("nbinom")
-nbinom.__doc__ = ("Negative binomial distribution: ``nbinom.logpmf(k, n, p, loc=0)``, n > 0, "
-                  "0 < p <= 1.")
+_document(nbinom, "Negative binomial distribution: ``nbinom.logpmf(k, n, p, loc=0)``, n > 0, "
+                  "0 < p <= 1.",
+          [("n", "The number of successes, > 0."),
+           ("p", "The success probability, in (0, 1].")])
 
 
 # ---- multivariate ---------------------------------------------------------------------------
@@ -1378,6 +1455,40 @@ class _MultivariateNormal:
     LinAlgError, a ValueError like SciPy's error (allow_singular=True with a singular
     covariance is not supported and raises too); so does a scalar or diagonal cov with
     an entry <= 0. There are no cdf/logcdf (SciPy integrates them numerically).
+
+    Parameters
+    ----------
+    x : array_like
+        The points, (..., d) (differentiable).
+    mean : array_like, optional
+        The mean, (..., d) (differentiable). Default None: zero.
+    cov : array_like, optional
+        The covariance: a scalar, a 1-D diagonal or a (..., d, d) stack, positive definite
+        (differentiable). Default 1.
+    allow_singular : bool, optional
+        Only False is supported (a singular covariance raises LinAlgError). Default False.
+
+    Notes
+    -----
+    Methods:
+
+    * ``logpdf(x, mean=None, cov=1, allow_singular=False)``: the log of the density at x.
+    * ``pdf(x, mean=None, cov=1, allow_singular=False)``: the density at x.
+    * ``entropy(mean=None, cov=1, allow_singular=False)``: the differential entropy in nats.
+    * ``__call__(mean=None, cov=1, allow_singular=False)``: the frozen distribution, whose
+      methods take x alone.
+
+    Derivative: a composition of tenferro's ops, the cholesky rule (Murray 2016;
+    docs/rules.md, cholesky) and solve_triangular.
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 0.0], requires_grad=True)
+    >>> cov = tf.tensor([[2.0, 0.0], [0.0, 1.0]])
+    >>> tf.stats.multivariate_normal.logpdf(x, [0.0, 0.0], cov)
+    tensor(-2.43445066, grad_fn=...)
+    >>> tf.grad([tf.stats.multivariate_normal.logpdf(x, [0.0, 0.0], cov)], [x])[0]
+    tensor([-0.5, -0. ])
     """
     name = "multivariate_normal"
     _methods = ("logpdf", "pdf", "entropy")
@@ -1487,7 +1598,32 @@ class _Dirichlet:
     further axes for more points. logpdf = Σ (α_i - 1) log x_i - log B(α), differentiable
     in x and alpha (use the K - 1 form to differentiate in x on the simplex). Raises
     DomainError where SciPy raises ValueError: alpha <= 0, x outside [0, 1], x_i = 0 with
-    α_i < 1, components not summing to 1 (to 1e-9)."""
+    α_i < 1, components not summing to 1 (to 1e-9).
+
+    Parameters
+    ----------
+    x : array_like
+        The points, (K, ...) or (K - 1, ...) (differentiable).
+    alpha : array_like
+        The concentrations, (K,), > 0 (differentiable).
+
+    Notes
+    -----
+    Methods:
+
+    * ``logpdf(x, alpha)``: the log of the density at x.
+    * ``pdf(x, alpha)``: the density at x.
+    * ``entropy(alpha)``: the differential entropy in nats.
+    * ``__call__(alpha)``: the frozen distribution, whose methods take x alone.
+
+    Derivative: a composition of tenferro's ops (gammaln, digamma, xlogy-like sums; no rule
+    of its own).
+
+    Examples
+    --------
+    >>> tf.stats.dirichlet.logpdf(tf.tensor([0.2, 0.3, 0.5]), tf.tensor([1.0, 2.0, 3.0]))
+    tensor(1.5040774)
+    """
     name = "dirichlet"
     _methods = ("logpdf", "pdf", "entropy")
 

@@ -77,7 +77,29 @@ DEFAULT_TOL: dict[np.dtype[Any], Tolerance] = {np.dtype(np.float64): (1e-6, 1e-5
 
 def random_array(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64, rng: Any = None,
                  scale: float = 1.0) -> NDArray[Any]:
-    """Standard-normal entries (complex: independent real and imaginary parts)."""
+    """Standard-normal entries (complex: independent real and imaginary parts).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    dtype : dtype, optional
+        Default float64.
+    rng : numpy.random.Generator or int, optional
+        A generator or seed (``numpy.random.default_rng(rng)``).
+    scale : float, optional
+        Multiplies the entries. Default 1.0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The random array.
+
+    Examples
+    --------
+    >>> tf.testing.random_array((2, 3), rng=0).shape
+    (2, 3)
+    """
     rng = np.random.default_rng(rng)
     dtype = np.dtype(dtype)
     a = rng.standard_normal(shape)
@@ -90,14 +112,60 @@ def random_array(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64, rn
 
 def random_tensor(shape: int | tuple[int, ...], dtype: DTypeLike = np.float64, rng: Any = None,
                   requires_grad: bool = False) -> Tensor:
-    """A Tensor of ``random_array(shape, dtype, rng)`` (standard normal entries, complex
-    ones with independent real and imaginary parts), optionally ``requires_grad``."""
+    """A Tensor of ``random_array(shape, dtype, rng)``, optionally ``requires_grad``.
+
+    Standard normal entries, complex ones with independent real and imaginary parts.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    dtype : dtype, optional
+        Default float64.
+    rng : numpy.random.Generator or int, optional
+        A generator or seed.
+    requires_grad : bool, optional
+        Default False.
+
+    Returns
+    -------
+    Tensor
+        A new leaf.
+
+    Examples
+    --------
+    >>> tf.testing.random_tensor((2,), tf.complex128, rng=0).dtype
+    dtype('complex128')
+    """
     return Tensor(random_array(shape, dtype, rng), requires_grad=requires_grad)
 
 
 def random_spd(n: int, dtype: DTypeLike = np.float64, batch: tuple[int, ...] = (),
                rng: Any = None) -> NDArray[Any]:
-    """A Hermitian positive-definite matrix (or stack) with eigenvalues in [1, n + 1]."""
+    """A Hermitian positive-definite matrix (or stack) with eigenvalues in [1, n + 1].
+
+    Parameters
+    ----------
+    n : int
+        The size.
+    dtype : dtype, optional
+        Default float64 (complex dtypes give Hermitian matrices).
+    batch : tuple of int, optional
+        Batch shape. Default ().
+    rng : numpy.random.Generator or int, optional
+        A generator or seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``batch + (n, n)``.
+
+    Examples
+    --------
+    >>> w = np.linalg.eigvalsh(tf.testing.random_spd(3, rng=0))
+    >>> bool(np.all((w >= 1) & (w <= 4)))
+    True
+    """
     a = random_array(tuple(batch) + (n, n), dtype, rng)
     spd: NDArray[Any] = (a @ np.swapaxes(a, -1, -2).conj() / n
                          + np.eye(n, dtype=dtype)).astype(dtype)
@@ -106,7 +174,28 @@ def random_spd(n: int, dtype: DTypeLike = np.float64, batch: tuple[int, ...] = (
 
 def random_well_conditioned(shape: tuple[int, ...], dtype: DTypeLike = np.float64,
                             rng: Any = None) -> NDArray[Any]:
-    """A random (stack of) matrix with singular values bounded away from zero."""
+    """A random (stack of) matrix with singular values bounded away from zero.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        ``batch + (m, n)``.
+    dtype : dtype, optional
+        Default float64.
+    rng : numpy.random.Generator or int, optional
+        A generator or seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        The matrices.
+
+    Examples
+    --------
+    >>> a = tf.testing.random_well_conditioned((3, 3), rng=0)
+    >>> bool(np.linalg.cond(a) < 100)
+    True
+    """
     a = random_array(shape, dtype, rng)
     m, n = shape[-2], shape[-1]
     k = min(m, n)
@@ -181,15 +270,50 @@ def _tracked(x: Tensor) -> Tensor:
 def check_grads(f: Callable[..., Tensor | Sequence[Tensor]], args: Sequence[ArrayLike],
                 modes: Sequence[Literal["rev", "fwd"]] = ("rev", "fwd"), order: int = 2, *,
                 rng: Any = 0, tol: Tolerance | None = None) -> None:
-    """Check the derivatives of ``f`` at ``args`` against central finite differences.
+    r"""Check the derivatives of ``f`` at ``args`` against central finite differences.
 
-    f: function of Tensors returning a Tensor or a tuple of Tensors. args: arrays (or
-    Tensors) of float or complex dtype; every one is differentiated. tol: optional
-    ``(eps, rtol, atol)`` overriding :data:`DEFAULT_TOL`. Raises AssertionError, whose
-    message says which map failed (``f``, its VJP map or its JVP map) in which mode.
-    ``order=2`` then checks the VJP map x -> Jᴴȳ in ``modes`` (reverse-over-reverse,
+    ``order=2`` also checks the VJP map x -> Jᴴȳ in ``modes`` (reverse-over-reverse,
     forward-over-reverse) and, with "fwd", the JVP map x -> J v in both modes
-    (reverse-over-forward, and forward-over-forward: a jvp nested in a jvp).
+    (reverse-over-forward, and forward-over-forward: a jvp nested in a jvp). Random
+    directions and cotangents; reverse mode is checked through
+    :math:`\langle \bar y, J v\rangle = \langle J^H \bar y, v\rangle`.
+
+    Parameters
+    ----------
+    f : callable
+        A function of Tensors returning a Tensor or a tuple of Tensors.
+    args : sequence of array_like
+        Arrays (or Tensors) of float or complex dtype; every one is differentiated.
+    modes : sequence of {'rev', 'fwd'}, optional
+        Default ('rev', 'fwd').
+    order : {1, 2}, optional
+        Default 2.
+    rng : numpy.random.Generator or int, optional
+        The directions' generator or seed. Default 0.
+    tol : tuple of float, optional
+        ``(eps, rtol, atol)`` overriding :data:`DEFAULT_TOL` (per dtype).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        Whose message says which map failed (``f``, its VJP map or its JVP map) in which
+        mode, with the values.
+
+    Examples
+    --------
+    >>> tf.testing.check_grads(lambda x: tf.sin(x).sum(), [np.array([0.1, 0.2])])
+    >>> @tf.custom_vjp
+    ... def f(x):
+    ...     return tf.sin(x)
+    >>> f.defvjp(lambda x: (f(x), x), lambda x, g: (g * tf.sin(x),))   # wrong: cos
+    >>> tf.testing.check_grads(f, [np.array([0.5])], modes=("rev",), order=1)
+    Traceback (most recent call last):
+        ...
+    AssertionError: VJP (reverse mode), ... differs from finite differences ...
     """
     gen = np.random.default_rng(rng)
     arrays = [np.array(a.numpy() if isinstance(a, Tensor) else a) for a in args]
@@ -238,8 +362,32 @@ def check_low_precision(f: Callable[..., Tensor | Sequence[Tensor]], args: Seque
                         rtol: float | None = None, rng: Any = 0) -> None:
     """Value and VJP of ``f`` in float32/complex64 agree with the float64 result.
 
-    ``args`` are float64/complex128 arrays; they are cast down, and the single-precision
-    value and gradient are compared with the double-precision ones.
+    ``args`` are float64/complex128 arrays; they are cast down, and the single-precision value
+    and gradient are compared with the double-precision ones.
+
+    Parameters
+    ----------
+    f : callable
+        A function of Tensors returning a Tensor or a tuple of Tensors.
+    args : sequence of array_like
+        float64/complex128 arrays.
+    rtol : float, optional
+        The tolerance (rtol and atol). Default 2e-3.
+    rng : numpy.random.Generator or int, optional
+        The cotangents' generator or seed. Default 0.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If the single-precision value or gradient is off.
+
+    Examples
+    --------
+    >>> tf.testing.check_low_precision(lambda x: tf.exp(x).sum(), [np.array([0.1, 0.2])])
     """
     gen = np.random.default_rng(rng)
     down: dict[np.dtype[Any], type[np.inexact[Any]]] = {
@@ -272,14 +420,27 @@ def check_low_precision(f: Callable[..., Tensor | Sequence[Tensor]], args: Seque
 
 def record_calls(monkeypatch: pytest.MonkeyPatch, owner: object,
                  *names: str) -> list[tuple[Any, ...]]:
-    """Wrap ``owner.<name>`` for each of ``names`` (through pytest's ``monkeypatch``, so the
-    wrapping ends with the test): every call appends its positional arguments to the
-    returned list, then runs the original.
+    """Wrap ``owner.<name>`` for each of ``names``, recording the calls.
 
-    ``record_calls(monkeypatch, op_module, "apply1", "apply")`` watches an op module's
-    entries into the engine: bad input must raise before anything is recorded
-    (docs/design.md#errors), so
-    the list stays empty.
+    Through pytest's ``monkeypatch``, so the wrapping ends with the test: every call appends
+    its positional arguments to the returned list, then runs the original.
+    ``record_calls(monkeypatch, op_module, "apply1", "apply")`` watches an op module's entries
+    into the engine: bad input must raise before anything is recorded
+    (docs/design.md#errors), so the list stays empty.
+
+    Parameters
+    ----------
+    monkeypatch : pytest.MonkeyPatch
+        The test's fixture.
+    owner : object
+        A module or object.
+    *names : str
+        Attribute names of ``owner`` to wrap.
+
+    Returns
+    -------
+    list of tuple
+        The positional arguments of every call, in order.
     """
     calls: list[tuple[Any, ...]] = []
     for name in names:
@@ -296,10 +457,34 @@ def check_kernel_backward(monkeypatch: pytest.MonkeyPatch, owner: object, name: 
                           rtol: float = 1e-12, atol: float = 1e-12) -> None:
     """The two backward paths of an op with a compiled backward kernel agree.
 
-    ``loss`` maps a Tensor to a real scalar through the op; its gradient at the array ``a``
-    is computed twice with :func:`tenferro.grad`. The plain backward (``create_graph=False``)
-    must call the kernel ``owner.<name>`` exactly once, the create_graph backward (the rule
-    on Tensors) never, and the two gradients must be allclose under ``rtol``/``atol``.
+    ``loss`` maps a Tensor to a real scalar through the op; its gradient at the array ``a`` is
+    computed twice with :func:`tenferro.grad`. The plain backward (``create_graph=False``)
+    must call the kernel ``owner.<name>`` exactly once, the create_graph backward (the rule on
+    Tensors) never, and the two gradients must be allclose under ``rtol``/``atol``.
+
+    Parameters
+    ----------
+    monkeypatch : pytest.MonkeyPatch
+        The test's fixture.
+    owner : object
+        The module holding the kernel.
+    name : str
+        The kernel's attribute name.
+    loss : callable
+        Tensor -> real one-element Tensor, through the op.
+    a : numpy.ndarray
+        The point.
+    rtol, atol : float, optional
+        Default 1e-12 each.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If the kernel call counts or the gradients differ.
     """
 
     def run(create_graph: bool) -> NDArray[Any]:
@@ -341,13 +526,23 @@ ORACLE_RTOL_CAP = 1e-2
 
 
 def oracle_dir(near: str | os.PathLike[str] | None = None) -> Path:
-    """The folder of the shared oracle data: ``$TENFERRO_ORACLES`` if set, else
-    ``<project>/../shared/oracles`` where ``<project>`` is the nearest folder holding a
-    ``pyproject.toml`` above ``near`` (a file or folder; default: the working directory).
+    """The folder of the shared oracle data.
 
-    Tests pass their own ``__file__``: the installed package's location says nothing about
-    where the repository is. The folder need not exist (the data lives outside the
-    repository); check ``(oracle_dir(...) / "cases").is_dir()`` before relying on it.
+    ``$TENFERRO_ORACLES`` if set, else ``<project>/../shared/oracles`` where ``<project>`` is
+    the nearest folder holding a ``pyproject.toml`` above ``near``. Tests pass their own
+    ``__file__``: the installed package's location says nothing about where the repository
+    is. The folder need not exist (the data lives outside the repository); check
+    ``(oracle_dir(...) / "cases").is_dir()`` before relying on it.
+
+    Parameters
+    ----------
+    near : str or path-like, optional
+        A file or folder; default the working directory.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (possibly missing).
     """
     env = os.environ.get("TENFERRO_ORACLES")
     if env:
@@ -361,9 +556,23 @@ def oracle_dir(near: str | os.PathLike[str] | None = None) -> Path:
 
 def load_oracle_cases(ops: Iterable[str], root: str | os.PathLike[str] | None = None
                       ) -> list[OracleCase]:
-    """Every case of the op folders ``ops`` (in that order; files sorted by name) as a list
-    of dicts, one a non-blank jsonl line. Each dict also gets ``"_family"``: the stem of
-    its file. ``root`` defaults to :func:`oracle_dir`; a missing ``cases`` folder gives []."""
+    """Every case of the op folders ``ops`` as a list of dicts, one a non-blank jsonl line.
+
+    In the order of ``ops``; files sorted by name. Each dict also gets ``"_family"``: the stem
+    of its file.
+
+    Parameters
+    ----------
+    ops : iterable of str
+        Op folder names.
+    root : str or path-like, optional
+        Default :func:`oracle_dir`.
+
+    Returns
+    -------
+    list of dict
+        The cases; [] when the ``cases`` folder is missing.
+    """
     cases_dir = Path(oracle_dir() if root is None else root) / "cases"
     out: list[OracleCase] = []
     if not cases_dir.is_dir():
@@ -380,8 +589,31 @@ def load_oracle_cases(ops: Iterable[str], root: str | os.PathLike[str] | None = 
 
 
 def decode_oracle_tensor(t: Mapping[str, Any]) -> NDArray[Any]:
-    """A case tensor ``{"data", "dtype", "shape", "order"}`` as an ndarray (complex data is
-    a flat list of ``[re, im]`` pairs)."""
+    """A case tensor ``{"data", "dtype", "shape", "order"}`` as an ndarray.
+
+    Complex data is a flat list of ``[re, im]`` pairs.
+
+    Parameters
+    ----------
+    t : mapping
+        The case tensor; ``order`` must be 'row_major'.
+
+    Returns
+    -------
+    numpy.ndarray
+        The array.
+
+    Raises
+    ------
+    AssertionError
+        For another order.
+
+    Examples
+    --------
+    >>> tf.testing.decode_oracle_tensor({"data": [[1, 2]], "dtype": "complex128",
+    ...                                  "shape": [1], "order": "row_major"})
+    array([1.+2.j])
+    """
     if t["order"] != "row_major":
         raise AssertionError(f"oracle tensor order {t['order']!r}, expected 'row_major'")
     dtype = np.dtype(t["dtype"])
@@ -394,8 +626,30 @@ def decode_oracle_tensor(t: Mapping[str, Any]) -> NDArray[Any]:
 
 def assert_close_to_oracle(actual: ArrayLike, expected: NDArray[Any], tol: Mapping[str, float],
                            what: str, rtol_cap: float | None = None) -> None:
-    """``actual`` has ``expected``'s shape and is allclose to it under ``tol`` (a case's
-    ``{"rtol", "atol"}``), rtol capped at ``rtol_cap`` if given; ``what`` names the check."""
+    """``actual`` has ``expected``'s shape and is allclose to it under ``tol``.
+
+    Parameters
+    ----------
+    actual : array_like
+        The computed value.
+    expected : numpy.ndarray
+        The reference.
+    tol : mapping
+        A case's ``{"rtol", "atol"}``.
+    what : str
+        Names the check in the message.
+    rtol_cap : float, optional
+        Caps rtol.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        On a shape or value mismatch.
+    """
     got = np.asarray(actual)
     if got.shape != expected.shape:
         raise AssertionError(f"{what}: shape {got.shape} != {expected.shape}")
@@ -407,8 +661,25 @@ def oracle_phi(fn: Callable[..., Sequence[Tensor]], cotangents: Sequence[ArrayLi
                ) -> Callable[..., Tensor]:
     """φ(x) = Re⟨ȳ, f(x)⟩ = Σ Re(conj(ȳ)·y), the scalar whose Hessian the oracle probes.
 
-    ``fn`` maps the input Tensors to a tuple of outputs; ``cotangents`` (arrays) pair with
-    them. The terms are summed left to right.
+    The terms are summed left to right.
+
+    Parameters
+    ----------
+    fn : callable
+        Maps the input Tensors to a tuple of outputs.
+    cotangents : sequence of array_like
+        One per output.
+
+    Returns
+    -------
+    callable
+        φ, a function of the input Tensors returning a real one-element Tensor.
+
+    Examples
+    --------
+    >>> phi = tf.testing.oracle_phi(lambda x: (2 * x,), [np.array([1.0, 1.0])])
+    >>> phi(tf.tensor([1.0, 2.0]))
+    tensor(6.)
     """
     def phi(*xs: Tensor) -> Tensor:
         terms = [_sum(_real(_multiply(np.conj(c), y)))
@@ -425,7 +696,27 @@ class UnsupportedOracleCase(Exception):
 
 def oracle_kwargs(kw: dict[str, Any], allowed: Iterable[str], case_id: str) -> dict[str, Any]:
     """``kw`` (a case's ``op_kwargs``) itself, after checking that it names only keywords of
-    ``allowed``; any other keyword raises :class:`UnsupportedOracleCase`."""
+    ``allowed``.
+
+    Parameters
+    ----------
+    kw : dict
+        The case's keyword arguments.
+    allowed : iterable of str
+        The keywords the adapter understands.
+    case_id : str
+        For the message.
+
+    Returns
+    -------
+    dict
+        ``kw``.
+
+    Raises
+    ------
+    UnsupportedOracleCase
+        For any other keyword.
+    """
     unknown = set(kw) - set(allowed)
     if unknown:
         raise UnsupportedOracleCase(f"{case_id}: op_kwargs {sorted(unknown)} have no tenferro "
@@ -437,10 +728,33 @@ def oracle_axis(dim: int | list[int] | tuple[int, ...] | None, ndim: int, case_i
                 ) -> int | tuple[int, ...] | None:
     """PyTorch ``dim`` -> NumPy ``axis`` for an input of ``ndim`` dimensions.
 
-    PyTorch reduces over everything for ``dim=None`` and for an empty list, and accepts
-    dim 0 or -1 on a 0-d tensor (treating it as one element); NumPy spells all of these
-    ``axis=None``. A list becomes a tuple; any other dim of a 0-d input raises
-    :class:`UnsupportedOracleCase`.
+    PyTorch reduces over everything for ``dim=None`` and for an empty list, and accepts dim 0
+    or -1 on a 0-d tensor (treating it as one element); NumPy spells all of these
+    ``axis=None``.
+
+    Parameters
+    ----------
+    dim : int, list or tuple of int, or None
+        PyTorch's dim.
+    ndim : int
+        The input's dimension.
+    case_id : str
+        For the message.
+
+    Returns
+    -------
+    int, tuple of int, or None
+        NumPy's axis (a list becomes a tuple).
+
+    Raises
+    ------
+    UnsupportedOracleCase
+        For any other dim of a 0-d input.
+
+    Examples
+    --------
+    >>> tf.testing.oracle_axis([0, 1], 2, "case"), tf.testing.oracle_axis([], 2, "case")
+    ((0, 1), None)
     """
     if dim is None:
         return None
@@ -455,13 +769,39 @@ def oracle_axis(dim: int | list[int] | tuple[int, ...] | None, ndim: int, case_i
 
 
 def oracle_output_keys(n: int) -> list[str]:
-    """How the probes name ``n`` outputs of an identity observable: ``["value"]`` for one,
-    else ``["output_0", ..., "output_<n-1>"]``."""
+    """How the probes name ``n`` outputs of an identity observable.
+
+    Parameters
+    ----------
+    n : int
+        The number of outputs.
+
+    Returns
+    -------
+    list of str
+        ``["value"]`` for one, else ``["output_0", ..., "output_<n-1>"]``.
+
+    Examples
+    --------
+    >>> tf.testing.oracle_output_keys(2)
+    ['output_0', 'output_1']
+    """
     return ["value"] if n == 1 else [f"output_{i}" for i in range(n)]
 
 
 def oracle_case_id(case: OracleCase) -> str:
-    """A case's test id: its ``case_id`` (for ``parametrize(..., ids=oracle_case_id)``)."""
+    """A case's test id: its ``case_id`` (for ``parametrize(..., ids=oracle_case_id)``).
+
+    Parameters
+    ----------
+    case : dict
+        An oracle case.
+
+    Returns
+    -------
+    str
+        ``case["case_id"]``.
+    """
     cid: str = case["case_id"]
     return cid
 
@@ -469,13 +809,31 @@ def oracle_case_id(case: OracleCase) -> str:
 def assert_oracle_cases_cover(cases: Iterable[OracleCase],
                               expected: Iterable[str] | Mapping[str, Iterable[str]],
                               root: str | os.PathLike[str] | None = None) -> None:
-    """The replay really runs: ``cases`` (case dicts from :func:`load_oracle_cases`) hold
-    every op of ``expected`` (an iterable of op folders), or, for a mapping
-    ``{op: {family, ...}}``, every family (file stem) of every op.
+    """The replay really runs: ``cases`` hold every op (or family) of ``expected``.
 
-    ``root``, if given, is the folder the cases were read from: when it has no ``cases``
-    folder (the data lives outside the repository) the calling test is skipped
-    (``unittest.SkipTest``, which pytest honours) instead of failing.
+    ``cases`` are case dicts from :func:`load_oracle_cases`.
+
+    Parameters
+    ----------
+    cases : iterable of dict
+        The loaded cases.
+    expected : iterable of str or mapping
+        Op folders, or ``{op: {family, ...}}`` for every family (file stem) of every op.
+    root : str or path-like, optional
+        The folder the cases were read from: when it has no ``cases`` folder (the data lives
+        outside the repository) the calling test is skipped (``unittest.SkipTest``, which
+        pytest honours) instead of failing.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If an op or family is missing.
+    unittest.SkipTest
+        If ``root`` has no ``cases`` folder.
     """
     if root is not None and not (Path(root) / "cases").is_dir():
         raise unittest.SkipTest(f"no oracle data at {root}")
@@ -499,21 +857,41 @@ def replay_oracle_case(case: OracleCase, fn: Callable[..., Any],
                        rtol_cap: float | None = ORACLE_RTOL_CAP) -> int:
     """Replay every probe of the oracle ``case`` through ``fn``; returns how many ran.
 
-    ``fn`` maps the case's input Tensors (in the order of ``case["inputs"]``) to the
-    observed outputs: a tuple, or one Tensor. ``keys`` names those outputs as the probes'
-    cotangents do (default :func:`oracle_output_keys` of their count); a probe naming other
-    outputs fails. For each probe:
+    For each probe:
 
     * jvp: ``tf.jvp(fn, inputs, direction)`` against ``pytorch_ref`` and ``fd_ref``;
     * vjp: ``tf.grad(outputs, inputs, cotangent)`` against ``pytorch_ref`` (an input the
-      outputs do not reach has the gradient 0; outputs that require no grad, e.g. the sign
-      of a real slogdet, are left out of the seed);
+      outputs do not reach has the gradient 0; outputs that require no grad, e.g. the sign of
+      a real slogdet, are left out of the seed);
     * hvp (where the probe has one): H·v of φ(x) = Re⟨ȳ, fn(x)⟩ (:func:`oracle_phi`) by
       forward-over-reverse, against both references;
 
-    under the case's ``comparison`` tolerances (second order defaults to first), rtol
-    capped at ``rtol_cap`` (``None``: as the data says — an rtol >= 1 accepts anything).
-    The case must expect success and carry probes.
+    under the case's ``comparison`` tolerances (second order defaults to first). The case
+    must expect success and carry probes.
+
+    Parameters
+    ----------
+    case : dict
+        An oracle case.
+    fn : callable
+        Maps the case's input Tensors (in the order of ``case["inputs"]``) to the observed
+        outputs: a tuple, or one Tensor.
+    keys : iterable of str, optional
+        Names of those outputs as the probes' cotangents have them (default
+        :func:`oracle_output_keys` of their count); a probe naming other outputs fails.
+    rtol_cap : float, optional
+        Caps rtol (``None``: as the data says; an rtol >= 1 accepts anything). Default
+        ``ORACLE_RTOL_CAP``.
+
+    Returns
+    -------
+    int
+        The number of probes run.
+
+    Raises
+    ------
+    AssertionError
+        On a mismatch, a case that does not expect success, or one without probes.
     """
     cid = case["case_id"]
     if case["expected_behavior"] != "success":

@@ -305,7 +305,8 @@ def test_bad_input():
 # ---- every value that leaves the graph is seen ----------------------------------------------
 # A recording is only as safe as the ops that report a value leaving the graph. Every
 # registered NumPy override and Tensor method, and every function of tf.linalg,
-# tf.special, tf.fft, tf.signal, tf.ndimage and tf.integrate, applied to a traced tensor
+# tf.special, tf.fft, tf.signal, tf.ndimage, tf.integrate and tf.distributed, applied to a
+# traced tensor
 # must record a node, report an escape or a guard, or return a value that depends on the
 # input's shape alone.
 
@@ -326,7 +327,8 @@ def _callables():
             if (name, fn) not in seen:
                 seen.add((name, fn))
                 yield name, fn, "vector"
-    for mod in (tf.linalg, tf.special, tf.fft, tf.signal, tf.ndimage, tf.integrate):
+    for mod in (tf.linalg, tf.special, tf.fft, tf.signal, tf.ndimage, tf.integrate,
+                tf.distributed):
         for name in dir(mod):
             fn = getattr(mod, name)
             if (name.startswith("_") or name.endswith("_ad") or name in NOT_OPS

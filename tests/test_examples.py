@@ -337,3 +337,23 @@ def test_ode_fit_self_check_fails_when_off(ode_fit, monkeypatch, capsys):
     monkeypatch.setattr(ode_fit, "TRUE", ode_fit.TRUE * np.array([1.0, 1.0, 1.0, 1.2]))
     assert ode_fit.main() == 1
     assert "FAILED" in capsys.readouterr().out
+
+
+# ---- distributed_fit: logistic regression on sharded data, tenferro.distributed ----------
+
+@pytest.fixture(scope="module")
+def distributed_fit():
+    return _load("distributed_fit")
+
+
+def test_distributed_fit_checks_itself(distributed_fit, monkeypatch, capsys):
+    """(the cluster run is the docs build's and tests/test_distributed.py's; here the
+    serial fit, and the check that fails when the fit is off)"""
+    assert distributed_fit.main(["--rows", "5000"], use_cluster=False) == 0
+    orig = distributed_fit.make_shards
+    data_w = distributed_fit.W_TRUE.copy()
+    monkeypatch.setattr(distributed_fit, "make_shards",
+                        lambda n, rows: orig(n, rows, w_true=data_w))
+    monkeypatch.setattr(distributed_fit, "W_TRUE", distributed_fit.W_TRUE * 1.5)
+    assert distributed_fit.main(["--rows", "5000"], use_cluster=False) == 1
+    assert "more than 0.1 from w_true" in capsys.readouterr().out

@@ -151,6 +151,25 @@ def test_fixed_point_check_grads_and_low_precision():
     assert x32.dtype == np.float32
 
 
+def test_zero_dimensional_unknown():
+    # a 0-d unknown: the adjoint solve's -λ is a NumPy scalar, which once reached the
+    # reverse pass as a tensor's data and failed ("Cannot set flags on array scalars")
+    def root(a):
+        return tf.custom_root(lambda x, a: x * x - a, np.array(1.0),
+                              lambda f, x0: scipy.optimize.root(f, x0).x, a)
+
+    def newton(a):
+        return tf.fixed_point(lambda x, a: 0.5 * (x + a / x), np.array(1.0), a)
+
+    for fn in (root, newton):
+        a = tf.tensor(2.0, requires_grad=True)
+        x = fn(a)
+        assert x.shape == ()
+        gx, = tf.grad([x], [a])
+        np.testing.assert_allclose(gx.numpy(), 0.5 / np.sqrt(2.0), rtol=1e-8)
+        check_grads(fn, [np.array(2.0)], modes=("rev", "fwd"), order=2)
+
+
 # ---- other solvers, shapes, errors -----------------------------------------------------------
 
 def test_scipy_root_on_a_matrix_unknown():

@@ -23,7 +23,7 @@ layer  name        modules (what they may import: their layer and those above in
 4      ops         ``_ops/*`` (elementwise, reductions, structure, views, ...), ``linalg``,
                    ``special``, ``stats``, ``fft``, ``integrate``, ``signal``, ``ndimage``
 5      transforms  ``custom`` (custom_vjp/jvp, custom_root), ``functional`` (jacobian,
-                   hessian, checkpoint, linear_operator)
+                   hessian, checkpoint, linear_operator), ``distributed``
 6      facade      ``__init__``, ``__main__``, ``_numpy`` (NumPy's functions on tensors),
                    ``testing``, ``rules``
 =====  ==========  =========================================================================
@@ -77,6 +77,7 @@ LAYER_OF = {
     "tenferro.ndimage": "ops",
     "tenferro.custom": "transforms",
     "tenferro.functional": "transforms",
+    "tenferro.distributed": "transforms",
     "tenferro.compile": "transforms",
     "tenferro.integrate": "transforms",
     "tenferro.integrate._ode": "transforms",

@@ -50,35 +50,97 @@ SUBMODULES = [
     ("tenferro.signal", "Signal processing: convolution and linear filters (``scipy.signal``' names)"),
     ("tenferro.ndimage", "Image filters and interpolation (``scipy.ndimage``' names)"),
     ("tenferro.functional", "Function transforms"),
+    ("tenferro.distributed", "Distributed gradients: sharded sums and sliced contractions on executors"),
     ("tenferro.forward", "Forward mode: dual numbers (also ``tenferro.forward_ad``)"),
     ("tenferro.testing", "Testing derivatives"),
+    # being written (another branch): documented as soon as the module exists
+    ("tenferro.distributed", "Distributed tensors"),
 ]
 # Modules whose every public name is re-exported at top level: documented there.
 TOP_LEVEL_ONLY = ("tenferro.autograd", "tenferro.custom", "tenferro.builders",
                   "tenferro.compile")
 
-# Section titles of the top-level page, by the module that defines a name.
-SECTIONS = [
-    ("tenferro._tensor", "Tensors"),
-    ("tenferro._ops.creation", "Creation functions"),
-    ("tenferro._dtypes", "Data types and promotion"),
-    ("tenferro._ops.elementwise", "Element-wise functions"),
-    ("tenferro._ops.reductions", "Reductions and statistics"),
-    ("tenferro._ops.structure", "Shapes, indexing and products"),
-    ("tenferro._ops.manipulation", "Manipulation"),
-    ("tenferro._ops.einsum", "einsum"),
-    ("tenferro._ops.searching", "Searching"),
-    ("tenferro._ops.sorting", "Sorting"),
-    ("tenferro._ops.sets", "Set functions"),
-    ("tenferro.autograd", "Reverse mode (autograd)"),
-    ("tenferro.forward", "Forward mode and Hessian-vector products"),
-    ("tenferro.custom", "Custom derivative rules, roots and fixed points"),
-    ("tenferro.compile", "Recording and replaying a function (``tf.compile``)"),
-    ("tenferro.builders", "Builders (the Rust API's spelling)"),
-    ("tenferro.linalg", "Builders of linear algebra ops (``tf.svd_ad(a).run()``)"),
-    ("tenferro._errors", "Errors"),
+# The API reference is grouped by topic, one page per topic (docs/api/<page>.rst). Each
+# public name goes to a page and a section of it:
+# * a top-level name by the module that defines it (TOP_LEVEL_TOPICS, a prefix match);
+# * a name ending in "_ad" (a builder, ``tf.svd_ad(a).run()``) to the builders page;
+# * a name of tenferro.linalg to the page of its family (LINALG_FAMILIES: by name, then
+#   by defining module);
+# * a name of another module of SUBMODULES to that module's page (SUBMODULE_PAGES, or a
+#   page named after the module: a module added to SUBMODULES gets a page without more).
+# A name that matches no topic lands on an "Other" page of its module, never nowhere.
+PAGES = [                        # (page, title, caption of the index's group)
+    ("tensors", "Tensors, data types and threads", "Arrays"),
+    ("creation", "Creation functions", "Arrays"),
+    ("elementwise", "Element-wise functions", "Arrays"),
+    ("reductions", "Reductions, statistics, searching, sorting and sets", "Arrays"),
+    ("manipulation", "Shapes, indexing, products and einsum", "Arrays"),
+    ("errors", "Errors", "Arrays"),
+    ("linalg", "tenferro.linalg: linear algebra", "Linear algebra"),
+    ("linalg-decompositions", "Linear algebra: decompositions", None),
+    ("linalg-solvers", "Linear algebra: solvers and least squares", None),
+    ("linalg-matrix-functions", "Linear algebra: matrix functions", None),
+    ("linalg-norms-products", "Linear algebra: determinants, norms and products", None),
+    ("linalg-other", "Linear algebra: other functions", None),
+    ("builders", "Builders (``tf.svd_ad(a).run()``, the Rust API's spelling)", "Linear algebra"),
+    ("special", "tenferro.special: special functions", "SciPy-style modules"),
+    ("stats", "tenferro.stats: probability distributions", "SciPy-style modules"),
+    ("fft", "tenferro.fft: discrete Fourier transforms", "SciPy-style modules"),
+    ("signal", "tenferro.signal: convolution and linear filters", "SciPy-style modules"),
+    ("ndimage", "tenferro.ndimage: image filters and interpolation", "SciPy-style modules"),
+    ("integrate", "tenferro.integrate: quadrature and ODE solutions", "SciPy-style modules"),
+    ("transforms", "Transforms: grad, jacobian, hessian, jvp, custom rules, compile",
+     "Derivatives"),
+    ("testing", "tenferro.testing: checking derivatives", "Derivatives"),
+    ("distributed", "tenferro.distributed: distributed tensors", "Parallel"),
+    ("other", "Other functions", "Other"),
 ]
-OTHER_SECTION = "Other functions"
+# Top-level names: (defining module, page, section title).
+TOP_LEVEL_TOPICS = [
+    ("tenferro._tensor", "tensors", "Tensors"),
+    ("tenferro._dtypes", "tensors", "Data types and promotion"),
+    ("tenferro._threads", "tensors", "Threads"),
+    ("tenferro._ops.creation", "creation", "Creation functions"),
+    ("tenferro._ops.elementwise", "elementwise", "Element-wise functions"),
+    ("tenferro._ops.reductions", "reductions", "Reductions and statistics"),
+    ("tenferro._ops.searching", "reductions", "Searching"),
+    ("tenferro._ops.sorting", "reductions", "Sorting"),
+    ("tenferro._ops.sets", "reductions", "Set functions"),
+    ("tenferro._ops.structure", "manipulation", "Shapes, indexing and products"),
+    ("tenferro._ops.manipulation", "manipulation", "Manipulation"),
+    ("tenferro._ops.einsum", "manipulation", "einsum"),
+    ("tenferro.linalg", "manipulation", "Products of the array API (also in tenferro.linalg)"),
+    ("tenferro.autograd", "transforms", "Reverse mode (autograd)"),
+    ("tenferro.forward", "transforms", "Forward mode and Hessian-vector products"),
+    ("tenferro.functional", "transforms", "Jacobians, Hessians, operators, checkpointing"),
+    ("tenferro.custom", "transforms", "Custom derivative rules, roots and fixed points"),
+    ("tenferro.compile", "transforms", "Recording and replaying a function (``tf.compile``)"),
+    ("tenferro.builders", "builders", "The builder"),
+    ("tenferro._errors", "errors", "Errors"),
+]
+# The families of tenferro.linalg: (page, section title, defining modules, names). A name
+# listed is placed by it; others by their defining module (a prefix match).
+LINALG_FAMILIES = [
+    ("linalg-decompositions", "Singular values",
+     ("tenferro.linalg.svd", "tenferro.linalg.svds"), ()),
+    ("linalg-decompositions", "Eigenvalues",
+     ("tenferro.linalg.eigh", "tenferro.linalg.eigsh", "tenferro.linalg.eig"), ()),
+    ("linalg-decompositions", "QR, LU and Cholesky",
+     ("tenferro.linalg.qr", "tenferro.linalg.lu", "tenferro.linalg.cholesky"), ()),
+    ("linalg-solvers", "Linear systems and inverses",
+     ("tenferro.linalg.solve", "tenferro.linalg.triangular", "tenferro.linalg.banded"),
+     ("cho_solve",)),
+    ("linalg-solvers", "Least squares and the pseudo-inverse", ("tenferro.linalg.lstsq",), ()),
+    ("linalg-solvers", "Matrix equations", ("tenferro.linalg.sylvester",), ()),
+    ("linalg-matrix-functions", "Matrix functions", ("tenferro.linalg.schur_funcs",),
+     ("expm", "matrix_exp", "matrix_power")),
+    ("linalg-norms-products", "Determinants", ("tenferro.linalg.det",), ()),
+    ("linalg-norms-products", "Norms", ("tenferro.linalg.matfuncs",), ("matrix_rank",)),
+    ("linalg-norms-products", "Products", ("tenferro.linalg.products",), ()),
+]
+# Submodules whose page is not named after them.
+SUBMODULE_PAGES = {"tenferro.functional": "transforms", "tenferro.forward": "transforms"}
+
 
 
 def _is_module(obj):
@@ -169,9 +231,9 @@ def _class_members(cls):
     return own, sorted(borrowed)
 
 
-def _summary_table(modname, names):
+def _summary_table(names):
     lines = [".. autosummary::", "   :nosignatures:", ""]
-    lines += [f"   {n}" for n in names]   # relative to the page's current module
+    lines += [f"   {n}" for n in names]   # relative to the section's current module
     return lines + [""]
 
 
@@ -179,63 +241,183 @@ def _title(text, char="="):
     return [text, char * len(text), ""]
 
 
-def _api_pages():
+def _module_of(obj):
+    return getattr(obj, "__module__", "") or ""
+
+
+def _matches(module, prefix):
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def _linalg_family(name, obj):
+    """(page, section) of a tenferro.linalg name (a builder's by the name it builds)."""
+    base = name[:-3] if name.endswith("_ad") else name
+    for page, section, modules, names in LINALG_FAMILIES:
+        if base in names:
+            return page, section
+    module = _module_of(obj)
+    for page, section, modules, names in LINALG_FAMILIES:
+        if any(_matches(module, m) for m in modules):
+            return page, section
+    return "linalg-other", "Other functions"
+
+
+def _is_builder(name, obj):
+    return name.endswith("_ad") and callable(obj)
+
+
+def _topic(modname, name, obj):
+    """(page, section title) of the public name ``modname.name``."""
+    if _is_builder(name, obj):
+        if modname == "tenferro.linalg" or _matches(_module_of(obj), "tenferro.linalg"):
+            return "builders", _linalg_family(name, obj)[1]
+        return "builders", "Other builders"
+    if modname == "tenferro":
+        module = _module_of(obj)
+        for prefix, page, section in TOP_LEVEL_TOPICS:
+            if _matches(module, prefix):
+                return page, section
+        return "other", "Other functions"
+    if modname == "tenferro.linalg":
+        return _linalg_family(name, obj)
+    if modname in SUBMODULE_PAGES:       # beside the top-level names of the module
+        for prefix, page, section in TOP_LEVEL_TOPICS:
+            if prefix == modname:
+                return page, section
+    page = SUBMODULE_PAGES.get(modname, modname.split(".", 1)[1])
+    return page, None          # the module's own section on its page
+
+
+def _placements():
+    """{page: {section title or None: [(qualname, obj), ...]}} in the order of PAGES and of
+    the sections' first appearance; a name reached twice (a builder of tenferro.linalg
+    that is also at top level) is documented once, as the top-level name."""
     api = public_api()
+    top_ids = {id(o) for _, o in api["tenferro"]}
     pages = {}
-    # top level, grouped by defining module
-    groups = {}
-    consts = []
-    for name, obj in api["tenferro"]:
-        if _kind(obj) == "data" and not needs_docstring(obj):
-            consts.append((name, obj))
-            continue
-        module = getattr(obj, "__module__", "") or ""
-        section = next((title for prefix, title in SECTIONS
-                        if module == prefix or module.startswith(prefix + ".")),
-                       OTHER_SECTION)
-        groups.setdefault(section, []).append((name, obj))
-    lines = _title("tenferro (top level)")
-    lines += [".. module:: tenferro", "",
-              "The ``tenferro`` module is the array namespace (the Python array API "
-              "standard 2024.12, ``tf.__array_api_version__``) and holds the tensor, the "
-              "differentiation functions and the errors. Conventionally "
-              "``import tenferro as tf``.", ""]
-    order = [t for _, t in SECTIONS] + [OTHER_SECTION]
-    for title in order:
-        if title not in groups:
-            continue
-        entries = sorted(groups[title])
-        lines += _title(title, "-")
-        lines += _summary_table("tenferro", [n for n, _ in entries])
+    for modname, entries in api.items():
         for name, obj in entries:
-            lines += _entry(f"tenferro.{name}", obj)
-    lines += _title("Data types and constants", "-")
-    lines += ["NumPy dtype objects (``tf.float64 == np.float64``), the array API "
-              "constants and ``newaxis`` (``None``).", ""]
-    for name, obj in sorted(consts):
-        lines += _entry(f"tenferro.{name}", obj)
-    pages["tenferro"] = lines
-    for modname, title in SUBMODULES:
-        if modname not in api:
+            if modname == "tenferro" and _kind(obj) == "data" and not needs_docstring(obj):
+                section = "Data types and constants"
+                page = "tensors"
+            else:
+                if modname != "tenferro" and id(obj) in top_ids and (
+                        _is_builder(name, obj) or SUBMODULE_PAGES.get(modname)):
+                    continue   # documented as tf.<name> on the same page
+                page, section = _topic(modname, name, obj)
+            if section is None:
+                section = modname
+            pages.setdefault(page, {}).setdefault(section, []).append(
+                (f"{modname}.{name}", obj))
+    return {page: dict(sorted(sections.items(), key=lambda kv: _section_rank(kv[0])))
+            for page, sections in pages.items()}
+
+
+def _section_rank(section):
+    """Sections in the order of TOP_LEVEL_TOPICS, then of LINALG_FAMILIES, then others."""
+    titles = [t for _, _, t in TOP_LEVEL_TOPICS]
+    titles.insert(titles.index("Data types and promotion") + 1, "Data types and constants")
+    titles += [t for _, t, _, _ in LINALG_FAMILIES]
+    return titles.index(section) if section in titles else len(titles)
+
+
+def _section_module(qualnames):
+    """The module the names of a section are relative to: their longest common prefix."""
+    parts = [q.split(".")[:-1] for q in qualnames]
+    common = parts[0]
+    for p in parts[1:]:
+        n = 0
+        while n < min(len(common), len(p)) and common[n] == p[n]:
+            n += 1
+        common = common[:n]
+    return ".".join(common) or "tenferro"
+
+
+def _module_header(modname):
+    """The module's docstring, declared once (the target of {mod} references)."""
+    if modname == "tenferro":
+        return [".. module:: tenferro", "",
+                "The ``tenferro`` module is the array namespace (the Python array API "
+                "standard 2024.12, ``tf.__array_api_version__``) and holds the tensor, the "
+                "differentiation functions and the errors. Conventionally "
+                "``import tenferro as tf``.", ""]
+    return [f".. automodule:: {modname}", "   :no-members:", ""]
+
+
+def _section_lines(title, entries, header_module=None):
+    lines = _title(title, "-") if title else []
+    if header_module:
+        lines += _module_header(header_module)
+    if title == "Data types and constants":
+        lines += ["NumPy dtype objects (``tf.float64 == np.float64``), the array API "
+                  "constants and ``newaxis`` (``None``).", ""]
+        for qualname, obj in sorted(entries, key=lambda e: e[0]):
+            lines += _entry(qualname, obj)
+        return lines
+    module = _section_module([q for q, _ in entries])
+    ordered = sorted(entries, key=lambda e: e[0]) if module in ("tenferro",
+                                                               "tenferro.linalg") else entries
+    lines += [f".. currentmodule:: {module}", ""]
+    lines += _summary_table([q[len(module) + 1:] for q, _ in ordered])
+    for qualname, obj in ordered:
+        lines += _entry(qualname, obj)
+    return lines
+
+
+# The module whose docstring opens a page or a section (where {mod} references land).
+_PAGE_MODULE = {"tensors": "tenferro", "linalg": "tenferro.linalg"}
+_SECTION_MODULE = {("transforms", "Forward mode and Hessian-vector products"): "tenferro.forward",
+                   ("transforms", "Jacobians, Hessians, operators, checkpointing"):
+                       "tenferro.functional"}
+
+
+def _api_pages():
+    placements = _placements()
+    titles = {page: title for page, title, _ in PAGES}
+    submodule_titles = dict(SUBMODULES)
+    api_modules = set(public_api())
+    pages, groups = {}, {}
+    order = [page for page, _, _ in PAGES] + sorted(set(placements) - set(titles))
+    for page in order:
+        sections = placements.get(page)
+        if not sections and page != "linalg":
             continue
-        lines = _title(f"{modname}: {title}")
-        lines += [f".. automodule:: {modname}", "   :no-members:", ""]
-        entries = api[modname]
-        if entries:
-            lines += _title("Summary", "-")
-            lines += _summary_table(modname, [n for n, _ in entries])
-            lines += _title("Reference", "-")
-            for name, obj in entries:
-                lines += _entry(f"{modname}.{name}", obj)
-        pages[modname] = lines
+        if page == "linalg" and "tenferro.linalg" not in api_modules:
+            continue
+        modname = f"tenferro.{page}"
+        title = titles.get(page) or (f"{modname}: {submodule_titles[modname]}"
+                                     if modname in submodule_titles else modname)
+        lines = _title(title)
+        header = _PAGE_MODULE.get(page)
+        own = modname in api_modules and page not in ("linalg",) and not SUBMODULE_PAGES.get(
+            modname)
+        if own:
+            header = modname
+        if header:
+            lines += _module_header(header)
+        if page == "linalg":
+            lines += ["Its functions, one page per family (the builders ``*_ad`` are on "
+                      ":doc:`builders`):", "", ".. toctree::", "   :maxdepth: 1", ""]
+            lines += [f"   {p}" for p, _, _ in PAGES
+                      if p.startswith("linalg-") and placements.get(p)] + [""]
+        for section, entries in (sections or {}).items():
+            if len(sections) == 1 and not _SECTION_MODULE.get((page, section)):
+                section = None                  # the page's title is the section's
+            lines += _section_lines(section, entries, _SECTION_MODULE.get((page, section)))
+        pages[page] = lines
+        caption = next((c for p, _, c in PAGES if p == page), "Other")
+        if caption is not None:
+            groups.setdefault(caption, []).append(page)
     index = _title("API reference")
-    index += ["Every public name, with its docstring. These pages are generated from the "
-              "code at build time (``docs/_ext/tenferro_docs.py``).", "",
-              "Names of ``tenferro.autograd``, ``tenferro.custom`` and "
-              "``tenferro.builders`` are all re-exported at top level and documented "
-              "there.", "",
-              ".. toctree::", "   :maxdepth: 1", ""]
-    index += [f"   {m}" for m in pages] + [""]
+    index += ["Every public name, with its docstring, grouped by topic. These pages are "
+              "generated from the code at build time (``docs/_ext/tenferro_docs.py``).", "",
+              "Names of ``tenferro.autograd``, ``tenferro.custom``, ``tenferro.functional`` "
+              "and ``tenferro.builders`` are all re-exported at top level and documented "
+              "there; the builders of ``tenferro.linalg`` (``tf.linalg.svd_ad`` is "
+              "``tf.svd_ad``) on :doc:`builders`.", ""]
+    for caption, members in groups.items():
+        index += [".. toctree::", f"   :caption: {caption}", "   :maxdepth: 1", ""]
+        index += [f"   {m}" for m in members] + [""]
     pages["index"] = index
     return pages
 
@@ -475,16 +657,34 @@ def _cell(*children):
 class OpTableDirective(SphinxDirective):
     """``.. tenferro-op-table::``: every registered op, its family section (a link within
     the page), the module of its rules, the columns of ``tenferro.rules.table()`` and the
-    op's own one-line note (``Op.doc``)."""
+    op's own one-line note (``Op.doc``).
+
+    With ``:coverage:`` (the users' page, docs/guide/op_coverage.md): the family links to
+    its section of docs/rules.md, the rules' module is left out, and a column says
+    whether ``tf.compile`` can replay the op (``Op.replay``; a function using an op
+    without one runs eagerly)."""
 
     has_content = False
+    option_spec = {"coverage": directives.flag}
+
+    def _family_uri(self, anchor):
+        if "coverage" not in self.options:
+            return "#" + anchor
+        return self.env.app.builder.get_relative_uri(self.env.docname, "rules") + "#" + anchor
 
     def run(self):
         from tenferro._ops.registry import OPS
         from tenferro.rules import table
+        coverage = "coverage" in self.options
         order = {anchor: i for i, anchor in enumerate(FAMILY_SECTIONS)}
-        head = ("op", "family", "rules in", "vjp", "jvp", "2nd order", "complex",
-                "batched", "note")
+        if coverage:
+            head = ("op", "family", "reverse", "forward", "2nd order", "complex",
+                    "batched", "tf.compile", "note")
+            widths = (14, 12, 5, 5, 5, 5, 5, 6, 36)
+        else:
+            head = ("op", "family", "rules in", "vjp", "jvp", "2nd order", "complex",
+                    "batched", "note")
+            widths = (14, 10, 14, 4, 4, 6, 6, 6, 36)
         rows = []
         for row in table():
             name, flags = row[0], tuple(row[1:6])   # vjp, jvp, 2nd order, complex, batched
@@ -498,13 +698,15 @@ class OpTableDirective(SphinxDirective):
                                location=self.get_location())
                 continue
             module = getattr(getattr(op, "vjp", None), "__module__", "") or ""
+            if coverage:
+                flags = flags + ("yes" if op.replay is not None else "-",)
             rows.append((order.get(anchor, len(order)), name, anchor, module, flags,
                          getattr(op, "doc", "") or ""))
         rows.sort(key=lambda r: (r[0], r[1]))
         tbl = nodes.table(classes=["tenferro-op-table"])
         group = nodes.tgroup(cols=len(head))
         tbl += group
-        for width in (14, 10, 14, 4, 4, 6, 6, 6, 36):
+        for width in widths:
             group += nodes.colspec(colwidth=width)
         thead = nodes.thead()
         row = nodes.row()
@@ -517,10 +719,11 @@ class OpTableDirective(SphinxDirective):
             row = nodes.row()
             row += _cell(nodes.literal(name, name))
             ref = nodes.reference("", anchor.replace("-", " "), internal=True,
-                                  refuri="#" + anchor)
+                                  refuri=self._family_uri(anchor))
             row += _cell(ref)
-            path = module.replace(".", "/") + ".py" if module else ""
-            row += _cell(nodes.literal(path, path))
+            if not coverage:
+                path = module.replace(".", "/") + ".py" if module else ""
+                row += _cell(nodes.literal(path, path))
             for flag in flags:
                 row += _cell(nodes.Text(flag))
             row += _cell(nodes.Text(doc))
@@ -530,7 +733,15 @@ class OpTableDirective(SphinxDirective):
         para += nodes.Text(f"{len(rows)} ops, generated from the registry when these pages "
                            "were built (the same rows as ")
         para += nodes.literal("python -m tenferro.rules", "python -m tenferro.rules")
-        para += nodes.Text(").")
+        para += nodes.Text(")")
+        if coverage:
+            count = [sum(r[4][i] == "yes" for r in rows) for i in range(len(rows[0][4]))]
+            para += nodes.Text(
+                f": {count[0]} with a reverse rule, {count[1]} with a forward rule, "
+                f"{count[2]} with second order, {count[3]} accept complex input, "
+                f"{count[4]} batch over leading axes, {count[5]} replayed by tf.compile.")
+        else:
+            para += nodes.Text(".")
         return [para, tbl]
 
 

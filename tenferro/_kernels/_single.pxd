@@ -4,7 +4,7 @@
 cimported by the LAPACK driver modules (lapack_eig.pyx, lapack_qr.pyx,
 lapack_lu_chol.pyx) and triangular_backprop.pyx (all use NumPy's C API and call
 ``cnp.import_array()``): a 2-D operand skips the stack's views, thread plan and buffer
-requests, most of a small matrix's call (docs/guide/performance.md).
+requests, most of a small matrix's call (docs/guide/kernels.md).
 """
 cimport numpy as cnp
 

@@ -5,7 +5,7 @@ Why not a ``concurrent.futures`` pool: handing a chunk to a Python thread and ba
 costs about as much per split call (a sleeping thread's wake-up, and every chunk's
 Python prologue waiting for the GIL) as the whole forward + backward of a stack of
 small matrices, so the split stacks gained little (measured with
-scripts/bench_threads.py; the figures are in docs/guide/performance.md, "Kernel
+scripts/bench_threads.py; the figures are in docs/guide/kernels.md, "Kernel
 constants"). Here the workers are POSIX threads that never touch Python: after a job
 they spin for ``spin_us`` (200 µs) before sleeping on a condition variable, so the calls
 of one forward + backward find them awake, and a chunk is a plain C function call (a
@@ -334,7 +334,7 @@ def _probe(long[::1] runs, long[::1] by_caller, long[::1] fail, int nthreads,
 # when its call ends, and the next call that needs at most its size takes it. A fresh
 # large malloc is memory the kernel maps page by page on first touch, and glibc returns
 # the freed heap top to the system, so a call that allocates the same buffers every
-# time page-faults every time (docs/guide/performance.md, "Kernel constants"). At most
+# time page-faults every time (docs/guide/kernels.md, "Kernel constants"). At most
 # SPARE_SLOTS * SPARE_MAX bytes stay held between calls. The slots are swapped
 # atomically: kernels run on several native threads.
 cdef extern from *:

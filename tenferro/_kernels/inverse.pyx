@@ -65,7 +65,7 @@ __all__ = ["lu_inverse", "pivot_parity", "pivot_perm", "tiny_pivots", "lu_det"]
 
 # Base size of the recursions: blocks of at most NB columns are done by plain loops.
 # Measured (f64, one thread, NB = 6/8/12/24): 8 or 12 is best at every n = 16...256
-# (docs/guide/performance.md, "Kernel constants").
+# (docs/guide/kernels.md, "Kernel constants").
 cdef Py_ssize_t NB = 8
 
 

@@ -157,7 +157,7 @@ cdef enum:
     # the tile edge of _copy's transposing copy: at a power-of-two row stride the
     # strided side's lines fall into few L1 sets (f64 256 x 256: 2 KB apart, 2 of 64
     # sets), so a tile of 32 lines evicts itself; 16 fits, 8 does as well
-    # (docs/guide/performance.md, "Kernel constants")
+    # (docs/guide/kernels.md, "Kernel constants")
     COPY_TILE = 16
 
 

@@ -53,7 +53,7 @@ cdef bint _finite_run(const _real_scalar* p, Py_ssize_t n) noexcept nogil:
     # those sums over a block of 2048 entries is integer arithmetic the compiler
     # vectorizes with plain SSE2 (pand, paddq, por), several times faster than the
     # earlier OR of the bits of x·0 (a scalar loop) or isfinite() per entry with an early
-    # exit (docs/guide/performance.md, "Kernel constants").
+    # exit (docs/guide/kernels.md, "Kernel constants").
     cdef Py_ssize_t i = 0, j, e
     cdef const uint64_t* p64 = <const uint64_t*>p
     cdef const uint32_t* p32 = <const uint32_t*>p

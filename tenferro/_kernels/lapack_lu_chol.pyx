@@ -328,7 +328,7 @@ cdef enum:
     # From this side on, the lower Cholesky factor is computed by potrf('L') on a
     # transposed copy: OpenBLAS's potrf('L') is faster than potrf('U') from n ~ 48 by
     # more than the two transposing passes cost; below ~40 'U' is as fast or faster and
-    # the plain copy wins (docs/guide/performance.md, "Kernel constants").
+    # the plain copy wins (docs/guide/kernels.md, "Kernel constants").
     POTRF_TRANSPOSE_MIN = 40
 
 

@@ -65,7 +65,7 @@ cdef inline blas_int _qr_block(Py_ssize_t m, Py_ssize_t n, int mode) noexcept no
     unblocked. Measured crossovers (one thread, OpenBLAS, f64 and c128, forward time):
     geqrf + orgqr up to k ~ 48, geqrt from k ~ 64; a complete Q of a tall matrix from
     k = 32; mode "r" from k = 96 (64 when wide). Block 8 for k < 96, 16 below 192, then
-    32 (block sizes measured alike; the figures are in docs/guide/performance.md,
+    32 (block sizes measured alike; the figures are in docs/guide/kernels.md,
     "Kernel constants")."""
     cdef Py_ssize_t k = m if m < n else n
     if mode == 0:

@@ -7,7 +7,7 @@ solve of ``solve_triangular`` and of ``solve`` with many right-hand sides.
 
   trsm                       op(a)⁻¹b or b op(a)⁻¹ by recursive halving: the flops go to
                              ?gemm, several times faster per flop than OpenBLAS's ?trsm
-                             (docs/guide/performance.md, "Kernel constants")
+                             (docs/guide/kernels.md, "Kernel constants")
   qr_backprop                Ā of A = QR (m >= n), see its section below
   cholesky_backprop          Ā of A = LLᴴ, by the blocked reverse-mode algorithm below
   lu_backprop                Ā of A = PLU (square), blocked reverse mode as well
@@ -145,7 +145,7 @@ cdef char* _data(object x) except NULL:
 
 
 # Leaf size of the recursion (once it recurses), solved by _leaf: 8-24 measured alike
-# at n = 64 and 256, 32 slower (docs/guide/performance.md, "Kernel constants").
+# at n = 64 and 256, 32 slower (docs/guide/kernels.md, "Kernel constants").
 cdef blas_int LEAF_NB = 16
 
 
@@ -375,7 +375,7 @@ def _set_block(Py_ssize_t nb):
 
 # Leaf size of the recursion over M's lower triangle in the QR backprop: 16 measured a
 # little faster than 32-48 in float64 (the whole backprop, one thread, n = 64...512),
-# complex alike (docs/guide/performance.md, "Kernel constants").
+# complex alike (docs/guide/kernels.md, "Kernel constants").
 cdef Py_ssize_t QR_NB = 16
 
 
@@ -817,7 +817,7 @@ cdef inline lapack_t _cj(lapack_t z) noexcept nogil:
 # loops of _small.pxd instead of BLAS: up to 8 the loops cost about what BLAS does on one
 # thread, and the stack can be split over threads (BLAS's level-3 calls do not run
 # concurrently, tenferro/_threads.py); at 16 BLAS is clearly faster on one thread
-# (docs/guide/performance.md, "Kernel constants").
+# (docs/guide/kernels.md, "Kernel constants").
 cdef Py_ssize_t QR_SMALL = 8
 
 
@@ -913,7 +913,7 @@ cdef void _qr_backprop_rows(const lapack_t* q, const lapack_t* r, const lapack_t
 
 
 # Reused n² workspaces by dtype: a fresh large buffer per call costs page faults with
-# glibc's allocator (docs/guide/performance.md, "Kernel constants"). A caller takes the buffer out of the dict
+# glibc's allocator (docs/guide/kernels.md, "Kernel constants"). A caller takes the buffer out of the dict
 # while it runs (so concurrent threads never share one) and puts it back after.
 cdef Py_ssize_t _qr_backprop_chunk(void* ctx, Py_ssize_t b0, Py_ssize_t b1,
                                    bint on_caller, blas_int* info) noexcept nogil:
@@ -1036,7 +1036,7 @@ def qr_backprop(q, r, gq, gr, rtol=0.0):
 
 # Leaf size of the blocked Cholesky backprop: 4 measured fastest against 8 and 16-48
 # (one thread, n = 16...256; the leaves' trmm/trsm are slow per flop; below SMALL every
-# call is a plain loop; docs/guide/performance.md, "Kernel constants").
+# call is a plain loop; docs/guide/kernels.md, "Kernel constants").
 cdef Py_ssize_t CHOL_NB = 4
 
 # Largest block whose gemm and trsm (on its halves, sides <= 8) take the plain loops;
@@ -1180,7 +1180,7 @@ cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
     cdef _CholJob job
     # A large workspace is the module's cached one: a fresh malloc per call costs page
     # faults; a small one (<= WORK_MALLOC_MAX bytes) is malloc'ed by the chunk, cheaper
-    # than the cache's dict (docs/guide/performance.md, "Kernel constants")
+    # than the cache's dict (docs/guide/kernels.md, "Kernel constants")
     cdef bint cached = n * n * isz > WORK_MALLOC_MAX
     w = _take_work(l.dtype, n * n) if cached else None
     job.l = <const char*>cnp.PyArray_DATA(l)
@@ -1214,7 +1214,7 @@ cdef object _cholesky_backprop_one(cnp.ndarray l, cnp.ndarray gl, int code):
 
 # Leaf size of the blocked LU backprop: leaves of 17..32 through BLAS and of at most 8
 # through the loops measured faster than 16 or 8 alone (one thread, n = 8...256;
-# docs/guide/performance.md, "Kernel constants").
+# docs/guide/kernels.md, "Kernel constants").
 cdef Py_ssize_t LU_NB = 32
 
 

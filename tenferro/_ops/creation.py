@@ -72,9 +72,47 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
 
     A tensor is returned as it is unless ``dtype`` differs (a differentiable cast) or
     ``copy=True`` (a differentiable copy with its own payload). Nested sequences holding
-    tensors that require grad are stacked differentiably. ``copy=False`` raises ValueError
-    when a copy cannot be avoided. Everything else goes through ``numpy.asarray`` with
-    NumPy's dtype inference (Python float -> float64, int -> int64, bool -> bool).
+    tensors that require grad are stacked differentiably. Everything else goes through
+    ``numpy.asarray`` with NumPy's dtype inference (Python float -> float64, int -> int64,
+    bool -> bool).
+
+    Parameters
+    ----------
+    obj : array_like
+        A Tensor, NumPy array, nested sequence (possibly of tensors), Python scalar, or an
+        object with ``__array__``/``__dlpack__``.
+    dtype : dtype, optional
+        The dtype of the result. Default: that of ``obj`` (NumPy's inference).
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    copy : bool, optional
+        True: always copy. False: never copy (raise if a copy is needed). Default None:
+        copy only when needed.
+
+    Returns
+    -------
+    Tensor
+        ``obj`` itself, a differentiable cast/copy/stack of it, or a new constant tensor.
+
+    Raises
+    ------
+    ShapeError
+        If ``copy=False`` and a copy cannot be avoided (a cast, a sequence of tensors, a
+        non-array object).
+    DTypeError
+        If the dtype is not supported (float16, object, ...).
+
+    Notes
+    -----
+    Derivative: the identity for a tensor (a cast's VJP casts the cotangent back; a stack's
+    VJP unstacks it).
+
+    Examples
+    --------
+    >>> tf.asarray([1.0, 2.0])
+    tensor([1., 2.])
+    >>> tf.asarray(np.arange(3), dtype=tf.float32)
+    tensor([0., 1., 2.], dtype=float32)
     """
     _check_device(device)
     dt = _dtype(dtype)
@@ -111,8 +149,38 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
 
 def arange(start: float, /, stop: float | None = None, step: float = 1, *,
            dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
-    """Evenly spaced values in [start, stop), like ``numpy.arange`` (int64 when start,
-    stop and step are ints, float64 otherwise)."""
+    """Evenly spaced values in ``[start, stop)``, like ``numpy.arange``.
+
+    Parameters
+    ----------
+    start : int or float
+        The first value; the stop (with start 0) when ``stop`` is None.
+    stop : int or float, optional
+        The end, excluded.
+    step : int or float, optional
+        The spacing. Default 1.
+    dtype : dtype, optional
+        Default int64 when start, stop and step are ints, float64 otherwise.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+
+    Returns
+    -------
+    Tensor
+        1-D constant tensor of ``ceil((stop - start) / step)`` values.
+
+    Raises
+    ------
+    ShapeError
+        If ``step`` is zero.
+
+    Examples
+    --------
+    >>> tf.arange(5)
+    tensor([0, 1, 2, 3, 4])
+    >>> tf.arange(0.0, 1.0, 0.25)
+    tensor([0.  , 0.25, 0.5 , 0.75])
+    """
     _check_device(device)
     if stop is None:
         start, stop = 0, start
@@ -128,21 +196,99 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
 
 def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
           device: str | None = None) -> Tensor:
-    """An uninitialized tensor (float64 by default)."""
+    """An uninitialized tensor (float64 by default).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    dtype : dtype, optional
+        Default float64.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+
+    Returns
+    -------
+    Tensor
+        A constant tensor whose values are arbitrary.
+
+    Raises
+    ------
+    ShapeError
+        If ``shape`` is not an int or a sequence of ints, or has a negative entry.
+
+    Examples
+    --------
+    >>> tf.empty((2, 3)).shape
+    (2, 3)
+    """
     _check_device(device)
     return _new(np.empty(_shape(shape, "empty"), dtype=_dtype(dtype) or _dtypes.float64))
 
 
 def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
           device: str | None = None) -> Tensor:
-    """A tensor of zeros (float64 by default)."""
+    """A tensor of zeros (float64 by default).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    dtype : dtype, optional
+        Default float64.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+
+    Returns
+    -------
+    Tensor
+        A constant tensor of zeros.
+
+    Raises
+    ------
+    ShapeError
+        If ``shape`` is not an int or a sequence of ints, or has a negative entry.
+
+    Examples
+    --------
+    >>> tf.zeros((2, 3))
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]])
+    >>> tf.zeros(2, dtype=tf.int64)
+    tensor([0, 0])
+    """
     _check_device(device)
     return _new(np.zeros(_shape(shape, "zeros"), dtype=_dtype(dtype) or _dtypes.float64))
 
 
 def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
          device: str | None = None) -> Tensor:
-    """A tensor of ones (float64 by default)."""
+    """A tensor of ones (float64 by default).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    dtype : dtype, optional
+        Default float64.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+
+    Returns
+    -------
+    Tensor
+        A constant tensor of ones.
+
+    Raises
+    ------
+    ShapeError
+        If ``shape`` is not an int or a sequence of ints, or has a negative entry.
+
+    Examples
+    --------
+    >>> tf.ones(3)
+    tensor([1., 1., 1.])
+    """
     _check_device(device)
     return _new(np.ones(_shape(shape, "ones"), dtype=_dtype(dtype) or _dtypes.float64))
 
@@ -156,21 +302,87 @@ def _like(x: ArrayLike, dtype: DTypeLike | None, shape: Any, name: str
 
 def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
                shape: int | tuple[int, ...] | None = None) -> Tensor:
-    """An uninitialized tensor with x's shape and dtype (constant)."""
+    """An uninitialized tensor with x's shape and dtype (constant).
+
+    Parameters
+    ----------
+    x : array_like
+        The tensor or array whose shape and dtype are used.
+    dtype : dtype, optional
+        Overrides ``x``'s dtype.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    shape : int or tuple of int, optional
+        Overrides ``x``'s shape.
+
+    Returns
+    -------
+    Tensor
+        A constant tensor whose values are arbitrary (no derivative flows to ``x``).
+
+    Examples
+    --------
+    >>> tf.empty_like(tf.ones((2, 2))).shape
+    (2, 2)
+    """
     _check_device(device)
     return _new(np.empty(*_like(x, dtype, shape, "empty_like")))
 
 
 def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
                shape: int | tuple[int, ...] | None = None) -> Tensor:
-    """A constant tensor of zeros with x's shape and dtype."""
+    """A constant tensor of zeros with x's shape and dtype.
+
+    Parameters
+    ----------
+    x : array_like
+        The tensor or array whose shape and dtype are used.
+    dtype : dtype, optional
+        Overrides ``x``'s dtype.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    shape : int or tuple of int, optional
+        Overrides ``x``'s shape.
+
+    Returns
+    -------
+    Tensor
+        A constant tensor of zeros (no derivative flows to ``x``).
+
+    Examples
+    --------
+    >>> tf.zeros_like(tf.tensor([1, 2, 3]))
+    tensor([0, 0, 0])
+    """
     _check_device(device)
     return _new(np.zeros(*_like(x, dtype, shape, "zeros_like")))
 
 
 def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
               shape: int | tuple[int, ...] | None = None) -> Tensor:
-    """A constant tensor of ones with x's shape and dtype."""
+    """A constant tensor of ones with x's shape and dtype.
+
+    Parameters
+    ----------
+    x : array_like
+        The tensor or array whose shape and dtype are used.
+    dtype : dtype, optional
+        Overrides ``x``'s dtype.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    shape : int or tuple of int, optional
+        Overrides ``x``'s shape.
+
+    Returns
+    -------
+    Tensor
+        A constant tensor of ones (no derivative flows to ``x``).
+
+    Examples
+    --------
+    >>> tf.ones_like(tf.tensor([1, 2]))
+    tensor([1, 1])
+    """
     _check_device(device)
     return _new(np.ones(*_like(x, dtype, shape, "ones_like")))
 
@@ -199,8 +411,46 @@ def _full_from_tensor(shape: tuple[int, ...], value: Tensor, dt: np.dtype[Any] |
 
 def full(shape: int | tuple[int, ...], fill_value: ArrayLike, *, dtype: DTypeLike | None = None,
          device: str | None = None) -> Tensor:
-    """A tensor filled with ``fill_value`` (dtype from its kind unless given). A 0-d tensor
-    as fill value is broadcast differentiably."""
+    """A tensor filled with ``fill_value`` (dtype from its kind unless given).
+
+    A 0-d tensor as fill value is broadcast differentiably.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    fill_value : scalar or 0-d Tensor
+        The value; a 0-d tensor that requires grad receives the sum of the cotangent.
+    dtype : dtype, optional
+        Default: bool, int64, float64 or complex128 by the kind of ``fill_value``.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+
+    Returns
+    -------
+    Tensor
+        A tensor of shape ``shape``.
+
+    Raises
+    ------
+    ShapeError
+        If ``fill_value`` is a tensor that is not 0-d, or the shape is invalid.
+    DTypeError
+        If ``fill_value`` is complex and ``dtype`` is not.
+
+    Notes
+    -----
+    Derivative: linear (a broadcast); the VJP for a tensor fill value is the sum of the
+    cotangent.
+
+    Examples
+    --------
+    >>> tf.full((2,), 3.0)
+    tensor([3., 3.])
+    >>> v = tf.tensor(2.0, requires_grad=True)
+    >>> tf.grad([tf.full((3,), v).sum()], [v])[0]
+    tensor(3.)
+    """
     _check_device(device)
     shape = _shape(shape, "full")
     dt = _dtype(dtype)
@@ -214,7 +464,40 @@ def full(shape: int | tuple[int, ...], fill_value: ArrayLike, *, dtype: DTypeLik
 
 def full_like(x: ArrayLike, /, fill_value: ArrayLike, *, dtype: DTypeLike | None = None,
               device: str | None = None, shape: int | tuple[int, ...] | None = None) -> Tensor:
-    """A tensor with x's shape and dtype filled with ``fill_value``."""
+    """A tensor with x's shape and dtype filled with ``fill_value``.
+
+    Parameters
+    ----------
+    x : array_like
+        The tensor or array whose shape and dtype are used.
+    fill_value : scalar or 0-d Tensor
+        The value; a 0-d tensor fill value is broadcast differentiably.
+    dtype : dtype, optional
+        Overrides ``x``'s dtype.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    shape : int or tuple of int, optional
+        Overrides ``x``'s shape.
+
+    Returns
+    -------
+    Tensor
+        The filled tensor (no derivative flows to ``x``).
+
+    Raises
+    ------
+    DTypeError
+        If ``fill_value`` is complex and the dtype is not.
+
+    Notes
+    -----
+    Derivative: as :func:`full`, in ``fill_value`` only.
+
+    Examples
+    --------
+    >>> tf.full_like(tf.zeros(2), 7.0)
+    tensor([7., 7.])
+    """
     _check_device(device)
     shape, dt = _like(x, dtype, shape, "full_like")
     if isinstance(fill_value, Tensor):
@@ -226,15 +509,84 @@ def full_like(x: ArrayLike, /, fill_value: ArrayLike, *, dtype: DTypeLike | None
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
-    """A 2-D tensor with ones on diagonal ``k`` (float64 by default)."""
+    """A 2-D tensor with ones on diagonal ``k`` (float64 by default).
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows.
+    n_cols : int, optional
+        Number of columns. Default ``n_rows``.
+    k : int, optional
+        The diagonal: 0 the main one, positive above, negative below. Default 0.
+    dtype : dtype, optional
+        Default float64.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+
+    Returns
+    -------
+    Tensor
+        A constant ``(n_rows, n_cols)`` tensor.
+
+    Examples
+    --------
+    >>> tf.eye(2)
+    tensor([[1., 0.],
+            [0., 1.]])
+    >>> tf.eye(2, 3, k=1)
+    tensor([[0., 1., 0.],
+            [0., 0., 1.]])
+    """
     _check_device(device)
     return _new(np.eye(n_rows, n_cols, k=k, dtype=_dtype(dtype) or _dtypes.float64))
 
 
 def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | None = None,
              device: str | None = None, endpoint: bool = True) -> Tensor:
-    """``num`` evenly spaced values from start to stop, like ``numpy.linspace`` (float64,
-    or complex128 for complex endpoints). Differentiable in tensor endpoints."""
+    r"""``num`` evenly spaced values from start to stop, like ``numpy.linspace``.
+
+    float64, or complex128 for complex endpoints. Differentiable in tensor endpoints.
+
+    Parameters
+    ----------
+    start, stop : scalar or 0-d Tensor
+        The endpoints.
+    num : int
+        Number of values (non-negative).
+    dtype : dtype, optional
+        Default float64 (complex128 for complex endpoints).
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    endpoint : bool, optional
+        Whether ``stop`` is the last value. Default True.
+
+    Returns
+    -------
+    Tensor
+        1-D tensor of ``num`` values.
+
+    Raises
+    ------
+    ShapeError
+        If ``num`` is negative or an endpoint is a tensor that is not 0-d.
+    DTypeError
+        If an endpoint is complex and ``dtype`` is not.
+
+    Notes
+    -----
+    Derivative: affine in the endpoints,
+    :math:`x_i = \mathrm{start} + (\mathrm{stop} - \mathrm{start})\, i / d` with
+    :math:`d = \mathrm{num} - 1` (or ``num`` when ``endpoint=False``).
+
+    Examples
+    --------
+    >>> tf.linspace(0, 1, 5)
+    tensor([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    >>> b = tf.tensor(2.0, requires_grad=True)
+    >>> tf.grad([tf.linspace(0, b, 3).sum()], [b])[0]
+    tensor(1.5)
+    """
     _check_device(device)
     num = operator.index(num)
     if num < 0:
@@ -260,11 +612,47 @@ def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | N
 def logspace(start: complex, stop: complex, /, num: int = 50, *, base: complex = 10.0,
              dtype: DTypeLike | None = None, device: str | None = None,
              endpoint: bool = True) -> Tensor:
-    """``num`` values from ``base ** start`` to ``base ** stop``, evenly spaced on a log
-    scale: ``base ** linspace(start, stop, num)``, like ``numpy.logspace`` and
-    ``torch.logspace`` (not in the array API standard; SciPy's tests call it). float64,
-    or complex128 for complex endpoints; ``dtype`` casts the float64 result, as NumPy
-    does. Differentiable in tensor endpoints and a tensor ``base``."""
+    """``num`` values from ``base ** start`` to ``base ** stop``, evenly spaced on a log scale.
+
+    ``base ** linspace(start, stop, num)``, like ``numpy.logspace`` and ``torch.logspace``
+    (not in the array API standard; SciPy's tests call it). float64, or complex128 for
+    complex endpoints; ``dtype`` casts the float64 result, as NumPy does.
+
+    Parameters
+    ----------
+    start, stop : scalar or 0-d Tensor
+        The exponents of the endpoints.
+    num : int, optional
+        Number of values. Default 50.
+    base : scalar or 0-d Tensor, optional
+        The base. Default 10.0.
+    dtype : dtype, optional
+        Casts the result.
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    endpoint : bool, optional
+        Whether ``base ** stop`` is the last value. Default True.
+
+    Returns
+    -------
+    Tensor
+        1-D tensor of ``num`` values.
+
+    Raises
+    ------
+    ShapeError
+        As :func:`linspace`.
+
+    Notes
+    -----
+    Derivative: that of ``base ** linspace(start, stop, num)`` (differentiable in tensor
+    endpoints and a tensor ``base``).
+
+    Examples
+    --------
+    >>> tf.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
     _check_device(device)
     out = _pow(base, linspace(start, stop, num, endpoint=endpoint))
     dt = _dtype(dtype)
@@ -272,9 +660,30 @@ def logspace(start: complex, stop: complex, /, num: int = 50, *, base: complex =
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
-    """A tensor from any object with ``__dlpack__`` (NumPy arrays, PyTorch/JAX CPU
-    arrays...), sharing memory unless ``copy=True``. A tenferro tensor is returned like
-    :func:`asarray` would (differentiable)."""
+    """A tensor from any object with ``__dlpack__``, sharing memory unless ``copy=True``.
+
+    NumPy arrays, PyTorch/JAX CPU arrays...; a tenferro tensor is returned like
+    :func:`asarray` would (differentiable).
+
+    Parameters
+    ----------
+    x : object
+        An object implementing ``__dlpack__`` (and ``__dlpack_device__``).
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ValueError.
+    copy : bool, optional
+        True: copy the data. Default None: share memory when possible.
+
+    Returns
+    -------
+    Tensor
+        A constant tensor viewing (or copying) ``x``'s data; ``x`` itself when it is a tensor.
+
+    Examples
+    --------
+    >>> tf.from_dlpack(np.arange(3.0))
+    tensor([0., 1., 2.])
+    """
     _check_device(device)
     if isinstance(x, Tensor):
         return asarray(x, copy=copy)

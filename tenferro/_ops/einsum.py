@@ -295,7 +295,7 @@ def _perm(labels: Sequence[int], order: Sequence[int]) -> tuple[int, ...] | None
 
 # Summed labels go through matmul (BLAS) and label-free products through broadcasting:
 # np.einsum's own loops are 2-100x slower on every pair measured (the figures are in
-# docs/guide/performance.md#choices-in-the-python-layer).
+# docs/guide/kernels.md#choices-in-the-python-layer).
 def _pair_kernel(a: Any, b: Any, s: _PairSpec) -> Any:
     if s.perm_a is not None:
         a = a.transpose(s.perm_a)
@@ -628,18 +628,51 @@ _OPTIMIZE_DOC = """\
 
 
 def einsum(subscripts: str, *operands: ArrayLike, optimize: Any = "auto") -> Tensor:
-    """Einstein summation like ``numpy.einsum``, differentiable to any order.
+    r"""Einstein summation like ``numpy.einsum``, differentiable to any order.
 
-    ``subscripts`` uses NumPy's syntax: ``"ij,jk->ik"``, implicit output (``"ij,jk"``:
-    the labels used once, sorted), ``"..."`` for broadcast dimensions, repeated labels for
-    diagonals and traces (``"ii->i"``, ``"ii"``); NumPy's interleaved sublist form works
-    too. Operands may mix dtypes (the result promotes) and be 0-d.
+    ``subscripts`` uses NumPy's syntax: ``"ij,jk->ik"``, implicit output (``"ij,jk"``: the
+    labels used once, sorted), ``"..."`` for broadcast dimensions, repeated labels for
+    diagonals and traces (``"ii->i"``, ``"ii"``); NumPy's interleaved sublist form works too.
+    Operands may mix dtypes (the result promotes) and be 0-d.
 
-    The value is a sequence of pairwise contractions ``y[lo] = Σ a[la] b[lb]``, each
-    run as transpose + reshape + matmul (BLAS); the backward pass follows the same path
-    in reverse, the forward pass along it.
+    Parameters
+    ----------
+    subscripts : str
+        The equation.
+    *operands : array_like
+        One tensor per input term.
+    optimize : str, bool, tuple or list, optional
+        The contraction order (see Notes). Default 'auto'.
+
+    Returns
+    -------
+    Tensor
+        The contraction.
+
+    Raises
+    ------
+    ShapeError
+        If the subscripts do not match the operands (a label with two lengths, wrong number
+        of terms or labels), or an explicit path is invalid.
+
+    Notes
+    -----
+    The value is a sequence of pairwise contractions :math:`y[l_o] = \sum a[l_a]\, b[l_b]`,
+    each run as transpose + reshape + matmul (BLAS); the backward pass follows the same path
+    in reverse (each VJP is an einsum of the cotangent with the other operand), the forward
+    pass along it (docs/rules.md, einsum).
 
     {optimize}
+
+    Examples
+    --------
+    >>> a = tf.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> tf.einsum("ij,jk->ik", a, a)
+    tensor([[ 7., 10.],
+            [15., 22.]], grad_fn=einsum_pair)
+    >>> tf.grad([tf.einsum("ii", a)], [a])[0]
+    tensor([[1., 0.],
+            [0., 1.]])
     """
     plan, ops = _prepare(subscripts, operands, optimize)
     for k, prep in enumerate(plan.preps):
@@ -687,17 +720,45 @@ def einsum_path(subscripts: str, *operands: ArrayLike,
                 optimize: Any = "auto") -> tuple[list[tuple[int, ...]], Any]:
     """The contraction path ``tf.einsum`` takes, and opt_einsum's report on it.
 
-    Returns ``(path, info)`` like ``opt_einsum.contract_path``: ``path`` is a list of
-    tuples of operand positions (pass it back as ``optimize=path``); ``info`` is
-    opt_einsum's ``PathInfo`` for the path (``print(info)`` shows the per-step
-    contractions; ``info.opt_cost`` is the flop count and ``info.largest_intermediate``
-    the element count of the largest intermediate). The path is over the operands after
-    their one-operand reductions (diagonals of repeated labels, sums of labels no other
-    operand carries), which is what tf.einsum contracts, so ``info`` counts the flops of
-    the pairwise steps; '...' dimensions and broadcast size-1 dimensions appear under
-    labels of their own. Operands are only inspected for their shapes.
+    The path is over the operands after their one-operand reductions (diagonals of repeated
+    labels, sums of labels no other operand carries), which is what tf.einsum contracts, so
+    ``info`` counts the flops of the pairwise steps; '...' dimensions and broadcast size-1
+    dimensions appear under labels of their own. Operands are only inspected for their
+    shapes.
 
+    Parameters
+    ----------
+    subscripts : str
+        The equation, as for :func:`einsum`.
+    *operands : array_like
+        The operands (or anything with a shape).
+    optimize : str, bool, tuple or list, optional
+        The strategy (see Notes). Default 'auto'.
+
+    Returns
+    -------
+    path : list of tuple of int
+        Operand positions per step, like ``opt_einsum.contract_path``; pass it back as
+        ``optimize=path``.
+    info : opt_einsum.contract.PathInfo
+        ``print(info)`` shows the per-step contractions; ``info.opt_cost`` is the flop count
+        and ``info.largest_intermediate`` the element count of the largest intermediate.
+
+    Raises
+    ------
+    ShapeError
+        If the subscripts do not match the operands' shapes.
+
+    Notes
+    -----
     {optimize}
+
+    Examples
+    --------
+    >>> path, info = tf.einsum_path("ij,jk,kl->il", tf.ones((2, 3)), tf.ones((3, 4)),
+    ...                             tf.ones((4, 5)))
+    >>> path
+    [(0, 1), (0, 1)]
     """
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts,) + operands)

@@ -40,6 +40,7 @@ from .._tensor import Tensor
 from .registry import Op, defop, register, register_nondiff
 from ._util import (broadcast_shape, conj as _conj, floating_args, operands, payload,
                     require_real, to_tensor, unbroadcast)
+from . import _docs
 from .pointwise import (CONSTANTS, CONSTANTS_MAX, Derivs, arr, bcast, binary, unary)
 
 __all__ = [
@@ -961,3 +962,185 @@ signbit = _nondiff_unary("signbit", np.signbit, kinds="biuf")
 nextafter = _nondiff_binary("nextafter", np.nextafter, kinds="biuf", prepare=floating_args)
 nextafter.__doc__ = ("The next representable floating-point value after x1 towards x2 "
                      "(``numpy.nextafter``); not differentiable: a tensor without a gradient.")
+
+
+# ---- docstrings (numpydoc, issue 31) ------------------------------------------------------
+# One table renders the sections of every function above (_docs.describe): the parameters
+# by arity, the derivative in one line of math (docs/rules.md#elementwise has each rule),
+# the errors each kind of function raises; the examples are in _doc_examples.
+
+_RULES = "(docs/rules.md, Elementwise)"
+_X = ("x", "array_like", "A Tensor, NumPy array or Python scalar; real or complex.")
+_XREAL = ("x", "array_like", "A Tensor, NumPy array or Python scalar; real.")
+_X12 = (("x1", "array_like", "A Tensor, NumPy array or Python scalar; real or complex."),
+        ("x2", "array_like", "The same; broadcasts against ``x1`` like NumPy."))
+_X12_REAL = (("x1", "array_like", "A Tensor, NumPy array or Python scalar; real."),
+             ("x2", "array_like", "The same; broadcasts against ``x1`` like NumPy."))
+_SHAPE_ERR = ("ShapeError", "If ``x1`` and ``x2`` do not broadcast.")
+_COMPLEX_ERR = ("DTypeError", "If an input is complex.")
+
+# unary holomorphic: name -> (f'(x) in LaTeX, what y is)
+_UNARY_DOCS = {
+    "exp": (r"e^x", "e^x"), "expm1": (r"e^x", "e^x - 1 (accurate near 0)"),
+    "log": (r"1/x", "the natural logarithm (principal branch for complex x)"),
+    "log1p": (r"1/(1 + x)", "log(1 + x) (accurate near 0)"),
+    "log2": (r"1/(x \log 2)", "the base-2 logarithm"),
+    "log10": (r"1/(x \log 10)", "the base-10 logarithm"),
+    "sqrt": (r"1/(2\sqrt{x})", "the principal square root (NaN for real x < 0)"),
+    "sin": (r"\cos x", "sin x"), "cos": (r"-\sin x", "cos x"),
+    "tan": (r"1 + \tan^2 x", "tan x"), "tanh": (r"1 - \tanh^2 x", "tanh x"),
+    "sinh": (r"\cosh x", "sinh x"), "cosh": (r"\sinh x", "cosh x"),
+    "arcsin": (r"1/\sqrt{1 - x^2}", "the inverse sine (also ``tf.asin``)"),
+    "arccos": (r"-1/\sqrt{1 - x^2}", "the inverse cosine (also ``tf.acos``)"),
+    "arctan": (r"1/(1 + x^2)", "the inverse tangent (also ``tf.atan``)"),
+    "arcsinh": (r"1/\sqrt{1 + x^2}", "the inverse hyperbolic sine (also ``tf.asinh``)"),
+    "arccosh": (r"1/(\sqrt{x - 1}\sqrt{x + 1})",
+                "the inverse hyperbolic cosine (also ``tf.acosh``; principal branch)"),
+    "arctanh": (r"1/(1 - x^2)", "the inverse hyperbolic tangent (also ``tf.atanh``)"),
+    "square": (r"2x", "x²"),
+    "reciprocal": (r"-1/x^2", "1/x"),
+}
+
+# binary differentiable: name -> (partials in LaTeX, y, real only)
+_BINARY_DOCS = {
+    "add": (r"\partial_{x_1} = 1,\ \partial_{x_2} = 1", "x1 + x2", False),
+    "subtract": (r"\partial_{x_1} = 1,\ \partial_{x_2} = -1", "x1 - x2", False),
+    "multiply": (r"\partial_{x_1} = x_2,\ \partial_{x_2} = x_1", "x1 * x2", False),
+    "divide": (r"\partial_{x_1} = 1/x_2,\ \partial_{x_2} = -y/x_2", "x1 / x2", False),
+    "power": (r"\partial_{x_1} = x_2 x_1^{x_2 - 1},\ \partial_{x_2} = y \log x_1",
+              "x1 ** x2 (also ``tf.pow``); the partials are 0 where x2 = 0, resp. where "
+              "x1 = 0 and x2 >= 0, so 0**0 has finite derivatives", False),
+    "atan2": (r"\partial_{x_1} = x_2/(x_1^2 + x_2^2),\ \partial_{x_2} = -x_1/(x_1^2 + x_2^2)",
+              "the angle of the point (x2, x1) (also ``tf.arctan2``); 0 at the origin",
+              True),
+    "hypot": (r"\partial_{x_1} = x_1/y,\ \partial_{x_2} = x_2/y",
+              "sqrt(x1² + x2²) without overflow; 0 at y = 0", True),
+    "logaddexp": (r"\partial_{x_1} = \sigma(x_1 - x_2),\ \partial_{x_2} = \sigma(x_2 - x_1)",
+                  "log(exp(x1) + exp(x2))", True),
+    "copysign": (r"\partial_{x_1} = \pm 1,\ \partial_{x_2} = 0", "|x1| with x2's sign bit",
+                 True),
+    "remainder": (r"\partial_{x_1} = 1,\ \partial_{x_2} = -\lfloor x_1/x_2 \rfloor",
+                  "x1 % x2 (the sign of x2)", True),
+    "maximum": (r"\partial_{x_1} = [x_1 > x_2] + \tfrac12 [x_1 = x_2]",
+                "the larger of x1 and x2 (NaN propagates); ties split the cotangent", True),
+    "minimum": (r"\partial_{x_1} = [x_1 < x_2] + \tfrac12 [x_1 = x_2]",
+                "the smaller of x1 and x2 (NaN propagates); ties split the cotangent", True),
+}
+
+# not differentiable, binary: name -> the dtype kinds they accept (as _check_kinds)
+_NONDIFF_BINARY = {
+    "equal": None, "not_equal": None, "less": "biuf", "less_equal": "biuf",
+    "greater": "biuf", "greater_equal": "biuf", "logical_and": None, "logical_or": None,
+    "logical_xor": None, "bitwise_and": "biu", "bitwise_or": "biu", "bitwise_xor": "biu",
+    "bitwise_left_shift": "iu", "bitwise_right_shift": "iu", "nextafter": "biuf",
+}
+_NONDIFF_UNARY = {"logical_not": None, "bitwise_invert": "biu", "isnan": None,
+                  "isinf": None, "isfinite": None, "signbit": "biuf"}
+_KIND_DOCS = {"biuf": "real (bool, integer or float)", "biu": "bool or integer",
+              "iu": "integer"}
+
+
+def _document() -> None:
+    g = globals()
+    for name, (tex, what) in _UNARY_DOCS.items():
+        _docs.describe(
+            g[name], [_X],
+            [("Tensor", f"{what}, elementwise; x's shape. " + (
+                "NumPy's dtype (integer inputs stay integer)." if name == "square" else
+                "Integer and bool inputs become float64 first."))],
+            notes=rf"Derivative: :math:`\frac{{dy}}{{dx}} = {tex}` {_RULES}; for complex x "
+                  r"the function is holomorphic and the reverse rule is "
+                  r":math:`\bar x = \bar y\,\overline{f'(x)}`.")
+    for name, (tex, what, real_only) in _BINARY_DOCS.items():
+        _docs.describe(
+            g[name], _X12_REAL if real_only else _X12,
+            [("Tensor", f"{what}, elementwise, of the broadcast shape; NumPy 2's dtype "
+                        "promotion.")],
+            raises=[_SHAPE_ERR] + ([_COMPLEX_ERR] if real_only else []),
+            notes=f"Derivative: :math:`{tex}` {_RULES}; each cotangent is summed back "
+                  "to its input's shape.")
+    for name, kinds in _NONDIFF_BINARY.items():
+        kind = _KIND_DOCS.get(kinds or "", "any dtype")
+        _docs.describe(
+            g[name], [("x1", "array_like", f"A Tensor, NumPy array or Python scalar; {kind}."),
+                      ("x2", "array_like", "The same; broadcasts against ``x1``.")],
+            [("Tensor", "Of the broadcast shape and NumPy's result dtype; without a "
+                        "gradient (a piecewise-constant or discrete function).")],
+            raises=[_SHAPE_ERR] + ([("DTypeError", f"If an input is not {kind}.")]
+                                   if kinds else []))
+    for name, kinds in _NONDIFF_UNARY.items():
+        kind = _KIND_DOCS.get(kinds or "", "any dtype")
+        _docs.describe(
+            g[name], [("x", "array_like", f"A Tensor, NumPy array or Python scalar; {kind}.")],
+            [("Tensor", "x's shape, NumPy's result dtype; without a gradient.")],
+            raises=[("DTypeError", f"If x is not {kind}.")] if kinds else [])
+    for name in ("floor", "ceil", "trunc"):
+        _docs.describe(
+            g[name], [_XREAL], [("Tensor", "x's shape and dtype.")],
+            raises=[("DTypeError", "If x is complex.")],
+            notes=f"Derivative: 0 (piecewise constant; also at the jumps) {_RULES}.")
+    _docs.describe(
+        round, [("x", "array_like", "A Tensor, NumPy array or Python scalar."),
+                ("decimals", "int, optional", "Decimal places (negative: tens, hundreds, "
+                                              "...). Default 0.")],
+        [("Tensor", "x's shape and dtype.")],
+        notes=f"Derivative: 0 (piecewise constant; also at the jumps) {_RULES}.")
+    _docs.describe(
+        floor_divide, list(_X12_REAL), [("Tensor", "Of the broadcast shape.")],
+        raises=[_SHAPE_ERR, _COMPLEX_ERR],
+        notes=f"Derivative: 0 in both arguments (piecewise constant) {_RULES}.")
+    _docs.describe(
+        sign, [("x", "array_like", "A Tensor, NumPy array or Python scalar; not bool.")],
+        [("Tensor", "x's shape and dtype.")], raises=[("DTypeError", "If x is boolean.")],
+        notes=r"Derivative: 0 for real x; for complex z, with :math:`y = z/|z|`, "
+              r":math:`\dot y = (\dot z - y\,\mathrm{Re}(\bar y \dot z))/|z|` (0 at 0) "
+              f"{_RULES}.")
+    _docs.describe(
+        negative, [_X], [("Tensor", "-x, x's shape and dtype.")],
+        notes=f"Derivative: linear, the VJP is :math:`\\bar x = -\\bar y` {_RULES}.")
+    _docs.describe(
+        positive, [("x", "array_like", "A Tensor, NumPy array or Python scalar; not bool.")],
+        [("Tensor", "A new tensor with x's values.")],
+        raises=[("DTypeError", "If x is boolean.")],
+        notes=f"Derivative: the identity, :math:`\\bar x = \\bar y` {_RULES}.")
+    _docs.describe(
+        abs, [_X], [("Tensor", "|x|, x's shape; real (the real dtype of a complex x).")],
+        notes=r"Derivative: :math:`\bar z = \bar y\, z/|z|` (real :math:`\bar y`; "
+              r":math:`\operatorname{sign}(x)` for real x), 0 at 0; "
+              r":math:`\dot y = \mathrm{Re}(\overline{z/|z|}\,\dot z)` " + _RULES + ".")
+    _docs.describe(
+        conj, [_X], [("Tensor", "The conjugate, x's shape and dtype (x itself if real).")],
+        notes=r"Derivative: :math:`\bar x = \overline{\bar y}`, "
+              r":math:`\dot y = \overline{\dot x}` " + _RULES + ".")
+    _docs.describe(
+        real, [_X], [("Tensor", "The real part (a view of a complex x; x itself if real).")],
+        notes=r"Derivative: linear, :math:`\bar z = \bar y + 0i` " + _RULES + ".")
+    _docs.describe(
+        imag, [_X], [("Tensor", "The imaginary part (a view of a complex x; zeros if real).")],
+        notes=r"Derivative: linear, :math:`\bar z = i\,\bar y` " + _RULES + ".")
+    _docs.describe(
+        where, [("condition", "array_like", "Booleans (other dtypes are cast to bool); not "
+                                            "differentiated."),
+                ("x", "array_like", "Values where ``condition`` is true."),
+                ("y", "array_like", "Values where it is false; the three broadcast.")],
+        [("Tensor", "Of the broadcast shape, NumPy's result dtype of x and y.")],
+        raises=[("ShapeError", "If the three do not broadcast.")],
+        notes=r"Derivative: the cotangent goes to x where the condition holds, to y "
+              r"elsewhere: :math:`\bar x = [c]\,\bar y`, :math:`\bar y' = [\lnot c]\,\bar y` "
+              + _RULES + ".")
+    _docs.describe(
+        clip, [("x", "array_like", "A Tensor, NumPy array or Python scalar; real."),
+               ("min", "array_like, optional", "The lower bound; None: unbounded. Default "
+                                               "None."),
+               ("max", "array_like, optional", "The upper bound; None: unbounded. Default "
+                                               "None.")],
+        [("Tensor", "x's dtype, the broadcast shape of x, min and max.")],
+        raises=[("DTypeError", "If an input is complex, or x is an integer tensor and a "
+                               "bound requires grad."),
+                ("ShapeError", "If x, min and max do not broadcast.")],
+        notes=r"Derivative: :math:`\partial_x = [\min \le x \le \max]`, "
+              r":math:`\partial_{\min} = [x < \min]`, "
+              r":math:`\partial_{\max} = [x > \max \lor \min > \max]` " + _RULES + ".")
+
+
+_document()

@@ -75,7 +75,34 @@ _flip_op.replay = lambda axes: lambda x: np.flip(x, axes)     # (tf.compile)
 
 
 def flip(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Tensor:
-    """``x`` reversed along ``axis`` (an int, a tuple, or None for every axis)."""
+    """``x`` reversed along ``axis`` (an int, a tuple, or None for every axis).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reverse. Default None: every axis.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with the entries reversed.
+
+    Raises
+    ------
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP flips the cotangent back.
+
+    Examples
+    --------
+    >>> tf.flip(tf.tensor([1, 2, 3]))
+    tensor([3, 2, 1])
+    """
     t: Tensor = to_tensor(x)
     axes = _axes(axis, t.ndim)
     if not axes:
@@ -138,10 +165,42 @@ _roll_op = defop(
 
 def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int,
          ...] | None = None) -> Tensor:
-    """Entries shifted ``shift`` places along ``axis`` (wrapping around), like
-    ``numpy.roll``. ``axis=None`` rolls the flattened tensor; a tuple ``shift`` needs a
-    tuple ``axis`` of the same length; an int ``shift`` applies to every axis given
-    (NumPy's broadcasting of the two; shifts of a repeated axis add up)."""
+    """Entries shifted ``shift`` places along ``axis`` (wrapping around), like ``numpy.roll``.
+
+    ``axis=None`` rolls the flattened tensor; a tuple ``shift`` needs a tuple ``axis`` of the
+    same length; an int ``shift`` applies to every axis given (NumPy's broadcasting of the
+    two; shifts of a repeated axis add up).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    shift : int or tuple of int
+        The number of places (negative: backwards).
+    axis : int or tuple of int, optional
+        The axes. Default None: the flattened tensor, reshaped back.
+
+    Returns
+    -------
+    Tensor
+        The rolled tensor, ``x``'s shape.
+
+    Raises
+    ------
+    ShapeError
+        If a tuple ``shift`` comes without ``axis`` or their lengths differ.
+    DTypeError
+        If a shift is not an integer.
+
+    Notes
+    -----
+    Derivative: linear; the VJP rolls the cotangent by ``-shift``.
+
+    Examples
+    --------
+    >>> tf.roll(tf.tensor([1, 2, 3, 4]), 1)
+    tensor([4, 1, 2, 3])
+    """
     t: Tensor = to_tensor(x)
     shape = t.shape
     flat: bool
@@ -220,14 +279,70 @@ def _triangle(x: Any, k: Any, lower: bool, name: str) -> Tensor:
 
 
 def tril(x: ArrayLike, /, *, k: int = 0) -> Tensor:
-    """The lower triangle (on and below diagonal ``k``) of each matrix of the last two
-    axes; the other entries are zero."""
+    """The lower triangle (on and below diagonal ``k``) of each matrix of the last two axes; the
+    other entries are zero.
+
+    Parameters
+    ----------
+    x : array_like
+        A matrix or a stack of matrices (ndim >= 2).
+    k : int, optional
+        The diagonal: 0 the main one, positive above, negative below. Default 0.
+
+    Returns
+    -------
+    Tensor
+        ``x`` with the entries above diagonal ``k`` zeroed.
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` has fewer than 2 dimensions.
+
+    Notes
+    -----
+    Derivative: linear; the VJP is ``tril`` of the cotangent.
+
+    Examples
+    --------
+    >>> tf.tril(tf.ones((2, 2)))
+    tensor([[1., 0.],
+            [1., 1.]])
+    """
     return _triangle(x, k, True, "tril")
 
 
 def triu(x: ArrayLike, /, *, k: int = 0) -> Tensor:
-    """The upper triangle (on and above diagonal ``k``) of each matrix of the last two
-    axes; the other entries are zero."""
+    """The upper triangle (on and above diagonal ``k``) of each matrix of the last two axes; the
+    other entries are zero.
+
+    Parameters
+    ----------
+    x : array_like
+        A matrix or a stack of matrices (ndim >= 2).
+    k : int, optional
+        The diagonal: 0 the main one, positive above, negative below. Default 0.
+
+    Returns
+    -------
+    Tensor
+        ``x`` with the entries below diagonal ``k`` zeroed.
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` has fewer than 2 dimensions.
+
+    Notes
+    -----
+    Derivative: linear; the VJP is ``triu`` of the cotangent.
+
+    Examples
+    --------
+    >>> tf.triu(tf.ones((2, 2)), k=1)
+    tensor([[0., 1.],
+            [0., 0.]])
+    """
     return _triangle(x, k, False, "triu")
 
 
@@ -265,8 +380,38 @@ _unstack_op = defop("unstack", _unstack_vjp,
 
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
-    """The slices of ``x`` along ``axis``, as a tuple of tensors (stack's inverse); each
-    is a view of ``x``, like ``x[..., i, ...]``."""
+    """The slices of ``x`` along ``axis``, as a tuple of tensors (stack's inverse).
+
+    Each is a view of ``x``, like ``x[..., i, ...]``.
+
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 1.
+    axis : int, optional
+        The axis to split along. Default 0.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``x.shape[axis]`` tensors of ``x.ndim - 1`` dimensions.
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` is 0-d.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP stacks the cotangents (zeros for unused slices).
+
+    Examples
+    --------
+    >>> tf.unstack(tf.tensor([[1, 2], [3, 4]]))
+    (tensor([1, 2]), tensor([3, 4]))
+    """
     t: Tensor = to_tensor(x)
     if t.ndim == 0:
         raise ShapeError("unstack needs a tensor of dimension >= 1, got a 0-d tensor")
@@ -377,11 +522,47 @@ def _take_checked(fname: str, x: Tensor, indices: Any, axis: int, along: bool) -
 
 
 def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Tensor:
-    """The entries of ``x`` at integer ``indices`` along ``axis``: ``x[..., indices, ...]``
-    with ``indices`` at position ``axis`` (negative indices count from the end). ``axis``
-    may be omitted for a 1-D ``x`` only. Indices are constants; the gradient adds up at
-    repeated indices. N-D indices work as in ``numpy.take`` (their shape replaces the
-    axis)."""
+    """The entries of ``x`` at integer ``indices`` along ``axis``.
+
+    ``x[..., indices, ...]`` with ``indices`` at position ``axis`` (negative indices count
+    from the end). N-D indices work as in ``numpy.take`` (their shape replaces the axis).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    indices : array_like of int
+        The indices (constants).
+    axis : int, optional
+        The axis; may be omitted for a 1-D ``x`` only.
+
+    Returns
+    -------
+    Tensor
+        The gathered entries.
+
+    Raises
+    ------
+    ShapeError
+        If ``axis`` is omitted for an ``x`` of dimension other than 1.
+    IndexingError
+        If an index is out of range.
+    DTypeError
+        If ``indices`` are not integers.
+
+    Notes
+    -----
+    Derivative: linear (a gather); the VJP scatter-adds the cotangent, so it adds up at
+    repeated indices.
+
+    Examples
+    --------
+    >>> tf.take(tf.tensor([10, 20, 30]), tf.tensor([2, 0]))
+    tensor([30, 10])
+    >>> x = tf.tensor([1.0, 2.0], requires_grad=True)
+    >>> tf.grad([tf.take(x, tf.tensor([0, 0, 1])).sum()], [x])[0]
+    tensor([2., 1.])
+    """
     t: Tensor = to_tensor(x)
     ax: int
     if axis is None:
@@ -413,9 +594,42 @@ def _np_take(a: Any, indices: Any, axis: Any = None, out: Any = None,
 
 
 def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> Tensor:
-    """``x`` gathered along ``axis`` at ``indices`` of the same rank (other axes broadcast),
-    like ``numpy.take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``.
-    Indices are constants; the gradient adds up at repeated indices."""
+    """``x`` gathered along ``axis`` at ``indices`` of the same rank (other axes broadcast).
+
+    Like ``numpy.take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    indices : array_like of int
+        Indices of ``x``'s rank (constants).
+    axis : int, optional
+        The axis. Default -1.
+
+    Returns
+    -------
+    Tensor
+        The gathered entries.
+
+    Raises
+    ------
+    ShapeError
+        If the ranks differ or the other axes do not broadcast.
+    IndexingError
+        If an index is out of range.
+
+    Notes
+    -----
+    Derivative: linear (a gather); the VJP scatter-adds, adding up at repeated indices.
+
+    Examples
+    --------
+    >>> x = tf.tensor([[3.0, 1.0], [2.0, 4.0]])
+    >>> tf.take_along_axis(x, tf.argsort(x, axis=1), axis=1)
+    tensor([[1., 3.],
+            [2., 4.]])
+    """
     xt: Tensor = to_tensor(x)
     axis = _axis(axis, xt.ndim)
     idx = _int_array(indices, "take_along_axis")
@@ -470,9 +684,36 @@ _tile_op = defop(
 
 
 def tile(x: ArrayLike, repetitions: Sequence[int], /) -> Tensor:
-    """``x`` repeated ``repetitions[i]`` times along axis i, like ``numpy.tile`` (ones are
-    prepended to the shorter of ``x.shape`` and ``repetitions``). The gradient sums the
-    copies."""
+    """``x`` repeated ``repetitions[i]`` times along axis i, like ``numpy.tile``.
+
+    Ones are prepended to the shorter of ``x.shape`` and ``repetitions``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    repetitions : sequence of int
+        Non-negative counts per axis.
+
+    Returns
+    -------
+    Tensor
+        The tiled tensor.
+
+    Raises
+    ------
+    ShapeError
+        If a count is negative.
+
+    Notes
+    -----
+    Derivative: linear; the VJP sums the copies.
+
+    Examples
+    --------
+    >>> tf.tile(tf.tensor([1, 2]), (2,))
+    tensor([1, 2, 1, 2])
+    """
     t: Tensor = to_tensor(x)
     reps = _repetitions(repetitions, "tile")
     d = max(t.ndim, len(reps))
@@ -490,9 +731,38 @@ def _np_tile(A: Any, reps: Any) -> Tensor:
 
 
 def repeat(x: ArrayLike, repeats: ArrayLike, /, *, axis: int | None = None) -> Tensor:
-    """Each entry of ``x`` repeated ``repeats`` times along ``axis`` (the flattened tensor
-    when None), like ``numpy.repeat``. ``repeats``: an int, or 1-D integer counts of shape
-    (1,) or (len along axis,). The gradient sums each entry's copies."""
+    """Each entry of ``x`` repeated ``repeats`` times along ``axis``, like ``numpy.repeat``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    repeats : int or array_like of int
+        An int, or 1-D non-negative integer counts of shape (1,) or (len along axis,).
+    axis : int, optional
+        The axis. Default None: the flattened tensor.
+
+    Returns
+    -------
+    Tensor
+        The repeated tensor.
+
+    Raises
+    ------
+    ShapeError
+        If ``repeats`` has the wrong shape or a negative count.
+    DTypeError
+        If ``repeats`` are not integers.
+
+    Notes
+    -----
+    Derivative: linear; the VJP sums each entry's copies.
+
+    Examples
+    --------
+    >>> tf.repeat(tf.tensor([1, 2]), 2)
+    tensor([1, 1, 2, 2])
+    """
     t: Tensor = to_tensor(x)
     ax: int
     if axis is None:
@@ -534,7 +804,32 @@ def _np_repeat(a: Any, repeats: Any, axis: Any = None) -> Tensor:
 # ---- compositions of reshape, broadcast_to and transpose ---------------------------------
 
 def broadcast_arrays(*arrays: ArrayLike) -> list[Tensor]:
-    """The tensors broadcast against each other, as a list (read-only views)."""
+    """The tensors broadcast against each other, as a list (read-only views).
+
+    Parameters
+    ----------
+    *arrays : array_like
+        The inputs.
+
+    Returns
+    -------
+    list of Tensor
+        Each input broadcast to the common shape.
+
+    Raises
+    ------
+    ShapeError
+        If the shapes do not broadcast.
+
+    Notes
+    -----
+    Derivative: linear; each VJP sums the cotangent over the broadcast axes.
+
+    Examples
+    --------
+    >>> [t.shape for t in tf.broadcast_arrays(tf.ones((2, 1)), tf.ones(3))]
+    [(2, 3), (2, 3)]
+    """
     ts = [to_tensor(a) for a in arrays]
     shape = broadcast_shape("broadcast_arrays", *(t.shape for t in ts))
     return [broadcast_to(t, shape) for t in ts]
@@ -545,15 +840,71 @@ def _np_broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tensor, ...]:
 
 
 def permute_dims(x: ArrayLike, /, axes: Sequence[int]) -> Tensor:
-    """``x`` with its axes permuted: axis i of the result is axis ``axes[i]`` of ``x``."""
+    """``x`` with its axes permuted: axis i of the result is axis ``axes[i]`` of ``x``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axes : sequence of int
+        A permutation of ``range(x.ndim)``.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x``.
+
+    Raises
+    ------
+    ShapeError
+        If ``axes`` is not a permutation of ``x``'s axes.
+
+    Notes
+    -----
+    Derivative: linear; the VJP applies the inverse permutation.
+
+    Examples
+    --------
+    >>> tf.permute_dims(tf.zeros((2, 3, 4)), (1, 2, 0)).shape
+    (3, 4, 2)
+    """
     return transpose(x, axes)
 
 
 def meshgrid(*arrays: ArrayLike, indexing: Literal["xy", "ij"] = "xy") -> list[Tensor]:
     """Coordinate grids from 1-D tensors (a list; N inputs give N tensors of rank N).
-    ``indexing="ij"``: shape (n1, n2, ...); ``"xy"``: the first two lengths swapped.
-    Each output broadcasts one input, so its gradient sums over the other axes. Inputs
-    of other ranks are flattened first, as in NumPy."""
+
+    Inputs of other ranks are flattened first, as in NumPy.
+
+    Parameters
+    ----------
+    *arrays : array_like
+        1-D tensors of lengths n1, n2, ...
+    indexing : {'xy', 'ij'}, optional
+        'ij': shape (n1, n2, ...); 'xy': the first two lengths swapped. Default 'xy'.
+
+    Returns
+    -------
+    list of Tensor
+        One grid per input.
+
+    Raises
+    ------
+    ShapeError
+        If ``indexing`` is neither 'xy' nor 'ij'.
+
+    Notes
+    -----
+    Derivative: linear; each output broadcasts one input, so its VJP sums over the other
+    axes.
+
+    Examples
+    --------
+    >>> gx, gy = tf.meshgrid(tf.tensor([1, 2, 3]), tf.tensor([4, 5]))
+    >>> gx
+    tensor([[1, 2, 3],
+            [1, 2, 3]])
+    """
     if indexing not in ("xy", "ij"):
         raise ShapeError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     return _grids(arrays, indexing, sparse=False)

@@ -179,8 +179,45 @@ def _sum_all(x: Any) -> Any:
 def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
         dtype: DTypeLike | None = None,
         keepdims: bool = False) -> Tensor:
-    """Sum over ``axis`` (all axes by default); 0 over zero elements. ``dtype`` casts the
-    input first; by default small integers accumulate in int64 (uint64), bool in int64."""
+    """Sum over ``axis`` (all axes by default); 0 over zero elements.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    dtype : dtype, optional
+        Casts the input first. Default: the input's dtype, except that small integers
+        accumulate in int64 (uint64) and bool in int64.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        The sums.
+
+    Raises
+    ------
+    ShapeError
+        If an axis is out of range or repeated.
+    DTypeError
+        If ``dtype`` cannot hold the (complex) values.
+
+    Notes
+    -----
+    Derivative: linear; the VJP broadcasts the cotangent back over the reduced axes.
+
+    Examples
+    --------
+    >>> x = tf.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> tf.sum(x, axis=0)
+    tensor([4., 6.], grad_fn=sum)
+    >>> tf.grad([x.sum()], [x])[0]
+    tensor([[1., 1.],
+            [1., 1.]])
+    """
     t: Tensor = to_tensor(x)
     if dtype is not None:
         t = _cast("sum", t, dtype)
@@ -252,8 +289,42 @@ _mean_op.replay = _replay_mean
 
 def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
          keepdims: bool = False) -> Tensor:
-    """Arithmetic mean over ``axis`` (all axes by default); NaN over zero elements
-    (NaN + NaN·j for complex). Integer and bool tensors give float64."""
+    r"""Arithmetic mean over ``axis`` (all axes by default).
+
+    NaN over zero elements (NaN + NaN·j for complex). Integer and bool tensors give float64.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        The means.
+
+    Raises
+    ------
+    ShapeError
+        If an axis is out of range or repeated.
+
+    Notes
+    -----
+    Derivative: linear; :math:`\bar x = \bar y / N` broadcast over the reduced axes.
+
+    Examples
+    --------
+    >>> x = tf.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> tf.mean(x)
+    tensor(2.5, grad_fn=mean)
+    >>> tf.grad([tf.mean(x)], [x])[0]
+    tensor([[0.25, 0.25],
+            [0.25, 0.25]])
+    """
     t: Tensor = floating(to_tensor(x))
     axes = normalize_axis(axis, t.ndim)
     d = t._data
@@ -356,11 +427,46 @@ _var_op = defop("var", _var_vjp, _var_jvp)
 def var(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correction: float = 0.0,
         keepdims: bool = False,
         ddof: float | None = None) -> Tensor:
-    """Variance Σ|x − mean|²/(N − correction) over ``axis``; real also for complex ``x``,
-    float64 for integer/bool ``x``.
+    r"""Variance :math:`\sum |x - \bar x|^2 / (N - \mathrm{correction})` over ``axis``.
 
-    ``N − correction <= 0`` gives NaN (the standard). ``ddof`` is NumPy's name for the
-    correction, but with it ``ddof >= N`` raises ShapeError (NumPy returns inf/nan).
+    Real also for complex ``x``; float64 for integer/bool ``x``. ``N - correction <= 0``
+    gives NaN (the standard).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    correction : float, optional
+        Subtracted from N (1 for the unbiased estimate). Default 0.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+    ddof : float, optional
+        NumPy's name for ``correction``; with it ``ddof >= N`` raises (NumPy returns inf/nan).
+
+    Returns
+    -------
+    Tensor
+        The variances (real).
+
+    Raises
+    ------
+    ShapeError
+        If ``ddof >= N``, or an axis is out of range.
+    TypeError
+        If both ``ddof`` and ``correction`` are given, or ``correction`` is not a real number.
+
+    Notes
+    -----
+    Derivative: :math:`\bar x = 2\bar y\,(x - \bar x)/(N - \mathrm{correction})`.
+
+    Examples
+    --------
+    >>> tf.var(tf.tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor(1.25)
+    >>> tf.var(tf.tensor([1.0, 2.0, 3.0, 4.0]), correction=1)
+    tensor(1.66666667)
     """
     t: Tensor = floating(to_tensor(x))
     axes = normalize_axis(axis, t.ndim)
@@ -399,10 +505,45 @@ _std_op = defop("std", _std_vjp, _std_jvp)
 def std(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correction: float = 0.0,
         keepdims: bool = False,
         ddof: float | None = None) -> Tensor:
-    """Standard deviation sqrt(var(x, axis, correction)); real also for complex ``x``.
+    r"""Standard deviation ``sqrt(var(x, axis, correction))``; real also for complex ``x``.
 
-    The gradient at a constant slice (std = 0) is 0, not NaN. ``N − correction <= 0``
-    gives NaN; with NumPy's spelling ``ddof``, ``ddof >= N`` raises ShapeError.
+    ``N - correction <= 0`` gives NaN; with NumPy's spelling ``ddof``, ``ddof >= N`` raises
+    ShapeError.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    correction : float, optional
+        Subtracted from N. Default 0.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+    ddof : float, optional
+        NumPy's name for ``correction``.
+
+    Returns
+    -------
+    Tensor
+        The standard deviations (real).
+
+    Raises
+    ------
+    ShapeError
+        If ``ddof >= N``, or an axis is out of range.
+    TypeError
+        If both ``ddof`` and ``correction`` are given.
+
+    Notes
+    -----
+    Derivative: :math:`\bar x = \bar y\,(x - \bar x)/((N - \mathrm{correction})\,s)`; at a
+    constant slice (:math:`s = 0`) the gradient is 0, not NaN.
+
+    Examples
+    --------
+    >>> tf.std(tf.tensor([1.0, 3.0]))
+    tensor(1.)
     """
     t: Tensor = floating(to_tensor(x))
     axes = normalize_axis(axis, t.ndim)
@@ -663,11 +804,46 @@ _prod_op = defop("prod", _prod_vjp, _prod_jvp)
 def prod(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
          dtype: DTypeLike | None = None,
          keepdims: bool = False) -> Tensor:
-    """Product over ``axis`` (all axes by default); 1 over zero elements. ``dtype`` casts
-    the input first; by default small integers accumulate in int64 (uint64).
+    r"""Product over ``axis`` (all axes by default); 1 over zero elements.
 
     The derivative uses exclusive cumulative products (no division), so it is exact when
     entries are zero, at every order.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    dtype : dtype, optional
+        Casts the input first. Default: the input's dtype (small integers accumulate in
+        int64/uint64).
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        The products.
+
+    Raises
+    ------
+    ShapeError
+        If an axis is out of range or repeated.
+
+    Notes
+    -----
+    Derivative: :math:`\partial y/\partial x_i = \prod_{j \ne i} x_j` (products of the
+    entries before and after :math:`i`).
+
+    Examples
+    --------
+    >>> x = tf.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> tf.prod(x)
+    tensor(24., grad_fn=prod)
+    >>> tf.grad([tf.prod(x)], [x])[0]
+    tensor([[24., 12.],
+            [ 8.,  6.]])
     """
     t: Tensor = to_tensor(x)
     if dtype is not None:
@@ -736,8 +912,44 @@ def _extremum(name: str, method: Callable[..., Any]) -> _Reduction:
         return y
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = (f"The {word} over ``axis`` (all axes by default); real tensors only.\n\n"
-                 f"    Ties share the cotangent evenly. Alias ``a{name}``.")
+    f.__doc__ = f"""The {word} over ``axis`` (all axes by default); real tensors only.
+
+    Alias ``a{name}``. A NaN propagates.
+
+    Parameters
+    ----------
+    x : array_like
+        A real tensor.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        The {word} values.
+
+    Raises
+    ------
+    DTypeError
+        If ``x`` is complex (complex numbers are not ordered).
+    ShapeError
+        If a reduced axis has length 0, or an axis is out of range.
+
+    Notes
+    -----
+    Derivative: the cotangent goes to the entries equal to the {word}; ties share it
+    evenly (a NaN {word} sends it to the NaN entries).
+
+    Examples
+    --------
+    >>> x = tf.tensor([1.0, 3.0, 3.0], requires_grad=True)
+    >>> tf.{name}(x)
+    tensor({"3" if name == "max" else "1"}., grad_fn={name})
+    >>> tf.grad([tf.{name}(x)], [x])[0]
+    tensor({"[0. , 0.5, 0.5]" if name == "max" else "[1., 0., 0.]"})
+    """
     return f
 
 
@@ -791,10 +1003,33 @@ _lse_op = defop("logsumexp", _lse_vjp, _lse_jvp)
 
 def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None,
               keepdims: bool = False) -> Tensor:
-    """log Σ exp(x) over ``axis``, computed stably (like ``scipy.special.logsumexp``).
+    r""":math:`\log \sum \exp x` over ``axis``, computed stably (like ``scipy.special.logsumexp``).
 
-    Complex input is supported (principal branch of the log). Over zero elements the
-    result is -inf.
+    Complex input is supported (principal branch of the log). Over zero elements the result
+    is -inf.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        The reduced values.
+
+    Notes
+    -----
+    Derivative: the softmax, :math:`\bar x = \bar y\, e^{x - y}`.
+
+    Examples
+    --------
+    >>> tf.logsumexp(tf.tensor([0.0, 0.0]))
+    tensor(0.69314718)
     """
     t: Tensor = to_tensor(x)
     axes = normalize_axis(axis, t.ndim)
@@ -900,11 +1135,38 @@ def _with_initial(y: Tensor, axis: int, value: int) -> Tensor:
 
 def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    include_initial: bool = False) -> Tensor:
-    """Cumulative sum along ``axis`` (optional for 1-D ``x`` only), differentiable.
+    """Cumulative sum along ``axis``, differentiable.
 
-    ``include_initial`` prepends 0 (the result is one longer along ``axis``). ``dtype``
-    casts the input first; by default small integers accumulate in int64 (uint64), bool in
-    int64 (the standard's and NumPy's rule). The VJP is a reversed cumulative sum.
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 1.
+    axis : int, optional
+        The axis; may be omitted for 1-D ``x`` only.
+    dtype : dtype, optional
+        Casts the input first; by default small integers accumulate in int64 (uint64), bool
+        in int64 (the standard's and NumPy's rule).
+    include_initial : bool, optional
+        Prepend 0 (the result is one longer along ``axis``). Default False.
+
+    Returns
+    -------
+    Tensor
+        The running sums.
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` is 0-d, or ``axis`` is omitted for ``x`` of dimension > 1.
+
+    Notes
+    -----
+    Derivative: linear; the VJP is a reversed cumulative sum of the cotangent.
+
+    Examples
+    --------
+    >>> tf.cumulative_sum(tf.tensor([1, 2, 3]))
+    tensor([1, 3, 6])
     """
     t: Tensor = to_tensor(x)
     axis = _scan_axis("cumulative_sum", t, axis)
@@ -917,10 +1179,39 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike
 
 def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                     include_initial: bool = False) -> Tensor:
-    """Cumulative product along ``axis`` (optional for 1-D ``x`` only), differentiable
-    and exact with zeros in ``x`` at every order (no division; see the rules above).
+    r"""Cumulative product along ``axis``, differentiable and exact with zeros in ``x`` at every
+    order (no division; see the module docstring).
 
-    ``include_initial`` prepends 1. ``dtype`` as in :func:`cumulative_sum`.
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 1.
+    axis : int, optional
+        The axis; may be omitted for 1-D ``x`` only.
+    dtype : dtype, optional
+        As in :func:`cumulative_sum`.
+    include_initial : bool, optional
+        Prepend 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        The running products.
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` is 0-d, or ``axis`` is omitted for ``x`` of dimension > 1.
+
+    Notes
+    -----
+    Derivative: :math:`\partial y_k/\partial x_i = \prod_{j \le k, j \ne i} x_j` for
+    :math:`i \le k`, computed from exclusive products.
+
+    Examples
+    --------
+    >>> tf.cumulative_prod(tf.tensor([1.0, 2.0, 3.0]), include_initial=True)
+    tensor([1., 1., 2., 6.])
     """
     t: Tensor = to_tensor(x)
     axis = _scan_axis("cumulative_prod", t, axis)
@@ -980,12 +1271,43 @@ _diff_op = defop("diff", _diff_vjp,
 
 def diff(x: ArrayLike, /, *, axis: int = -1, n: int = 1, prepend: ArrayLike | None = None,
          append: ArrayLike | None = None) -> Tensor:
-    """The ``n``-th forward difference along ``axis``: out[i] = x[i+1] − x[i], applied n
-    times (``numpy.diff``), differentiable in ``x``, ``prepend`` and ``append``.
+    """The ``n``-th forward difference along ``axis`` (``numpy.diff``).
 
-    ``prepend``/``append`` are joined to x along ``axis`` first (same shape except along
-    ``axis``; a 0-d value is repeated across the other axes; dtypes promote). The result
-    is n shorter along ``axis`` (empty when n is at least its length).
+    ``out[i] = x[i+1] - x[i]``, applied n times, differentiable in ``x``, ``prepend`` and
+    ``append``. The result is n shorter along ``axis`` (empty when n is at least its length).
+
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 1.
+    axis : int, optional
+        The axis. Default -1.
+    n : int, optional
+        The order (>= 0). Default 1.
+    prepend, append : array_like, optional
+        Joined to ``x`` along ``axis`` first (same shape except along ``axis``; a 0-d value is
+        repeated across the other axes; dtypes promote).
+
+    Returns
+    -------
+    Tensor
+        The differences.
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` is 0-d, ``n < 0``, or ``prepend``/``append`` do not fit.
+    TypeError
+        If ``n`` is not an integer.
+
+    Notes
+    -----
+    Derivative: linear; the VJP is the adjoint difference (negated, reversed).
+
+    Examples
+    --------
+    >>> tf.diff(tf.tensor([1.0, 4.0, 9.0]))
+    tensor([3., 5.])
     """
     t: Tensor = to_tensor(x)
     if t.ndim == 0:
@@ -1041,8 +1363,35 @@ def _logical(name: str, np_fn: Callable[..., Any]) -> _Reduction:
         return Tensor._wrap(np.asarray(np_fn(t._data, axis=axes, keepdims=keepdims)))
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = (f"Whether {name} entries are non-zero (true) over ``axis`` (all axes by "
-                 "default): a bool tensor without a gradient, like ``numpy." + name + "``.")
+    f.__doc__ = f"""Whether {name} entries are non-zero (true) over ``axis``, like ``numpy.{name}``.
+
+    NaN and ±inf count as True, a complex entry when either part is non-zero;
+    ``all`` of nothing is True, ``any`` of nothing False.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to reduce. Default None: all.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        A bool tensor (no gradient).
+
+    Raises
+    ------
+    ShapeError
+        If an axis is out of range or repeated.
+
+    Examples
+    --------
+    >>> tf.{name}(tf.tensor([[1, 0], [2, 3]]), axis=1)
+    tensor({"[False,  True]" if name == "all" else "[ True,  True]"})
+    """
     return f
 
 

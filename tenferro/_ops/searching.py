@@ -68,10 +68,39 @@ def _arg_extremum(name: str, method: Callable[..., Any]) -> _ArgReduction:
         method(d, axis=ctx[0], keepdims=ctx[1])).astype(np.int64, copy=False))
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = (f"The index of the first {word} along ``axis`` (of the flattened tensor "
-                 f"when ``axis`` is None), as an int64 tensor without a gradient.\n\n"
-                 f"    NaN counts as the {word} (the first NaN wins). Complex tensors and "
-                 f"empty searches raise.")
+    example = "tensor(1)" if name == "argmax" else "tensor(0)"
+    f.__doc__ = f"""The index of the first {word} along ``axis``, as an int64 tensor.
+
+    NaN counts as the {word} (the first NaN wins).
+
+    Parameters
+    ----------
+    x : array_like
+        A real, non-empty tensor.
+    axis : int, optional
+        The axis to search. Default None: the flattened tensor.
+    keepdims : bool, optional
+        Keep the searched axis with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        int64 indices (no gradient: they are piecewise constant).
+
+    Raises
+    ------
+    DTypeError
+        If ``x`` is complex (apply it to ``tf.real(x)`` or ``tf.abs(x)``).
+    ShapeError
+        If the searched axis (or ``x``) is empty.
+    AxisError
+        If ``axis`` is out of range.
+
+    Examples
+    --------
+    >>> tf.{name}(tf.tensor([1.0, 3.0, 2.0]))
+    {example}
+    """
     return f
 
 
@@ -94,8 +123,29 @@ def _arg_method(f: _ArgReduction) -> Callable[..., Tensor]:
 
 def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
                   keepdims: bool = False) -> Tensor:
-    """The number of non-zero entries over ``axis`` (an int, a tuple, or None for all), as
-    an int64 tensor. A complex entry counts when either part is non-zero; NaN counts."""
+    """The number of non-zero entries over ``axis``, as an int64 tensor.
+
+    A complex entry counts when either part is non-zero; NaN counts.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to count over. Default None: all.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+
+    Returns
+    -------
+    Tensor
+        int64 counts (no gradient).
+
+    Examples
+    --------
+    >>> tf.count_nonzero(tf.tensor([[0, 1], [2, 3]]), axis=1)
+    tensor([1, 2])
+    """
     t: Tensor = to_tensor(x)
     d = t._data
     axes = normalize_axis(axis, d.ndim)
@@ -104,8 +154,29 @@ def count_nonzero(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
 
 
 def nonzero(x: ArrayLike, /) -> tuple[Tensor, ...]:
-    """The indices of the non-zero entries, one int64 tensor per axis (row-major order),
-    like ``numpy.nonzero``. A 0-d tensor raises ShapeError."""
+    """The indices of the non-zero entries, one int64 tensor per axis (row-major order), like
+    ``numpy.nonzero``.
+
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 1.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``x.ndim`` int64 tensors (no gradient).
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` is 0-d.
+
+    Examples
+    --------
+    >>> tf.nonzero(tf.tensor([0, 3, 0, 4]))
+    (tensor([1, 3]),)
+    """
     t: Tensor = to_tensor(x)
     d = t._data
     if d.ndim == 0:
@@ -121,12 +192,40 @@ def _nonzero_method(self: Any) -> tuple[Tensor, ...]:
 
 def searchsorted(x1: ArrayLike, x2: ArrayLike, /, *, side: Literal["left", "right"] = "left",
                  sorter: ArrayLike | None = None) -> Tensor:
-    """Indices where the entries of ``x2`` would be inserted into the sorted 1-D ``x1`` to
-    keep it sorted (int64, the shape of ``x2``), like ``numpy.searchsorted``.
+    """Indices where the entries of ``x2`` would be inserted into the sorted 1-D ``x1`` to keep
+    it sorted, like ``numpy.searchsorted``.
 
-    side="left": x1[i-1] < v <= x1[i]; side="right": x1[i-1] <= v < x1[i]. ``sorter``
-    (integer indices that sort x1) is used when x1 is not sorted itself. NaN sorts last,
-    as in ``sort``. ``x2`` may be a Python scalar (0-d result). Complex inputs raise.
+    NaN sorts last, as in ``sort``.
+
+    Parameters
+    ----------
+    x1 : array_like
+        A 1-D tensor, sorted ascending (or with ``sorter``).
+    x2 : array_like
+        The values to insert; a Python scalar gives a 0-d result.
+    side : {'left', 'right'}, optional
+        'left': ``x1[i-1] < v <= x1[i]``; 'right': ``x1[i-1] <= v < x1[i]``. Default 'left'.
+    sorter : array_like of int, optional
+        Indices that sort ``x1`` when it is not sorted itself.
+
+    Returns
+    -------
+    Tensor
+        int64 indices, the shape of ``x2`` (no gradient).
+
+    Raises
+    ------
+    DTypeError
+        If an input is complex or not numeric, or ``sorter`` is not integer.
+    ShapeError
+        If ``x1`` is not 1-D, ``side`` is invalid, or ``sorter``'s shape differs from ``x1``'s.
+    IndexingError
+        If ``sorter`` holds an index out of range.
+
+    Examples
+    --------
+    >>> tf.searchsorted(tf.tensor([1.0, 2.0, 3.0]), tf.tensor([2.0, 2.5]))
+    tensor([1, 2])
     """
     t1: Tensor = to_tensor(x1)
     x2 = x2._data if isinstance(x2, Tensor) else np.asarray(x2)

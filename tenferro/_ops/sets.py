@@ -37,6 +37,37 @@ __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values",
 UniqueAllResult = namedtuple("UniqueAllResult", "values indices inverse_indices counts")
 UniqueCountsResult = namedtuple("UniqueCountsResult", "values counts")
 UniqueInverseResult = namedtuple("UniqueInverseResult", "values inverse_indices")
+UniqueAllResult.__doc__ = """The result of :func:`unique_all` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    The sorted unique values (differentiable).
+indices : Tensor
+    int64: the first occurrence of each value in the flattened input.
+inverse_indices : Tensor
+    int64, the input's shape: the position in ``values`` of every entry.
+counts : Tensor
+    int64: how often each value occurs.
+"""
+UniqueCountsResult.__doc__ = """The result of :func:`unique_counts` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    The sorted unique values.
+counts : Tensor
+    int64: how often each value occurs.
+"""
+UniqueInverseResult.__doc__ = """The result of :func:`unique_inverse` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    The sorted unique values.
+inverse_indices : Tensor
+    int64, the input's shape: the position in ``values`` of every entry.
+"""
 
 
 def _take_distinct(x: Tensor, idx: Any, axis: int) -> Tensor:
@@ -71,30 +102,101 @@ def _unique(x: ArrayLike, inverse: bool, counts: bool) -> list[Tensor]:
 
 
 def unique_all(x: ArrayLike, /) -> UniqueAllResult:
-    """``(values, indices, inverse_indices, counts)`` of the flattened ``x``: the sorted
-    unique values (differentiable: a gather at ``indices``), the first occurrence of each,
-    the position in ``values`` of every entry of x (x's shape), and the counts. NaNs are
-    distinct."""
+    """``(values, indices, inverse_indices, counts)`` of the flattened ``x``.
+
+    The sorted unique values (differentiable: a gather at ``indices``), the first occurrence
+    of each, the position in ``values`` of every entry of x (x's shape), and the counts. NaNs
+    are distinct.
+
+    Parameters
+    ----------
+    x : array_like
+        The input (flattened).
+
+    Returns
+    -------
+    UniqueAllResult
+        Named tuple ``(values, indices, inverse_indices, counts)``; the last three int64.
+
+    Notes
+    -----
+    Derivative: ``values`` is a gather at the first occurrences; the other entries of ``x``
+    get zero gradient.
+
+    Examples
+    --------
+    >>> tf.unique_all(tf.tensor([3.0, 1.0, 3.0]))
+    UniqueAllResult(values=tensor([1., 3.]), indices=tensor([1, 0]), inverse_indices=tensor([1, 0, 1]), counts=tensor([1, 2]))
+    """
     return UniqueAllResult(*_unique(x, True, True))
 
 
 def unique_counts(x: ArrayLike, /) -> UniqueCountsResult:
-    """``(values, counts)``: the sorted unique values of the flattened ``x`` and how often
-    each occurs (NaNs are distinct, each with count 1)."""
+    """``(values, counts)``: the sorted unique values of the flattened ``x`` and how often each
+    occurs (NaNs are distinct, each with count 1).
+
+    Parameters
+    ----------
+    x : array_like
+        The input (flattened).
+
+    Returns
+    -------
+    UniqueCountsResult
+        Named tuple ``(values, counts)``; counts int64.
+
+    Examples
+    --------
+    >>> tf.unique_counts(tf.tensor([2, 2, 5]))
+    UniqueCountsResult(values=tensor([2, 5]), counts=tensor([2, 1]))
+    """
     values, _, counts = _unique(x, False, True)
     return UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x: ArrayLike, /) -> UniqueInverseResult:
-    """``(values, inverse_indices)``: the sorted unique values of the flattened ``x`` and,
-    for every entry of x (in x's shape), its position in ``values``."""
+    """``(values, inverse_indices)``: the sorted unique values of the flattened ``x`` and, for
+    every entry of x (in x's shape), its position in ``values``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+
+    Returns
+    -------
+    UniqueInverseResult
+        Named tuple ``(values, inverse_indices)``; indices int64 in ``x``'s shape.
+
+    Examples
+    --------
+    >>> tf.unique_inverse(tf.tensor([2, 2, 5]))
+    UniqueInverseResult(values=tensor([2, 5]), inverse_indices=tensor([0, 0, 1]))
+    """
     values, _, inverse = _unique(x, True, False)
     return UniqueInverseResult(values, inverse)
 
 
 def unique_values(x: ArrayLike, /) -> Tensor:
-    """The sorted unique values of the flattened ``x`` (NaNs distinct); differentiable as
-    a gather at the first occurrences (see the module docstring)."""
+    """The sorted unique values of the flattened ``x`` (NaNs distinct).
+
+    Differentiable as a gather at the first occurrences (see the module docstring).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+
+    Returns
+    -------
+    Tensor
+        1-D sorted unique values.
+
+    Examples
+    --------
+    >>> tf.unique_values(tf.tensor([3, 1, 3]))
+    tensor([1, 3])
+    """
     return _unique(x, False, False)[0]
 
 

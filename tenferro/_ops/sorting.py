@@ -92,12 +92,46 @@ _scatter_op = defop("sort_scatter", lambda ctx, needs, gs, xs, ys: (_gather(gs[0
 
 def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
          stable: bool = True) -> Tensor:
-    """A sorted copy of ``x`` along ``axis`` (array API ``sort``), differentiable.
+    r"""A sorted copy of ``x`` along ``axis`` (array API ``sort``), differentiable.
 
-    The values are x gathered by the (stable) sorting permutation, so the gradient of
-    each output entry goes to the input entry it came from. NaN sorts last (first when
-    ``descending``). The sort is always stable (``stable=False`` is allowed and gives the
-    same result). Complex tensors raise DTypeError.
+    The values are x gathered by the (stable) sorting permutation, so the gradient of each
+    output entry goes to the input entry it came from. NaN sorts last (first when
+    ``descending``). The sort is always stable (``stable=False`` is allowed and gives the same
+    result).
+
+    Parameters
+    ----------
+    x : array_like
+        A real tensor.
+    axis : int, optional
+        The axis to sort along. Default -1.
+    descending : bool, optional
+        Sort in descending order. Default False.
+    stable : bool, optional
+        Accepted for the standard; the sort is always stable. Default True.
+
+    Returns
+    -------
+    Tensor
+        The sorted values, ``x``'s shape.
+
+    Raises
+    ------
+    DTypeError
+        If ``x`` is complex.
+
+    Notes
+    -----
+    Derivative: a gather by the sorting permutation :math:`\pi`;
+    :math:`\bar x_{\pi(i)} = \bar y_i`.
+
+    Examples
+    --------
+    >>> x = tf.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    >>> tf.sort(x)
+    tensor([1., 2., 3.], grad_fn=sort_gather)
+    >>> tf.grad([(tf.sort(x) * tf.tensor([1.0, 2.0, 3.0])).sum()], [x])[0]
+    tensor([3., 1., 2.])
     """
     t: Tensor = to_tensor(x)
     _check_sortable("sort", t)
@@ -115,9 +149,37 @@ def sort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
 
 def argsort(x: ArrayLike, /, *, axis: int = -1, descending: bool = False,
             stable: bool = True) -> Tensor:
-    """The indices that sort ``x`` along ``axis`` (int64, no gradient), stable: equal
-    entries keep their order, also with ``descending=True``. NaN sorts last (first when
-    descending). Complex tensors raise DTypeError."""
+    """The indices that sort ``x`` along ``axis`` (int64, no gradient).
+
+    Stable: equal entries keep their order, also with ``descending=True``. NaN sorts last
+    (first when descending).
+
+    Parameters
+    ----------
+    x : array_like
+        A real tensor.
+    axis : int, optional
+        The axis. Default -1.
+    descending : bool, optional
+        Descending order. Default False.
+    stable : bool, optional
+        Accepted for the standard; always stable. Default True.
+
+    Returns
+    -------
+    Tensor
+        int64 indices, ``x``'s shape.
+
+    Raises
+    ------
+    DTypeError
+        If ``x`` is complex.
+
+    Examples
+    --------
+    >>> tf.argsort(tf.tensor([3.0, 1.0, 2.0]))
+    tensor([1, 2, 0])
+    """
     t: Tensor = to_tensor(x)
     _check_sortable("argsort", t)
     d = t._data

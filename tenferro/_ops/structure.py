@@ -86,9 +86,44 @@ _reshape_op.replay = lambda shape: operator.methodcaller("reshape", shape)
 
 def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
             copy: bool | None = None) -> Tensor:
-    """``x`` with a new shape (one entry may be -1), like ``numpy.reshape``; also
-    ``reshape(x, 4, 3)``. ``copy=True`` gives a payload of its own, ``copy=False`` raises
-    ValueError where NumPy would have to copy."""
+    """``x`` with a new shape (one entry may be -1), like ``numpy.reshape``.
+
+    Also ``reshape(x, 4, 3)``. C order only.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    shape : int or sequence of int
+        The new shape; one entry may be -1 (inferred). More ints may follow as ``*more``.
+    *more : int
+        Further dimensions, for the ``reshape(x, 4, 3)`` spelling.
+    copy : bool, optional
+        True: a payload of its own. False: raise where NumPy would have to copy. Default
+        None: a view when possible.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s values in the new shape.
+
+    Raises
+    ------
+    ShapeError
+        If the sizes differ, or ``copy=False`` and a copy is needed.
+
+    Notes
+    -----
+    Derivative: linear; the VJP reshapes the cotangent back to ``x.shape``.
+
+    Examples
+    --------
+    >>> tf.reshape(tf.arange(6), (2, 3))
+    tensor([[0, 1, 2],
+            [3, 4, 5]])
+    >>> tf.reshape(tf.arange(6), -1, 2).shape
+    (3, 2)
+    """
     # the shape as given (an int, a tuple, or the ints of reshape(x, 4, 3)); NumPy checks it
     dims: Any = shape
     if more:
@@ -148,7 +183,34 @@ def _np_reshape(a: ArrayLike, shape: Any = None, order: str = "C", *, newshape: 
 
 
 def ravel(x: ArrayLike, order: str = "C") -> Tensor:
-    """``x`` as a 1-D tensor (C order), like ``numpy.ravel``."""
+    """``x`` as a 1-D tensor (C order), like ``numpy.ravel``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    order : {'C'}, optional
+        Only C order is supported. Default 'C'.
+
+    Returns
+    -------
+    Tensor
+        1-D tensor of ``x.size`` values.
+
+    Raises
+    ------
+    ShapeError
+        If ``order`` is not 'C'.
+
+    Notes
+    -----
+    Derivative: linear; the VJP reshapes the cotangent back.
+
+    Examples
+    --------
+    >>> tf.ravel(tf.eye(2))
+    tensor([1., 0., 0., 1.])
+    """
     if order != "C":
         raise ShapeError(f"ravel supports order='C' only, got order={order!r}")
     t: Tensor = to_tensor(x)
@@ -163,7 +225,38 @@ def _flat_if_no_axis(x: Any, axis: Any) -> tuple[Tensor, Any]:
 
 
 def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Merge axes ``start_dim..end_dim`` (all by default) into one, like ``torch.flatten``."""
+    """Merge axes ``start_dim..end_dim`` (all by default) into one, like ``torch.flatten``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    start_dim : int, optional
+        First axis to merge. Default 0.
+    end_dim : int, optional
+        Last axis to merge (inclusive). Default -1.
+
+    Returns
+    -------
+    Tensor
+        ``x`` reshaped.
+
+    Raises
+    ------
+    ShapeError
+        If ``start_dim`` comes after ``end_dim``.
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP reshapes the cotangent back.
+
+    Examples
+    --------
+    >>> tf.flatten(tf.zeros((2, 3, 4)), 1).shape
+    (2, 12)
+    """
     t: Tensor = to_tensor(x)
     shape = t._data.shape
     if not shape:
@@ -177,8 +270,34 @@ def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...] = 0) -> Tensor:
-    """``x`` with length-1 axes inserted at ``axis`` (an int or a tuple of positions in
-    the result); an axis out of range raises AxisError (also an IndexError)."""
+    """``x`` with length-1 axes inserted at ``axis``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        Positions of the new axes in the result. Default 0.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with ``x.ndim + len(axis)`` dimensions.
+
+    Raises
+    ------
+    AxisError
+        If an axis is out of range (also an IndexError) or repeated.
+
+    Notes
+    -----
+    Derivative: linear; the VJP squeezes the inserted axes.
+
+    Examples
+    --------
+    >>> tf.expand_dims(tf.ones(3), axis=0).shape
+    (1, 3)
+    """
     t: Tensor = to_tensor(x)
     shape = t._data.shape
     ndim = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
@@ -188,12 +307,68 @@ def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...] = 0) -> Tensor:
 
 
 def unsqueeze(x: ArrayLike, dim: int) -> Tensor:
-    """``x`` with a length-1 axis inserted at ``dim`` (PyTorch spelling of expand_dims)."""
+    """``x`` with a length-1 axis inserted at ``dim`` (PyTorch spelling of expand_dims).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    dim : int
+        Position of the new axis in the result.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with one more dimension.
+
+    Raises
+    ------
+    AxisError
+        If ``dim`` is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP squeezes the axis.
+
+    Examples
+    --------
+    >>> tf.unsqueeze(tf.ones(3), 1).shape
+    (3, 1)
+    """
     return expand_dims(x, dim)
 
 
 def squeeze(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
-    """``x`` without its length-1 axes (only those in ``axis`` when given)."""
+    """``x`` without its length-1 axes (only those in ``axis`` when given).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        The axes to remove; each must have length 1. Default: all length-1 axes.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with fewer dimensions.
+
+    Raises
+    ------
+    ShapeError
+        If an axis in ``axis`` does not have length 1.
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP reshapes the cotangent back.
+
+    Examples
+    --------
+    >>> tf.squeeze(tf.zeros((1, 3, 1))).shape
+    (3,)
+    """
     t: Tensor = to_tensor(x)
     shape = t._data.shape
     if axis is None:
@@ -232,10 +407,39 @@ _broadcast_op = defop("broadcast_to",
 
 
 def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Tensor:
-    """``x`` broadcast to ``shape``, like ``numpy.broadcast_to``: a view of ``x`` that
-    follows writes to x and refuses writes of its own (its entries share values; its
-    payload is NumPy's read-only view when it has more than 4096 elements, a copy
-    otherwise)."""
+    """``x`` broadcast to ``shape``, like ``numpy.broadcast_to``.
+
+    A view of ``x`` that follows writes to x and refuses writes of its own (its entries share
+    values; its payload is NumPy's read-only view when it has more than 4096 elements, a copy
+    otherwise).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    shape : sequence of int
+        The target shape; ``x.shape`` must broadcast to it.
+
+    Returns
+    -------
+    Tensor
+        ``x`` broadcast to ``shape``.
+
+    Raises
+    ------
+    ShapeError
+        If ``x.shape`` does not broadcast to ``shape``.
+
+    Notes
+    -----
+    Derivative: linear; the VJP sums the cotangent over the broadcast axes.
+
+    Examples
+    --------
+    >>> tf.broadcast_to(tf.tensor([1.0, 2.0]), (2, 2))
+    tensor([[1., 2.],
+            [1., 2.]])
+    """
     t: Tensor = to_tensor(x)
     shape = tuple(shape)
     y = _broadcast(t, shape)
@@ -281,7 +485,38 @@ def _permuted(x: Tensor, perm: tuple[int, ...]) -> Tensor:
 
 
 def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
-    """Permute the axes (reverse them by default), like ``numpy.transpose``."""
+    """Permute the axes (reverse them by default), like ``numpy.transpose``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axes : sequence of int, optional
+        A permutation of ``range(x.ndim)``. Default: reversed.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with permuted axes.
+
+    Raises
+    ------
+    ShapeError
+        If ``axes`` is not a permutation of ``x``'s axes.
+
+    Notes
+    -----
+    Derivative: linear; the VJP applies the inverse permutation.
+
+    Examples
+    --------
+    >>> tf.transpose(tf.tensor([[1, 2, 3]]))
+    tensor([[1],
+            [2],
+            [3]])
+    >>> tf.transpose(tf.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     t: Tensor = to_tensor(x)
     ndim = t._data.ndim
     if axes is None:
@@ -294,8 +529,34 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
 
 
 def permute(x: ArrayLike, *axes: int | Sequence[int]) -> Tensor:
-    """Permute the axes (PyTorch spelling): ``permute(x, 2, 0, 1)`` or
-    ``permute(x, (2, 0, 1))``."""
+    """Permute the axes (PyTorch spelling): ``permute(x, 2, 0, 1)`` or ``permute(x, (2, 0, 1))``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    *axes : int or sequence of int
+        A permutation of ``range(x.ndim)``, as separate ints or one sequence.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with permuted axes.
+
+    Raises
+    ------
+    ShapeError
+        If ``axes`` is not a permutation of ``x``'s axes.
+
+    Notes
+    -----
+    Derivative: linear; the VJP applies the inverse permutation.
+
+    Examples
+    --------
+    >>> tf.permute(tf.zeros((2, 3, 4)), 2, 0, 1).shape
+    (4, 2, 3)
+    """
     perm: Sequence[Any] = axes
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         perm = tuple(axes[0])
@@ -313,7 +574,34 @@ def _transpose_method(self: Tensor, *axes: Any) -> Tensor:
 
 
 def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Tensor:
-    """Exchange two axes, like ``numpy.swapaxes``."""
+    """Exchange two axes, like ``numpy.swapaxes``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis1, axis2 : int
+        The axes to exchange.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x``.
+
+    Raises
+    ------
+    AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP swaps the axes back.
+
+    Examples
+    --------
+    >>> tf.swapaxes(tf.zeros((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
     t: Tensor = to_tensor(x)
     ndim = t._data.ndim
     a, b = _axis(axis1, ndim, "axis1"), _axis(axis2, ndim, "axis2")
@@ -324,7 +612,38 @@ def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Tensor:
 
 def moveaxis(x: ArrayLike, source: int | tuple[int, ...], destination: int | tuple[int,
              ...]) -> Tensor:
-    """Move axes to new positions (the others keep their order), like ``numpy.moveaxis``."""
+    """Move axes to new positions (the others keep their order), like ``numpy.moveaxis``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    source : int or tuple of int
+        The axes to move.
+    destination : int or tuple of int
+        Their positions in the result.
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with permuted axes.
+
+    Raises
+    ------
+    ShapeError
+        If ``source`` and ``destination`` differ in length.
+    AxisError
+        If an axis is out of range or repeated.
+
+    Notes
+    -----
+    Derivative: linear; the VJP applies the inverse permutation.
+
+    Examples
+    --------
+    >>> tf.moveaxis(tf.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     t: Tensor = to_tensor(x)
     ndim = t._data.ndim
     src = _axes(source, ndim, "source")
@@ -339,7 +658,32 @@ def moveaxis(x: ArrayLike, source: int | tuple[int, ...], destination: int | tup
 
 
 def matrix_transpose(x: ArrayLike) -> Tensor:
-    """Swap the last two axes (``t.mT``)."""
+    """Swap the last two axes (``t.mT``).
+
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 2 (a stack of matrices).
+
+    Returns
+    -------
+    Tensor
+        A view of ``x`` with its last two axes swapped (no conjugation).
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` has fewer than 2 dimensions.
+
+    Notes
+    -----
+    Derivative: linear; the VJP transposes the cotangent.
+
+    Examples
+    --------
+    >>> tf.matrix_transpose(tf.zeros((5, 2, 3))).shape
+    (5, 3, 2)
+    """
     t: Tensor = to_tensor(x)
     if t._data.ndim < 2:
         raise ShapeError(f"matrix transpose needs a tensor of dimension >= 2, got shape "
@@ -643,7 +987,39 @@ def _tensors(tensors: Any, name: str) -> tuple[Tensor, ...]:
 
 
 def stack(tensors: Sequence[ArrayLike], axis: int = 0) -> Tensor:
-    """Join same-shape tensors along a new axis, like ``numpy.stack`` (dtypes promote)."""
+    """Join same-shape tensors along a new axis, like ``numpy.stack`` (dtypes promote).
+
+    Parameters
+    ----------
+    tensors : sequence of array_like
+        At least one tensor; all of one shape.
+    axis : int, optional
+        Position of the new axis in the result. Default 0.
+
+    Returns
+    -------
+    Tensor
+        Shape ``x.shape`` with ``len(tensors)`` inserted at ``axis``.
+
+    Raises
+    ------
+    ShapeError
+        If the shapes differ, the sequence is empty, or a single tensor is passed.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP of each input is its slice of the cotangent.
+
+    Examples
+    --------
+    >>> tf.stack([tf.tensor([1, 2]), tf.tensor([3, 4])])
+    tensor([[1, 2],
+            [3, 4]])
+    >>> tf.stack([tf.ones(2), tf.zeros(2)], axis=1).shape
+    (2, 2)
+    """
     ts = _tensors(tensors, "stack")
     shape = ts[0]._data.shape
     for t in ts:
@@ -672,8 +1048,42 @@ _concat_op.replay = lambda axis: lambda *xs: np.concatenate(xs, axis)
 
 
 def concatenate(tensors: Sequence[ArrayLike], axis: int | None = 0) -> Tensor:
-    """Join tensors along an existing axis, like ``numpy.concatenate`` (dtypes promote;
-    ``axis=None`` joins the flattened tensors)."""
+    """Join tensors along an existing axis, like ``numpy.concatenate`` (also ``tf.concat``).
+
+    Dtypes promote; ``axis=None`` joins the flattened tensors.
+
+    Parameters
+    ----------
+    tensors : sequence of array_like
+        At least one tensor; shapes equal except along ``axis``.
+    axis : int or None, optional
+        The axis to join along. Default 0.
+
+    Returns
+    -------
+    Tensor
+        The joined tensor.
+
+    Raises
+    ------
+    ShapeError
+        If the shapes do not match, the tensors are 0-d (use :func:`stack`), or the sequence
+        is empty.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Derivative: linear; the VJP of each input is its slice of the cotangent.
+
+    Examples
+    --------
+    >>> tf.concat([tf.tensor([1, 2]), tf.tensor([3])])
+    tensor([1, 2, 3])
+    >>> tf.concatenate([tf.ones((1, 2)), tf.zeros((1, 2))], axis=0)
+    tensor([[1., 1.],
+            [0., 0.]])
+    """
     ts = _tensors(tensors, "concatenate")
     if axis is None:
         ts = tuple(ravel(t) for t in ts)
@@ -788,8 +1198,38 @@ _embed_op.replay = lambda ctx: lambda g: _embed_np(g, *ctx)
 
 
 def diagonal(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
-    """The diagonal(s), like ``numpy.diagonal`` (the diagonal axis last): a view of ``x``
-    (a write through it changes x's diagonal)."""
+    """The diagonal(s), like ``numpy.diagonal`` (the diagonal axis last).
+
+    A view of ``x`` (a write through it changes x's diagonal).
+
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 2.
+    offset : int, optional
+        The diagonal: 0 the main one, positive above, negative below. Default 0.
+    axis1, axis2 : int, optional
+        The two axes of the matrices. Default 0 and 1.
+
+    Returns
+    -------
+    Tensor
+        The diagonal entries, on the last axis.
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` has fewer than 2 dimensions or ``axis1 == axis2``.
+
+    Notes
+    -----
+    Derivative: linear; the VJP scatters the cotangent onto the diagonal of zeros.
+
+    Examples
+    --------
+    >>> tf.diagonal(tf.reshape(tf.arange(9), (3, 3)))
+    tensor([0, 4, 8])
+    """
     t: Tensor = to_tensor(x)
     diag = _diag_axes(t.shape, offset, axis1, axis2)
     y: Tensor = apply1(_diagonal_op, (t,), np.diagonal(t._data, *diag), ctx=diag)
@@ -797,8 +1237,36 @@ def diagonal(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> T
 
 
 def diag(v: ArrayLike, k: int = 0) -> Tensor:
-    """``numpy.diag``: a 1-D tensor becomes a matrix with it on diagonal ``k``; a matrix
-    gives its ``k``-th diagonal."""
+    """``numpy.diag``: a 1-D tensor becomes a matrix with it on diagonal ``k``; a matrix gives
+    its ``k``-th diagonal.
+
+    Parameters
+    ----------
+    v : array_like
+        A 1-D or 2-D tensor.
+    k : int, optional
+        The diagonal. Default 0.
+
+    Returns
+    -------
+    Tensor
+        A 2-D tensor (from 1-D ``v``) or a 1-D tensor (from 2-D ``v``).
+
+    Raises
+    ------
+    ShapeError
+        If ``v`` is neither 1-D nor 2-D.
+
+    Notes
+    -----
+    Derivative: linear; the VJP is the other direction of ``diag`` (extract or embed).
+
+    Examples
+    --------
+    >>> tf.diag(tf.tensor([1, 2]))
+    tensor([[1, 0],
+            [0, 2]])
+    """
     t: Tensor = to_tensor(v)
     if t.ndim == 1:
         k = operator.index(k)
@@ -826,7 +1294,40 @@ _trace_op.replay = lambda ctx: lambda x: np.trace(x, *ctx[0])     # (tf.compile)
 
 
 def trace(x: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
-    """Sum along a diagonal, like ``numpy.trace``."""
+    r"""Sum along a diagonal, like ``numpy.trace``.
+
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 2.
+    offset : int, optional
+        The diagonal. Default 0.
+    axis1, axis2 : int, optional
+        The axes of the matrices. Default 0 and 1.
+
+    Returns
+    -------
+    Tensor
+        The sum of the diagonal (one value per matrix of a stack).
+
+    Raises
+    ------
+    ShapeError
+        If ``x`` has fewer than 2 dimensions or ``axis1 == axis2``.
+
+    Notes
+    -----
+    Derivative: linear; :math:`\bar X = \bar t\, I` (the cotangent on the diagonal).
+
+    Examples
+    --------
+    >>> x = tf.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> tf.trace(x)
+    tensor(5., grad_fn=trace)
+    >>> tf.grad([tf.trace(x)], [x])[0]
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
     t: Tensor = to_tensor(x)
     diag = _diag_axes(t.shape, offset, axis1, axis2)
     out = np.asarray(np.trace(t._data, *diag))
@@ -932,7 +1433,39 @@ def _matmul_error(sa: tuple[int, ...], sb: tuple[int, ...]) -> ShapeError:
 
 
 def matmul(a: ArrayLike, b: ArrayLike) -> Tensor:
-    """Matrix product with NumPy semantics (1-D operands, broadcast batch dimensions)."""
+    r"""Matrix product with NumPy semantics (1-D operands, broadcast batch dimensions).
+
+    Parameters
+    ----------
+    a, b : array_like
+        Tensors of dimension >= 1; ``a.shape[-1] == b.shape[-2]`` (or ``b.shape[0]`` for 1-D
+        ``b``); batch dimensions broadcast. Dtypes promote.
+
+    Returns
+    -------
+    Tensor
+        ``a @ b``.
+
+    Raises
+    ------
+    ShapeError
+        If the inner dimensions do not match, batch dimensions do not broadcast, or an
+        operand is 0-d.
+
+    Notes
+    -----
+    Derivative: bilinear; :math:`\bar A = \bar C B^H`, :math:`\bar B = A^H \bar C`
+    (summed over broadcast batch axes) [Giles 2008].
+
+    Examples
+    --------
+    >>> a = tf.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> tf.matmul(a, tf.tensor([1.0, 1.0]))
+    tensor([3., 7.], grad_fn=matmul)
+    >>> tf.grad([(a @ a).sum()], [a])[0]
+    tensor([[ 7., 11.],
+            [ 9., 13.]])
+    """
     ta: Tensor
     tb: Tensor
     ta, tb = operands(a, b)
@@ -1014,9 +1547,40 @@ _tensordot_op = defop("tensordot", _tensordot_vjp, _tensordot_jvp, batched=False
 
 
 def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int | Sequence[int]] = 2) -> Tensor:
-    """Sum of products over the axes ``axes``, like ``numpy.tensordot``: an int ``n``
-    contracts the last n axes of ``a`` with the first n of ``b``; a pair of axis lists
-    contracts them pairwise. The result has a's free axes, then b's."""
+    """Sum of products over the axes ``axes``, like ``numpy.tensordot``.
+
+    An int ``n`` contracts the last n axes of ``a`` with the first n of ``b``; a pair of axis
+    lists contracts them pairwise. The result has a's free axes, then b's.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The operands.
+    axes : int or pair of sequences of int, optional
+        The contracted axes. Default 2.
+
+    Returns
+    -------
+    Tensor
+        The contraction.
+
+    Raises
+    ------
+    ShapeError
+        If ``axes`` is out of range, malformed, or the contracted lengths differ.
+
+    Notes
+    -----
+    Derivative: bilinear; each VJP contracts the cotangent with the other operand (as for
+    :func:`einsum`).
+
+    Examples
+    --------
+    >>> tf.tensordot(tf.ones((2, 3)), tf.ones((3, 4)), axes=1).shape
+    (2, 4)
+    >>> tf.tensordot(tf.eye(2), tf.eye(2))
+    tensor(2.)
+    """
     ta: Tensor
     tb: Tensor
     ta, tb = operands(a, b)
@@ -1039,11 +1603,42 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
            device: str | None = None) -> Tensor:
     """``x`` cast to ``dtype`` (array API ``astype``).
 
-    Float and complex results are differentiable (the cast is the identity on values;
-    the engine casts cotangents back). A cast to an integer or bool dtype has no gradient
-    (piecewise constant, like a comparison). Complex to real raises DTypeError: take
-    ``real``/``abs`` explicitly. ``copy=False`` returns ``x`` itself when the dtype is
-    already ``dtype``; with ``copy=True`` (the default) the result is a new tensor.
+    Float and complex results are differentiable (the cast is the identity on values; the
+    engine casts cotangents back). A cast to an integer or bool dtype has no gradient
+    (piecewise constant, like a comparison).
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    dtype : dtype
+        The target dtype.
+    copy : bool, optional
+        False returns ``x`` itself when its dtype is already ``dtype``. Default True (a new
+        tensor).
+    device : {None, 'cpu'}, optional
+        Only the CPU exists; anything else raises ShapeError.
+
+    Returns
+    -------
+    Tensor
+        ``x`` with dtype ``dtype``.
+
+    Raises
+    ------
+    DTypeError
+        Casting complex to real: take ``real``/``abs`` explicitly.
+    ShapeError
+        If ``device`` is not None or 'cpu'.
+
+    Notes
+    -----
+    Derivative: the identity; the VJP casts the cotangent back to ``x.dtype``.
+
+    Examples
+    --------
+    >>> tf.astype(tf.tensor([1, 2]), tf.float64)
+    tensor([1., 2.])
     """
     t: Tensor = to_tensor(x)
     dt = _dtypes.as_dtype(dtype)

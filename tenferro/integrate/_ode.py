@@ -64,6 +64,25 @@ class OdeResult(dict):  # type: ignore[type-arg]
     dense ``OdeSolution`` on plain values when ``dense_output=True`` (not differentiable),
     else None; ``t_events``/``y_events``: None (events are not supported); ``nfev``,
     ``njev``, ``nlu``: the forward solve's counts; ``status``, ``message``, ``success``.
+
+    Attributes
+    ----------
+    t : Tensor
+        The output times, shape (m,).
+    y : Tensor
+        The solution at ``t``, shape (n, m), differentiable.
+    sol : OdeSolution or None
+        SciPy's dense interpolant on plain values (``dense_output=True``), else None.
+    t_events, y_events : None
+        Events are not supported.
+    nfev, njev, nlu : int
+        The forward solve's counts.
+    status : int
+        SciPy's status code.
+    message : str
+        SciPy's message.
+    success : bool
+        Whether the solve succeeded (a failure raises IntegrationError first).
     """
 
     def __getattr__(self, name: str) -> Any:
@@ -362,26 +381,72 @@ def solve_ivp(fun: Callable[..., Any], t_span: Any, y0: ArrayLike, method: Any =
     """Solve y' = fun(t, y, *args), y(t0) = y0, as ``scipy.integrate.solve_ivp``,
     differentiable in ``y0``, the Tensors in ``args``, ``t_eval`` and ``t_span``.
 
-    fun: ``fun(t, y, *args) -> dy/dt`` written in tenferro ops (or NumPy functions on
-    Tensors); t is a 0-d float64 Tensor, y a Tensor of shape (n,). t_span: (t0, t1)
-    (numbers or 0-d Tensors). y0: shape (n,), real or complex (computed in float64 or
-    complex128, as SciPy does). method: as SciPy ('RK45', 'RK23', 'DOP853', 'Radau',
-    'BDF', 'LSODA' or an OdeSolver class; LSODA and Radau are real only). t_eval: output times
-    (sorted in the direction of integration, inside t_span); None: the solver's steps
-    (then only the first and last output times move with t_span). args: extra arguments
-    of fun; Tensor entries are differentiated, anything else is passed as it is.
-    rtol, atol, **options (first_step, max_step, min_step, ...): as SciPy; the
-    derivative solves use them too, so the derivative is accurate to the same tolerance.
+    Parameters
+    ----------
+    fun : callable
+        ``fun(t, y, *args) -> dy/dt`` written in tenferro ops (or NumPy functions on
+        Tensors); t is a 0-d float64 Tensor, y a Tensor of shape (n,).
+    t_span : pair of float or 0-d Tensor
+        (t0, t1).
+    y0 : array_like
+        Shape (n,), real or complex (computed in float64 or complex128, as SciPy does).
+    method : str or OdeSolver class, optional
+        As SciPy: 'RK45', 'RK23', 'DOP853', 'Radau', 'BDF', 'LSODA' or an OdeSolver class;
+        LSODA and Radau are real only. Default 'RK45'.
+    t_eval : array_like, optional
+        Output times, sorted in the direction of integration, inside t_span. Default
+        None: the solver's steps (then only the first and last output times move with
+        t_span).
+    dense_output : bool, optional
+        Add SciPy's plain (not differentiable) interpolant ``.sol``. Default False.
+    events : None, optional
+        Not supported (UnsupportedADError). Default None.
+    vectorized : bool, optional
+        Not supported when True (UnsupportedADError). Default False.
+    args : sequence, optional
+        Extra arguments of fun; Tensor entries are differentiated, anything else is passed
+        as it is. Default None.
+    rtol, atol : float or array_like, optional
+        As SciPy (defaults 1e-3, 1e-6); the derivative solves use them too, so the
+        derivative is accurate to the same tolerance.
+    **options
+        As SciPy (first_step, max_step, min_step, ...); ``jac`` is not supported
+        (UnsupportedADError).
 
-    Returns an :class:`OdeResult` with ``.y`` a Tensor of shape (n, len(t)) recorded as
-    one graph node (reverse mode: the continuous adjoint of Chen et al. 2018 with the
-    forward trajectory from the dense output; forward mode: the variational equations;
-    docs/ode.md). ``dense_output=True`` adds SciPy's plain (not differentiable)
-    interpolant ``.sol``. A failed solve (``success`` False in SciPy), ``fun`` returning
-    a non-finite value, or a failed derivative solve raises IntegrationError;
-    ``fun`` returning the wrong shape ShapeError; ``events``, ``vectorized``, ``jac``
-    UnsupportedADError; second-order derivatives through the solution
-    UnsupportedADError.
+    Returns
+    -------
+    OdeResult
+        ``.y`` a Tensor of shape (n, len(t)) recorded as one graph node, ``.t`` the times,
+        and SciPy's other fields.
+
+    Raises
+    ------
+    IntegrationError
+        If the solve fails (``success`` False in SciPy), ``fun`` returns a non-finite
+        value, or a derivative solve fails.
+    ShapeError
+        If ``fun`` returns the wrong shape, or t_span, y0, t_eval or atol are malformed.
+    DTypeError
+        If ``fun`` returns another dtype, or a real-only method gets complex y0.
+    UnsupportedADError
+        For ``events``, ``vectorized``, ``jac``, and second-order derivatives through the
+        solution.
+
+    Notes
+    -----
+    Derivative: reverse mode by the continuous adjoint (Chen et al. 2018, Alg. 1) with the
+    forward trajectory from the dense output; forward mode by the variational equations
+    (docs/rules.md, integrate; docs/ode.md).
+
+    Examples
+    --------
+    >>> k = tf.tensor(0.5, requires_grad=True)
+    >>> sol = tf.integrate.solve_ivp(lambda t, y, k: -k * y, (0.0, 1.0), [1.0],
+    ...                              t_eval=[1.0], args=(k,), rtol=1e-10, atol=1e-12)
+    >>> sol.y                                   # exp(-k t) at t = 1
+    tensor([[0.60653066]], grad_fn=solve_ivp)
+    >>> tf.grad([sol.y.sum()], [k])[0]          # d/dk = -t exp(-k t)
+    tensor(-0.6065306...)
     """
     name = "solve_ivp"
     for k in _UNSUPPORTED:
@@ -475,6 +540,60 @@ def odeint(func: Callable[..., Any], y0: ArrayLike, t: ArrayLike, args: Sequence
     dict holding ``nfev``, ``njev``, ``nlu``, ``message``. ``Dfun``, ``ml``/``mu``,
     ``tcrit`` and odeint's other integer options are not supported (UnsupportedADError);
     a failed solve raises IntegrationError instead of warning.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(y, t, *args) -> dy/dt`` (``func(t, y, *args)`` with ``tfirst=True``) in
+        tenferro ops.
+    y0 : array_like
+        The initial state, shape (n,) (differentiable).
+    t : array_like
+        The output times, 1-D; t[0] is the initial time (differentiable).
+    args : sequence, optional
+        Extra arguments of func; Tensor entries are differentiated. Default ().
+    Dfun, ml, mu, tcrit : None, optional
+        Not supported (UnsupportedADError).
+    col_deriv : int, optional
+        Only 0 (a nonzero value raises UnsupportedADError). Default 0.
+    full_output : bool, optional
+        Also return the info dict. Default False.
+    rtol, atol : float or array_like, optional
+        Default None: 1.49012e-8.
+    h0, hmax, hmin : float, optional
+        ``first_step``, ``max_step``, ``min_step`` of the solver (0: its default).
+    tfirst : bool, optional
+        func takes (t, y) instead of (y, t). Default False.
+    **unsupported
+        odeint's other options raise UnsupportedADError.
+
+    Returns
+    -------
+    Tensor or tuple
+        The solution, shape (len(t), n); with ``full_output`` the pair (y, info).
+
+    Raises
+    ------
+    IntegrationError
+        If the solve fails.
+    UnsupportedADError
+        For the options above that are not supported.
+    ShapeError
+        If t is not a 1-d sequence of times, or y0 is malformed (as :func:`solve_ivp`).
+
+    Notes
+    -----
+    Derivative: that of :func:`solve_ivp` (the continuous adjoint, Chen et al. 2018;
+    docs/rules.md, integrate).
+
+    Examples
+    --------
+    >>> k = tf.tensor(0.5, requires_grad=True)
+    >>> ys = tf.integrate.odeint(lambda y, t, k: -k * y, [1.0], [0.0, 1.0], args=(k,))
+    >>> ys.shape
+    (2, 1)
+    >>> bool(abs(float(ys[-1, 0]) - np.exp(-0.5)) < 1e-6)
+    True
     """
     name = "odeint"
     for k, v in (("Dfun", Dfun), ("ml", ml), ("mu", mu), ("tcrit", tcrit)):

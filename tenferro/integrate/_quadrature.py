@@ -130,10 +130,47 @@ def _spacing(y: Tensor, x: ArrayLike | None, dx: Any, axis: int, name: str,
 
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | ArrayLike = 1.0,
               axis: int = -1) -> Tensor:
-    """Integral of ``y`` along ``axis`` by the trapezoidal rule,
+    r"""Integral of ``y`` along ``axis`` by the trapezoidal rule,
     ``Σ h_i (y_i + y_{i+1}) / 2`` with ``h = diff(x)`` (x 1-D along axis, or broadcasting
     to y) or ``h = dx`` (scipy.integrate.trapezoid, jax.scipy.integrate.trapezoid).
-    Differentiable in y, x and dx by composition."""
+    Differentiable in y, x and dx by composition.
+
+    Parameters
+    ----------
+    y : array_like
+        The samples, real or complex, dimension >= 1 (differentiable).
+    x : array_like, optional
+        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
+        (differentiable). Default None: spacing ``dx``.
+    dx : float or array_like, optional
+        The spacing when x is None (differentiable). Default 1.0.
+    axis : int, optional
+        The axis to integrate along. Default -1.
+
+    Returns
+    -------
+    Tensor
+        The integral, y's shape without ``axis``.
+
+    Raises
+    ------
+    ShapeError
+        If y is 0-d, x or dx is complex, or x does not match y along ``axis``.
+    AxisError
+        If ``axis`` is out of bounds.
+
+    Notes
+    -----
+    Derivative: a composition of tenferro's ops (linear in y, :math:`\partial/\partial y_i = (h_{i-1} + h_i)/2`).
+
+    Examples
+    --------
+    >>> y = tf.tensor([0.0, 1.0, 4.0, 9.0], requires_grad=True)
+    >>> tf.integrate.trapezoid(y)
+    tensor(9.5, grad_fn=sum)
+    >>> tf.grad([tf.integrate.trapezoid(y)], [y])[0]
+    tensor([0.5, 1. , 1. , 0.5])
+    """
     yt, ax = _y(y, axis, "trapezoid")
     nd = yt._data.ndim
     d = _spacing(yt, x, dx, ax, "trapezoid", True)
@@ -146,7 +183,44 @@ def cumulative_trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | A
                          axis: int = -1, initial: float | None = None) -> Tensor:
     """Partial sums of :func:`trapezoid` along ``axis`` (N-1 values; with ``initial=0`` a
     leading 0, N values; SciPy accepts no other initial value)
-    (scipy.integrate.cumulative_trapezoid)."""
+    (scipy.integrate.cumulative_trapezoid).
+
+    Parameters
+    ----------
+    y : array_like
+        The samples, real or complex, dimension >= 1 (differentiable).
+    x : array_like, optional
+        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
+        (differentiable). Default None: spacing ``dx``.
+    dx : float or array_like, optional
+        The spacing when x is None (differentiable). Default 1.0.
+    axis : int, optional
+        The axis to integrate along. Default -1.
+    initial : {None, 0}, optional
+        0 puts a leading 0 (N values); SciPy accepts no other value. Default None.
+
+    Returns
+    -------
+    Tensor
+        The partial integrals, N - 1 (or N) along ``axis``.
+
+    Raises
+    ------
+    ShapeError
+        If y is 0-d, x or dx is complex, or x does not match y along ``axis``, or
+        initial is not None or 0.
+    AxisError
+        If ``axis`` is out of bounds.
+
+    Notes
+    -----
+    Derivative: a composition of tenferro's ops (linear in y).
+
+    Examples
+    --------
+    >>> tf.integrate.cumulative_trapezoid([0.0, 1.0, 4.0, 9.0], initial=0)
+    tensor([0. , 0.5, 3. , 9.5])
+    """
     name = "cumulative_trapezoid"
     yt, ax = _y(y, axis, name)
     nd = yt._data.ndim
@@ -187,7 +261,44 @@ def simpson(y: ArrayLike, x: ArrayLike | None = None, *, dx: float | ArrayLike =
     """Integral of ``y`` along ``axis`` by the composite Simpson rule, for uniform (dx) or
     non-uniform (x: 1-D of y's length along axis, or y's shape) samples; an even number of
     points gets Cartwright's correction on the last interval, two points the trapezoid
-    (scipy.integrate.simpson, SciPy >= 1.11). Differentiable in y, x and dx."""
+    (scipy.integrate.simpson, SciPy >= 1.11). Differentiable in y, x and dx.
+
+    Parameters
+    ----------
+    y : array_like
+        The samples, real or complex, dimension >= 1 (differentiable).
+    x : array_like, optional
+        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
+        (differentiable). Default None: spacing ``dx``.
+    dx : float or array_like, optional
+        The spacing when x is None (differentiable). Default 1.0.
+    axis : int, optional
+        The axis to integrate along. Default -1.
+
+    Returns
+    -------
+    Tensor
+        The integral, y's shape without ``axis``.
+
+    Raises
+    ------
+    ShapeError
+        If y is 0-d, x or dx is complex, or x does not match y along ``axis``.
+    AxisError
+        If ``axis`` is out of bounds.
+
+    Notes
+    -----
+    Derivative: a composition of tenferro's ops (linear in y: the Simpson weights).
+
+    Examples
+    --------
+    >>> y = tf.tensor([0.0, 1.0, 4.0], requires_grad=True)
+    >>> tf.integrate.simpson(y)
+    tensor(2.66666667, grad_fn=...)
+    >>> tf.grad([tf.integrate.simpson(y)], [y])[0]
+    tensor([0.33333333, 1.33333333, 0.33333333])
+    """
     name = "simpson"
     yt, ax = _y(y, axis, name)
     nd = yt._data.ndim
@@ -251,7 +362,45 @@ def cumulative_simpson(y: ArrayLike, *, x: ArrayLike | None = None,
     (scipy.integrate.cumulative_simpson, SciPy >= 1.12): N-1 values, or N with
     ``initial`` (a scalar or y's shape with 1 along axis, added to every value and put
     first). Fewer than 3 points: :func:`cumulative_trapezoid`. x must be strictly
-    increasing. Differentiable in y, x, dx and initial."""
+    increasing. Differentiable in y, x, dx and initial.
+
+    Parameters
+    ----------
+    y : array_like
+        The samples, real or complex, dimension >= 1 (differentiable).
+    x : array_like, optional
+        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
+        (differentiable). Default None: spacing ``dx``.
+    dx : float or array_like, optional
+        The spacing when x is None (differentiable). Default 1.0.
+    axis : int, optional
+        The axis to integrate along. Default -1.
+    initial : array_like, optional
+        Added to every value and put first: a scalar or y's shape with 1 along ``axis``
+        (differentiable). Default None.
+
+    Returns
+    -------
+    Tensor
+        The partial integrals, N - 1 (or N with ``initial``) along ``axis``.
+
+    Raises
+    ------
+    ShapeError
+        If y is 0-d, x or dx is complex, or x does not match y along ``axis``, or x is
+        not strictly increasing.
+    AxisError
+        If ``axis`` is out of bounds.
+
+    Notes
+    -----
+    Derivative: a composition of tenferro's ops (linear in y).
+
+    Examples
+    --------
+    >>> tf.integrate.cumulative_simpson(tf.tensor([0.0, 1.0, 4.0, 9.0, 16.0]))
+    tensor([ 0.33333333,  2.66666667,  9.        , 21.33333333])
+    """
     name = "cumulative_simpson"
     yt, ax = _y(y, axis, name)
     nd = yt._data.ndim

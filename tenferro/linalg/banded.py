@@ -154,14 +154,45 @@ def _primal(l: int, u: int, ab: Any, b: Any) -> Any:
 
 def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike, *,
                  check_finite: bool = True) -> Tensor:
-    """Solve ``a x = b`` for a banded ``a`` with ``l`` sub- and ``u`` superdiagonals, given
+    r"""Solve ``a x = b`` for a banded ``a`` with ``l`` sub- and ``u`` superdiagonals, given
     in band storage ``ab`` (l + u + 1, n) (a[i, j] = ab[u + i − j, j]), like
     ``scipy.linalg.solve_banded``.
 
-    b: (n,) or (n, k). One system (no batch dimensions: loop, or use tf.linalg.solve on
-    the dense matrices). Differentiable in ab (on the entries that are part of a; the
-    unused corners get a zero cotangent) and b, in both modes and to every order. Raises
-    LinAlgError for a singular a and for non-finite input (``check_finite``).
+    Parameters
+    ----------
+    l_and_u : tuple of int
+        ``(l, u)``: the numbers of sub- and superdiagonals.
+    ab : array_like
+        Band storage (l + u + 1, n): ``a[i, j] = ab[u + i - j, j]``.
+    b : array_like
+        (n,) or (n, k). One system (no batch dimensions: loop, or use tf.linalg.solve on the
+        dense matrices).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        x, b's shape.
+
+    Raises
+    ------
+    LinAlgError
+        For a singular a, or non-finite input.
+    ShapeError
+        For mismatched shapes.
+
+    Notes
+    -----
+    Derivative: as :func:`solve` on the band (:math:`\bar b = A^{-H}\bar x`,
+    :math:`\bar A = -\bar b x^H` on the band entries; the unused corners of ``ab`` get a zero
+    cotangent), both modes, every order (docs/rules.md#solve_banded).
+
+    Examples
+    --------
+    >>> ab = tf.tensor([[0.0, 1.0, 1.0], [2.0, 2.0, 2.0], [1.0, 1.0, 0.0]])
+    >>> tf.linalg.solve_banded((1, 1), ab, tf.tensor([3.0, 4.0, 3.0]))
+    tensor([1., 1., 1.])
     """
     try:
         l, u = (operator.index(v) for v in l_and_u)

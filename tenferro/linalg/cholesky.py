@@ -121,13 +121,51 @@ _cholesky_op.replay = lambda upper: factorization_replay(
 
 
 def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) -> Tensor:
-    """Cholesky factor of a Hermitian positive-definite (stack of) matrix, like
+    r"""Cholesky factor of a Hermitian positive-definite (stack of) matrix, like
     ``numpy.linalg.cholesky``: L lower with A = L Lᴴ, or (``upper=True``) U = Lᴴ upper
     with A = Uᴴ U.
+
+    Parameters
+    ----------
+    a : array_like
+        A Hermitian positive-definite matrix (..., n, n) or a stack of them.
+    upper : bool, optional
+        Return the upper factor U = L^H (A = U^H U). Default False.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        The triangular factor, ``a``'s shape.
+
+    Raises
+    ------
+    LinAlgError
+        When a matrix is not positive definite (naming the batch index), or on non-finite
+        input.
+    ShapeError
+        If the matrices are not square.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = \tfrac12(S + S^H)`,
+    :math:`S = L^{-H}\,\Phi(L^H \bar L)\,L^{-1}`, :math:`\Phi` the lower triangle with
+    halved diagonal [Murray 2016] (docs/rules.md#cholesky).
 
     Only the lower (``upper=False``) or upper (``upper=True``) triangle of a is read. The
     gradient is Hermitian (A is treated as a Hermitian input). Raises LinAlgError naming
     the batch index when a matrix is not positive definite.
+
+    Examples
+    --------
+    >>> tf.linalg.cholesky(tf.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    >>> a = tf.tensor([[4.0, 2.0], [2.0, 5.0]], requires_grad=True)
+    >>> g, = tf.grad([tf.linalg.cholesky(a).sum()], [a])
+    >>> g.shape
+    (2, 2)
     """
     a = matrix_input(a, _NAME, square=True, check_finite=check_finite)
     d = a._data
@@ -152,8 +190,40 @@ def cho_factor(a: ArrayLike, lower: bool = False, *,
     ``(c, lower)`` with c the lower factor L (A = L Lᴴ, ``lower=True``) or the upper U
     (A = Uᴴ U), read from that triangle of a (*batch, n, n).
 
+    Parameters
+    ----------
+    a : array_like
+        A Hermitian positive-definite matrix (*batch, n, n).
+    lower : bool, optional
+        Return the lower factor L (A = L L^H); default False: the upper U (A = U^H U).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    c : Tensor
+        The factor (zeros in the other triangle).
+    lower : bool
+        As given.
+
+    Raises
+    ------
+    LinAlgError
+        When a matrix is not positive definite, or on non-finite input.
+
+    Notes
+    -----
+    Derivative: as :func:`cholesky` [Murray 2016].
+
     Unlike SciPy, the other triangle of c holds zeros, not a's entries (cho_solve ignores
     it either way). c is differentiable as :func:`cholesky` (Hermitian gradient).
+
+    Examples
+    --------
+    >>> c, lower = tf.linalg.cho_factor(tf.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    >>> c
+    tensor([[2., 1.],
+            [0., 2.]])
     """
     lower = bool(lower)
     return cholesky(a, upper=not lower, check_finite=check_finite), lower
@@ -164,11 +234,44 @@ _CHO_SOLVE = "tf.linalg.cho_solve"
 
 def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, *,
               check_finite: bool = True) -> Tensor:
-    """Solve A x = b given the Cholesky factor of A, like ``scipy.linalg.cho_solve``.
+    r"""Solve A x = b given the Cholesky factor of A, like ``scipy.linalg.cho_solve``.
+
+    Parameters
+    ----------
+    c_and_lower : tuple of (array_like, bool)
+        ``(c, lower)`` as from :func:`cho_factor`; only the triangle of c that ``lower``
+        names is read.
+    b : array_like
+        A vector (n,) or a matrix (*batch, n, k); batch dims broadcast.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        x with A x = b.
+
+    Raises
+    ------
+    ShapeError
+        If the shapes do not match.
+    LinAlgError
+        On non-finite input or a zero on the factor's diagonal.
+
+    Notes
+    -----
+    Derivative: :math:`\bar b = A^{-1}\bar x` (two triangular solves), :math:`\bar c` from
+    the triangular-solve rules (docs/rules.md#solve_triangular) [Giles 2008].
 
     c_and_lower: ``(c, lower)`` as from :func:`cho_factor`; only the triangle of c that
     ``lower`` names is read. b: a vector (n,) or a matrix (*batch, n, k); batch dims
     broadcast. Differentiable in c (its cotangent lives on the triangle read) and b.
+
+    Examples
+    --------
+    >>> c = tf.linalg.cho_factor(tf.tensor([[4.0, 2.0], [2.0, 5.0]]))
+    >>> tf.linalg.cho_solve(c, tf.tensor([6.0, 7.0]))
+    tensor([1., 1.])
     """
     pair = isinstance(c_and_lower, (tuple, list)) and len(c_and_lower) == 2
     if not pair or not isinstance(c_and_lower[1], (bool, np.bool_, int)):

@@ -74,7 +74,17 @@ _lu_det = load_kernel("inverse").lu_det
 __all__ = ["det", "slogdet", "SlogdetResult", "det_ad", "slogdet_ad"]
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SlogdetResult.__doc__ = "Result of tf.linalg.slogdet: det(a) = sign * exp(logabsdet)."
+SlogdetResult.__doc__ = """Result of tf.linalg.slogdet: det(a) = sign * exp(logabsdet).
+
+The result of :func:`slogdet` (a named tuple).
+
+Attributes
+----------
+sign : Tensor
+    The sign (real: -1, 0 or +1) or phase (complex) of the determinant.
+logabsdet : Tensor
+    The natural log of its absolute value (real).
+"""
 # SlogdetResult from a 2-tuple without the namedtuple's Python-level __new__ (~0.1 µs)
 _tuple_new = tuple.__new__
 _wrap = Tensor._wrap
@@ -235,11 +245,45 @@ _det_op = defop("det", _det_vjp, _det_jvp,
 
 
 def det(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
-    """Determinant of each square matrix of ``a`` (*batch, n, n), like numpy.linalg.det.
+    r"""Determinant of each square matrix of ``a`` (*batch, n, n), like numpy.linalg.det.
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        The determinants (*batch).
+
+    Raises
+    ------
+    ShapeError
+        If the matrices are not square.
+    LinAlgError
+        On non-finite input (unless ``check_finite=False``).
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = \bar d\,\operatorname{adj}(A)^H`
+    (:math:`= \bar d\,\overline{d}\,A^{-H}` when A is invertible) [Giles 2008]
+    (docs/rules.md#det-and-slogdet).
 
     Exactly singular matrices give 0 (no error). The gradient d̄·adj(A)ᴴ is exact at every
     rank: the adjugate at a singular matrix (0 for corank >= 2), never NaN for finite
     input. The determinant of a 0×0 matrix is 1.
+
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    >>> tf.linalg.det(a)
+    tensor(5., grad_fn=det)
+    >>> tf.grad([tf.linalg.det(a)], [a])[0]
+    tensor([[ 2., -1.],
+            [-1.,  3.]])
     """
     # the NaN/Inf check is done by _lu_det (fused with the factorization, None on failure)
     a = matrix_input(a, "tf.linalg.det", square=True, check_finite=False)
@@ -364,12 +408,42 @@ _slogdet_complex_op = defop("slogdet_complex", _slogdet_vjp, _slogdet_jvp,
 
 
 def slogdet(a: ArrayLike, *, check_finite: bool = True) -> SlogdetResult:
-    """Sign and natural log of |det| of each square matrix, like numpy.linalg.slogdet.
+    r"""Sign and natural log of |det| of each square matrix, like numpy.linalg.slogdet.
 
-    Returns ``SlogdetResult(sign, logabsdet)``. For a real matrix ``sign`` is -1, 0 or +1
-    (not differentiable); for a complex one it is a unit complex number (differentiable).
-    A singular matrix gives (0, -inf) and no error, but differentiating through it raises
-    LinAlgError (log|det| has no derivative there; use :func:`det`).
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    SlogdetResult
+        Named tuple ``(sign, logabsdet)``: for a real matrix sign is -1, 0 or +1 (not
+        differentiable); for a complex one a unit complex number (differentiable).
+
+    Raises
+    ------
+    LinAlgError
+        On non-finite input; when differentiating through a singular matrix (use
+        :func:`det`).
+    ShapeError
+        If the matrices are not square.
+
+    Notes
+    -----
+    Derivative: real A: :math:`\bar A = \bar l\,A^{-T}` [Giles 2008]
+    (docs/rules.md#det-and-slogdet for complex A).
+
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    >>> tf.linalg.slogdet(a)
+    SlogdetResult(sign=tensor(1.), logabsdet=tensor(1.60943791, grad_fn=slogdet))
+    >>> tf.grad([tf.linalg.slogdet(a).logabsdet], [a])[0]
+    tensor([[ 0.4, -0.2],
+            [-0.2,  0.6]])
     """
     # the NaN/Inf check is done by _lu_det (fused with the factorization, None on failure)
     a = matrix_input(a, "tf.linalg.slogdet", square=True, check_finite=False)

@@ -59,7 +59,17 @@ from .solve import solve_in_rule
 __all__ = ["EigResult", "eig", "eigvals", "eig_ad", "eigvals_ad"]
 
 EigResult = collections.namedtuple("EigResult", ["values", "vectors"])
-EigResult.__doc__ = "Result of tf.linalg.eig: a @ vectors = vectors * values (complex; vectors of unit norm)."
+EigResult.__doc__ = """Result of tf.linalg.eig: a @ vectors = vectors * values (complex; vectors of unit norm).
+
+Also ``eigenvalues`` and ``eigenvectors`` (aliases of the fields). The result of :func:`eig` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    Complex eigenvalues (*batch, n).
+vectors : Tensor
+    Complex unit-norm right eigenvectors in the columns (*batch, n, n).
+"""
 field_aliases(EigResult, eigenvalues="values", eigenvectors="vectors")
 
 _EIG = "tf.linalg.eig"
@@ -200,13 +210,50 @@ def _empty(d: Any, vectors: Any) -> Any:
 
 
 def eig(a: ArrayLike, *, check_finite: bool = True, check_gauge: bool = True) -> EigResult:
-    """Eigenvalues and right eigenvectors of square matrices, like ``numpy.linalg.eig``.
+    r"""Eigenvalues and right eigenvectors of square matrices, like ``numpy.linalg.eig``.
 
-    a: (*batch, n, n). Returns ``EigResult(values, vectors)`` with values (*batch, n) and
-    vectors (*batch, n, n) whose columns have unit 2-norm; both are complex (complex64 for
-    float32/complex64 input), also for real input. Gradients: see the module docstring
-    (GaugeError for phase-dependent losses unless ``check_gauge=False``;
-    UnsupportedADError for eigenvector derivatives at repeated eigenvalues).
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n), real or complex.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+    check_gauge : bool, optional
+        Raise GaugeError for a loss that depends on the eigenvectors' phases. Default True.
+
+    Returns
+    -------
+    EigResult
+        Named tuple ``(values, vectors)``: values (*batch, n), vectors (*batch, n, n) with
+        unit 2-norm columns; both complex (complex64 for float32/complex64 input), also for
+        real input.
+
+    Raises
+    ------
+    ShapeError
+        If the matrices are not square.
+    LinAlgError
+        On non-finite input or no convergence.
+    GaugeError
+        (backward) If the loss depends on the eigenvectors' phases.
+    UnsupportedADError
+        (backward) For eigenvector derivatives at repeated eigenvalues.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = V^{-H} G V^H` with :math:`G = V^H \bar V'` divided by
+    :math:`\overline{\lambda_j - \lambda_i}` off the diagonal and :math:`G_{ii} = \bar\lambda_i`
+    [Giles 2008 §3.1; Boeddeker et al. 2017] (docs/rules.md#eig); a real A keeps the real
+    part.
+
+    Examples
+    --------
+    >>> a = tf.tensor([[2.0, 1.0], [0.0, 3.0]])
+    >>> w, v = tf.linalg.eig(a)
+    >>> w
+    tensor([2.+0.j, 3.+0.j], dtype=complex128)
+    >>> np.allclose(a.numpy() @ v.numpy(), v.numpy() * w.numpy())
+    True
     """
     a = matrix_input(a, _EIG, square=True, check_finite=check_finite)
     d = a._data
@@ -239,11 +286,40 @@ _eigvals_op = defop("eigvals", _eigvals_vjp, _eigvals_jvp,
 
 
 def eigvals(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
-    """Eigenvalues (*batch, n) of square matrices, complex, like ``numpy.linalg.eigvals``.
+    r"""Eigenvalues (*batch, n) of square matrices, complex, like ``numpy.linalg.eigvals``.
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        Complex eigenvalues (*batch, n).
+
+    Raises
+    ------
+    ShapeError
+        If the matrices are not square.
+    LinAlgError
+        On non-finite input or no convergence.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = V^{-H}\operatorname{diag}(\bar\lambda)V^H` [Giles 2008],
+    finite also at repeated eigenvalues.
 
     The eigenvectors are computed too only when a derivative will be needed (``a``
     requires grad or carries a forward tangent). The derivative is finite also at
     repeated eigenvalues (it is the values-only rule of :func:`eig`).
+
+    Examples
+    --------
+    >>> tf.linalg.eigvals(tf.tensor([[2.0, 1.0], [0.0, 3.0]]))
+    tensor([2.+0.j, 3.+0.j], dtype=complex128)
     """
     a = matrix_input(a, _EIGVALS, square=True, check_finite=check_finite)
     d = a._data

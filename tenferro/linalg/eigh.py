@@ -44,7 +44,17 @@ from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inve
 __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
 
 EighResult = namedtuple("EighResult", ["values", "vectors"])
-EighResult.__doc__ = "Result of tf.linalg.eigh: a = vectors @ diag(values) @ vectorsᴴ."
+EighResult.__doc__ = """Result of tf.linalg.eigh: a = vectors @ diag(values) @ vectorsᴴ.
+
+Also ``eigenvalues`` and ``eigenvectors`` (aliases of the fields). The result of :func:`eigh` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    Eigenvalues (..., n), real, ascending.
+vectors : Tensor
+    Orthonormal eigenvectors in the columns (..., n, n).
+"""
 field_aliases(EighResult, eigenvalues="values", eigenvectors="vectors")
 
 # which triangle is read (either case, like numpy)
@@ -181,10 +191,49 @@ _eigh_op.replay = lambda ctx: factorization_replay(
 
 def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | None = None,
          check_gauge: bool = True, check_finite: bool = True) -> EighResult:
-    """Eigenvalues (ascending, real) and eigenvectors of a Hermitian (stack of) matrix.
+    r"""Eigenvalues (ascending, real) and eigenvectors of a Hermitian (stack of) matrix.
 
-    Returns ``EighResult(values, vectors)`` with ``a = vectors @ diag(values) @ vectorsᴴ``.
-    Only the ``UPLO`` ("L" or "U") triangle of ``a`` is read, like numpy.linalg.eigh.
+    Only the ``UPLO`` triangle of ``a`` is read, like ``numpy.linalg.eigh``.
+
+    Parameters
+    ----------
+    a : array_like
+        A Hermitian (real symmetric) matrix (..., n, n) or a stack of them.
+    UPLO : {'L', 'U'}, optional
+        The triangle read. Default 'L'.
+    derivative_eps : float, optional
+        The broadening ε of the vector derivatives (units of λ). Default
+        ``n * eps(dtype) * max|λ|`` per matrix.
+    check_gauge : bool, optional
+        Raise GaugeError when a complex loss depends on eigenvector phases. Default True.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    EighResult
+        Named tuple ``(values, vectors)``: values (..., n) real ascending, vectors
+        (..., n, n) unitary, with ``a = vectors @ diag(values) @ vectors^H``.
+
+    Raises
+    ------
+    ShapeError
+        If ``a.ndim < 2`` or the matrices are not square.
+    ValueError
+        For a bad ``UPLO``.
+    DTypeError
+        For an unsupported dtype.
+    LinAlgError
+        On non-finite input (unless ``check_finite=False``) or no convergence.
+    GaugeError
+        (backward, complex input) If the loss depends on an eigenvector's phase.
+
+    Notes
+    -----
+    Derivative:
+    :math:`\bar A = V[\operatorname{diag}(\bar\lambda) + \tfrac12(F\circ X + (F\circ X)^H)]V^H`,
+    :math:`X = V^H \bar V`, :math:`F_{ij} \approx 1/(\lambda_j - \lambda_i)` [Giles 2008;
+    Seeger et al. 2017] (docs/rules.md#eigh).
 
     Derivatives (docs/rules.md#eigh): the gradient is the Hermitian full matrix — both modes
     differentiate a ↦ eigh(½(a + aᴴ)), i.e. along Hermitian directions (module docstring).
@@ -208,8 +257,14 @@ def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | No
       eigenvector (Im(VᴴV̄)_ii ≠ 0 beyond √eps(dtype) times the cotangent's column norm)
       raises GaugeError; ``check_gauge=False`` skips the check. Real input never raises.
 
-    Raises ShapeError (ndim < 2 or not square), DTypeError, LinAlgError (non-finite input
-    unless ``check_finite=False``; no convergence), ValueError (bad UPLO).
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]])
+    >>> w, v = tf.linalg.eigh(a)
+    >>> w
+    tensor([1.38196601, 3.61803399])
+    >>> np.allclose((v * w) @ v.mT, a)
+    True
     """
     a = matrix_input(a, "tf.linalg.eigh", square=True, check_finite=check_finite)
     lower = _uplo(UPLO, "tf.linalg.eigh")
@@ -221,9 +276,46 @@ eigen = eigh
 
 
 def eigvalsh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", check_finite: bool = True) -> Tensor:
-    """Eigenvalues (ascending, real) of a Hermitian (stack of) matrix, reading its ``UPLO``
+    r"""Eigenvalues (ascending, real) of a Hermitian (stack of) matrix, reading its ``UPLO``
     triangle. Differentiable by the exact rule Ā = V diag(λ̄) Vᴴ (finite for repeated
-    eigenvalues, no F); the vectors are computed only when a derivative is needed."""
+    eigenvalues, no F); the vectors are computed only when a derivative is needed.
+
+    Parameters
+    ----------
+    a : array_like
+        A Hermitian matrix (..., n, n) or a stack of them.
+    UPLO : {'L', 'U'}, optional
+        The triangle read. Default 'L'.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        Eigenvalues (..., n), real, ascending.
+
+    Raises
+    ------
+    ShapeError
+        If the matrices are not square.
+    LinAlgError
+        On non-finite input or no convergence.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = V \operatorname{diag}(\bar\lambda) V^H` exactly (finite for
+    repeated eigenvalues) [Giles 2008]; the vectors are computed only when a derivative is
+    needed.
+
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    >>> tf.linalg.eigvalsh(a)
+    tensor([1.38196601, 3.61803399], grad_fn=eigh)
+    >>> g, = tf.grad([tf.linalg.eigvalsh(a).sum()], [a])     # d trace / dA = I
+    >>> np.allclose(g, np.eye(2))
+    True
+    """
     a = matrix_input(a, "tf.linalg.eigvalsh", square=True, check_finite=check_finite)
     lower = _uplo(UPLO, "tf.linalg.eigvalsh")
     if wants_derivative(a):

@@ -43,8 +43,20 @@ from .svd import _check_phase, _data, _gap_inverse, _same_block
 __all__ = ["EigshResult", "eigsh"]
 
 EigshResult = namedtuple("EigshResult", ["values", "vectors"])
-EigshResult.__doc__ = ("Result of tf.linalg.eigsh: values (k,) ascending, vectors (n, k) with "
-                       "A @ vectors[:, i] = values[i] * vectors[:, i].")
+EigshResult.__doc__ = """Result of tf.linalg.eigsh: values (k,) ascending, vectors (n, k) with
+A @ vectors[:, i] = values[i] * vectors[:, i].
+
+Also ``r.eigenvalues`` and ``r.eigenvectors`` (aliases).
+
+The result of :func:`eigsh` (a named tuple).
+
+Attributes
+----------
+values : Tensor
+    The k eigenvalues, ascending, real.
+vectors : Tensor
+    The (n, k) orthonormal eigenvectors in the matching columns.
+"""
 field_aliases(EigshResult, eigenvalues="values", eigenvectors="vectors")
 
 _WHICH = ("LA", "SA", "LM", "SM")
@@ -197,24 +209,63 @@ def eigsh(a: ArrayLike | Tensor | Callable[..., Any], k: int = 6,
           params: Sequence[ArrayLike | Tensor] = (), v0: ArrayLike | None = None,
           tol: float = 0, ncv: int | None = None, maxiter: int | None = None,
           check_gauge: bool = True, check_finite: bool = True) -> EigshResult:
-    """k eigenvalues and eigenvectors of a Hermitian matrix or operator (ARPACK).
+    r"""k eigenvalues and eigenvectors of a Hermitian matrix or operator (ARPACK).
 
-    ``a``: a Hermitian Tensor/array (n, n) (a stack raises ShapeError: loop over it), or a
-    function ``matvec(x, *params)`` of Tensors returning A·x for a vector x (n,), written
-    with tenferro ops (or NumPy functions on Tensors) so that it can be differentiated in
-    ``params``; then ``n`` (the size) is required. ``matvec`` must not close over tensors
-    that require grad: pass them in ``params`` (a closure is detected and raises
-    UnsupportedADError). The operator is complex when a parameter or ``v0`` is complex, or
-    when matvec returns complex values for a real x.
+    Parameters
+    ----------
+    a : array_like or callable
+        A Hermitian Tensor/array (n, n) (a stack raises ShapeError: loop over it), or a
+        function ``matvec(x, *params)`` of Tensors returning A·x for a vector x (n,), written
+        with tenferro ops (or NumPy functions on Tensors) so that it can be differentiated in
+        ``params``. ``matvec`` must not close over tensors that require grad: pass them in
+        ``params``. The operator is complex when a parameter or ``v0`` is complex, or when
+        matvec returns complex values for a real x.
+    k : int, optional
+        The number of eigenpairs. Default 6.
+    which : {'LA', 'SA', 'LM', 'SM'}, optional
+        The largest/smallest algebraic, the largest/smallest magnitude (scipy's; 'SM'
+        converges slowly: prefer 'SA' on a shifted operator). Default 'LM'.
+    n : int, optional
+        The size; required when ``a`` is a function.
+    params : sequence of array_like, optional
+        The parameters of ``matvec``, differentiable.
+    v0 : array_like, optional
+        Start vector; default a fixed pseudo-random one, so results are repeatable.
+    tol : float, optional
+        ARPACK's tolerance (0: machine precision). Default 0.
+    ncv, maxiter : int, optional
+        As in ``scipy.sparse.linalg.eigsh``.
+    check_gauge : bool, optional
+        Raise GaugeError for a phase-dependent loss of complex vectors. Default True.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
 
-    ``which``: "LA"/"SA" the largest/smallest algebraic, "LM"/"SM" the largest/smallest
-    magnitude (scipy's; "SM" converges slowly: prefer "SA" on a shifted operator).
-    ``v0`` (start vector; default a fixed pseudo-random one, so results are repeatable),
-    ``tol`` (0: machine precision), ``ncv``, ``maxiter``: as in scipy.sparse.linalg.eigsh.
+    Returns
+    -------
+    EigshResult
+        Named tuple ``(values, vectors)``: the k eigenvalues in ascending algebraic order
+        (scipy's order, whatever ``which``), real, and the (n, k) orthonormal eigenvectors in
+        the matching columns.
 
-    Returns ``EigshResult(values, vectors)``: the k eigenvalues in ascending algebraic
-    order (scipy's order, whatever ``which``), real, and the (n, k) orthonormal
-    eigenvectors in the matching columns.
+    Raises
+    ------
+    ShapeError
+        Not square, batched, bad k, n or v0.
+    LinAlgError
+        Not Hermitian, non-finite input, ARPACK without convergence (raise maxiter or ncv);
+        (backward) a degenerate block cut by k (raise k).
+    ValueError
+        A bad ``which``.
+    UnsupportedADError
+        ``matvec`` closes over a tensor that requires grad; second derivatives of vector
+        losses.
+    GaugeError
+        (backward) A loss depending on complex vectors' phases.
+
+    Notes
+    -----
+    Derivative: :math:`\dot\lambda_i = v_i^H \dot A v_i` (Hellmann–Feynman); vectors by the
+    projected solve of [Xie, Liu & Wang 2020] (docs/rules.md#eigsh-and-svds).
 
     Derivatives (docs/rules.md#eigsh-and-svds), reverse and forward mode, without
     differentiating through Lanczos:
@@ -234,9 +285,11 @@ def eigsh(a: ArrayLike | Tensor | Callable[..., Any], k: int = 6,
       undefined: LinAlgError saying to raise k. Second derivatives of vector losses raise
       UnsupportedADError.
 
-    Raises ShapeError (not square, batched, bad k, n or v0), LinAlgError (not Hermitian,
-    non-finite input, ARPACK without convergence: raise maxiter or ncv), ValueError (bad
-    which), UnsupportedADError (matvec closes over a tensor that requires grad).
+    Examples
+    --------
+    >>> a = tf.tensor(np.diag([1.0, 2.0, 3.0, 4.0]))
+    >>> np.round(tf.linalg.eigsh(a, k=2).values.numpy(), 6)
+    array([3., 4.])
     """
     if which not in _WHICH:
         raise ShapeError(f"{_NAME}: which must be one of {_WHICH}, got {which!r}")

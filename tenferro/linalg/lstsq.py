@@ -66,13 +66,27 @@ from .svd import svd as _svd
 __all__ = ["pinv", "lstsq", "LstsqResult", "pinv_ad", "lstsq_ad"]
 
 LstsqResult = namedtuple("LstsqResult", ["x", "residuals", "rank", "singular_values"])
+LstsqResult.__doc__ = """Result of tf.linalg.lstsq: solution x, residuals (squared column norms of b - a x, or
+empty), rank (int), singular_values of a.
+
+The result of :func:`lstsq` (a named tuple).
+
+Attributes
+----------
+x : Tensor
+    The minimum-norm least-squares solution.
+residuals : Tensor
+    Squared 2-norms of the columns of b - a x when m > n and the rank is full; otherwise empty.
+rank : int or numpy.ndarray
+    The effective rank (an int64 array over a batch).
+singular_values : Tensor
+    Singular values of a, descending.
+"""
 _REAL = {np.dtype(t): np.dtype(r) for t, r in (
     (np.float32, np.float32), (np.float64, np.float64),
     (np.complex64, np.float32), (np.complex128, np.float64))}
 
 
-LstsqResult.__doc__ = ("Result of tf.linalg.lstsq: solution x, residuals (squared column "
-                       "norms of b - a x, or empty), rank (int), singular_values of a.")
 
 
 def _mm3(a: Any, b: Any, c: Any) -> Any:
@@ -88,7 +102,7 @@ def _mm3(a: Any, b: Any, c: Any) -> Any:
 def _outer_sum(*pairs: Any) -> Any:
     """Σᵢ PᵢQᵢᴴ of thin factors (… × k), one product per pair. (Concatenating the factors
     into one product [P₁ P₂ …][Q₁ Q₂ …]ᴴ was measured slower: the copies cost more than
-    the one GEMM call saves; docs/guide/performance.md#choices-in-the-python-layer.)"""
+    the one GEMM call saves; docs/guide/kernels.md#choices-in-the-python-layer.)"""
     p, q = pairs[0]
     out = p @ mH(q)
     for p, q in pairs[1:]:
@@ -209,7 +223,40 @@ def _rtol_array(rtol: Any, d: Any, name: str) -> Any:
 
 def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
          check_finite: bool = True) -> Tensor:
-    """Moore–Penrose pseudo-inverse of each matrix of ``a`` (..., m, n) -> (..., n, m).
+    r"""Moore–Penrose pseudo-inverse of each matrix of ``a`` (..., m, n) -> (..., n, m).
+
+    Parameters
+    ----------
+    a : array_like
+        Matrices (..., m, n).
+    rtol : float or array_like, optional
+        Singular values s <= rtol * s_max count as zero; a scalar or one value per matrix.
+        Default ``max(m, n) * eps(dtype)``.
+    hermitian : bool, optional
+        Square a, only its lower triangle read; uses eigh, cutting |λ| <= rtol * max|λ|.
+        Default False.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        The pseudo-inverses (..., n, m).
+
+    Raises
+    ------
+    ShapeError
+        If ``a.ndim < 2``, a is not square with ``hermitian=True``, or ``rtol`` does not
+        match the batch.
+    DTypeError
+        For an unsupported dtype.
+    LinAlgError
+        On non-finite input (unless ``check_finite=False``) or no convergence.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = -X^H\bar X X^H + X^H X\bar X^H(I - XA) + (I - AX)\bar X^H X X^H`,
+    :math:`X = A^+` [Golub & Pereyra 1973], exact while the rank is locally constant.
 
     Like ``numpy.linalg.pinv(a, rtol=rtol, hermitian=hermitian)`` (NumPy 2): singular
     values s ≤ rtol·s_max are treated as zero; ``rtol=None`` means max(m, n)·eps(dtype); a
@@ -222,9 +269,12 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
     the general pinv (as PyTorch's), i.e. the Hermitian-restricted one for Hermitian
     tangents: differentiate through a Hermitian parametrisation such as ``p + p.mH``.
 
-    Raises ShapeError (ndim < 2, non-square with hermitian=True, rtol not matching the
-    batch), DTypeError, LinAlgError (non-finite input unless ``check_finite=False``; no
-    convergence).
+    Examples
+    --------
+    >>> p = tf.linalg.pinv(tf.tensor([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]))
+    >>> np.round(p.numpy(), 6) + 0.0
+    array([[1. , 0. , 0. ],
+           [0. , 0.5, 0. ]])
     """
     name = "tf.linalg.pinv"
     a = matrix_input(a, name, square=bool(hermitian), check_finite=check_finite)
@@ -577,28 +627,60 @@ _LSTSQ = "tf.linalg.lstsq"
 
 def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
           check_finite: bool = True) -> LstsqResult:
-    """Least-squares solution of ``a @ x ≈ b``, like ``numpy.linalg.lstsq``.
+    r"""Least-squares solution of ``a @ x ≈ b``, like ``numpy.linalg.lstsq``.
 
-    a: (..., m, n). b: a vector (m,) when ``b.ndim == 1`` (x is then (..., n)), otherwise
-    a stack of matrices (..., m, k); the batch dimensions broadcast (numpy.linalg.lstsq
-    takes no batch; this is its per-matrix result). Returns ``LstsqResult(x, residuals,
-    rank, singular_values)``:
+    Parameters
+    ----------
+    a : array_like
+        Matrices (..., m, n).
+    b : array_like
+        A vector (m,) when ``b.ndim == 1`` (x is then (..., n)), otherwise a stack of
+        matrices (..., m, k); the batch dimensions broadcast (numpy.linalg.lstsq takes no
+        batch; this is its per-matrix result).
+    rcond : float, optional
+        Singular values s <= rcond * s_max count as zero. Default ``eps(dtype) * max(m, n)``
+        (NumPy 2's; float32 input is computed in float32, so its eps is float32's).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
 
-    * x: the minimum-norm least-squares solution;
-    * residuals: squared 2-norms of the columns of b − a x, shape (..., k) ((..., 1) for a
-      vector b) when m > n and every matrix has rank n; otherwise empty, shape (0,);
-    * rank: the effective rank, a Python int (an int64 array over the batch for stacks);
-    * singular_values: of a, descending, shape (..., min(m, n)).
+    Returns
+    -------
+    LstsqResult
+        Named tuple ``(x, residuals, rank, singular_values)``:
 
-    ``rcond``: singular values s ≤ rcond·s_max count as zero; ``None`` means
-    eps(dtype)·max(m, n) (NumPy 2's default; NumPy computes float32 input in double, this
-    computes it in float32, so its eps is float32's).
+        * x: the minimum-norm least-squares solution;
+        * residuals: squared 2-norms of the columns of b - a x, shape (..., k) ((..., 1) for
+          a vector b) when m > n and every matrix has rank n; otherwise empty, shape (0,);
+        * rank: the effective rank, a Python int (an int64 array over the batch for stacks);
+        * singular_values: of a, descending, shape (..., min(m, n)).
+
+    Raises
+    ------
+    ShapeError
+        For a wrong ndim, mismatched rows or batches.
+    DTypeError
+        For an unsupported dtype.
+    LinAlgError
+        On non-finite input (unless ``check_finite=False``) or no convergence.
+
+    Notes
+    -----
+    Derivative: :math:`\bar B = A^{+H}\bar X`,
+    :math:`\bar A = -\bar B X^H + R(K\bar X)^H + (A^{+H}X)((I - A^+A)\bar X)^H` with
+    :math:`R = B - AX`, :math:`K = A^+A^{+H}` [Golub & Pereyra 1973] (docs/rules.md#pinv-and-lstsq).
 
     Derivatives (module docstring): x is differentiable in a and b at locally constant
     rank; residuals are a differentiable op of (a, b, x) on the recorded x; singular_values are
     differentiable (Ā = U diag(s̄) Vᴴ; their forward-mode tangent costs an SVD); rank is
     discrete. Raises ShapeError (ndim, mismatched rows or batches), DTypeError,
     LinAlgError (non-finite input unless ``check_finite=False``; no convergence).
+
+    Examples
+    --------
+    >>> a = tf.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
+    >>> res = tf.linalg.lstsq(a, tf.tensor([1.0, 2.0, 4.0]))
+    >>> np.round(res.x.numpy(), 6), res.rank
+    (array([0.833333, 1.5     ]), 2)
     """
     a = matrix_input(a, _LSTSQ, check_finite=check_finite)
     b = float_tensor(b)

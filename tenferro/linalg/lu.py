@@ -46,7 +46,19 @@ _backprop_kernel = load_kernel("triangular_backprop").lu_backprop
 __all__ = ["lu", "LUResult", "lu_ad"]
 
 LUResult = namedtuple("LUResult", ["p", "l", "u"])
-LUResult.__doc__ = "Result of tf.linalg.lu: a = p @ l @ u (p a permutation, l unit lower, u upper triangular)."
+LUResult.__doc__ = """Result of tf.linalg.lu: a = p @ l @ u (p a permutation, l unit lower, u upper triangular).
+
+The result of :func:`lu` (a named tuple).
+
+Attributes
+----------
+p : Tensor
+    Permutation matrices (m x m), not differentiable.
+l : Tensor
+    Unit lower triangular factors (m x k).
+u : Tensor
+    Upper triangular factors (k x n).
+"""
 
 _NAME = "tf.linalg.lu"
 
@@ -229,13 +241,42 @@ def _empty_lu(d: Any) -> Any:
 
 
 def lu(a: ArrayLike, *, check_finite: bool = True) -> LUResult:
-    """LU decomposition with partial pivoting A = P L U, like ``scipy.linalg.lu``.
+    r"""LU decomposition with partial pivoting A = P L U, like ``scipy.linalg.lu``.
 
-    a: (*batch, m, n). Returns ``LUResult(p, l, u)``: p (m×m) a permutation matrix of a's
-    dtype (not differentiable), l (m×k) unit lower triangular, u (k×n) upper triangular,
-    k = min(m, n). L and U are differentiable (reverse and forward mode) while the pivot
-    order is locally constant and U's leading k×k block is nonsingular; an exactly
-    singular one factors fine but its backward raises LinAlgError.
+    Parameters
+    ----------
+    a : array_like
+        Matrices (*batch, m, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    LUResult
+        Named tuple ``(p, l, u)``: p (m x m) a permutation matrix of a's dtype (not
+        differentiable), l (m x k) unit lower triangular, u (k x n) upper triangular,
+        k = min(m, n).
+
+    Raises
+    ------
+    LinAlgError
+        On non-finite input; (backward) when U's leading k x k block is exactly singular.
+    ShapeError
+        If ``a.ndim < 2``.
+
+    Notes
+    -----
+    Derivative (square): :math:`\bar F = \operatorname{tril}_-(L^H\bar L) +
+    \operatorname{triu}(\bar U U^H)`, :math:`\bar A' = L^{-H}\bar F U^{-H}` with
+    :math:`A' = P^T A`; exact while the pivot order is locally constant and U's leading
+    block is nonsingular (docs/rules.md#lu for the wide and tall cases).
+
+    Examples
+    --------
+    >>> a = tf.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> p, l, u = tf.linalg.lu(a)
+    >>> np.allclose(p @ l @ u, a)
+    True
     """
     a = matrix_input(a, _NAME, check_finite=check_finite)
     d = a._data

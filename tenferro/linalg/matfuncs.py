@@ -155,13 +155,49 @@ _expm_op = defop("matrix_exp", _expm_vjp, _expm_jvp,
 
 
 def matrix_exp(a: ArrayLike, *, check_finite: bool = False) -> Tensor:
-    """Matrix exponential of each square matrix of ``a`` (*batch, n, n) (alias ``expm``),
+    r"""Matrix exponential of each square matrix of ``a`` (*batch, n, n) (alias ``expm``),
     like ``scipy.linalg.expm``.
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError for NaN/Inf entries instead of returning NaN. Default False.
+
+    Returns
+    -------
+    Tensor
+        :math:`e^A`, a's shape.
+
+    Raises
+    ------
+    LinAlgError
+        With ``check_finite=True``, for non-finite input.
+    ShapeError
+        If the matrices are not square.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = L(A^H, \bar E)`, :math:`\dot E = L(A, \dot A)` with the
+    Fréchet derivative :math:`L(A, E) = \int_0^1 e^{tA}Ee^{(1-t)A}\,dt` [Al-Mohy & Higham
+    2009, Alg. 6.4] (docs/rules.md#matrix_exp).
 
     Differentiable in both modes and to every order through its Fréchet derivative
     (Al-Mohy & Higham 2009). float32/complex64 inputs are computed in double precision
     and rounded back. A matrix with a NaN or Inf entry gives NaN (value and derivative),
     as scipy.linalg.expm does; ``check_finite=True`` raises LinAlgError for it instead.
+
+    Examples
+    --------
+    >>> a = tf.tensor([[0.0, 1.0], [0.0, 0.0]], requires_grad=True)
+    >>> tf.linalg.expm(a)
+    tensor([[1., 1.],
+            [0., 1.]], grad_fn=matrix_exp)
+    >>> g, = tf.grad([tf.linalg.expm(a).sum()], [a])
+    >>> np.round(g.numpy(), 6)
+    array([[1.5     , 1.      ],
+           [2.166667, 1.5     ]])
     """
     a = matrix_input(a, "tf.linalg.matrix_exp", square=True, check_finite=check_finite)
     d = a._data
@@ -339,12 +375,51 @@ def _vector_norm(x: Any, p: Any, axes: Any, keepdims: Any, name: Any,
 
 def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
                 keepdims: bool = False, ord: float = 2, check_finite: bool = False) -> Tensor:
-    """Vector norm over ``axis`` (None: all entries; a tuple: the entries of those axes
+    r"""Vector norm over ``axis`` (None: all entries; a tuple: the entries of those axes
     as one vector), like ``numpy.linalg.vector_norm``.
+
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    axis : int or tuple of int, optional
+        None: all entries; a tuple: the entries of those axes as one vector. Default None.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+    ord : float, optional
+        Any real p (:math:`(\sum |x|^p)^{1/p}`), inf/-inf (max/min |x|), 0 (number of
+        non-zeros). Default 2.
+    check_finite : bool, optional
+        Raise LinAlgError for NaN/Inf entries. Default False.
+
+    Returns
+    -------
+    Tensor
+        The norms (real).
+
+    Raises
+    ------
+    LinAlgError
+        With ``check_finite=True``, for non-finite input.
+    ShapeError
+        For an invalid ``ord`` or ``axis``, or the -inf norm of an empty vector.
+
+    Notes
+    -----
+    Derivative: :math:`\bar x = \bar n\,\operatorname{sgn}(x)|x|^{p-1}/n^{p-1}`; for p = 2
+    :math:`\bar x = \bar n\,x/n`, 0 where n = 0 (docs/rules.md#norms).
 
     ord: any real p (Σ|x|^p)^(1/p), inf/-inf (max/min |x|), 0 (number of non-zeros).
     NaN and Inf entries propagate as in NumPy (a NaN entry gives NaN for every ord but 0);
     ``check_finite=True`` raises LinAlgError for them instead.
+
+    Examples
+    --------
+    >>> v = tf.tensor([3.0, 4.0], requires_grad=True)
+    >>> tf.linalg.vector_norm(v)
+    tensor(5., grad_fn=vector_norm)
+    >>> tf.grad([tf.linalg.vector_norm(v)], [v])[0]
+    tensor([0.6, 0.8])
     """
     x = float_tensor(x)
     p = _vector_ord(ord, "tf.linalg.vector_norm")
@@ -497,6 +572,38 @@ def norm(x: ArrayLike, ord: float | _MatrixOrd | None = None,
          check_finite: bool | None = None) -> Tensor:
     """Matrix or vector norm, like ``numpy.linalg.norm`` (same ``ord``/``axis`` rules).
 
+    Parameters
+    ----------
+    x : array_like
+        The input.
+    ord : float or {'fro', 'nuc'}, optional
+        Vector ords: any real p, inf, -inf, 0. Matrix ords: None/'fro', 'nuc', ±1, ±2, ±inf.
+    axis : int or 2-tuple of int, optional
+        None: the 2-norm of all entries when ``ord`` is None (any ndim), otherwise x must be
+        1-D or 2-D; an int: vector norms along it; a 2-tuple: matrix norms.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+    check_finite : bool, optional
+        None (default): raise LinAlgError for NaN/Inf only for the orders that need an SVD
+        ('nuc', ±2); True: for every order; False: for none ('nuc' and ±2 still raise from
+        the SVD).
+
+    Returns
+    -------
+    Tensor
+        The norms (real).
+
+    Raises
+    ------
+    LinAlgError
+        For non-finite input, as ``check_finite`` says.
+    ShapeError
+        For an ``ord``/``axis`` combination NumPy rejects.
+
+    Notes
+    -----
+    Derivative: as :func:`vector_norm` and :func:`matrix_norm` (docs/rules.md#norms).
+
     axis None: the 2-norm of all entries when ``ord`` is None (any ndim); otherwise x must
     be 1-D (vector norm) or 2-D (matrix norm). axis int: vector norms along it; axis a
     2-tuple: matrix norms over those axes.
@@ -505,6 +612,13 @@ def norm(x: ArrayLike, ord: float | _MatrixOrd | None = None,
     SVD ('nuc', ±2), which raise LinAlgError for them (``check_finite=None``, the
     default); ``check_finite=True`` raises for every order, False for none (then 'nuc'
     and ±2 still raise, from the SVD).
+
+    Examples
+    --------
+    >>> tf.linalg.norm(tf.tensor([[3.0, 0.0], [0.0, 4.0]]))
+    tensor(5.)
+    >>> tf.linalg.norm(tf.tensor([[3.0, 0.0], [0.0, 4.0]]), "nuc")
+    tensor(7.)
     """
     x = float_tensor(x)
     if axis is None and not keepdims:
@@ -581,11 +695,46 @@ def _norm_all(x: Any, keepdims: Any, check_finite: Any) -> Tensor:
 
 def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False,
                 ord: float | _MatrixOrd = "fro", check_finite: bool | None = None) -> Tensor:
-    """Matrix norm over the last two axes, like ``numpy.linalg.matrix_norm``.
+    r"""Matrix norm over the last two axes, like ``numpy.linalg.matrix_norm``.
+
+    Parameters
+    ----------
+    x : array_like
+        Matrices (..., m, n).
+    keepdims : bool, optional
+        Keep the reduced axes with length 1. Default False.
+    ord : {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}, optional
+        Default 'fro'.
+    check_finite : bool, optional
+        As in :func:`norm`. Default None.
+
+    Returns
+    -------
+    Tensor
+        The norms (...), real.
+
+    Raises
+    ------
+    LinAlgError
+        For non-finite input with 'nuc' and ±2 (an SVD), or any order with
+        ``check_finite=True``.
+    ShapeError
+        For an invalid ``ord``, or ±2 / minimum norms of an empty matrix.
+
+    Notes
+    -----
+    Derivative: 'fro': :math:`\bar A = \bar n\,A/n`; 'nuc': :math:`\bar A = \bar n\,UV^H`;
+    ±2: :math:`\bar n\,u_1 v_1^H` of the largest (smallest) singular value; ±1, ±inf:
+    compositions of abs, sum and max/min (ties split evenly) (docs/rules.md#norms).
 
     ord: 'fro' (default), 'nuc', 1, -1, 2, -2, inf, -inf. NaN and Inf entries propagate
     as in NumPy, except for 'nuc' and ±2 (an SVD), which raise LinAlgError for them;
     ``check_finite=True`` raises for every order, False for none (as in ``norm``).
+
+    Examples
+    --------
+    >>> tf.linalg.matrix_norm(tf.eye(2))
+    tensor(1.41421356)
     """
     x = float_tensor(x)
     if x.ndim < 2:

@@ -138,14 +138,38 @@ _cross_op = defop("cross", _cross_vjp, bilinear_jvp(_cross),
 
 
 def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor:
-    """Cross product of the 3-vectors along ``axis`` of ``x1`` and ``x2`` (array API
+    r"""Cross product of the 3-vectors along ``axis`` of ``x1`` and ``x2`` (array API
     ``linalg.cross``, ``numpy.linalg.cross``).
 
-    Both operands need length 3 along ``axis`` (that axis is not broadcast); the other
-    dimensions broadcast. ``axis`` counts from the last dimension of each operand
-    (-N..-1, N the smaller ndim; a non-negative axis is accepted for operands of one
-    ndim). The result has the broadcast shape and the promoted dtype. Differentiable:
-    x̄1 = conj(x2) × c̄, x̄2 = c̄ × conj(x1).
+    Parameters
+    ----------
+    x1, x2 : array_like
+        Length 3 along ``axis`` (that axis is not broadcast); the other dimensions broadcast.
+    axis : int, optional
+        Counts from the last dimension of each operand (-N..-1, N the smaller ndim; a
+        non-negative axis is accepted for operands of one ndim). Default -1.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape, the promoted dtype.
+
+    Raises
+    ------
+    ShapeError
+        If a length along ``axis`` is not 3, or the other dimensions do not broadcast.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Derivative: :math:`\bar x_1 = \overline{x_2}\times\bar c`,
+    :math:`\bar x_2 = \bar c\times\overline{x_1}` (docs/rules.md#products).
+
+    Examples
+    --------
+    >>> tf.linalg.cross(tf.tensor([1.0, 0.0, 0.0]), tf.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
     """
     a, b = operands(x1, x2)
     name = "tf.linalg.cross"
@@ -178,8 +202,37 @@ _outer_op = defop("outer", _outer_vjp, bilinear_jvp(_outer, with_ctx=False), bat
 
 
 def outer(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
-    """Outer product ``x1[:, None] * x2[None, :]`` of two 1-D tensors (array API
-    ``linalg.outer``): shape (N, M), the promoted dtype. Differentiable."""
+    r"""Outer product ``x1[:, None] * x2[None, :]`` of two 1-D tensors (array API
+    ``linalg.outer``).
+
+    Parameters
+    ----------
+    x1 : array_like
+        1-D, length N.
+    x2 : array_like
+        1-D, length M.
+
+    Returns
+    -------
+    Tensor
+        Shape (N, M), the promoted dtype.
+
+    Raises
+    ------
+    ShapeError
+        If an operand is not 1-D.
+
+    Notes
+    -----
+    Derivative: :math:`\bar x_1 = \bar y\,\overline{x_2}`,
+    :math:`\bar x_2 = \bar y^T\overline{x_1}` (docs/rules.md#products).
+
+    Examples
+    --------
+    >>> tf.linalg.outer(tf.tensor([1.0, 2.0]), tf.tensor([1.0, 0.0, 1.0]))
+    tensor([[1., 0., 1.],
+            [2., 0., 2.]])
+    """
     a, b = operands(x1, x2)
     if a.ndim != 1 or b.ndim != 1:
         raise ShapeError(f"tf.linalg.outer takes two 1-D tensors, got shapes {a.shape} and "
@@ -215,13 +268,41 @@ _vecdot_op = defop("vecdot", _vecdot_vjp, bilinear_jvp(_vecdot),
 
 
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Tensor:
-    """Dot products Σ_k conj(x1_k)·x2_k along ``axis`` (array API ``vecdot``,
+    r"""Dot products :math:`\sum_k \overline{x_{1k}}\,x_{2k}` along ``axis`` (array API ``vecdot``,
     ``numpy.vecdot``); note that ``x1`` is conjugated.
 
-    The vectors along ``axis`` must have equal lengths (that axis is not broadcast); the
-    other dimensions broadcast, and the result has their broadcast shape. ``axis`` counts
-    from the last dimension of each operand (-N..-1; a non-negative axis is accepted for
-    operands of one ndim). Differentiable: x̄1 = conj(ȳ)·x2, x̄2 = ȳ·x1.
+    Parameters
+    ----------
+    x1, x2 : array_like
+        Equal lengths along ``axis`` (that axis is not broadcast); the other dimensions
+        broadcast.
+    axis : int, optional
+        Counts from the last dimension of each operand (-N..-1; a non-negative axis is
+        accepted for operands of one ndim). Default -1.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape of the other dimensions.
+
+    Raises
+    ------
+    ShapeError
+        If the lengths along ``axis`` differ or the rest does not broadcast.
+    AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Derivative: :math:`\bar x_1 = \overline{\bar y}\,x_2`, :math:`\bar x_2 = \bar y\,x_1`
+    (docs/rules.md#products).
+
+    Examples
+    --------
+    >>> tf.vecdot(tf.tensor([1.0, 2.0]), tf.tensor([3.0, 4.0]))
+    tensor(11.)
+    >>> tf.vecdot(tf.tensor([1j]), tf.tensor([1j]))
+    tensor(1.+0.j, dtype=complex128)
     """
     a, b = operands(x1, x2)
     name = "tf.linalg.vecdot"
@@ -299,14 +380,43 @@ _mpow_op = defop("matrix_power", _mpow_vjp, _mpow_jvp,
 
 
 def matrix_power(x: ArrayLike, n: int, /, *, check_finite: bool = True) -> Tensor:
-    """``x`` (*batch, M, M) raised to the integer power ``n`` (array API
+    r"""``x`` (*batch, M, M) raised to the integer power ``n`` (array API
     ``linalg.matrix_power``, ``numpy.linalg.matrix_power``).
 
-    n = 0 gives identity matrices (gradient zero), n < 0 the power -n of
-    ``tf.linalg.inv(x)`` (LinAlgError for a singular matrix; ``check_finite`` applies to
-    that inversion only: a positive power is products, and NaN/Inf propagate as in
-    NumPy). Differentiable to every order (repeated squaring, rules through its
-    products; see the module docstring).
+    Parameters
+    ----------
+    x : array_like
+        Square matrices (*batch, M, M).
+    n : int
+        The power: 0 gives identity matrices (gradient zero), n < 0 the power -n of
+        ``tf.linalg.inv(x)``.
+    check_finite : bool, optional
+        Applies to the inversion of n < 0 only: a positive power is products, and NaN/Inf
+        propagate as in NumPy. Default True.
+
+    Returns
+    -------
+    Tensor
+        :math:`X^n`.
+
+    Raises
+    ------
+    LinAlgError
+        For n < 0 and a singular (or, with ``check_finite``, non-finite) matrix.
+    ShapeError
+        If the matrices are not square.
+
+    Notes
+    -----
+    Derivative: repeated squaring with the product rule, summing to
+    :math:`\bar A = \sum_{k=0}^{n-1}(A^H)^k\bar P(A^H)^{n-1-k}` in :math:`O(\log n)` products
+    (docs/rules.md#products); differentiable to every order.
+
+    Examples
+    --------
+    >>> tf.linalg.matrix_power(tf.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)
+    tensor([[1., 3.],
+            [0., 1.]])
     """
     name = "tf.linalg.matrix_power"
     try:
@@ -342,10 +452,30 @@ def matrix_rank(x: ArrayLike, /, *, rtol: ArrayLike | None = None,
     """Rank of each matrix of ``x`` (*batch, M, N): the number of singular values
     s > rtol·s_max (array API ``linalg.matrix_rank``, NumPy 2's rule).
 
-    rtol: None -> max(M, N)·eps of x's dtype; a real number, or an array (Tensor)
-    broadcasting to the batch shape. Returns an int64 tensor of shape (*batch) with no
-    derivative (the rank is piecewise constant). A NaN or Inf entry raises LinAlgError
-    unless ``check_finite=False``.
+    Parameters
+    ----------
+    x : array_like
+        Matrices (*batch, M, N).
+    rtol : float or array_like, optional
+        Default ``max(M, N) * eps`` of x's dtype; a real number, or an array broadcasting to
+        the batch shape.
+    check_finite : bool, optional
+        Raise LinAlgError for NaN/Inf entries. Default True.
+
+    Returns
+    -------
+    Tensor
+        int64, shape (*batch), no derivative (the rank is piecewise constant).
+
+    Raises
+    ------
+    LinAlgError
+        For non-finite input unless ``check_finite=False``.
+
+    Examples
+    --------
+    >>> tf.linalg.matrix_rank(tf.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    tensor(1)
     """
     name = "tf.linalg.matrix_rank"
     x = matrix_input(x, name, check_finite=check_finite)
@@ -374,17 +504,72 @@ def _stack_of_matrices(x: Any, name: Any) -> Any:
 
 def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Tensor:
     """The ``offset`` diagonal of each matrix over the LAST two axes (array API
-    ``linalg.diagonal``; numpy.diagonal defaults to the first two): shape
-    (*batch, K). Differentiable (tf.diagonal)."""
+    ``linalg.diagonal``; numpy.diagonal defaults to the first two).
+
+    Parameters
+    ----------
+    x : array_like
+        Matrices (*batch, M, N).
+    offset : int, optional
+        The diagonal: 0 the main one, positive above. Default 0.
+
+    Returns
+    -------
+    Tensor
+        Shape (*batch, K).
+
+    Raises
+    ------
+    ShapeError
+        If ``x.ndim < 2``.
+
+    Notes
+    -----
+    Derivative: linear (as :func:`tenferro.diagonal`).
+
+    Examples
+    --------
+    >>> tf.linalg.diagonal(tf.ones((2, 3, 3))).shape
+    (2, 3)
+    """
     x = _stack_of_matrices(x, "tf.linalg.diagonal")
     return _structure.diagonal(x, offset, -2, -1)
 
 
 def trace(x: ArrayLike, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
     """Sum of the ``offset`` diagonal of each matrix over the last two axes (array API
-    ``linalg.trace``): shape (*batch). ``dtype`` casts ``x`` first (tf.astype: float32,
-    float64, complex64, complex128; complex to real raises DTypeError). Differentiable
-    (tf.trace)."""
+    ``linalg.trace``).
+
+    Parameters
+    ----------
+    x : array_like
+        Matrices (*batch, M, N).
+    offset : int, optional
+        The diagonal. Default 0.
+    dtype : dtype, optional
+        Casts ``x`` first (tf.astype: float32, float64, complex64, complex128).
+
+    Returns
+    -------
+    Tensor
+        Shape (*batch).
+
+    Raises
+    ------
+    DTypeError
+        Casting complex to real.
+    ShapeError
+        If ``x.ndim < 2``.
+
+    Notes
+    -----
+    Derivative: linear (as :func:`tenferro.trace`).
+
+    Examples
+    --------
+    >>> tf.linalg.trace(tf.eye(3))
+    tensor(3.)
+    """
     name = "tf.linalg.trace"
     t: Tensor = _stack_of_matrices(x, name)
     if dtype is None:
@@ -412,20 +597,98 @@ def _dtype(dtype: Any, name: Any) -> Any:
 
 
 def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Tensor:
-    """Matrix product (array API ``linalg.matmul``; the same op as tf.matmul and @)."""
+    r"""Matrix product (array API ``linalg.matmul``; the same op as :func:`tenferro.matmul` and
+    ``@``).
+
+    Parameters
+    ----------
+    x1, x2 : array_like
+        Operands of dimension >= 1; batch dimensions broadcast.
+
+    Returns
+    -------
+    Tensor
+        ``x1 @ x2``.
+
+    Raises
+    ------
+    ShapeError
+        If the inner dimensions do not match.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = \bar C B^H`, :math:`\bar B = A^H \bar C` [Giles 2008].
+
+    Examples
+    --------
+    >>> tf.linalg.matmul(tf.eye(2), tf.tensor([1.0, 2.0]))
+    tensor([1., 2.])
+    """
     return _structure.matmul(x1, x2)
 
 
 def matrix_transpose(x: ArrayLike, /) -> Tensor:
     """Transpose of the last two axes (array API ``linalg.matrix_transpose``; tf's
-    matrix_transpose, ``t.mT``)."""
+    matrix_transpose, ``t.mT``).
+
+    Parameters
+    ----------
+    x : array_like
+        A tensor of dimension >= 2.
+
+    Returns
+    -------
+    Tensor
+        A view with the last two axes swapped.
+
+    Raises
+    ------
+    ShapeError
+        If ``x.ndim < 2``.
+
+    Notes
+    -----
+    Derivative: linear; the VJP transposes the cotangent.
+
+    Examples
+    --------
+    >>> tf.linalg.matrix_transpose(tf.ones((2, 3))).shape
+    (3, 2)
+    """
     return _structure.matrix_transpose(x)
 
 
 def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: Any = 2) -> Tensor:
-    """Tensor contraction (array API ``linalg.tensordot``; the same op as tf.tensordot):
-    an int contracts the last ``axes`` axes of x1 with the first of x2; a pair of axis
-    sequences contracts them pairwise."""
+    """Tensor contraction (array API ``linalg.tensordot``; the same op as
+    :func:`tenferro.tensordot`).
+
+    Parameters
+    ----------
+    x1, x2 : array_like
+        The operands.
+    axes : int or pair of sequences of int, optional
+        An int contracts the last ``axes`` axes of x1 with the first of x2; a pair of axis
+        sequences contracts them pairwise. Default 2.
+
+    Returns
+    -------
+    Tensor
+        The contraction: x1's free axes, then x2's.
+
+    Raises
+    ------
+    ShapeError
+        If the contracted lengths differ or ``axes`` is malformed.
+
+    Notes
+    -----
+    Derivative: bilinear; each VJP contracts the cotangent with the other operand.
+
+    Examples
+    --------
+    >>> tf.linalg.tensordot(tf.ones((2, 3)), tf.ones(3), axes=1)
+    tensor([3., 3.])
+    """
     return _structure.tensordot(x1, x2, axes)
 
 

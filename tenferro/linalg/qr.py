@@ -41,7 +41,17 @@ _backprop_kernel = load_kernel("triangular_backprop").qr_backprop
 __all__ = ["qr", "QRResult", "qr_ad"]
 
 QRResult = namedtuple("QRResult", ["q", "r"])
-QRResult.__doc__ = "Result of tf.linalg.qr: a = q @ r (q with orthonormal columns, r upper triangular)."
+QRResult.__doc__ = """Result of tf.linalg.qr: a = q @ r (q with orthonormal columns, r upper triangular).
+
+Also ``Q`` and ``R`` (aliases of the fields). The result of :func:`qr` (a named tuple).
+
+Attributes
+----------
+q : Tensor
+    The factor with orthonormal columns.
+r : Tensor
+    The upper triangular factor (real diagonal).
+"""
 field_aliases(QRResult, Q="q", R="r")
 
 _NAME = "tf.linalg.qr"
@@ -209,13 +219,51 @@ def qr(a: ArrayLike, mode: Literal["r"], *, check_finite: bool = True) -> Tensor
 
 def qr(a: ArrayLike, mode: _Mode = "reduced", *,
        check_finite: bool = True) -> QRResult | Tensor:
-    """QR decomposition A = Q R of a (stack of) m×n matrix, like ``numpy.linalg.qr``.
+    r"""QR decomposition A = Q R of a (stack of) m×n matrix, like ``numpy.linalg.qr``.
+
+    Parameters
+    ----------
+    a : array_like
+        An m x n matrix or a stack of them.
+    mode : {'reduced', 'complete', 'r'}, optional
+        'reduced': q (m x k), r (k x n), k = min(m, n); 'complete': q (m x m), r (m x n);
+        'r': r alone (k x n), as a Tensor. Default 'reduced'.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    QRResult or Tensor
+        Named tuple ``(q, r)``, or r alone for ``mode='r'``. R has a real diagonal
+        (LAPACK's convention, not made positive).
+
+    Raises
+    ------
+    ShapeError
+        If ``a.ndim < 2``, or ``mode`` is unknown.
+    LinAlgError
+        On non-finite input; (in the rules) for a rank-deficient A.
+    UnsupportedADError
+        (backward, 'complete' with m > n) For a nonzero cotangent on Q's extra columns.
+
+    Notes
+    -----
+    Derivative: for :math:`m \ge n`, :math:`M = R\bar R^H - \bar Q^H Q`,
+    :math:`\bar A = (\bar Q + Q\,\mathrm{copyltu}(M)) R^{-H}` [Walter & Lehmann 2018;
+    Liao et al. 2019; Roberts & Roberts 2020 for wide A] (docs/rules.md#qr, also for wide A).
 
     mode: "reduced" -> (q (m×k), r (k×n)), k = min(m, n); "complete" -> (q (m×m),
     r (m×n)); "r" -> r alone (k×n), as a Tensor. Returns ``QRResult(q, r)`` otherwise.
     R has a real diagonal (LAPACK's convention, not made positive). Differentiable in
     reverse and forward mode where A's leading k columns are independent; in "complete"
     mode with m > n the extra columns of Q are not differentiable (see the module doc).
+
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]])
+    >>> q, r = tf.linalg.qr(a)
+    >>> np.allclose(q @ r, a), np.allclose(q.mT @ q, np.eye(2))
+    (True, True)
     """
     if mode not in ("reduced", "complete", "r"):
         raise ShapeError(f"{_NAME}: mode must be 'reduced', 'complete' or 'r', got {mode!r}")

@@ -161,14 +161,48 @@ def _sqrt1(m: Any) -> Any:
 
 
 def sqrtm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
-    """Principal square root X (X @ X = A, eigenvalues in the open right half-plane) of
+    r"""Principal square root X (X @ X = A, eigenvalues in the open right half-plane) of
     each square matrix of ``a`` (*batch, n, n), like ``scipy.linalg.sqrtm``.
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        X, real for real input unless a matrix has a negative real eigenvalue (then
+        complex, as in SciPy).
+
+    Raises
+    ------
+    LinAlgError
+        Where the square root does not exist (e.g. [[0, 1], [0, 0]]), from the derivative
+        at a singular matrix, or for non-finite input.
+
+    Notes
+    -----
+    Derivative: :math:`XL + LX = E`, i.e. :math:`\dot X = S_{X,X}(\dot A)`,
+    :math:`\bar A = S_{X^H,X^H}(\bar X)` [Higham 2008 §6.1] (docs/rules.md#sqrtm-and-logm).
 
     Real input gives a real result unless a matrix has a negative real eigenvalue; then
     the result is complex, as in SciPy. Differentiable in both modes and to every order
     (the Fréchet derivative solves X L + L X = E). A singular matrix: the value where it
     exists (LinAlgError where it does not, e.g. [[0, 1], [0, 0]]), and LinAlgError from
     its derivative. Non-finite input raises LinAlgError (``check_finite``).
+
+    Examples
+    --------
+    >>> a = tf.tensor([[4.0, 0.0], [0.0, 9.0]], requires_grad=True)
+    >>> tf.linalg.sqrtm(a)
+    tensor([[2., 0.],
+            [0., 3.]], grad_fn=sqrtm)
+    >>> np.round(tf.grad([tf.linalg.sqrtm(a).sum()], [a])[0].numpy(), 6)
+    array([[0.25    , 0.2     ],
+           [0.2     , 0.166667]])
     """
     a = matrix_input(a, _SQRTM, square=True, check_finite=check_finite)
     d = a._data
@@ -309,13 +343,42 @@ _logm_op = defop("logm", _logm_vjp, _logm_jvp,
 
 
 def logm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
-    """Principal logarithm (eigenvalues with imaginary part in (−π, π]) of each square
+    r"""Principal logarithm (eigenvalues with imaginary part in (−π, π]) of each square
     matrix of ``a`` (*batch, n, n), like ``scipy.linalg.logm``.
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        The principal logarithm; real for real input unless a matrix has a negative real
+        eigenvalue (then complex, as in SciPy).
+
+    Raises
+    ------
+    LinAlgError
+        For a singular matrix (eigenvalue 0) or non-finite input.
+
+    Notes
+    -----
+    Derivative: :math:`L(A, E) = \tfrac1c[\log\begin{bmatrix}A & cE\\0 & A\end{bmatrix}]_{12}`
+    [Higham 2008 Thm 3.6, eq. (3.16)] (docs/rules.md#sqrtm-and-logm).
 
     Real input gives a real result unless a matrix has a negative real eigenvalue; then
     the result is complex, as in SciPy. Differentiable in both modes and to every order
     (the Fréchet derivative by the block logarithm). A singular matrix (eigenvalue 0)
     raises LinAlgError, as does non-finite input (``check_finite``).
+
+    Examples
+    --------
+    >>> tf.linalg.logm(tf.eye(2))
+    tensor([[0., 0.],
+            [0., 0.]])
     """
     a = matrix_input(a, _LOGM, square=True, check_finite=check_finite)
     d = a._data
@@ -357,8 +420,36 @@ _NAMES = ("exp", "log", "sqrt", "sin", "cos", "sinh", "cosh")
 
 def funm(a: ArrayLike, func: str | Callable[[Tensor], Tensor], *,
          hermitian: bool = False) -> Tensor:
-    """The matrix function f(A) of each square matrix of ``a`` (*batch, n, n), like
+    r"""The matrix function f(A) of each square matrix of ``a`` (*batch, n, n), like
     ``scipy.linalg.funm``.
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    func : str or callable
+        One of 'exp', 'log', 'sqrt', 'sin', 'cos', 'sinh', 'cosh' (through matrix_exp, logm
+        and sqrtm: accurate, derivatives exact to every order), or a callable applied
+        elementwise to a Tensor of eigenvalues (e.g. ``tf.exp``, ``lambda w: w ** 3``).
+    hermitian : bool, optional
+        For a callable: A is Hermitian (only its lower triangle read), use eigh. Default
+        False (eig; complex, the real part returned for a real A).
+
+    Returns
+    -------
+    Tensor
+        f(A).
+
+    Raises
+    ------
+    LinAlgError
+        As the underlying matrix_exp/logm/sqrtm/eig; (backward, eig path) at repeated
+        eigenvalues.
+
+    Notes
+    -----
+    Derivative: through matrix_exp, logm and sqrtm, or through eig/eigh,
+    :math:`V f(\Lambda) V^{-1}`, with their rules (docs/rules.md#sqrtm-and-logm).
 
     func: one of "exp", "log", "sqrt", "sin", "cos", "sinh", "cosh" (through matrix_exp,
     logm and sqrtm: accurate, derivatives exact to every order), or a callable applied
@@ -369,6 +460,12 @@ def funm(a: ArrayLike, func: str | Callable[[Tensor], Tensor], *,
     conjugate eigenvalues to conjugate values, as real-analytic functions do). The eig
     path loses accuracy with the condition number of V and has no derivative at repeated
     eigenvalues; SciPy's funm has the same weakness.
+
+    Examples
+    --------
+    >>> tf.linalg.funm(tf.tensor([[1.0, 0.0], [0.0, 2.0]]), lambda w: w ** 3, hermitian=True)
+    tensor([[1., 0.],
+            [0., 8.]])
     """
     a = matrix_input(a, _FUNM, square=True)
     if isinstance(func, str):

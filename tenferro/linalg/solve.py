@@ -65,7 +65,7 @@ def _trsm_route(lu: Any, rhs: Any, trans: Any) -> bool:
     getrs's solves are OpenBLAS's ?trsm, at about a third of gemm's speed per flop;
     triangular.trsm puts the flops in gemm: about half the time from n = 40 with k = n,
     while for fewer columns or smaller n getrs (or its plain loops up to 16) wins
-    (docs/guide/performance.md#choices-in-the-python-layer). complex Aᴴ stays on getrs
+    (docs/guide/kernels.md#choices-in-the-python-layer). complex Aᴴ stays on getrs
     (the recursive solve would copy the conjugated factors: slower)."""
     n, k = rhs.shape[-2:]
     return bool(n > 32 and 2 * k >= n and lu.shape[:-2] == rhs.shape[:-2]
@@ -187,13 +187,50 @@ _SOLVE = "tf.linalg.solve"
 
 
 def solve(a: ArrayLike, b: ArrayLike, *, check_finite: bool = True) -> Tensor:
-    """Solve ``a @ x = b`` for square ``a``, like ``numpy.linalg.solve`` (NumPy 2 rules).
+    r"""Solve ``a @ x = b`` for square ``a``, like ``numpy.linalg.solve`` (NumPy 2 rules).
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    b : array_like
+        A vector (n,) when ``b.ndim == 1`` (x is then (*batch, n)), otherwise a stack of
+        matrices (*batch, n, k); the batch dimensions broadcast.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        x, with the promoted dtype of a and b.
+
+    Raises
+    ------
+    LinAlgError
+        For an exactly singular matrix (naming its batch index), or non-finite input.
+    ShapeError
+        If the shapes do not match.
+
+    Notes
+    -----
+    Derivative: :math:`\bar B = A^{-H}\bar X`, :math:`\bar A = -\bar B X^H`; forward
+    :math:`\dot X = A^{-1}(\dot B - \dot A X)` (with the primal's LU factors) [Giles 2008].
 
     a: (*batch, n, n). b: a vector (n,) when ``b.ndim == 1`` (x is then (*batch, n)),
     otherwise a stack of matrices (*batch, n, k); the batch dimensions broadcast. The
     result dtype is the promotion of both. An exactly singular matrix (a zero pivot in
     its LU factorization) raises LinAlgError naming its batch index; non-finite input
     raises LinAlgError unless ``check_finite=False``.
+
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    >>> x = tf.linalg.solve(a, tf.tensor([1.0, 2.0]))
+    >>> x
+    tensor([0., 1.], grad_fn=solve)
+    >>> tf.grad([x.sum()], [a])[0]
+    tensor([[-0. , -0.2],
+            [-0. , -0.4]])
     """
     a, b = float_tensor(a), float_tensor(b)
     ad, bd = a._data, b._data
@@ -262,10 +299,40 @@ _INV = "tf.linalg.inv"
 
 
 def inv(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
-    """Inverse of each square matrix of ``a`` (*batch, n, n), like ``numpy.linalg.inv``.
+    r"""Inverse of each square matrix of ``a`` (*batch, n, n), like ``numpy.linalg.inv``.
+
+    Parameters
+    ----------
+    a : array_like
+        Square matrices (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        The inverses.
+
+    Raises
+    ------
+    LinAlgError
+        For an exactly singular matrix (naming its batch index), or non-finite input.
+    ShapeError
+        If the matrices are not square.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = -Y^H \bar Y Y^H`, :math:`\dot Y = -Y \dot A Y` with
+    :math:`Y = A^{-1}` [Giles 2008].
 
     Prefer :func:`solve` to multiplying by an inverse. An exactly singular matrix raises
     LinAlgError naming its batch index.
+
+    Examples
+    --------
+    >>> tf.linalg.inv(tf.tensor([[3.0, 1.0], [1.0, 2.0]]))
+    tensor([[ 0.4, -0.2],
+            [-0.2,  0.6]])
     """
     a = matrix_input(a, _INV, square=True, check_finite=check_finite)
     d = a._data

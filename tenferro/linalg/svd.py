@@ -59,7 +59,19 @@ _kernel = load_kernel("spectral")
 __all__ = ["SVDResult", "svd", "svdvals", "svd_ad", "svdvals_ad"]
 
 SVDResult = namedtuple("SVDResult", ["u", "s", "vt"])
-SVDResult.__doc__ = "Result of tf.linalg.svd: a = u @ diag(s) @ vt."
+SVDResult.__doc__ = """Result of tf.linalg.svd: a = u @ diag(s) @ vt.
+
+Also ``U``, ``S`` and ``Vh`` (aliases of the fields). The result of :func:`svd` (a named tuple).
+
+Attributes
+----------
+u : Tensor
+    Left singular vectors (..., m, k) (m x m with ``full_matrices=True``).
+s : Tensor
+    Singular values (..., k), real, descending.
+vt : Tensor
+    Right singular vectors, conjugate-transposed (..., k, n).
+"""
 field_aliases(SVDResult, U="u", S="s", Vh="vt")
 
 
@@ -610,13 +622,57 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
         rtol: float | None = None, atol: float | None = None,
         derivative_eps: float | None = None, check_gauge: bool = True,
         check_finite: bool = True) -> SVDResult:
-    """Singular value decomposition ``a = u @ diag(s) @ vt`` of a (stack of) matrix.
+    r"""Singular value decomposition ``a = u @ diag(s) @ vt`` of a (stack of) matrix.
 
-    Returns ``SVDResult(u, s, vt)``: u (..., m, k), s (..., k) real, descending, vt
-    (..., k, n), k = min(m, n); with ``full_matrices=True`` u is (..., m, m) and vt
-    (..., n, n), and the extra columns/rows (a basis of the null spaces, not unique) have
-    no derivative: reverse mode raises UnsupportedADError unless their cotangent is zero,
-    and forward mode gives them the minimal tangent that keeps u (vt) unitary.
+    Parameters
+    ----------
+    a : array_like
+        A matrix (..., m, n) or a stack of them; real or complex.
+    full_matrices : bool, optional
+        Return square u (..., m, m) and vt (..., n, n). Default False.
+    max_rank : int, optional
+        Keep at most this many singular triplets (keyword-only; see Notes).
+    rtol, atol : float, optional
+        Keep the triplets with ``s_i > max(atol, rtol * s_max)``; None: not applied.
+    derivative_eps : float, optional
+        The broadening ε of the vector derivatives, in units of squared singular values.
+        Default ``max(m, n) * eps(dtype) * s_max**2`` per matrix.
+    check_gauge : bool, optional
+        Raise GaugeError when a complex loss depends on the free phases. Default True.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    SVDResult
+        Named tuple ``(u, s, vt)``: u (..., m, k), s (..., k) real and descending, vt
+        (..., k, n), k = min(m, n) (or the truncated count); with ``full_matrices=True`` u
+        is (..., m, m) and vt (..., n, n), and the extra columns/rows (a basis of the null
+        spaces, not unique) have no derivative: reverse mode raises UnsupportedADError
+        unless their cotangent is zero, and forward mode gives them the minimal tangent that
+        keeps u (vt) unitary.
+
+    Raises
+    ------
+    ShapeError
+        If ``a.ndim < 2``, ``max_rank`` is not a positive int, or truncation is asked with
+        ``full_matrices=True``.
+    ValueError, TypeError
+        If ``rtol`` or ``atol`` is negative, NaN, infinite or not a number.
+    DTypeError
+        For an unsupported dtype.
+    LinAlgError
+        On non-finite input (unless ``check_finite=False``) or no convergence.
+    GaugeError
+        (backward, complex input) If the loss depends on the phase of a singular pair.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = U K V^H + \dots` with the pole-by-pole broadened core of
+    docs/rules.md#svd [Giles 2008; Townsend 2016; Wan & Zhang 2019 for the complex term;
+    Francuz, Schuch & Vanhecke 2025 for truncation].
+
+    Bad arguments raise before anything is computed or recorded.
 
     Derivatives (docs/rules.md#svd):
 
@@ -680,11 +736,14 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
       derivative of the full SVD then slicing; the partial path falls back to the full
       one when s_{k−1}² − s_k² or s_{k−1}² is within 1e5·ε.
 
-    Raises ShapeError (ndim < 2; max_rank not a positive int; truncation with
-    full_matrices=True), ValueError/TypeError (rtol or atol negative, NaN, infinite or
-    not a number), DTypeError, LinAlgError (non-finite input unless
-    ``check_finite=False``; no convergence). Bad arguments raise before anything is
-    computed or recorded.
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]])
+    >>> u, s, vt = tf.linalg.svd(a)
+    >>> s
+    tensor([3.61803399, 1.38196601])
+    >>> np.allclose((u * s) @ vt, a)
+    True
     """
     cut = None
     if max_rank is not None or rtol is not None or atol is not None:
@@ -700,10 +759,45 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
 
 
 def svdvals(a: ArrayLike | Tensor, check_finite: bool = True) -> Tensor:
-    """Singular values (..., k), descending, k = min(m, n), like numpy's
+    r"""Singular values (..., k), descending, k = min(m, n), like numpy's
     ``svd(a, compute_uv=False)``. Differentiable by the exact rule Ā = U diag(s̄) Vᴴ
     (finite for repeated singular values, no F); the vectors are computed only when a
-    derivative is needed."""
+    derivative is needed.
+
+    Parameters
+    ----------
+    a : array_like
+        A matrix (..., m, n) or a stack of them.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        Singular values (..., k), real, descending, k = min(m, n).
+
+    Raises
+    ------
+    ShapeError
+        If ``a.ndim < 2``.
+    LinAlgError
+        On non-finite input or no convergence.
+
+    Notes
+    -----
+    Derivative: :math:`\bar A = U \operatorname{diag}(\bar s) V^H` exactly (finite for
+    repeated singular values; docs/rules.md#svd) [Giles 2008]. The vectors are computed only
+    when a derivative is needed.
+
+    Examples
+    --------
+    >>> a = tf.tensor([[3.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    >>> tf.linalg.svdvals(a)
+    tensor([3.61803399, 1.38196601], grad_fn=svd)
+    >>> g, = tf.grad([tf.linalg.svdvals(a).sum()], [a])    # U V^H = I for this SPD matrix
+    >>> np.allclose(g, np.eye(2))
+    True
+    """
     a = matrix_input(a, "tf.linalg.svdvals", check_finite=check_finite)
     if wants_derivative(a):
         values: Tensor = _svd(a, False, None, False, True)[1]

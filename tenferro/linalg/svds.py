@@ -40,8 +40,20 @@ from .svd import _check_phase, _core_tensor, _gap_inverse, _poles, _same_block
 __all__ = ["SvdsResult", "svds"]
 
 SvdsResult = namedtuple("SvdsResult", ["u", "s", "vh"])
-SvdsResult.__doc__ = ("Result of tf.linalg.svds: u (m, k), s (k,) ascending, vh (k, n) with "
-                      "A @ vh[i].conj() = s[i] * u[:, i].")
+SvdsResult.__doc__ = """Result of tf.linalg.svds: u (m, k), s (k,) ascending, vh (k, n) with
+A @ vh[i].conj() = s[i] * u[:, i].
+
+The result of :func:`svds` (a named tuple).
+
+Attributes
+----------
+u : Tensor
+    Left singular vectors (m, k).
+s : Tensor
+    The k singular values, ascending (scipy's order).
+vh : Tensor
+    Right singular vectors, conjugate-transposed (k, n).
+"""
 
 _NAME = "tf.linalg.svds"
 
@@ -222,20 +234,58 @@ def svds(a: ArrayLike | Tensor | tuple[Callable[..., Any], Callable[..., Any]], 
          params: Sequence[ArrayLike | Tensor] = (), v0: ArrayLike | None = None,
          tol: float = 0, ncv: int | None = None, maxiter: int | None = None,
          check_gauge: bool = True, check_finite: bool = True) -> SvdsResult:
-    """k singular values and vectors of a matrix or operator (ARPACK), differentiable.
+    r"""k singular values and vectors of a matrix or operator (ARPACK), differentiable.
 
-    ``a``: a Tensor/array (m, n) (a stack raises ShapeError), or a pair of functions
-    ``(matvec, rmatvec)`` of Tensors, ``matvec(x, *params)`` = A·x for x (n,) and
-    ``rmatvec(y, *params)`` = Aᴴ·y for y (m,), written with tenferro ops so that they can
-    be differentiated in ``params``; then ``shape=(m, n)`` is required. The functions must
-    not close over tensors that require grad (pass them in ``params``; detected, raises).
+    Parameters
+    ----------
+    a : array_like or tuple of callable
+        A Tensor/array (m, n) (a stack raises ShapeError), or a pair of functions
+        ``(matvec, rmatvec)`` of Tensors, ``matvec(x, *params)`` = A·x for x (n,) and
+        ``rmatvec(y, *params)`` = Aᴴ·y for y (m,), written with tenferro ops so that they can
+        be differentiated in ``params``; they must not close over tensors that require grad.
+    k : int, optional
+        The number of singular triplets. Default 6.
+    which : {'LM', 'SM'}, optional
+        The largest or smallest singular values. Default 'LM'.
+    shape : tuple of int, optional
+        ``(m, n)``; required for functions.
+    params : sequence of array_like, optional
+        The parameters of the functions, differentiable.
+    v0 : array_like, optional
+        Start vector of length min(m, n); default a fixed pseudo-random one.
+    tol : float, optional
+        ARPACK's tolerance. Default 0.
+    ncv, maxiter : int, optional
+        As in ``scipy.sparse.linalg.svds`` (solver 'arpack').
+    check_gauge : bool, optional
+        Raise GaugeError for a phase-dependent loss of complex vectors. Default True.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
 
-    ``which``: "LM" the largest, "SM" the smallest singular values. ``v0`` (length
-    min(m, n); default a fixed pseudo-random vector), ``tol``, ``ncv``, ``maxiter``: as in
-    scipy.sparse.linalg.svds (solver "arpack").
+    Returns
+    -------
+    SvdsResult
+        Named tuple ``(u, s, vh)``: s (k,) ascending (scipy's order; tf.linalg.svd's is
+        descending), u (m, k), vh (k, n).
 
-    Returns ``SvdsResult(u, s, vh)``: s (k,) ascending (scipy's order; tf.linalg.svd's is
-    descending), u (m, k), vh (k, n).
+    Raises
+    ------
+    ShapeError
+        Batched input, bad k, shape or v0.
+    LinAlgError
+        Non-finite input, ARPACK without convergence (raise maxiter or ncv); (backward) a
+        value degenerate with an uncomputed one.
+    UnsupportedADError
+        A function closing over a tensor that requires grad; second derivatives of vector
+        losses.
+    GaugeError
+        (backward) A loss depending on complex vectors' phases.
+
+    Notes
+    -----
+    Derivative: :math:`\dot s_i = \operatorname{Re} u_i^H \dot A v_i`; vectors by the thin
+    SVD rule plus the coupling to the uncomputed subspace [Francuz, Schuch & Vanhecke 2025]
+    (docs/rules.md#eigsh-and-svds).
 
     Derivatives (docs/rules.md#eigsh-and-svds), reverse and forward mode: singular values
     ṡ_i = Re u_iᴴ Ȧ v_i (second order works); singular vectors by tf.linalg.svd's thin
@@ -246,8 +296,11 @@ def svds(a: ArrayLike | Tensor | tuple[Callable[..., Any], Callable[..., Any]], 
     value degenerate with an uncomputed one (or 0 when m ≠ n) leaves the vector derivative
     undefined: LinAlgError. Second derivatives of vector losses raise UnsupportedADError.
 
-    Raises ShapeError (batched input, bad k, shape or v0), LinAlgError (non-finite input,
-    ARPACK without convergence: raise maxiter or ncv), UnsupportedADError.
+    Examples
+    --------
+    >>> a = tf.tensor(np.diag([1.0, 2.0, 3.0, 4.0]))
+    >>> np.round(tf.linalg.svds(a, k=2).s.numpy(), 6)
+    array([3., 4.])
     """
     if which not in ("LM", "SM"):
         raise ShapeError(f"{_NAME}: which must be 'LM' or 'SM', got {which!r}")

@@ -151,13 +151,44 @@ def _square(t: Tensor, what: str, name: str) -> None:
 
 def solve_sylvester(a: ArrayLike, b: ArrayLike, q: ArrayLike, *,
                     check_finite: bool = True) -> Tensor:
-    """The solution X of ``A X + X B = Q``, like ``scipy.linalg.solve_sylvester``.
+    r"""The solution X of ``A X + X B = Q``, like ``scipy.linalg.solve_sylvester``.
 
-    a: (*batch, n, n), b: (*batch, m, m), q: (*batch, n, m); the batch dimensions
-    broadcast and the result dtype is the promotion of the three. Differentiable in a, b
-    and q, in both modes and to every order. Raises LinAlgError when A and −B have a
-    common eigenvalue (no unique solution; ?trsyl's test, in working precision) and for
-    non-finite input (unless ``check_finite=False``), ShapeError for mismatched shapes.
+    Parameters
+    ----------
+    a : array_like
+        (*batch, n, n).
+    b : array_like
+        (*batch, m, m).
+    q : array_like
+        (*batch, n, m); the batch dimensions broadcast.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        X, the promoted dtype of the three.
+
+    Raises
+    ------
+    LinAlgError
+        When A and -B have a common eigenvalue (no unique solution; ?trsyl's test, in
+        working precision), or for non-finite input.
+    ShapeError
+        For mismatched shapes.
+
+    Notes
+    -----
+    Derivative: :math:`\dot X = S_{A,B}(\dot Q - \dot A X - X\dot B)`; reverse
+    :math:`Y = S_{A^H,B^H}(\bar X)`, :math:`\bar Q = Y`, :math:`\bar A = -YX^H`,
+    :math:`\bar B = -X^HY` [Bartels & Stewart 1972] (docs/rules.md#solve_sylvester);
+    differentiable to every order.
+
+    Examples
+    --------
+    >>> tf.linalg.solve_sylvester(tf.eye(2), tf.eye(2), tf.tensor([[2.0, 4.0], [6.0, 8.0]]))
+    tensor([[1., 2.],
+            [3., 4.]])
     """
     a, b, q = float_tensor(a), float_tensor(b), float_tensor(q)
     _square(a, "a", _NAME)
@@ -190,9 +221,36 @@ def solve_continuous_lyapunov(a: ArrayLike, q: ArrayLike, *,
                               check_finite: bool = True) -> Tensor:
     """The solution X of ``A X + X Aᴴ = Q``, like ``scipy.linalg.solve_continuous_lyapunov``.
 
-    a: (*batch, n, n), q: (*batch, n, n). It is ``solve_sylvester(a, aᴴ, q)``, and
-    differentiable as that is (in a and q, every order). Raises LinAlgError when A and
-    −Aᴴ share an eigenvalue (e.g. an eigenvalue on the imaginary axis).
+    Parameters
+    ----------
+    a : array_like
+        (*batch, n, n).
+    q : array_like
+        (*batch, n, n).
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        X; it is ``solve_sylvester(a, a^H, q)``.
+
+    Raises
+    ------
+    LinAlgError
+        When A and -A^H share an eigenvalue (e.g. an eigenvalue on the imaginary axis).
+    ShapeError
+        For mismatched shapes.
+
+    Notes
+    -----
+    Derivative: that of :func:`solve_sylvester` (in a and q, every order).
+
+    Examples
+    --------
+    >>> tf.linalg.solve_continuous_lyapunov(-tf.eye(2), tf.tensor([[-2.0, 0.0], [0.0, -4.0]]))
+    tensor([[1., 0.],
+            [0., 2.]])
     """
     a, q = float_tensor(a), float_tensor(q)
     _square(a, "a", _LYAP)

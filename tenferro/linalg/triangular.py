@@ -264,16 +264,53 @@ _solve_op.replay = _replay
 def solve_triangular(a: ArrayLike, b: ArrayLike, lower: bool = False, trans: int | str = 0,
                      unit_diagonal: bool = False, left: bool = True, *,
                      check_finite: bool = True) -> Tensor:
-    """Solve ``op(a) @ x = b`` (``left=True``) or ``x @ op(a) = b`` (``left=False``) for
+    r"""Solve ``op(a) @ x = b`` (``left=True``) or ``x @ op(a) = b`` (``left=False``) for
     triangular ``a``, like ``scipy.linalg.solve_triangular``.
 
-    a: (*batch, n, n); only its lower (``lower=True``) or upper triangle is read, without
-    the diagonal when ``unit_diagonal=True`` (taken as ones). b: a vector (n,) or a
-    matrix (*batch, n, k) (``left=False``: (*batch, k, n)); batch dimensions broadcast.
-    A b with ndim >= 2 is always a matrix (stack), as in NumPy 2 and SciPy.
-    trans: 0/'N' op(a) = a, 1/'T' aᵀ, 2/'C' aᴴ. Differentiable in a and b; the gradient
-    of a lives on the triangle that is read (zero elsewhere).
-    Raises LinAlgError naming the batch index when a diagonal entry is exactly zero.
+    Parameters
+    ----------
+    a : array_like
+        Triangular matrices (*batch, n, n); only the lower (``lower=True``) or upper
+        triangle is read, without the diagonal when ``unit_diagonal=True``.
+    b : array_like
+        A vector (n,) or a matrix (*batch, n, k) (``left=False``: (*batch, k, n)); batch
+        dimensions broadcast; b with ndim >= 2 is always a matrix (stack), as in NumPy 2 and
+        SciPy.
+    lower : bool, optional
+        Read the lower triangle. Default False.
+    trans : {0, 1, 2, 'N', 'T', 'C'}, optional
+        op(a) = a, a^T or a^H. Default 0.
+    unit_diagonal : bool, optional
+        Take the diagonal as ones. Default False.
+    left : bool, optional
+        Solve ``op(a) @ x = b`` (True) or ``x @ op(a) = b`` (False). Default True.
+    check_finite : bool, optional
+        Raise LinAlgError on non-finite input. Default True.
+
+    Returns
+    -------
+    Tensor
+        x; differentiable in a and b (the gradient of a lives on the triangle read).
+
+    Raises
+    ------
+    LinAlgError
+        When a diagonal entry is exactly zero (naming the batch index), or on non-finite
+        input.
+    ShapeError
+        If the shapes do not match.
+
+    Notes
+    -----
+    Derivative (left, :math:`X = M^{-1}B`): :math:`G = M^{-H}\bar X`, :math:`\bar B = G`,
+    :math:`\bar M = -GX^H` restricted to the triangle read [Giles 2008]
+    (docs/rules.md#solve_triangular).
+
+    Examples
+    --------
+    >>> a = tf.tensor([[2.0, 0.0], [1.0, 1.0]])
+    >>> tf.linalg.solve_triangular(a, tf.tensor([2.0, 3.0]), lower=True)
+    tensor([1., 2.])
     """
     name = "tf.linalg.solve_triangular"
     try:

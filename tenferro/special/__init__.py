@@ -144,3 +144,7 @@ __all__ = [
 for _name in __all__:
     globals()[_name].__module__ = __name__
 del _name
+
+# the numpydoc sections of the functions written by hand (the factories render the others)
+from ._docs import document as _document  # noqa: E402
+_document(globals())

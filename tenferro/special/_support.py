@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from .._ops.registry import defop, register
 from .._ops._util import broadcast_shape, floating_args, payload
 from .._ops.pointwise import arr as _arr, binary, cast as _cast, partial_rules, unary
+from ._docs import generated as _generated_doc
 
 
 # The public functions' module, as they were before special.py became a package (the API
@@ -121,7 +122,7 @@ def _unary(name: str, ufunc: Callable[..., Any], deriv: Callable[[Any, Any], Any
 
     f = unary(name, ufunc, deriv, op_name="special." + name, primal=primal,
               complex=complex_ok, check=check, same_dtype=True, quiet_rules=quiet,
-              op_doc=doc, doc=f"``scipy.special.{name}``, differentiable: {doc}",
+              op_doc=doc, doc=_generated_doc(name, ("x",), doc, complex_ok),
               module=_MODULE, ufuncs=_ufuncs_of(name, ufunc))
     # the NumPy version _ap calls inside a rule on ndarrays (a function attribute)
     f._np = lambda x: _arr(compute(x))  # type: ignore[attr-defined]
@@ -148,7 +149,8 @@ def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs, *, complex_ok
     f = binary(name, compute, derivs, op_name="special." + name, complex=complex_ok,
                check=check, before=before, floats=True, same_dtype=True, quiet_rules=True,
                array_ops=False, op_doc=doc,
-               doc=f"``scipy.special.{name}({', '.join(argnames)})``, differentiable: {doc}",
+               doc=_generated_doc(name, argnames, doc, complex_ok,
+                                  [argnames[i] for i in (nondiff or {})]),
                module=_MODULE, ufuncs=_ufuncs_of(name, ufunc))
     f._np = lambda a, b: _arr(compute(a, b))  # type: ignore[attr-defined]  # as _unary's
     return f
@@ -174,7 +176,7 @@ def _ternary(name: str, ufunc: Callable[..., Any], derivs: Callable[..., tuple[A
         return apply1(op, tuple(ts), _cast(ufunc(*(t._data for t in ts)), dt))
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"``scipy.special.{name}({', '.join(argnames)})``, differentiable: {doc}"
+    f.__doc__ = _generated_doc(name, argnames, doc, False)
     register(f, ufuncs=tuple(u for u in {ufunc, getattr(_sc, name, None)}
                              if isinstance(u, np.ufunc)))
     return f
