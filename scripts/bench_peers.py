@@ -20,6 +20,15 @@ rounds, so that the drift of this VM hits every column alike. The ratio columns 
 by the baseline (SciPy primal or hand-written NumPy) of the same round; the last rows
 are geometric means of the ratios over the linalg ops for each n.
 
+    python scripts/bench_peers.py matfuncs [16 64 256]   # expm, sqrtm, logm (issue 29)
+
+``matfuncs`` times ``sum(C * f(A))`` for f = expm, sqrtm, logm (A = I + E, ‖E‖ ~ 1/2):
+SciPy's primal, tenferro's forward and forward + backward, the cost of a central
+finite-difference gradient (2n² SciPy primals: one primal's median times 2n²), and
+PyTorch/JAX where they have the op with a derivative (matrix_exp/expm; JAX's sqrtm is
+forward only, its Schur decomposition has no derivative; neither has logm). At n = 16 the
+tenferro gradient is checked against that finite difference first.
+
     python scripts/bench_peers.py programs        # the loop-of-small-ops programs (issue 27)
     python scripts/bench_peers.py programs --rounds 3 --small
 
@@ -879,10 +888,85 @@ def programs_main(argv):
               f"| {ratio('torch')} |", flush=True)
 
 
+# ---- matrix functions: expm, sqrtm, logm against SciPy and a finite-difference gradient ---
+
+def _near_identity(n, rng):
+    """I + E with ‖E‖₂ about 1/2: every eigenvalue within 1/2 of 1 (off the branch cut of
+    sqrtm and logm, whose values stay real)."""
+    return np.eye(n) + 0.25 * rng.standard_normal((n, n)) / math.sqrt(n)
+
+
+def matfunc_rows(sizes):
+    """expm, sqrtm, logm: ``sum(C * f(A))``, float64. Columns: SciPy's primal (the
+    baseline); tenferro's forward and forward + backward; the cost of the gradient by
+    central finite differences, 2·n² calls of SciPy's primal (computed: one primal's
+    median times 2n², not run); tenferro's f+b ÷ that; PyTorch and JAX where they have
+    the op (torch.linalg.matrix_exp; jax.scipy.linalg.expm, and sqrtm forward only: JAX
+    has no derivative of its Schur decomposition, and no logm)."""
+    rng = np.random.default_rng(0)
+    print()
+    print("| op | n | scipy µs | tenferro fwd µs (ratio) | tenferro f+b µs (ratio) | "
+          "FD gradient µs (2n² primals) | tenferro f+b ÷ FD | torch f+b µs (ratio) | "
+          "jax-jit µs (ratio) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        A = _near_identity(n, rng)
+        C = rng.standard_normal((n, n))
+        D = {"C": C}
+        ops = [("expm", sla.expm, tf.linalg.expm,
+                (lambda x: TORCH.linalg.matrix_exp(x)) if TORCH else None,
+                (lambda x: jsla.expm(x)) if JAX else None, True),
+               ("sqrtm", sla.sqrtm, tf.linalg.sqrtm, None,
+                (lambda x: jsla.sqrtm(x).real) if JAX else None, False),
+               ("logm", sla.logm, tf.linalg.logm, None, None, True)]
+        for name, primal, f_tf, f_torch, f_jax, jax_grad in ops:
+            fns = {"base": lambda primal=primal: primal(A)}
+            tA = tf.tensor(A)
+            fns["tf fwd"] = lambda f_tf=f_tf: tf.sum(C * f_tf(tA))
+            fb = _fwd_bwd_fns(A, D, lambda x, D, f=f_tf: tf.sum(D["C"] * f(x)),
+                              (lambda x, D, f=f_torch: (D["C"] * f(x)).sum())
+                              if f_torch else None,
+                              (lambda x, D, f=f_jax: (D["C"] * f(x)).sum())
+                              if (f_jax and jax_grad) else None)
+            fns.update({k: v for k, v in fb.items() if k in ("tenferro", "torch", "jax-jit")})
+            if f_jax is not None and not jax_grad:   # forward only
+                Aj = jnp.asarray(A)
+                fwd = JAX.jit(lambda x, f=f_jax: (jnp.asarray(C) * f(x)).sum())
+                JAX.block_until_ready(fwd(Aj))
+                fns["jax-jit"] = lambda fwd=fwd: JAX.block_until_ready(fwd(Aj))
+            ref = fns["tenferro"]().numpy()
+            _check({k: v for k, v in fns.items() if k in ("torch",) or
+                    (k == "jax-jit" and jax_grad)}, ref, f"{name} n={n}")
+            if n <= 16:   # the gradient itself against central differences of SciPy's
+                h = 1e-6
+                fd = np.empty_like(A)
+                for i in range(n):
+                    for j in range(n):
+                        E = np.zeros_like(A)
+                        E[i, j] = h
+                        fd[i, j] = (np.sum(C * primal(A + E).real)
+                                    - np.sum(C * primal(A - E).real)) / (2 * h)
+                if not np.allclose(fd, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max()):
+                    raise AssertionError(f"{name} n={n}: tenferro's gradient is not SciPy's FD")
+            res = round_robin(fns)
+            base = res["base"][0]
+            fd_us = 2 * n * n * base
+            cell = {k: f"{res[k][0]:.1f} ({res[k][1]:.2f}x)" if k in res else "-"
+                    for k in ("tf fwd", "tenferro", "torch", "jax-jit")}
+            if "jax-jit" in res and not jax_grad:
+                cell["jax-jit"] += " fwd only"
+            print(f"| {name} | {n} | {base:.1f} | {cell['tf fwd']} | {cell['tenferro']} | "
+                  f"{fd_us:.0f} | {res['tenferro'][0] / fd_us:.2g} | {cell['torch']} | "
+                  f"{cell['jax-jit']} |", flush=True)
+
+
 def main():
     args = sys.argv[1:]
     if args[:1] == ["programs"]:
         programs_main(args[1:])
+        return
+    if args[:1] == ["matfuncs"]:
+        matfunc_rows([int(x) for x in args[1:] if x.isdigit()] or [16, 64, 256])
         return
     sizes = [int(x) for x in args if x.isdigit()] or [16, 64, 256]
     only = [x for x in args if not x.isdigit()]

@@ -413,10 +413,23 @@ def _lfilter(b: Any, a: Any, x: Any, axis: int) -> Any:
     return _lfilter_np(b, a, x, axis)
 
 
+# up to this many lags, a plain backward takes dot products rather than an FFT convolution
+_DIRECT_LAGS = 32
+
+
 def _lagged(v: Any, u: Any, k: int, axis: int) -> Any:
     """``c[j] = Σ_n v[n] conj(u[n - j])`` for j < k, summed over the axes other than
     ``axis``: a crop of the full convolution of v with flip(conj(u)) along ``axis``."""
     n = v.shape[axis]
+    if k <= _DIRECT_LAGS and not isinstance(v, Tensor) and not isinstance(u, Tensor):
+        # a plain backward with few coefficients (b, a are short): k dot products of
+        # length n instead of an FFT convolution of length 2n (the Tensor path below
+        # records, for derivatives of higher order)
+        vm, um = np.moveaxis(v, axis, 0), np.moveaxis(u, axis, 0)
+        c = np.zeros(k, dtype=np.result_type(v.dtype, u.dtype))
+        for j in range(min(k, n)):
+            c[j] = np.vdot(um[:n - j], vm[j:])   # Σ_n conj(u[n - j]) v[n], all other axes
+        return c
     full = _conv(v, _flip(conj(u), (axis,)), ((axis,), "fft"))
     part = _crop(full, (axis,), (n - 1,), (min(k, n),))
     others = tuple(d for d in range(v.ndim) if d != axis)

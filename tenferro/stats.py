@@ -71,14 +71,16 @@ import numpy as np
 import scipy.special
 
 from ._dtypes import float_result_type
+from ._engine import apply1
 from ._errors import LinAlgError, ShapeError, TenferroError, UnsupportedADError
 from ._rule_api import is_tracked
 from ._tensor import Tensor, as_tensor
 from ._ops._docs import example, numpydoc
-from ._ops._util import broadcast_shape, require_real
+from ._ops._util import broadcast_shape, require_real, unbroadcast
 from ._ops.elementwise import (arctan2, cos, exp, expm1, floor, log, log1p, logaddexp,
                                power, sin, sqrt, where)
 from ._ops.reductions import sum as _sum
+from ._ops.registry import defop
 from ._ops.structure import broadcast_to, concatenate, diagonal, reshape, squeeze
 from . import special as _tf_special
 from .linalg import cholesky, solve_triangular
@@ -936,15 +938,8 @@ class _Vonmises(_Continuous):
             low = wrapped.dtype
             return _Vonmises._cdf_wrapped(wrapped.astype(np.float64),
                                           kappa.astype(np.float64)).astype(low)
-        sp = _sp
-        kp = kappa._data
-        kmax = float(np.max(kp[np.isfinite(kp)], initial=0.0))     # kappa = inf: NaN
-        terms = int(30 + min(kmax, 9 * math.sqrt(kmax)))
-        n = np.arange(1, terms + 1, dtype=wrapped.dtype).reshape(
-            (terms,) + (1,) * max(wrapped.ndim, kappa.ndim))
-        ratios = sp.ive(n, kappa) / sp.i0e(kappa)
-        out = (0.5 + wrapped * (1 / (2 * math.pi))
-               + _sum(ratios * sin(n * wrapped) / n, axis=0) * (1 / math.pi))
+        series: Tensor = _vm_series(wrapped, kappa.astype(np.float64), _VM_BASE)
+        out: Tensor = 0.5 + wrapped * (1 / (2 * math.pi)) + series * (1 / math.pi)
         # the rounding of 1/2 + x/2π + ... can leave a value a few ulps below 0 near -π
         # (above 1 near π): clip the value, keep the derivative (the density's series)
         shift = np.clip(out._data, 0, 1) - out._data
@@ -954,6 +949,132 @@ class _Vonmises(_Continuous):
         sp = _sp
         i0e = sp.i0e(kappa)
         return -kappa * sp.i1e(kappa) / i0e + log(2 * math.pi * i0e) + kappa
+
+
+# ---- vonmises' Fourier series as one op ------------------------------------------------------
+#
+# Op ``stats.vonmises_series`` with ctx (kind, p, k) is
+#     T(x, κ) = Σ_{n>=1} n^p r_n^(k)(κ) trig(n x),   trig = sin or cos,  r_n = I_n(κ)/I_0(κ),
+# r^(k) the k-th derivative in κ; the cdf's series is (sin, -1, 0). Summed as one 2-D
+# array op: the powers e^{inx} by a cumulative product over n (one rounding per factor,
+# a random walk of ~√n ulps in the phase, where sin(n·x) would round n·x by up to n·x/2
+# ulps), times the coefficients, reduced over n (a matrix-vector product for a scalar κ).
+# The Bessel ratios are computed once per distinct κ (np.unique), and the number of terms
+# from the κ present: up to the last n where some |r_n| >= 1e-18, r_n ~ (κ/2)^n/n! for small
+# κ, exp(-n²/2κ) for large (at most 30 + min(κ, 9√κ)). Derivatives:
+#   d/dκ T = T(kind, p, k + 1), with r_n' = (r_{n-1} + r_{n+1})/2 - r_n r_1 (from
+#   I_n' = (I_{n-1} + I_{n+1})/2 and I_0' = I_1), and Leibniz for higher k;
+#   d/dx T = ±T(other kind, p + 1, k); for the cdf's series in closed form, the density
+#   Σ r_n cos(nx) = π f - 1/2 = exp(κ cosm1 x)/(2 i0e κ) - 1/2 (no series in the x-backward).
+# Every rule calls the op or tenferro's ops, so every order is differentiable.
+
+_VmCtx: TypeAlias = "tuple[str, int, int]"
+_VM_BASE: _VmCtx = ("sin", -1, 0)
+
+
+def _vm_coefs(kappa: NDArray[np.float64], p: int, k: int) -> NDArray[np.float64]:
+    """(terms, len(kappa)): n^p r_n^(k)(κ) for n = 1..terms."""
+    fin = kappa[np.isfinite(kappa)]
+    kmax = float(np.max(fin, initial=0.0))     # kappa = inf: NaN (0/0 below)
+    cap = int(30 + min(kmax, 9 * math.sqrt(kmax)))
+    n = np.arange(0, cap + k + 2, dtype=np.float64)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = scipy.special.ive(n, kappa[None, :]) / scipy.special.i0e(kappa)[None, :]
+    big = np.nonzero(np.nanmax(np.abs(r[:cap + 1]), axis=1, initial=0.0) >= 1e-18)[0]
+    terms = max(1, min(cap, int(big[-1]) + 2 if big.size else 1))
+    derivs = [r]          # r^(j) for n = 0 .. cap + k + 1 - j
+    for j in range(1, k + 1):
+        prev = derivs[j - 1]
+        nxt = np.empty_like(prev[:-1])
+        nxt[1:] = 0.5 * (prev[:-2] + prev[2:])
+        nxt[0] = 0.0                                   # r_0 = 1: all its derivatives 0
+        for i in range(j):                             # - Σ C(j-1, i) r^(i)_n r^(j-1-i)_1
+            nxt[1:] -= math.comb(j - 1, i) * derivs[i][1:len(nxt)] * derivs[j - 1 - i][1]
+        derivs.append(nxt)
+    c: NDArray[np.float64] = derivs[k][1:terms + 1] * n[1:terms + 1] ** p
+    return c
+
+
+def _vm_series_np(x: NDArray[Any], kappa: NDArray[Any], ctx: _VmCtx) -> NDArray[np.float64]:
+    kind, p, k = ctx
+    xb, kb = np.broadcast_arrays(np.asarray(x, dtype=np.float64),
+                                 np.asarray(kappa, dtype=np.float64))
+    xf = xb.ravel()
+    kf = np.asarray(kappa, dtype=np.float64).ravel()
+    uk: NDArray[np.float64] = kf
+    inv: NDArray[np.intp] = np.zeros(xf.shape, dtype=np.intp)
+    if kf.size > 1:                                    # (a scalar κ, the usual: no unique)
+        found = np.unique(kb.ravel(), return_inverse=True)
+        uk, inv = found[0], found[1]
+    coef = _vm_coefs(uk, p, k)
+    terms = coef.shape[0]
+    z = np.exp(1j * xf)
+    out = np.empty(xf.shape)
+    part = 1 if kind == "sin" else 0                   # imaginary or real parts
+    step = max(1, (1 << 20) // terms)                  # the (terms, step) block: <= 16 MB
+    for s0 in range(0, xf.size, step):
+        zs = z[s0:s0 + step]
+        pw = np.empty((terms, zs.size), dtype=np.complex128)   # pw[n-1] = z^n
+        pw[0] = zs
+        for i in range(1, terms):
+            np.multiply(pw[i - 1], zs, out=pw[i])
+        if uk.size == 1:   # one matrix-vector product on the (re, im) pairs
+            out[s0:s0 + step] = (coef[:, 0] @ pw.view(np.float64))[part::2]
+        else:
+            trig = pw.imag if kind == "sin" else pw.real
+            out[s0:s0 + step] = np.einsum("tn,tn->n", coef[:, inv[s0:s0 + step]], trig)
+    return out.reshape(xb.shape)
+
+
+def _vm_series(x: Any, kappa: Any, ctx: _VmCtx) -> Any:
+    if isinstance(x, Tensor) or isinstance(kappa, Tensor):
+        tx, tk = as_tensor(x), as_tensor(kappa)
+        t: Tensor = apply1(_vm_series_op, (tx, tk), _vm_series_np(tx._data, tk._data, ctx),
+                           ctx)
+        return t
+    return _vm_series_np(x, kappa, ctx)
+
+
+def _vm_dx(x: Any, kappa: Any, ctx: _VmCtx) -> Any:
+    kind, p, k = ctx
+    if ctx == _VM_BASE:     # the density's series in closed form
+        if isinstance(x, Tensor) or isinstance(kappa, Tensor):
+            dens: Tensor = exp(kappa * _sp.cosm1(x)) / (2 * _sp.i0e(kappa)) - 0.5
+            return dens
+        return np.exp(kappa * scipy.special.cosm1(x)) / (2 * scipy.special.i0e(kappa)) - 0.5
+    if kind == "sin":
+        return _vm_series(x, kappa, ("cos", p + 1, k))
+    return -_vm_series(x, kappa, ("sin", p + 1, k))
+
+
+def _vm_series_vjp(ctx: _VmCtx, needs: Sequence[bool], gs: Sequence[Any], xs: Sequence[Any],
+                   ys: Sequence[Any]) -> tuple[Any, Any]:
+    g = gs[0]
+    x, kappa = xs
+    kind, p, k = ctx
+    dx = unbroadcast(g * _vm_dx(x, kappa, ctx), x.shape) if needs[0] else None
+    dk = unbroadcast(g * _vm_series(x, kappa, (kind, p, k + 1)), kappa.shape) \
+        if needs[1] else None
+    return dx, dk
+
+
+def _vm_series_jvp(ctx: _VmCtx, ts: Sequence[Any], xs: Sequence[Any],
+                   ys: Sequence[Any]) -> tuple[Any]:
+    (tx, tk), (x, kappa) = ts, xs
+    kind, p, k = ctx
+    out = None if tx is None else tx * _vm_dx(x, kappa, ctx)
+    if tk is not None:
+        d = tk * _vm_series(x, kappa, (kind, p, k + 1))
+        out = d if out is None else out + d
+    return (out,)
+
+
+_vm_series_op = defop("stats.vonmises_series", _vm_series_vjp, _vm_series_jvp,
+                      complex=False,
+                      doc="Σ n^p r_n^(k)(κ) sin|cos(nx), r_n = I_n(κ)/I_0(κ) (vonmises' cdf); "
+                          "d/dκ: k + 1; d/dx: the other trig, p + 1 (the density, closed "
+                          "form, for the cdf's series)")
+_vm_series_op.replay = lambda ctx: lambda x, kappa: _vm_series_np(x, kappa, ctx)
 
 
 # ---- the docstrings (numpydoc): one template renders every distribution's ------------------
@@ -1056,7 +1177,10 @@ _document(pareto, "Pareto distribution on x >= 1: ``pareto.logpdf(x, b, loc=0, s
                   "b > 0.", [("b", "The shape, > 0.")])
 vonmises = _Vonmises("vonmises")
 _document(vonmises, "Von Mises distribution on [-pi, pi]: ``vonmises.logpdf(x, kappa, loc=0, "
-                    "scale=1)``, kappa >= 0.", [("kappa", "The concentration, >= 0.")])
+                    "scale=1)``, kappa >= 0.", [("kappa", "The concentration, >= 0.")],
+          " One exception: cdf and sf (so logcdf and logsf) sum the density's Fourier series "
+          "with an op of their own, stats.vonmises_series (docs/rules.md, stats), whose "
+          "x-derivative is the density in closed form.")
 
 
 # ---- discrete distributions with loc ------------------------------------------------------

@@ -31,6 +31,17 @@ def _filters(rng, ndim):
     yield "gauss-truncate", lambda m: (
         lambda a: tf.ndimage.gaussian_filter(a, 1.5, mode=m, truncate=1.2),
         lambda a: nd.gaussian_filter(a, 1.5, mode=m, truncate=1.2))
+    # 1-D constant weights: the separable op (SciPy's correlate1d and its adjoint)
+    w1 = list(rng.standard_normal(4))
+    yield "correlate1d-even", lambda m: (
+        lambda a: tf.ndimage.correlate1d(a, w1, axis=0, mode=m, cval=0.7, origin=1),
+        lambda a: nd.correlate1d(a, w1, axis=0, mode=m, cval=0.7, origin=1))
+    yield "convolve1d-big", lambda m: (
+        lambda a: tf.ndimage.convolve1d(a, np.arange(1.0, 12.0), mode=m, origin=-2),
+        lambda a: nd.convolve1d(a, np.arange(1.0, 12.0), mode=m, origin=-2))
+    yield "convolve1d-even", lambda m: (
+        lambda a: tf.ndimage.convolve1d(a, w1, mode=m),
+        lambda a: nd.convolve1d(a, w1, mode=m))
     yield "correlate", lambda m: (lambda a: tf.ndimage.correlate(a, w, mode=m, cval=0.2),
                                   lambda a: nd.correlate(a, w, mode=m, cval=0.2))
     yield "convolve-even", lambda m: (lambda a: tf.ndimage.convolve(a, w2, mode=m),
@@ -96,6 +107,9 @@ def test_grads(mode):
         check_grads(lambda t: tf.ndimage.uniform_filter(t, 3, mode=mode), [a])
         check_grads(lambda t: tf.ndimage.gaussian_filter(t, 1.1, mode=mode, cval=0.4), [a])
         check_grads(lambda t: tf.ndimage.gaussian_filter(t, 0.9, order=1, mode=mode), [a])
+        check_grads(lambda t: tf.ndimage.correlate1d(t, [0.5, -1.0, 2.0, 0.3], axis=0,
+                                                     mode=mode, cval=0.2, origin=1), [a])
+        check_grads(lambda t: tf.ndimage.convolve1d(t, [0.5, -1.0, 2.0], mode=mode), [a])
     # the weights are differentiable too (real and complex)
     w = random_array((2, 3), np.float64, rng)
     check_grads(lambda t, u: tf.ndimage.correlate(t, u, mode=mode), [x, w])
@@ -103,6 +117,20 @@ def test_grads(mode):
     wz = random_array((3,), np.complex128, rng)
     check_grads(lambda t, u: tf.ndimage.correlate(t, u, mode=mode), [z, wz])
     check_grads(lambda t, u: tf.ndimage.convolve1d(t, u, mode=mode), [z, wz])
+
+
+def test_separable_filters_are_scipys_primal():
+    """uniform/gaussian filters and correlate1d with constant weights run SciPy's compiled
+    correlate1d (one op): the values are SciPy's to the bit, with or without grad."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((9, 8))
+    for mode in MODES:
+        got = tf.ndimage.gaussian_filter(tf.tensor(x, requires_grad=True), 1.7, mode=mode,
+                                         cval=0.3)
+        assert np.array_equal(got.numpy(), nd.gaussian_filter(x, 1.7, mode=mode, cval=0.3))
+        got = tf.ndimage.correlate1d(x, [1.0, 2.0, -0.5], axis=1, mode=mode)
+        assert np.array_equal(got.numpy(), nd.correlate1d(x, [1.0, 2.0, -0.5], axis=1,
+                                                          mode=mode))
 
 
 def test_axes_and_per_axis_parameters():

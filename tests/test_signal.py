@@ -196,6 +196,25 @@ def test_lfilter_adjoint_runs_backwards():
     np.testing.assert_allclose(pullback(w)[0].numpy(), h.T @ w, rtol=1e-12, atol=1e-14)
 
 
+def test_lfilter_lagged_sums_plain_and_recorded_agree():
+    """The b/a cotangents' lagged sums: a plain backward takes k dot products (few lags),
+    a recorded one (create_graph) the FFT convolution; both the same numbers, complex,
+    along a middle axis, and for more lags than samples."""
+    from tenferro.signal import _DIRECT_LAGS, _lagged
+    rng = np.random.default_rng(7)
+    for shape, axis, k in (((3, 9, 2), 1, 4), ((5,), 0, 8), ((4, 40), 1, _DIRECT_LAGS)):
+        v = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+        u = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+        plain = _lagged(v, u, k, axis)
+        recorded = _lagged(tf.tensor(v), tf.tensor(u), k, axis)
+        assert isinstance(plain, np.ndarray) and isinstance(recorded, tf.Tensor)
+        np.testing.assert_allclose(plain, recorded.numpy(), rtol=1e-12, atol=1e-12)
+        vm, um = np.moveaxis(v, axis, 0), np.moveaxis(u, axis, 0)
+        n = vm.shape[0]
+        ref = [np.sum(vm[j:] * np.conj(um[:n - j])) if j < n else 0 for j in range(k)]
+        np.testing.assert_allclose(plain, ref, rtol=1e-12, atol=1e-12)
+
+
 def test_errors():
     a = tf.tensor(np.ones(4), requires_grad=True)
     with pytest.raises(tf.ShapeError, match="same number of dimensions"):

@@ -772,6 +772,31 @@ def test_vonmises_cdf_kappa_derivative_formula():
     np.testing.assert_allclose(g.item(), ref, rtol=1e-12)
 
 
+def test_vonmises_series_coefficients_and_blocks():
+    """The op behind vonmises' cdf (tenferro/stats.py, stats.vonmises_series): the κ-derivative
+    coefficients r_n^(k) of its recurrence against central differences of r_n^(k-1), and
+    the blocked sum (κ = 1e4: ~900 terms, several blocks of entries; per-entry κ) against
+    the direct sum with np.sin."""
+    from tenferro.stats import _vm_coefs, _vm_series_np
+    kappa = np.array([0.05, 0.3, 2.0, 40.0])
+    h = 1e-5
+    for k in (1, 2, 3):
+        c = _vm_coefs(kappa, 0, k)
+        hi, lo = _vm_coefs(kappa + h, 0, k - 1), _vm_coefs(kappa - h, 0, k - 1)
+        m = min(len(c), len(hi), len(lo))
+        np.testing.assert_allclose(c[:m], (hi[:m] - lo[:m]) / (2 * h), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(_vm_coefs(np.array([0.0]), 0, 1)[:2, 0], [0.5, 0.0])
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-np.pi, np.pi, 2500)
+    for kap in (np.array(1e4), rng.choice([0.5, 3.0, 30.0], x.shape)):
+        got = _vm_series_np(x, kap, ("sin", -1, 0))
+        kk = np.broadcast_to(kap, x.shape)
+        n = np.arange(1, 1200)[:, None]
+        r = scipy.special.ive(n, kk) / scipy.special.i0e(kk)
+        ref = (r * np.sin(n * x) / n).sum(axis=0)
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-13)
+
+
 # ---- entropy ----------------------------------------------------------------------------------
 
 # name -> shape parameter values, including both sides of SciPy's branch points

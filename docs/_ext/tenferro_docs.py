@@ -736,6 +736,8 @@ OP_FAMILY_BY_MODULE = [          # (module of the rules, anchor)
     ("tenferro.linalg.products", "products"),
     ("tenferro.fft", "fft"),
     ("tenferro.signal", "convolution-and-lfilter"),
+    ("tenferro.ndimage", "convolution-and-lfilter"),
+    ("tenferro.stats", "stats"),
     ("tenferro.special", "special-functions"),
     ("tenferro.integrate", "integrate"),
     ("tenferro.custom", "transforms-and-user-rules"),
