@@ -288,12 +288,25 @@ def _failure(e: BaseException, label: str) -> TenferroError:
     return DistributedError(f"{label}: the executor failed ({name}: {e})")
 
 
+def _unique_task(f: Callable[..., Any], task_id: int, *args: Any) -> Any:
+    """``f(*args)``; ``task_id`` only makes the task's Dask key unique. A Dask client names
+    a task by a hash of its function and arguments and hands back the stored outcome for
+    a name it holds: without the id, repeating a call after a failure returned the old
+    failure (found by the worker-death test)."""
+    return f(*args)
+
+
+_TASK_IDS = itertools.count()
+
+
 def _run(executor: Any, tasks: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]],
          labels: Sequence[str]) -> list[Any]:
     """Results of ``f(*args)`` for each task, in task order; the first failure (in task
     order) cancels the rest and raises."""
     if executor is None:
         return [f(*a) for f, a in tasks]
+    if _dask_client(executor) is not None:
+        tasks = [(_unique_task, (f, next(_TASK_IDS)) + tuple(a)) for f, a in tasks]
     futures: list[concurrent.futures.Future[Any]] = []
     try:
         for f, a in tasks:
@@ -398,9 +411,15 @@ def _map_compute(call: _MapCall, arrays: Sequence[NDArray[Any]]) -> tuple[
         # Dask: each shard is scattered once to every worker (broadcast), and a task
         # carries a reference that the worker resolves to its local copy
         refs = _scattered(client, tokens, call.shards)
-        return _sum_in_order(_run(ex, [
-            (_shard_value_and_grad, (call.fn, i, "", refs[i], 0, True, arrays, call.spec))
-            for i in range(n)], labels))
+        try:
+            results = _run(ex, [
+                (_shard_value_and_grad, (call.fn, i, "", refs[i], 0, True, arrays, call.spec))
+                for i in range(n)], labels)
+        except DistributedError:
+            # a dead worker can take scattered shards with it: scatter afresh next time
+            _SCATTERED.pop(client, None)
+            raise
+        return _sum_in_order(results)
     first = [task(i, tokens[i][0] not in sent) for i in range(n)]
     results = _run(ex, first, labels)
     missing = [i for i, r in enumerate(results) if isinstance(r, str) and r == _MISSING]
