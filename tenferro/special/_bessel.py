@@ -169,8 +169,10 @@ def _order_function(name: str, derivs: Any, doc: str,
     cx = name in _COMPLEX_X
     if cx:
         doc += "; complex x as in SciPy (real v)"
-    return _binary(name, getattr(_u, name), derivs, nondiff={0: _ORDER},
+    ufunc = getattr(_u, name)
+    return _binary(name, ufunc, derivs, nondiff={0: _ORDER},
                    complex_ok=cx, real_args=(0,) if cx else (),
+                   primal=(lambda v, x: ufunc(_real(v), x)) if cx else None,
                    argnames=("n", "x") if name in ("yn", "kn") else ("v", "x"), doc=doc,
                    **rules)
 

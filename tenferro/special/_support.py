@@ -148,7 +148,10 @@ def _binary(name: str, ufunc: Callable[..., Any], derivs: _Derivs | None, *,
     def before(a: Tensor, b: Tensor) -> None:
         for i in real_args:
             t = (a, b)[i]
-            if t._data.dtype.kind == "c":
+            # a real order can arrive complex with a zero imaginary part: a Python
+            # scalar takes a complex tensor x's dtype (weak promotion); only a truly
+            # complex order is refused (the rules and primal take v.real)
+            if t._data.dtype.kind == "c" and np.any(t._data.imag != 0):
                 raise DTypeError(f"tf.special.{name}: {argnames[i]} must be real (SciPy "
                                  f"takes complex {argnames[1 - i]} only), got {t.dtype}")
         for i, why in (nondiff or {}).items():

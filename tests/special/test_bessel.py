@@ -274,6 +274,19 @@ def test_complex_ive_is_not_holomorphic():
         np.testing.assert_allclose(tang.numpy(), want, rtol=1e-12, atol=1e-14)
 
 
+def test_python_scalar_order_with_a_complex_tensor_x():
+    # the Python float takes the tensor's complex dtype when promoted: it is still a
+    # real order (this raised "v must be real" once)
+    z = tf.tensor(ZS, requires_grad=True)
+    for name in COMPLEX_X:
+        f = getattr(S, name)
+        np.testing.assert_allclose(f(1.5, z).numpy(), f(np.float64(1.5), ZS).numpy(),
+                                   rtol=1e-15)
+    (g,) = tf.grad([S.jv(1.5, z)], [z], [np.ones(ZS.size, complex)])
+    (g_ref,) = tf.grad([S.jv(np.array(1.5), z)], [z], [np.ones(ZS.size, complex)])
+    np.testing.assert_array_equal(g.numpy(), g_ref.numpy())
+
+
 def test_complex_order_raises():
     for name in COMPLEX_X:
         with pytest.raises(tf.DTypeError, match="v must be real"):
