@@ -7,6 +7,7 @@ In both, each worker differentiates its piece with an ordinary local tape and th
 adds the pieces' gradients.
 
 * :func:`map_value_and_grad` — value and gradient of ``Σ_shards fn(params, shard)``.
+* :class:`Shards` — shards hashed once (read-only copies), for repeated calls.
 * :func:`contract` — a sliced ``einsum`` whose slices run on workers, differentiable.
 * :func:`contraction_plan` — which indices :func:`contract` slices, and the largest
   intermediate of the sliced path.
@@ -25,16 +26,22 @@ thread per worker as set by the executor's environment).
 
 **Shards are sent once.** Each shard is identified by a hash of its contents (SHA-256
 over an array's bytes, or over its pickle), so a changed shard is a new shard, never a
-stale copy; the hash costs one pass over the shard's bytes on the driver per call. On a
-Dask executor a new shard is scattered to every worker once (``client.scatter(...,
-broadcast=True)``, kept while the client lives) and tasks carry a reference to it. On
-other executors (process pool, MPI) a worker process keeps the shards it has received in
-a cache keyed by the token (bounded: :data:`CACHE_BYTES`); a call sends a shard's payload
-only on its first call on that executor, and a task that lands on a worker without it (a
-worker that has not received it yet, or a restarted one) answers "missing" and is sent
-again with the payload. Such an executor cannot direct a task to a worker, so the payload
-reaches every worker after a few calls rather than exactly once. Per call a task carries
-the parameters, ``fn`` and a 16-byte token.
+stale copy. Given a list, the driver hashes every shard on every call (one pass over
+its bytes); a :class:`Shards` handle copies the shards once, read-only, and hashes them
+once, for loops that call with the same shards (an optimizer). On a Dask executor a new
+shard is scattered to every worker once (``client.scatter(..., broadcast=True)``, kept
+while the client lives, at most :data:`CACHE_BYTES`), tasks carry a reference to it, and
+parameters of 256 KiB or more are scattered once per call rather than carried by every
+task. On other executors (process pool, MPI) a worker process keeps the shards it has
+received in a cache keyed by the token (bounded: :data:`CACHE_BYTES`); such an executor
+cannot send a task to a chosen worker, so a shard's payload goes with its tasks until a
+worker has reported holding it (each result names the worker process that computed
+it); after that a task that lands on a worker without it (one that has not received it
+yet, a restarted worker, an evicted shard) answers "missing" and is sent again with the
+payload as soon as that answer arrives, while the other tasks run. A worker
+keeps an aligned copy of a shard whose arrays arrive misaligned (a Dask message can hold
+an array at any byte offset, and NumPy rounds differently on misaligned arrays). Per call
+a task carries the parameters, ``fn`` and a 16-byte token.
 
 **Failures.** A worker that dies mid-run (Dask's ``KilledWorker``, a broken process
 pool), or any other failure of the executor, raises :class:`DistributedError` naming the
@@ -52,15 +59,18 @@ forward mode (``tf.jvp``: the tangent is ⟨gradient, t⟩) work through it. Sec
 from __future__ import annotations
 
 import collections
+import collections.abc
 import concurrent.futures
 import hashlib
 import itertools
 import math
+import os
 import pickle
 import threading
+import uuid
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, cast
+from typing import Any, Callable, Iterable, Sequence, cast
 
 import numpy as np
 import opt_einsum  # type: ignore[import-untyped]
@@ -79,7 +89,7 @@ except ImportError:  # pragma: no cover - then fn must pickle by reference
     _cloudpickle = None
 
 # (DistributedError is documented with the other errors, at top level: tf.DistributedError)
-__all__ = ["map_value_and_grad", "contract", "contraction_plan", "ContractionPlan",
+__all__ = ["map_value_and_grad", "Shards", "contract", "contraction_plan", "ContractionPlan",
            "CACHE_BYTES"]
 
 #: Bytes of shards a worker process keeps, and a Dask client keeps scattered (least
@@ -87,6 +97,9 @@ __all__ = ["map_value_and_grad", "contract", "contraction_plan", "ContractionPla
 CACHE_BYTES = 4 << 30
 
 _MISSING = "tenferro.distributed:missing-shard"
+
+# parameters at least this large are scattered to a Dask cluster's workers once per call
+_SCATTER_PARAMS_BYTES = 256 << 10
 
 
 # ---- parameters: a pytree of arrays -------------------------------------------------------
@@ -160,31 +173,150 @@ def _shard_token(shard: Any, i: int) -> tuple[str, int]:
     return h.hexdigest()[:32], len(data)
 
 
+def _frozen_copy(piece: Any, i: int) -> Any:
+    """A copy of ``piece`` whose arrays are read-only (containers copied, arrays copied
+    and frozen, anything else copied by a pickle round trip)."""
+    if isinstance(piece, np.ndarray):
+        out = np.array(piece, copy=True)
+        out.setflags(write=False)
+        return out
+    if isinstance(piece, (tuple, list)):
+        return type(piece)(_frozen_copy(x, i) for x in piece)
+    if isinstance(piece, dict):
+        return {k: _frozen_copy(x, i) for k, x in piece.items()}
+    if isinstance(piece, (int, float, complex, str, bytes, type(None))):
+        return piece
+    _shard_token(piece, i)         # DistributedError when it cannot be pickled
+    return pickle.loads(pickle.dumps(piece, protocol=5))
+
+
+class Shards(collections.abc.Sequence):  # type: ignore[type-arg]
+    """Shards hashed once: read-only copies for repeated :func:`map_value_and_grad` calls.
+
+    :func:`map_value_and_grad` identifies each shard by a hash of its contents so that a
+    shard changed in place is never used stale on a worker; given a plain list it hashes
+    every shard on every call (about 0.5 ms per MB on the driver). ``Shards(pieces)``
+    copies the pieces once, makes their arrays read-only and hashes them once, so a call
+    (an optimizer's step) only sends 16-byte tokens. It is a sequence: ``len``, indexing
+    and iteration give the read-only copies.
+
+    Parameters
+    ----------
+    pieces : iterable
+        The shards: arrays, tuples/lists/dicts of arrays, or other picklable objects.
+        Arrays are copied and made read-only (containers are copied; other objects are
+        copied by a pickle round trip).
+
+    Raises
+    ------
+    DistributedError
+        A piece cannot be pickled (naming it), or there are no pieces.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import tenferro as tf
+    >>> from tenferro.distributed import Shards, map_value_and_grad
+    >>> data = Shards([np.arange(3.0), np.arange(3.0, 6.0)])
+    >>> len(data), data[1].flags.writeable
+    (2, False)
+    >>> value, g = map_value_and_grad(lambda w, x: (w * x).sum(), data, np.array(2.0))
+    >>> float(value), float(g)
+    (30.0, 15.0)
+    """
+    __slots__ = ("_pieces", "_tokens")
+
+    def __init__(self, pieces: Iterable[Any]) -> None:
+        if isinstance(pieces, (str, bytes)) or not isinstance(pieces, collections.abc.Iterable):
+            raise DistributedError(f"Shards: pieces must be an iterable of shards, got "
+                                   f"{type(pieces).__name__}")
+        if isinstance(pieces, Shards):
+            self._pieces, self._tokens = pieces._pieces, pieces._tokens
+            return
+        frozen = tuple(_frozen_copy(x, i) for i, x in enumerate(pieces))
+        if not frozen:
+            raise DistributedError("Shards: no pieces (pass at least one shard)")
+        self._pieces = frozen
+        self._tokens = tuple(_shard_token(x, i) for i, x in enumerate(frozen))
+
+    def __len__(self) -> int:
+        return len(self._pieces)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            out = Shards.__new__(Shards)
+            out._pieces, out._tokens = self._pieces[k], self._tokens[k]
+            return out
+        return self._pieces[k]
+
+    def __repr__(self) -> str:
+        mb = sum(n for _, n in self._tokens) / 1e6
+        return f"Shards({len(self)} pieces, {mb:.3g} MB, hashed)"
+
+
 _CACHE: collections.OrderedDict[str, tuple[Any, int]] = collections.OrderedDict()
 _CACHE_LOCK = threading.Lock()
 
 
+def _aligned(piece: Any) -> Any:
+    """``piece`` with every array it holds aligned for its dtype (misaligned ones copied).
+    A Dask worker can hand over a scattered array at any byte offset of the message it
+    came in; NumPy computes on a misaligned array through buffered loops whose reductions
+    round differently, so the worker's bits would differ from the driver's (found by a
+    test: a gradient differed in the last bit from the serial one)."""
+    if isinstance(piece, np.ndarray):
+        if piece.flags.aligned:
+            return piece
+        out = np.array(piece, copy=True)
+        out.setflags(write=piece.flags.writeable)
+        return out
+    if isinstance(piece, (tuple, list)):
+        items = [_aligned(x) for x in piece]
+        if all(x is y for x, y in zip(items, piece)):
+            return piece
+        return type(piece)(items) if isinstance(piece, list) or type(piece) is tuple \
+            else type(piece)(*items)          # (a namedtuple)
+    if isinstance(piece, dict):
+        d = {k: _aligned(x) for k, x in piece.items()}
+        return piece if all(d[k] is piece[k] for k in piece) else type(piece)(d)
+    return piece
+
+
 def _cached_shard(token: str, payload: Any, nbytes: int, has_payload: bool) -> Any:
-    """On a worker: the shard ``token`` (stored when ``payload`` came with the task), or
-    the _MISSING marker when this process has not received it."""
+    """On a worker: the shard ``token``: the copy cached in this process, else ``payload``
+    (aligned, and cached) when the task brought it, else the _MISSING marker."""
     with _CACHE_LOCK:
-        if has_payload:
-            _CACHE[token] = (payload, nbytes)
-            _CACHE.move_to_end(token)
-            total = sum(n for _, n in _CACHE.values())
-            while total > CACHE_BYTES and len(_CACHE) > 1:
-                _, (_, n) = _CACHE.popitem(last=False)
-                total -= n
-            return payload
         hit = _CACHE.get(token)
-        if hit is None:
+        if hit is not None:
+            _CACHE.move_to_end(token)
+            return hit[0]
+        if not has_payload:
             return _MISSING
-        _CACHE.move_to_end(token)
-        return hit[0]
+        shard = _aligned(payload)
+        _CACHE[token] = (shard, nbytes)
+        total = sum(n for _, n in _CACHE.values())
+        while total > CACHE_BYTES and len(_CACHE) > 1:
+            _, (_, n) = _CACHE.popitem(last=False)
+            total -= n
+        return shard
 
 
-# executor -> tokens whose payload has been sent to it at least once
-_SENT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+# executor -> {token: ids of the worker processes known to hold that shard}
+_HOLDERS: weakref.WeakKeyDictionary[Any, dict[str, set[str]]] = weakref.WeakKeyDictionary()
+
+# executor -> calls made on it (rotates the order in which a call submits its tasks)
+_ROUNDS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+_WORKER: list[Any] = [None, ""]      # [pid, id] of this process
+
+
+def _worker_id() -> str:
+    """An id of this process, new in every process (a forked worker inherits its parent's
+    module state, so the pid is checked): the driver learns which worker ran a task."""
+    pid = os.getpid()
+    if _WORKER[0] != pid:
+        _WORKER[:] = [pid, f"{pid}:{uuid.uuid4().hex}"]
+    return cast(str, _WORKER[1])
 
 
 # client -> {token: (Dask future of the scattered shard, bytes)}, least recently used
@@ -300,52 +432,93 @@ _TASK_IDS = itertools.count()
 
 
 def _run(executor: Any, tasks: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]],
-         labels: Sequence[str]) -> list[Any]:
-    """Results of ``f(*args)`` for each task, in task order; the first failure (in task
-    order) cancels the rest and raises."""
+         labels: Sequence[str],
+         retry: Callable[[int, Any], tuple[Callable[..., Any], tuple[Any, ...]] | None]
+         | None = None, order: Sequence[int] | None = None,
+         in_flight: int | None = None) -> list[Any]:
+    """Results of ``f(*args)`` for each task, in task order.
+
+    ``retry(k, result)`` may return a task to run instead of accepting ``result`` (a
+    shard that was missing on its worker): it is submitted as soon as that result
+    arrives. Tasks are submitted in ``order`` (default: task order), at most
+    ``in_flight`` at a time (default: all at once), so a resubmitted task waits behind
+    at most that many others instead of behind every task of the call. The first
+    failure cancels the rest and raises, naming the tasks that failed with it."""
     if executor is None:
         return [f(*a) for f, a in tasks]
-    if _dask_client(executor) is not None:
-        tasks = [(_unique_task, (f, next(_TASK_IDS)) + tuple(a)) for f, a in tasks]
-    futures: list[concurrent.futures.Future[Any]] = []
-    try:
-        for f, a in tasks:
-            futures.append(executor.submit(f, *a))
-    except TenferroError:
-        for fu in futures:
-            fu.cancel()
-        raise
-    except Exception as e:  # noqa: BLE001 - a broken pool raises on submit
-        for fu in futures:
-            fu.cancel()
-        raise _failure(e, labels[len(futures)]) from e
-    results: list[Any] = []
-    for k, fu in enumerate(futures):
+    dask = _dask_client(executor) is not None
+    futures: list[concurrent.futures.Future[Any] | None] = [None] * len(tasks)
+
+    def submit(k: int, f: Callable[..., Any], a: tuple[Any, ...]) -> concurrent.futures.Future[Any]:
+        if dask:
+            f, a = _unique_task, (f, next(_TASK_IDS)) + tuple(a)
         try:
-            results.append(fu.result())
-        except BaseException as e:  # noqa: BLE001 - CancelledError is a BaseException
-            if isinstance(e, (KeyboardInterrupt, SystemExit)):
-                raise
-            raise _failure(e, _failed_labels(futures, k, labels)) from e
+            fu = futures[k] = executor.submit(f, *a)
+            return fu
+        except TenferroError:
+            _cancel(futures)
+            raise
+        except Exception as e:  # noqa: BLE001 - a broken pool raises on submit
+            _cancel(futures)
+            raise _failure(e, labels[k]) from e
+
+    waiting = collections.deque(range(len(tasks)) if order is None else order)
+    pending: dict[concurrent.futures.Future[Any], int] = {}
+
+    def top_up() -> None:
+        while waiting and (in_flight is None or len(pending) < in_flight):
+            k = waiting.popleft()
+            pending[submit(k, *tasks[k])] = k
+
+    results: list[Any] = [None] * len(tasks)
+    top_up()
+    while pending:
+        done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+        for fu in sorted(done, key=pending.__getitem__):       # in task order
+            k = pending.pop(fu)
+            try:
+                r = fu.result()
+            except BaseException as e:  # noqa: BLE001 - CancelledError is a BaseException
+                if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                    _cancel(futures)
+                    raise
+                first, label = _failed_labels(futures, k, labels)
+                e = cast(BaseException, cast(Any, futures[first]).exception(timeout=0)) or e
+                raise _failure(e, label) from e
+            again = retry(k, r) if retry is not None else None
+            if again is None:
+                results[k] = r
+            else:
+                pending[submit(k, *again)] = k
+        top_up()
     return results
 
 
-def _failed_labels(futures: Sequence[concurrent.futures.Future[Any]], k: int,
-                   labels: Sequence[str]) -> str:
-    """The pieces that failed with the first failure (task k), the rest cancelled. A dead
-    worker fails every task it held at once (the first in order may be an innocent one
-    queued there): those that fail within a few seconds are named together (a loaded
-    machine delivers one worker's failures over more than a second: measured in CI)."""
-    rest = list(futures[k + 1:])
+def _cancel(futures: Sequence[concurrent.futures.Future[Any] | None]) -> None:
+    for fu in futures:
+        if fu is not None:
+            fu.cancel()
+
+
+def _failed_labels(futures: Sequence[concurrent.futures.Future[Any] | None], k: int,
+                   labels: Sequence[str]) -> tuple[int, str]:
+    """The first (in task order) of the pieces that failed with task k's failure, and a
+    label naming them all; the rest are cancelled. A dead worker
+    fails every task it held at once (the first to be seen may be an innocent one queued
+    there): those that fail within a few seconds are named together, in task order (a
+    loaded machine delivers one worker's failures over more than a second: measured in
+    CI)."""
+    rest = [fu for j, fu in enumerate(futures) if j != k and fu is not None]
     concurrent.futures.wait(rest, timeout=5.0)
-    failed = [k] + [j for j, fu in enumerate(futures) if j > k and fu.done()
-                    and not fu.cancelled() and fu.exception(timeout=0) is not None]
-    for fu in rest:
-        fu.cancel()
-    if len(failed) == 1:
-        return labels[k]
-    return labels[k] + " (and " + ", ".join(labels[j].rsplit(": ", 1)[-1]
-                                          for j in failed[1:]) + ")"
+    failed = [j for j, fu in enumerate(futures) if j == k or (
+        fu is not None and fu.done() and not fu.cancelled()
+        and fu.exception(timeout=0) is not None)]
+    _cancel(rest)
+    first, others = labels[failed[0]], failed[1:]
+    if not others:
+        return failed[0], first
+    return failed[0], first + " (and " + ", ".join(labels[j].rsplit(": ", 1)[-1]
+                                                   for j in others) + ")"
 
 
 # ---- map_value_and_grad -------------------------------------------------------------------
@@ -353,10 +526,11 @@ def _failed_labels(futures: Sequence[concurrent.futures.Future[Any]], k: int,
 def _shard_value_and_grad(fn: Callable[[Any, Any], Any], i: int, token: str, payload: Any,
                           nbytes: int, has_payload: bool, arrays: Sequence[NDArray[Any]],
                           spec: Any) -> Any:
-    """The task: fn(params, shard) and its gradient in params, on a worker (or inline)."""
+    """The task: fn(params, shard) and its gradient in params, on a worker (or inline);
+    with the id of the worker process (or _MISSING, when the shard is not cached here)."""
     shard = payload if token == "" else _cached_shard(token, payload, nbytes, has_payload)
     if isinstance(shard, str) and shard == _MISSING:
-        return _MISSING
+        return _worker_id(), _MISSING
     with enable_grad():
         leaves = [Tensor._wrap(np.array(a)).set_requires_grad(True) for a in arrays]
         try:
@@ -375,14 +549,15 @@ def _shard_value_and_grad(fn: Callable[[Any, Any], Any], i: int, token: str, pay
                              f"{i}; it must return a real floating-point scalar")
         gs = _grad([out], leaves) if out.requires_grad else [None] * len(leaves)
     value = np.array(out._data)
-    return value, [np.zeros_like(a) if g is None else np.asarray(g._data, a.dtype)
-                   for g, a in zip(gs, arrays)]
+    return _worker_id(), (value, [np.zeros_like(a) if g is None else np.asarray(g._data, a.dtype)
+                                  for g, a in zip(gs, arrays)])
 
 
 @dataclass(eq=False)
 class _MapCall:
     fn: Callable[[Any, Any], Any]
     shards: tuple[Any, ...]
+    tokens: tuple[tuple[str, int], ...] | None      # given by a Shards handle
     spec: Any
     executor: Any
     grads: tuple[NDArray[Any], ...] = ()     # set by the recorded op's fwd
@@ -392,43 +567,81 @@ def _map_compute(call: _MapCall, arrays: Sequence[NDArray[Any]]) -> tuple[
         NDArray[Any], list[NDArray[Any]]]:
     n = len(call.shards)
     ex = call.executor
-    if ex is None:
-        tokens = [("", 0)] * n
-    else:
-        tokens = [_shard_token(s, i) for i, s in enumerate(call.shards)]
-    sent = _SENT.setdefault(ex, set()) if ex is not None else set()
     arrays = [np.asarray(a) for a in arrays]
     labels = [f"map_value_and_grad: shard {i}" for i in range(n)]
-
-    def task(i: int, with_payload: bool) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        token, nbytes = tokens[i]
-        payload = call.shards[i] if (with_payload or ex is None) else None
-        return (_shard_value_and_grad,
-                (call.fn, i, token, payload, nbytes, with_payload, arrays, call.spec))
-
+    if ex is None:
+        return _sum_in_order([_shard_value_and_grad(call.fn, i, "", call.shards[i], 0, True,
+                                                    arrays, call.spec)[1]
+                              for i in range(n)])
+    tokens = call.tokens if call.tokens is not None else [
+        _shard_token(s, i) for i, s in enumerate(call.shards)]
     client = _dask_client(ex)
     if client is not None:
         # Dask: each shard is scattered once to every worker (broadcast), and a task
         # carries a reference that the worker resolves to its local copy
-        refs = _scattered(client, tokens, call.shards)
+        try:
+            refs = _scattered(client, tokens, call.shards)
+            # large parameters go to each worker once (not inside each of n tasks, which
+            # the scheduler would relay one by one)
+            params: Any = arrays
+            if n > 1 and sum(a.nbytes for a in arrays) >= _SCATTER_PARAMS_BYTES:
+                [params] = client.scatter([arrays], broadcast=True, hash=False)
+        except Exception as e:  # noqa: BLE001 - a cluster that lost its workers
+            _SCATTERED.pop(client, None)
+            raise _failure(e, "map_value_and_grad: sending the shards and parameters") from e
         try:
             results = _run(ex, [
-                (_shard_value_and_grad, (call.fn, i, "", refs[i], 0, True, arrays, call.spec))
+                (_shard_value_and_grad, (call.fn, i, tokens[i][0], refs[i], tokens[i][1], True,
+                                         params, call.spec))
                 for i in range(n)], labels)
         except DistributedError:
             # a dead worker can take scattered shards with it: scatter afresh next time
             _SCATTERED.pop(client, None)
             raise
-        return _sum_in_order(results)
-    first = [task(i, tokens[i][0] not in sent) for i in range(n)]
-    results = _run(ex, first, labels)
-    missing = [i for i, r in enumerate(results) if isinstance(r, str) and r == _MISSING]
-    if missing:      # a worker that had not received (or had dropped) the shard
-        again = _run(ex, [task(i, True) for i in missing], [labels[i] for i in missing])
-        for i, r in zip(missing, again):
-            results[i] = r
-    sent.update(t for t, _ in tokens)
-    return _sum_in_order(results)
+        return _sum_in_order([r for _, r in results])
+    # a pool cannot send a task to a chosen worker: a shard's payload goes with its tasks
+    # until some worker has reported holding it (each result names its worker process);
+    # after that a task goes without it, and one that lands on a worker without the shard
+    # (one that has not received it, a restarted worker, an evicted shard) answers
+    # "missing" and is sent again with the payload as soon as that answer arrives.
+    # (Sending the payload until every worker holds it was measured slower: the pool
+    # hands tasks out in turn, so shard i kept landing on the same worker and the 8
+    # payloads of 14 MB travelled for ~10 calls.)
+    holders = _HOLDERS.setdefault(ex, {})
+    if len(holders) > 4 * n + 1024:           # forget shards of long-past calls
+        current = {t for t, _ in tokens}
+        for t in [t for t in holders if t not in current]:
+            del holders[t]
+
+    def task(i: int, with_payload: bool) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        token, nbytes = tokens[i]
+        return (_shard_value_and_grad, (call.fn, i, token, call.shards[i] if with_payload
+                                        else None, nbytes, with_payload, arrays, call.spec))
+
+    def retry(i: int, result: Any) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        worker, r = result
+        held = holders.setdefault(tokens[i][0], set())
+        if isinstance(r, str) and r == _MISSING:
+            held.discard(worker)
+            return task(i, True)
+        held.add(worker)
+        return None
+
+    # Tasks are submitted in an order rotated by one each call (a pool hands tasks out in
+    # turn: in a fixed order shard i kept landing on the same worker, and the other worker
+    # never received it), one more than the workers at a time (so a resent task waits
+    # behind at most one other, not behind the whole call); while some shard is not yet
+    # known to be on every worker, only as many as the workers: then the worker that
+    # answered "missing" is the one idle when the resent task arrives, and receives it.
+    rounds = _ROUNDS[ex] = _ROUNDS.get(ex, -1) + 1
+    n_workers = getattr(ex, "_max_workers", None) or getattr(ex, "num_workers", None)
+    in_flight = None
+    if isinstance(n_workers, int) and n_workers > 0:
+        everywhere = all(len(holders.get(t, ())) >= n_workers for t, _ in tokens)
+        in_flight = n_workers + 1 if everywhere else n_workers
+    results = _run(ex, [task(i, not holders.get(tokens[i][0])) for i in range(n)], labels,
+                   retry, order=[(rounds + j) % n for j in range(n)], in_flight=in_flight)
+    return _sum_in_order([r for _, r in results])
 
 
 def _sum_in_order(results: Sequence[Any]) -> tuple[NDArray[Any], list[NDArray[Any]]]:
@@ -487,10 +700,11 @@ def map_value_and_grad(fn: Callable[[Any, Any], Any], shards: Sequence[Any], par
         shard. It is pickled by value with cloudpickle (installed with Dask), so lambdas
         and closures work; without cloudpickle a process pool needs a module-level
         function.
-    shards : sequence
+    shards : sequence or Shards
         The pieces (arrays, tuples/dicts of arrays, any picklable object). Treated as
         constants: each is sent to a worker process once and cached there under a hash
-        of its contents (module docstring).
+        of its contents (module docstring). A list is hashed on every call; wrap the
+        shards in :class:`Shards` once when calling repeatedly with the same shards.
     params : array_like, Tensor, or tuple/list/dict of them (nested)
         The point; leaves of dtype float32/64 or complex64/128.
     executor : concurrent.futures.Executor, optional
@@ -544,14 +758,17 @@ def map_value_and_grad(fn: Callable[[Any, Any], Any], shards: Sequence[Any], par
     if isinstance(shards, (str, bytes)) or not hasattr(shards, "__len__"):
         raise DistributedError(f"map_value_and_grad: shards must be a sequence (a list of "
                                f"pieces), got {type(shards).__name__}")
-    shards = tuple(shards)
-    if not shards:
+    if isinstance(shards, Shards):
+        pieces, tokens = shards._pieces, shards._tokens
+    else:
+        pieces, tokens = tuple(shards), None
+    if not pieces:
         raise DistributedError("map_value_and_grad: shards is empty; the sum of no shards "
                                "has no dtype (pass at least one shard)")
     task_fn = _portable(fn, "map_value_and_grad: fn", executor)
     leaves, spec = _flatten(params)
     arrays = [_leaf_array(x, k) for k, x in enumerate(leaves)]
-    call = _MapCall(task_fn, shards, spec, executor)
+    call = _MapCall(task_fn, pieces, tokens, spec, executor)
     if any(isinstance(x, Tensor) for x in leaves):
         tensors = [x if isinstance(x, Tensor) else Tensor._wrap(a)
                    for x, a in zip(leaves, arrays)]

@@ -225,22 +225,150 @@ def test_shards_are_scattered_once_on_dask(dask_client, monkeypatch):
     assert len(held) == 4 and list(held) == [td._shard_token(x, 0)[0] for x in other]
 
 
+def test_large_parameters_are_scattered_once_per_call_on_dask(dask_client, monkeypatch):
+    spy = Spy(dask_client.get_executor())
+    scattered = []
+    orig = dask_client.scatter
+    monkeypatch.setattr(dask_client, "scatter",
+                        lambda data, **kw: scattered.append(data) or orig(data, **kw))
+    shards = td.Shards([RNG.standard_normal(40_000) for _ in range(3)])
+    w = RNG.standard_normal(40_000)                      # 320 kB: scattered
+    v, g = td.map_value_and_grad(scaled_sum, shards, w, executor=spy)
+    want = td.map_value_and_grad(scaled_sum, shards, w)
+    assert v == want[0] and np.array_equal(g, want[1])
+    params = [d for d in scattered if len(d) == 1 and isinstance(d[0], list)]
+    assert len(params) == 1 and np.array_equal(params[0][0][0], w)
+    assert spy.tasks == 3
+    scattered.clear()
+    small = [RNG.standard_normal(1000) for _ in range(3)]
+    td.map_value_and_grad(scaled_sum, small, w[:1000], executor=spy)   # small: in the tasks
+    assert not [d for d in scattered if len(d) == 1 and isinstance(d[0], list)]
+
+
 def test_shards_are_cached_on_pool_workers(pool):
     spy = Spy(pool)
     shards = [RNG.standard_normal(20_000) for _ in range(4)]
     w = np.array([0.5])
     first = td.map_value_and_grad(scaled_sum, shards, w, executor=spy)
     assert spy.payloads == 4
-    for _ in range(11):
+    # a task carries its shard until both workers have reported holding it (a pool
+    # cannot direct a task to a worker): a few calls, then none
+    for _ in range(30):
         again = td.map_value_and_grad(scaled_sum, shards, w, executor=spy)
         assert again[0] == first[0] and np.array_equal(again[1], first[1])
-    # 12 calls x 4 shards = 48 computed tasks (plus resends); a payload is resent only
-    # when a task lands on a worker without it (at most 8 such landings are needed for 2
-    # workers to hold all 4, a pool cannot direct them): far fewer than one per task
-    assert spy.tasks >= 48 and spy.payloads <= 24, (spy.tasks, spy.payloads)
-    shards[0] = shards[0] + 1.0
+        if all(len(td._HOLDERS[spy][td._shard_token(x, 0)[0]]) == 2 for x in shards):
+            break
+    else:
+        pytest.fail(f"after 31 calls the workers hold {td._HOLDERS[spy]}")
+    spy.payloads = spy.tasks = 0
+    for _ in range(5):
+        again = td.map_value_and_grad(scaled_sum, shards, w, executor=spy)
+        assert again[0] == first[0] and np.array_equal(again[1], first[1])
+    assert (spy.tasks, spy.payloads) == (20, 0)
+    shards[0] = shards[0] + 1.0       # a changed shard is a new shard, never a stale copy
     changed = td.map_value_and_grad(scaled_sum, shards, w, executor=spy)
     np.testing.assert_allclose(changed[0] - first[0], 0.5 * 20_000, rtol=1e-9)
+
+
+def test_a_shard_missing_on_its_worker_is_resent_at_once(pool):
+    # the driver believes two (made-up) workers hold new shards, so the tasks go without
+    # them; each worker answers "missing" and the task is sent again with the shard
+    spy = Spy(pool)
+    shards = [RNG.standard_normal(1000) for _ in range(3)]
+    for x in shards:
+        td._HOLDERS.setdefault(spy, {})[td._shard_token(x, 0)[0]] = {"gone:1", "gone:2"}
+    v, g = td.map_value_and_grad(scaled_sum, shards, np.array([2.0]), executor=spy)
+    np.testing.assert_allclose(v, 2.0 * sum(x.sum() for x in shards), rtol=1e-12)
+    assert (spy.tasks, spy.payloads) == (6, 3)
+    for x in shards:     # the worker that answered is now known to hold it
+        assert len(td._HOLDERS[spy][td._shard_token(x, 0)[0]] - {"gone:1", "gone:2"}) == 1
+
+
+def test_worker_ids_differ_between_forked_processes():
+    # a forked worker inherits its parent's module state: the id must not come with it
+    ctx = multiprocessing.get_context("fork")
+    here = td._worker_id()
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=ctx) as ex:
+        there = ex.submit(td._worker_id).result()
+    assert there != here and there.split(":")[0] != here.split(":")[0]
+    assert td._worker_id() == here
+
+
+def _misaligned(a):
+    buf = bytearray(a.nbytes + 3)
+    out = np.frombuffer(buf, dtype=a.dtype, offset=3, count=a.size).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def test_a_misaligned_shard_is_aligned_on_the_worker():
+    # Dask hands a scattered array over at any byte offset; NumPy's matmul skips BLAS on
+    # a misaligned array and rounds differently, so the worker's bits would not be the
+    # serial ones. The worker's cache keeps an aligned copy.
+    x = RNG.standard_normal((70, 30))
+    r = RNG.standard_normal(70)
+    bad = _misaligned(x)
+    assert not bad.flags.aligned
+    assert not np.array_equal(bad.T @ r, x.T @ r)       # (what the copy prevents)
+    token = "test-misaligned-" + td._shard_token(x, 0)[0]
+    shard = td._cached_shard(token, (bad, {"x": [bad]}, 2.0), x.nbytes, True)
+    assert shard[0].flags.aligned and shard[1]["x"][0].flags.aligned and shard[2] == 2.0
+    assert np.array_equal(shard[0].T @ r, x.T @ r)
+    assert td._cached_shard(token, None, 0, False) is shard     # cached once
+    td._CACHE.pop(token)
+
+
+# ---- Shards: hashed once ------------------------------------------------------------------
+
+def test_shards_handle_is_a_read_only_copy_hashed_once(monkeypatch):
+    x = RNG.standard_normal(50)
+    pieces = [x, (x[:10], {"y": np.arange(3.0), "n": 3}), 2.5, "label"]
+    handle = td.Shards(pieces)
+    assert len(handle) == 4 and list(handle)[2:] == [2.5, "label"]
+    assert handle[0] is not x and np.array_equal(handle[0], x)
+    assert not handle[0].flags.writeable and not handle[1][0].flags.writeable
+    assert not handle[1][1]["y"].flags.writeable and handle[1][1]["n"] == 3
+    with pytest.raises(ValueError, match="read-only"):
+        handle[0][0] = 1.0
+    before = x[0]
+    x[0] += 1.0                          # the caller's array is not the handle's
+    assert handle[0][0] == before
+    sub = handle[1:3]
+    assert isinstance(sub, td.Shards) and len(sub) == 2 and sub[1] == 2.5
+    assert td.Shards(handle)._tokens == handle._tokens
+    assert "4 pieces" in repr(handle)
+    # a call hashes nothing: the tokens were made once
+    calls = []
+    orig = td._shard_token
+    monkeypatch.setattr(td, "_shard_token", lambda *a: calls.append(1) or orig(*a))
+    data = td.Shards([RNG.standard_normal(100) for _ in range(3)])
+    assert len(calls) == 3
+    td.map_value_and_grad(scaled_sum, data, np.array([1.0]), executor=None)
+    assert len(calls) == 3
+
+
+@pytest.mark.parametrize("where", ["serial", "pool", "dask"])
+def test_shards_handle_gives_the_list_result_bitwise(where, request):
+    ex = {"serial": lambda: None, "pool": lambda: request.getfixturevalue("pool"),
+          "dask": lambda: request.getfixturevalue("dask_client").get_executor()}[where]()
+    spy = ex if ex is None else Spy(ex)
+    handle = td.Shards(SHARDS)
+    for _ in range(3):
+        got = td.map_value_and_grad(least_squares, handle, PARAMS, executor=spy)
+        want = td.map_value_and_grad(least_squares, SHARDS, PARAMS, executor=None)
+        assert got[0] == want[0]
+        assert all(np.array_equal(a, b) for a, b in zip(got[1], want[1]))
+
+
+def test_shards_handle_bad_input():
+    with pytest.raises(tf.DistributedError, match="iterable"):
+        td.Shards(3)
+    with pytest.raises(tf.DistributedError, match="iterable"):
+        td.Shards("abc")
+    with pytest.raises(tf.DistributedError, match="no pieces"):
+        td.Shards([])
+    with pytest.raises(tf.DistributedError, match="shard 1 .*cannot be pickled"):
+        td.Shards([1.0, threading.Lock()])
 
 
 def scaled_sum(w, shard):

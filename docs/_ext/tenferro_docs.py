@@ -56,8 +56,6 @@ SUBMODULES = [
     ("tenferro.distributed", "Distributed gradients: sharded sums and sliced contractions on executors"),
     ("tenferro.forward", "Forward mode: dual numbers (also ``tenferro.forward_ad``)"),
     ("tenferro.testing", "Testing derivatives"),
-    # being written (another branch): documented as soon as the module exists
-    ("tenferro.distributed", "Distributed tensors"),
 ]
 # Modules whose every public name is re-exported at top level: documented there.
 TOP_LEVEL_ONLY = ("tenferro.autograd", "tenferro.custom", "tenferro.builders",
@@ -95,7 +93,7 @@ PAGES = [                        # (page, title, caption of the index's group)
     ("transforms", "Transforms: grad, jacobian, hessian, jvp, custom rules, compile",
      "Derivatives"),
     ("testing", "tenferro.testing: checking derivatives", "Derivatives"),
-    ("distributed", "tenferro.distributed: distributed tensors", "Parallel"),
+    ("distributed", "tenferro.distributed: gradients on many workers", "Parallel"),
     ("other", "Other functions", "Other"),
 ]
 # Top-level names: (defining module, page, section title).
