@@ -225,6 +225,8 @@ class Shards(collections.abc.Sequence):  # type: ignore[type-arg]
     (30.0, 15.0)
     """
     __slots__ = ("_pieces", "_tokens")
+    _pieces: tuple[Any, ...]
+    _tokens: tuple[tuple[str, int], ...]
 
     def __init__(self, pieces: Iterable[Any]) -> None:
         if isinstance(pieces, (str, bytes)) or not isinstance(pieces, collections.abc.Iterable):
@@ -453,7 +455,8 @@ def _run(executor: Any, tasks: Sequence[tuple[Callable[..., Any], tuple[Any, ...
         if dask:
             f, a = _unique_task, (f, next(_TASK_IDS)) + tuple(a)
         try:
-            fu = futures[k] = executor.submit(f, *a)
+            fu: concurrent.futures.Future[Any] = executor.submit(f, *a)
+            futures[k] = fu
             return fu
         except TenferroError:
             _cancel(futures)

@@ -560,7 +560,7 @@ def test_the_docs_page_code_runs():
     from pathlib import Path
     page = Path(__file__).resolve().parents[1] / "docs" / "distributed.md"
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     ns: dict = {}
     for block in blocks:
         exec(compile(block, str(page), "exec"), ns)
