@@ -901,7 +901,9 @@ def contraction_plan(subscripts: str, *operands: Any, target_size: int) -> Contr
         The operands (only their shapes are read).
     target_size : int
         The largest number of elements an intermediate (or the output piece) of one slice
-        may have.
+        may have. As in cotengra, the operands' pieces are not counted (in a tensor
+        network the operands are small and the intermediates are what outgrow a machine);
+        a slice's pieces are at most the operands' sizes.
 
     Returns
     -------
@@ -1079,7 +1081,8 @@ def contract(subscripts: str, *operands: Any, target_size: int,
     *operands : array_like or Tensor
         The operands (no broadcasting of size-1 dimensions against larger ones).
     target_size : int
-        The largest intermediate of one slice, in elements (memory per worker).
+        The largest intermediate (or output piece) of one slice, in elements: the memory
+        a worker needs beyond the slice's operand pieces (see :func:`contraction_plan`).
     executor : concurrent.futures.Executor, optional
         Where the slices run (a Dask client's executor, a process pool, ...); None: here,
         one after another.
