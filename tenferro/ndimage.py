@@ -60,12 +60,43 @@ import scipy.ndimage as _nd
 from ._engine import apply1
 from ._errors import ShapeError, UnsupportedADError
 from ._tensor import Tensor
+from ._ops import _docs
 from ._ops._util import floating, to_tensor
 from ._ops.elementwise import floor, where
 from ._ops.manipulation import flip, take
 from ._ops.registry import defop
 from ._ops.structure import reshape
 from .signal import convolve as _sig_convolve
+
+
+# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
+# described once; a bare name in a docstring's Parameters or Raises is filled in from
+# here by ``_docs.shared``
+_DOCS = {
+    "axes": ("int or sequence of int, optional", "The axes to filter along. Default None: all."),
+    "axis": ("int, optional", "The axis to filter along. Default -1."),
+    "cval": ("float, optional", "The value past the edges in 'constant' mode. Default 0.0."),
+    "input": ("array_like", "The input, real or complex, dimension >= 1, non-empty "
+                            "(differentiable)."),
+    "mode": ("{'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional",
+             "How the input is extended past its edges (SciPy's modes and their 'grid-' "
+             "aliases). Default 'reflect'."),
+    "modes": ("str or sequence of str, optional",
+              "How the input is extended past its edges, per axis or one for all (SciPy's "
+              "modes). Default 'reflect'."),
+    "origin": ("int or sequence of int, optional",
+               "The filter's shift, per axis or one for all. Default 0."),
+    "output": ("None, optional", "Only None (the result is returned); an array raises "
+                                 "UnsupportedADError. Default None."),
+    "truncate": ("float, optional", "The kernel is cut at truncate standard deviations. Default "
+                                    "4.0."),
+    "weights": ("array_like", "The filter, of the input's dimension (or of len(axes)) "
+                              "(differentiable)."),
+}
+_RAISES = {
+    "ShapeError": "If the input is 0-d or empty, an axis, mode, size or origin is invalid.",
+    "UnsupportedADError": "If ``output`` is given.",
+}
 
 __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "uniform_filter",
            "uniform_filter1d", "gaussian_filter", "gaussian_filter1d", "map_coordinates"]
@@ -315,6 +346,7 @@ def _nd_weights(x: Tensor, weights: ArrayLike, axes: tuple[int, ...], name: str)
     return w
 
 
+@_docs.shared(_DOCS, _RAISES)
 def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: str = "reflect",
               cval: float = 0.0, origin: int | Sequence[int] = 0, *,
               axes: int | Sequence[int] | None = None) -> Tensor:
@@ -325,22 +357,7 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
-    weights : array_like
-        The filter, of the input's dimension (or of len(axes)) (differentiable).
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    origin : int or sequence of int, optional
-        The filter's shift, per axis or one for all. Default 0.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    input, weights, output, mode, cval, origin, axes
 
     Returns
     -------
@@ -353,7 +370,6 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
         If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
         weights do not match.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
@@ -381,6 +397,7 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
     return _raw_correlate(x, wc, ax, origins, m, cval)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: str = "reflect",
              cval: float = 0.0, origin: int | Sequence[int] = 0, *,
              axes: int | Sequence[int] | None = None) -> Tensor:
@@ -390,22 +407,7 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
-    weights : array_like
-        The filter, of the input's dimension (or of len(axes)) (differentiable).
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    origin : int or sequence of int, optional
-        The filter's shift, per axis or one for all. Default 0.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    input, weights, output, mode, cval, origin, axes
 
     Returns
     -------
@@ -418,7 +420,6 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
         If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
         weights do not match.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
@@ -447,26 +448,17 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
     return _raw_correlate(x, flip(w, axis=ax), ax, origins, m, cval)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: None = None,
                 mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
     """1-D :func:`correlate` along ``axis`` (scipy.ndimage.correlate1d).
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     weights : array_like
         The 1-D filter (differentiable).
-    axis : int, optional
-        The axis to filter along. Default -1.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
+    axis, output, mode, cval
     origin : int, optional
         The filter's shift. Default 0.
 
@@ -477,10 +469,7 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: No
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -502,26 +491,17 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: No
     return _separable_filter(x, [(ax, w, o, _mode(mode, "correlate1d"))], cval)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: None = None,
                mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
     """1-D :func:`convolve` along ``axis`` (scipy.ndimage.convolve1d).
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     weights : array_like
         The 1-D filter (differentiable).
-    axis : int, optional
-        The axis to filter along. Default -1.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
+    axis, output, mode, cval
     origin : int, optional
         The filter's shift. Default 0.
 
@@ -532,10 +512,7 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: Non
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -575,26 +552,17 @@ def _constant_real_1d(weights: ArrayLike) -> NDArray[np.float64] | None:
 
 # ---- uniform and Gaussian filters -------------------------------------------------------------
 
+@_docs.shared(_DOCS, _RAISES)
 def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None = None,
                      mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
     """The mean over a window of ``size`` along ``axis`` (scipy.ndimage.uniform_filter1d).
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     size : int
         The window length, >= 1.
-    axis : int, optional
-        The axis to filter along. Default -1.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
+    axis, output, mode, cval
     origin : int, optional
         The filter's shift. Default 0.
 
@@ -605,10 +573,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None =
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -626,6 +591,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None =
     return uniform_filter(x, size, output, mode, cval, origin, axes=ax)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None = None,
                    mode: str | Sequence[str] = "reflect", cval: float = 0.0,
                    origin: int | Sequence[int] = 0, *,
@@ -637,22 +603,10 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     size : int or sequence of int, optional
         The box size, per axis or one for all, >= 1. Default 3.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    modes : str or sequence of str, optional
-        How the input is extended past its edges, per axis or one for all (SciPy's
-        modes). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    origin : int or sequence of int, optional
-        The filter's shift, per axis or one for all. Default 0.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    output, modes, cval, origin, axes
 
     Returns
     -------
@@ -661,10 +615,7 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -719,6 +670,7 @@ def _gaussian_kernel(sigma: float, order: int, radius: int) -> NDArray[np.float6
     return poly * phi
 
 
+@_docs.shared(_DOCS, _RAISES)
 def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int = 0,
                       output: None = None, mode: str = "reflect", cval: float = 0.0,
                       truncate: float = 4.0, *, radius: int | None = None) -> Tensor:
@@ -726,24 +678,13 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     sigma : float
         The standard deviation, >= 0.
-    axis : int, optional
-        The axis to filter along. Default -1.
+    axis
     order : int, optional
         The derivative order of the Gaussian, >= 0. Default 0.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    truncate : float, optional
-        The kernel is cut at truncate standard deviations. Default 4.0.
+    output, mode, cval, truncate
     radius : int, optional
         The kernel's radius; overrides truncate. Default None.
 
@@ -758,7 +699,6 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
         If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
         sigma, order, truncate or radius is negative.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
@@ -777,6 +717,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
                            axes=ax)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int | Sequence[int] = 0,
                     output: None = None, mode: str | Sequence[str] = "reflect",
                     cval: float = 0.0, truncate: float = 4.0, *,
@@ -791,27 +732,16 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     sigma : float or sequence of float
         The standard deviation, per axis or one for all, >= 0 (0: the axis is left
         alone).
     order : int or sequence of int, optional
         The derivative order of the Gaussian, per axis or one for all, >= 0. Default 0.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    modes : str or sequence of str, optional
-        How the input is extended past its edges, per axis or one for all (SciPy's
-        modes). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    truncate : float, optional
-        The kernel is cut at truncate standard deviations. Default 4.0.
+    output, modes, cval, truncate
     radius : int or sequence of int, optional
         The kernel's radius; overrides truncate. Default None.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    axes
 
     Returns
     -------
@@ -824,7 +754,6 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
         If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
         sigma, order, truncate or radius is negative.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
