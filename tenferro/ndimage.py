@@ -109,12 +109,17 @@ _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "mirror",
 
 # ---- arguments --------------------------------------------------------------------------------
 
-def _input(x_in: ArrayLike, name: str) -> Tensor:
+def _input(x_in: ArrayLike, name: str, output: object = None) -> Tensor:
+    """The input as a floating tensor, dimension >= 1 and non-empty; ``output`` (SciPy's
+    array to write into) must be None (checked after the input, as the filters did)."""
     x: Tensor = floating(to_tensor(x_in))
     if x._data.ndim == 0:
         raise ShapeError(f"{name}: the input is 0-d; reshape it to (1,)")
     if x._data.size == 0:
         raise ShapeError(f"{name}: the input is empty (shape {x._data.shape})")
+    if output is not None:
+        raise UnsupportedADError(f"{name}: output= (writing into an array) is not supported; "
+                                 "use the returned tensor")
     return x
 
 
@@ -346,6 +351,16 @@ def _nd_weights(x: Tensor, weights: ArrayLike, axes: tuple[int, ...], name: str)
     return w
 
 
+def _nd_args(input: ArrayLike, weights: ArrayLike, output: None, mode: object,
+             axes: int | Sequence[int] | None, name: str
+             ) -> tuple[Tensor, tuple[int, ...], Tensor, str]:
+    """correlate's and convolve's arguments checked: the input, the axes in increasing
+    order (SciPy's order for the weights), the weights shaped for them, the mode."""
+    x = _input(input, name, output)
+    ax = tuple(sorted(_axes(axes, x._data.ndim, name)))
+    return x, ax, _nd_weights(x, weights, ax, name), _mode(mode, name)
+
+
 @_docs.shared(_DOCS, _RAISES)
 def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: str = "reflect",
               cval: float = 0.0, origin: int | Sequence[int] = 0, *,
@@ -384,13 +399,7 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
     tensor([ 0., 12.,  8.,  4.,  0.])
     """
     name = "correlate"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= (writing into an array) is not supported; "
-                                 "use the returned tensor")
-    ax = tuple(sorted(_axes(axes, x._data.ndim, name)))   # (SciPy's order for weights)
-    w = _nd_weights(x, weights, ax, name)
-    m = _mode(mode, name)
+    x, ax, w, m = _nd_args(input, weights, output, mode, axes, name)
     origins = [_origin(o, w._data.shape[a], name)
                for o, a in zip(_per_axis(origin, len(ax), name, "origin"), ax)]
     wc = w.conj() if w._data.dtype.kind == "c" else w
@@ -433,13 +442,7 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
     tensor([ 0.,  4.,  8., 12.,  0.])
     """
     name = "convolve"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= (writing into an array) is not supported; "
-                                 "use the returned tensor")
-    ax = tuple(sorted(_axes(axes, x._data.ndim, name)))   # (SciPy's order for weights)
-    w = _nd_weights(x, weights, ax, name)
-    m = _mode(mode, name)
+    x, ax, w, m = _nd_args(input, weights, output, mode, axes, name)
     origins = []
     for o, a in zip(_per_axis(origin, len(ax), name, "origin"), ax):
         k = w._data.shape[a]
@@ -631,9 +634,7 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
             [1., 1., 1.]])
     """
     name = "uniform_filter"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= is not supported; use the returned tensor")
+    x = _input(input, name, output)
     ax = _axes(axes, x._data.ndim, name)
     sizes = [_int(s, name, "size") for s in _per_axis(size, len(ax), name, "size")]
     modes = [_mode(m, name) for m in _per_axis(mode, len(ax), name, "mode")] \
@@ -771,9 +772,7 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
     tensor([1., 1., 1., 1., 1.])
     """
     name = "gaussian_filter"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= is not supported; use the returned tensor")
+    x = _input(input, name, output)
     ax = _axes(axes, x._data.ndim, name)
     sigmas = [float(s) for s in _per_axis(sigma, len(ax), name, "sigma")]
     orders = [_int(o, name, "order") for o in _per_axis(order, len(ax), name, "order")]
@@ -865,9 +864,7 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike, output: None = Non
             [1.]])
     """
     name = "map_coordinates"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= is not supported; use the returned tensor")
+    x = _input(input, name, output)
     if _int(order, name, "order") != 1:
         raise UnsupportedADError(f"{name}: only order=1 (linear) is implemented, got "
                                  f"order={order}; splines of higher order are not")
