@@ -97,6 +97,10 @@ _RAISES = {
     "ShapeError": "If the input is 0-d or empty, an axis, mode, size or origin is invalid.",
     "UnsupportedADError": "If ``output`` is given.",
 }
+# the Gaussian filters also check their kernel's parameters
+_RAISES_GAUSS = dict(_RAISES, ShapeError="If the input is 0-d or empty, an axis, mode, size "
+                                         "or origin is invalid, or sigma, order, truncate or "
+                                         "radius is negative.")
 
 __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "uniform_filter",
            "uniform_filter1d", "gaussian_filter", "gaussian_filter1d", "map_coordinates"]
@@ -671,7 +675,7 @@ def _gaussian_kernel(sigma: float, order: int, radius: int) -> NDArray[np.float6
     return poly * phi
 
 
-@_docs.shared(_DOCS, _RAISES)
+@_docs.shared(_DOCS, _RAISES_GAUSS)
 def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int = 0,
                       output: None = None, mode: str = "reflect", cval: float = 0.0,
                       truncate: float = 4.0, *, radius: int | None = None) -> Tensor:
@@ -697,8 +701,6 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
-        sigma, order, truncate or radius is negative.
     UnsupportedADError
 
     Notes
@@ -718,7 +720,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
                            axes=ax)
 
 
-@_docs.shared(_DOCS, _RAISES)
+@_docs.shared(_DOCS, _RAISES_GAUSS)
 def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int | Sequence[int] = 0,
                     output: None = None, mode: str | Sequence[str] = "reflect",
                     cval: float = 0.0, truncate: float = 4.0, *,
@@ -752,8 +754,6 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
-        sigma, order, truncate or radius is negative.
     UnsupportedADError
 
     Notes

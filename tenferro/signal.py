@@ -72,6 +72,12 @@ _RAISES = {
                   "of its choices, or (valid mode) neither input is at least as large as the "
                   "other.",
 }
+# fftconvolve and oaconvolve also check the axes
+_RAISES_AXES = dict(_RAISES, ShapeError="If the inputs differ in dimension, are 0-d or empty, "
+                                        "an axis is invalid, the sizes along a non-convolved "
+                                        "axis do not broadcast, an argument is not one of its "
+                                        "choices, or (valid mode) neither input is at least "
+                                        "as large as the other.")
 
 __all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "lfilter", "lfilter_zi"]
 
@@ -315,7 +321,7 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     return _convolve(a, rb, mode, axes, method, "correlate")
 
 
-@_docs.shared(_DOCS, _RAISES)
+@_docs.shared(_DOCS, _RAISES_AXES)
 def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                 axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by FFT along ``axes`` (default all; along the others the inputs
@@ -334,9 +340,6 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     Raises
     ------
     ShapeError
-        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
-        a non-convolved axis do not broadcast, an argument is not one of
-        its choices, or (valid mode) neither input is at least as large as the other.
 
     Notes
     -----
@@ -353,7 +356,7 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                      "fft", "fftconvolve")
 
 
-@_docs.shared(_DOCS, _RAISES)
+@_docs.shared(_DOCS, _RAISES_AXES)
 def oaconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by the overlap-add method (scipy.signal.oaconvolve): the value of
@@ -371,9 +374,6 @@ def oaconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     Raises
     ------
     ShapeError
-        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
-        a non-convolved axis do not broadcast, an argument is not one of
-        its choices, or (valid mode) neither input is at least as large as the other.
 
     Notes
     -----

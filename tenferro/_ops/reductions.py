@@ -67,6 +67,9 @@ _DOCS = {
 _RAISES = {
     "ShapeError": "If an axis is out of range or repeated.",
 }
+# the cumulative reductions take one axis
+_RAISES_CUMULATIVE = dict(_RAISES, ShapeError="If ``x`` is 0-d, or ``axis`` is omitted for "
+                                              "``x`` of dimension > 1.")
 
 __all__ = ["sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "logsumexp",
            "cumulative_sum", "cumulative_prod", "diff", "all", "any"]
@@ -1124,6 +1127,7 @@ def _with_initial(y: Tensor, axis: int, value: int) -> Tensor:
     return concatenate([Tensor._wrap(np.full(shape, value, dtype=y.dtype)), y], axis=axis)
 
 
+@_docs.shared(_DOCS, _RAISES_CUMULATIVE)
 def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    include_initial: bool = False) -> Tensor:
     """Cumulative sum along ``axis``, differentiable.
@@ -1148,7 +1152,6 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike
     Raises
     ------
     ShapeError
-        If ``x`` is 0-d, or ``axis`` is omitted for ``x`` of dimension > 1.
 
     Notes
     -----
@@ -1168,6 +1171,7 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike
     return _with_initial(y, axis, 0) if include_initial else y
 
 
+@_docs.shared(_DOCS, _RAISES_CUMULATIVE)
 def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                     include_initial: bool = False) -> Tensor:
     r"""Cumulative product along ``axis``, differentiable and exact with zeros in ``x`` at every
@@ -1192,7 +1196,6 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLik
     Raises
     ------
     ShapeError
-        If ``x`` is 0-d, or ``axis`` is omitted for ``x`` of dimension > 1.
 
     Notes
     -----
