@@ -69,9 +69,8 @@ from ._ops.structure import reshape
 from .signal import convolve as _sig_convolve
 
 
-# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
-# described once; a bare name in a docstring's Parameters or Raises is filled in from
-# here by ``_docs.shared``
+# ---- the filters' shared arguments and errors, described once (``_docs.shared`` fills
+# a bare name in a docstring's Parameters or Raises from here)
 _DOCS = {
     "axes": ("int or sequence of int, optional", "The axes to filter along. Default None: all."),
     "axis": ("int, optional", "The axis to filter along. Default -1."),

@@ -52,9 +52,8 @@ from .linalg.solve import solve as _solve
 from ._ops.registry import defop
 
 
-# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
-# described once; a bare name in a docstring's Parameters or Raises is filled in from
-# here by ``_docs.shared``
+# ---- the convolutions' and lfilter's shared arguments and errors, described once
+# (``_docs.shared`` fills a bare name in a docstring from here)
 _DOCS = {
     "a": ("array_like", "The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` "
                         "(differentiable)."),

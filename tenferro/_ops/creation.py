@@ -34,9 +34,8 @@ from ._util import operands, to_tensor
 from .structure import astype, broadcast_to, stack
 
 
-# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
-# described once; a bare name in a docstring's Parameters or Raises is filled in from
-# here by ``_docs.shared``
+# ---- what the creation functions say alike of an argument or error, written once
+# (``_docs.shared`` fills a bare name in a docstring from here)
 _DOCS = {
     "device": ("{None, 'cpu'}, optional", "Only the CPU exists; anything else raises ValueError."),
     "dtype": ("dtype, optional", "Default float64."),

@@ -43,9 +43,7 @@ from .structure import (_axes, _axis, _flat_if_no_axis, broadcast_to, ravel, res
                         transpose)
 
 
-# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
-# described once; a bare name in a docstring's Parameters or Raises is filled in from
-# here by ``_docs.shared``
+# ---- docstring glossary of the manipulation ops (``_docs.shared`` fills bare names)
 _DOCS = {
     "k": ("int, optional", "The diagonal: 0 the main one, positive above, negative below. "
                            "Default 0."),

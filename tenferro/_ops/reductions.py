@@ -56,17 +56,14 @@ from ._util import broadcast_to_shape, conj, floating, require_real, to_tensor
 from .structure import _axis, _flat_if_no_axis, astype, broadcast_to, concatenate
 
 
-# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
-# described once; a bare name in a docstring's Parameters or Raises is filled in from
-# here by ``_docs.shared``
+# ---- numpydoc: the reductions' common arguments and errors (bare names in docstrings
+# are filled in from here by ``_docs.shared``)
 _DOCS = {
     "axis": ("int or tuple of int, optional", "The axes to reduce. Default None: all."),
     "keepdims": ("bool, optional", "Keep the reduced axes with length 1. Default False."),
     "x": ("array_like", "The input."),
 }
-_RAISES = {
-    "ShapeError": "If an axis is out of range or repeated.",
-}
+_RAISES = {"ShapeError": "If an axis is out of range or repeated."}
 # the cumulative reductions take one axis
 _RAISES_CUMULATIVE = dict(_RAISES, ShapeError="If ``x`` is 0-d, or ``axis`` is omitted for "
                                               "``x`` of dimension > 1.")

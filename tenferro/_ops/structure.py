@@ -39,9 +39,7 @@ from .registry import defop, register
 from ._util import conj, operands, to_tensor, unbroadcast
 
 
-# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
-# described once; a bare name in a docstring's Parameters or Raises is filled in from
-# here by ``_docs.shared``
+# ---- docstring glossary of the structure ops (``_docs.shared`` fills bare names)
 _DOCS = {
     "x": ("array_like", "The input."),
 }

@@ -42,9 +42,8 @@ from .._ops.reductions import cumulative_sum, sum as _sum
 from .._ops.structure import broadcast_to, concatenate, reshape
 
 
-# ---- docstrings (numpydoc): the arguments (and errors) that several functions share,
-# described once; a bare name in a docstring's Parameters or Raises is filled in from
-# here by ``_docs.shared``
+# ---- the quadrature rules' arguments and errors, described once for all of them
+# (``_docs.shared`` fills a bare name in a docstring from here)
 _DOCS = {
     "axis": ("int, optional", "The axis to integrate along. Default -1."),
     "dx": ("float or array_like, optional",
