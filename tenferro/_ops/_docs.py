@@ -5,7 +5,10 @@ distributions), so that each section is written once.
 ``numpydoc(summary, params, returns, ...)`` renders the sections (napoleon's numpy style,
 what scripts/check_docstrings.py asks for); ``describe(f, ...)`` puts them under the prose
 ``f`` already has. The ``>>>`` examples of the families are in ``_doc_examples`` (run as
-doctests by scripts/check_docstrings.py).
+doctests by scripts/check_docstrings.py). ``sections(glossary, ...)`` renders a function's
+sections from a module's glossary of shared arguments (fft.py); ``shared(glossary, raises)``
+keeps a handwritten docstring as written and fills in only the entries it names bare
+(ndimage, signal, the linalg modules, ...).
 """
 from __future__ import annotations
 
