@@ -60,12 +60,46 @@ import scipy.ndimage as _nd
 from ._engine import apply1
 from ._errors import ShapeError, UnsupportedADError
 from ._tensor import Tensor
+from ._ops import _docs
 from ._ops._util import floating, to_tensor
 from ._ops.elementwise import floor, where
 from ._ops.manipulation import flip, take
 from ._ops.registry import defop
 from ._ops.structure import reshape
 from .signal import convolve as _sig_convolve
+
+
+# ---- the filters' shared arguments and errors, described once (``_docs.shared`` fills
+# a bare name in a docstring's Parameters or Raises from here)
+_DOCS = {
+    "axes": ("int or sequence of int, optional", "The axes to filter along. Default None: all."),
+    "axis": ("int, optional", "The axis to filter along. Default -1."),
+    "cval": ("float, optional", "The value past the edges in 'constant' mode. Default 0.0."),
+    "input": ("array_like", "The input, real or complex, dimension >= 1, non-empty "
+                            "(differentiable)."),
+    "mode": ("{'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional",
+             "How the input is extended past its edges (SciPy's modes and their 'grid-' "
+             "aliases). Default 'reflect'."),
+    "modes": ("str or sequence of str, optional",
+              "How the input is extended past its edges, per axis or one for all (SciPy's "
+              "modes). Default 'reflect'."),
+    "origin": ("int or sequence of int, optional",
+               "The filter's shift, per axis or one for all. Default 0."),
+    "output": ("None, optional", "Only None (the result is returned); an array raises "
+                                 "UnsupportedADError. Default None."),
+    "truncate": ("float, optional", "The kernel is cut at truncate standard deviations. Default "
+                                    "4.0."),
+    "weights": ("array_like", "The filter, of the input's dimension (or of len(axes)) "
+                              "(differentiable)."),
+}
+_RAISES = {
+    "ShapeError": "If the input is 0-d or empty, an axis, mode, size or origin is invalid.",
+    "UnsupportedADError": "If ``output`` is given.",
+}
+# the Gaussian filters also check their kernel's parameters
+_RAISES_GAUSS = dict(_RAISES, ShapeError="If the input is 0-d or empty, an axis, mode, size "
+                                         "or origin is invalid, or sigma, order, truncate or "
+                                         "radius is negative.")
 
 __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "uniform_filter",
            "uniform_filter1d", "gaussian_filter", "gaussian_filter1d", "map_coordinates"]
@@ -78,12 +112,17 @@ _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "mirror",
 
 # ---- arguments --------------------------------------------------------------------------------
 
-def _input(x_in: ArrayLike, name: str) -> Tensor:
+def _input(x_in: ArrayLike, name: str, output: object = None) -> Tensor:
+    """The input as a floating tensor, dimension >= 1 and non-empty; ``output`` (SciPy's
+    array to write into) must be None (checked after the input, as the filters did)."""
     x: Tensor = floating(to_tensor(x_in))
     if x._data.ndim == 0:
         raise ShapeError(f"{name}: the input is 0-d; reshape it to (1,)")
     if x._data.size == 0:
         raise ShapeError(f"{name}: the input is empty (shape {x._data.shape})")
+    if output is not None:
+        raise UnsupportedADError(f"{name}: output= (writing into an array) is not supported; "
+                                 "use the returned tensor")
     return x
 
 
@@ -315,6 +354,17 @@ def _nd_weights(x: Tensor, weights: ArrayLike, axes: tuple[int, ...], name: str)
     return w
 
 
+def _nd_args(input: ArrayLike, weights: ArrayLike, output: None, mode: object,
+             axes: int | Sequence[int] | None, name: str
+             ) -> tuple[Tensor, tuple[int, ...], Tensor, str]:
+    """correlate's and convolve's arguments checked: the input, the axes in increasing
+    order (SciPy's order for the weights), the weights shaped for them, the mode."""
+    x = _input(input, name, output)
+    ax = tuple(sorted(_axes(axes, x._data.ndim, name)))
+    return x, ax, _nd_weights(x, weights, ax, name), _mode(mode, name)
+
+
+@_docs.shared(_DOCS, _RAISES)
 def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: str = "reflect",
               cval: float = 0.0, origin: int | Sequence[int] = 0, *,
               axes: int | Sequence[int] | None = None) -> Tensor:
@@ -325,22 +375,7 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
-    weights : array_like
-        The filter, of the input's dimension (or of len(axes)) (differentiable).
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    origin : int or sequence of int, optional
-        The filter's shift, per axis or one for all. Default 0.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    input, weights, output, mode, cval, origin, axes
 
     Returns
     -------
@@ -353,7 +388,6 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
         If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
         weights do not match.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
@@ -368,19 +402,14 @@ def correlate(input: ArrayLike, weights: ArrayLike, output: None = None, mode: s
     tensor([ 0., 12.,  8.,  4.,  0.])
     """
     name = "correlate"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= (writing into an array) is not supported; "
-                                 "use the returned tensor")
-    ax = tuple(sorted(_axes(axes, x._data.ndim, name)))   # (SciPy's order for weights)
-    w = _nd_weights(x, weights, ax, name)
-    m = _mode(mode, name)
+    x, ax, w, m = _nd_args(input, weights, output, mode, axes, name)
     origins = [_origin(o, w._data.shape[a], name)
                for o, a in zip(_per_axis(origin, len(ax), name, "origin"), ax)]
     wc = w.conj() if w._data.dtype.kind == "c" else w
     return _raw_correlate(x, wc, ax, origins, m, cval)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: str = "reflect",
              cval: float = 0.0, origin: int | Sequence[int] = 0, *,
              axes: int | Sequence[int] | None = None) -> Tensor:
@@ -390,22 +419,7 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
-    weights : array_like
-        The filter, of the input's dimension (or of len(axes)) (differentiable).
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    origin : int or sequence of int, optional
-        The filter's shift, per axis or one for all. Default 0.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    input, weights, output, mode, cval, origin, axes
 
     Returns
     -------
@@ -418,7 +432,6 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
         If the input is 0-d or empty, an axis, mode, size or origin is invalid, or the
         weights do not match.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
@@ -432,13 +445,7 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
     tensor([ 0.,  4.,  8., 12.,  0.])
     """
     name = "convolve"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= (writing into an array) is not supported; "
-                                 "use the returned tensor")
-    ax = tuple(sorted(_axes(axes, x._data.ndim, name)))   # (SciPy's order for weights)
-    w = _nd_weights(x, weights, ax, name)
-    m = _mode(mode, name)
+    x, ax, w, m = _nd_args(input, weights, output, mode, axes, name)
     origins = []
     for o, a in zip(_per_axis(origin, len(ax), name, "origin"), ax):
         k = w._data.shape[a]
@@ -447,26 +454,17 @@ def convolve(input: ArrayLike, weights: ArrayLike, output: None = None, mode: st
     return _raw_correlate(x, flip(w, axis=ax), ax, origins, m, cval)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: None = None,
                 mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
     """1-D :func:`correlate` along ``axis`` (scipy.ndimage.correlate1d).
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     weights : array_like
         The 1-D filter (differentiable).
-    axis : int, optional
-        The axis to filter along. Default -1.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
+    axis, output, mode, cval
     origin : int, optional
         The filter's shift. Default 0.
 
@@ -477,10 +475,7 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: No
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -502,26 +497,17 @@ def correlate1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: No
     return _separable_filter(x, [(ax, w, o, _mode(mode, "correlate1d"))], cval)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: None = None,
                mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
     """1-D :func:`convolve` along ``axis`` (scipy.ndimage.convolve1d).
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     weights : array_like
         The 1-D filter (differentiable).
-    axis : int, optional
-        The axis to filter along. Default -1.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
+    axis, output, mode, cval
     origin : int, optional
         The filter's shift. Default 0.
 
@@ -532,10 +518,7 @@ def convolve1d(input: ArrayLike, weights: ArrayLike, axis: int = -1, output: Non
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -575,26 +558,17 @@ def _constant_real_1d(weights: ArrayLike) -> NDArray[np.float64] | None:
 
 # ---- uniform and Gaussian filters -------------------------------------------------------------
 
+@_docs.shared(_DOCS, _RAISES)
 def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None = None,
                      mode: str = "reflect", cval: float = 0.0, origin: int = 0) -> Tensor:
     """The mean over a window of ``size`` along ``axis`` (scipy.ndimage.uniform_filter1d).
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     size : int
         The window length, >= 1.
-    axis : int, optional
-        The axis to filter along. Default -1.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
+    axis, output, mode, cval
     origin : int, optional
         The filter's shift. Default 0.
 
@@ -605,10 +579,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None =
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -626,6 +597,7 @@ def uniform_filter1d(input: ArrayLike, size: int, axis: int = -1, output: None =
     return uniform_filter(x, size, output, mode, cval, origin, axes=ax)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None = None,
                    mode: str | Sequence[str] = "reflect", cval: float = 0.0,
                    origin: int | Sequence[int] = 0, *,
@@ -637,22 +609,10 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     size : int or sequence of int, optional
         The box size, per axis or one for all, >= 1. Default 3.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    modes : str or sequence of str, optional
-        How the input is extended past its edges, per axis or one for all (SciPy's
-        modes). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    origin : int or sequence of int, optional
-        The filter's shift, per axis or one for all. Default 0.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    output, modes, cval, origin, axes
 
     Returns
     -------
@@ -661,10 +621,7 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
 
     Raises
     ------
-    ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid.
-    UnsupportedADError
-        If ``output`` is given.
+    ShapeError, UnsupportedADError
 
     Notes
     -----
@@ -680,9 +637,7 @@ def uniform_filter(input: ArrayLike, size: int | Sequence[int] = 3, output: None
             [1., 1., 1.]])
     """
     name = "uniform_filter"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= is not supported; use the returned tensor")
+    x = _input(input, name, output)
     ax = _axes(axes, x._data.ndim, name)
     sizes = [_int(s, name, "size") for s in _per_axis(size, len(ax), name, "size")]
     modes = [_mode(m, name) for m in _per_axis(mode, len(ax), name, "mode")] \
@@ -719,6 +674,7 @@ def _gaussian_kernel(sigma: float, order: int, radius: int) -> NDArray[np.float6
     return poly * phi
 
 
+@_docs.shared(_DOCS, _RAISES_GAUSS)
 def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int = 0,
                       output: None = None, mode: str = "reflect", cval: float = 0.0,
                       truncate: float = 4.0, *, radius: int | None = None) -> Tensor:
@@ -726,24 +682,13 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     sigma : float
         The standard deviation, >= 0.
-    axis : int, optional
-        The axis to filter along. Default -1.
+    axis
     order : int, optional
         The derivative order of the Gaussian, >= 0. Default 0.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    mode : {'reflect', 'constant', 'nearest', 'mirror', 'wrap'}, optional
-        How the input is extended past its edges (SciPy's modes and their 'grid-'
-        aliases). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    truncate : float, optional
-        The kernel is cut at truncate standard deviations. Default 4.0.
+    output, mode, cval, truncate
     radius : int, optional
         The kernel's radius; overrides truncate. Default None.
 
@@ -755,10 +700,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
-        sigma, order, truncate or radius is negative.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
@@ -777,6 +719,7 @@ def gaussian_filter1d(input: ArrayLike, sigma: float, axis: int = -1, order: int
                            axes=ax)
 
 
+@_docs.shared(_DOCS, _RAISES_GAUSS)
 def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int | Sequence[int] = 0,
                     output: None = None, mode: str | Sequence[str] = "reflect",
                     cval: float = 0.0, truncate: float = 4.0, *,
@@ -791,27 +734,16 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
 
     Parameters
     ----------
-    input : array_like
-        The input, real or complex, dimension >= 1, non-empty (differentiable).
+    input
     sigma : float or sequence of float
         The standard deviation, per axis or one for all, >= 0 (0: the axis is left
         alone).
     order : int or sequence of int, optional
         The derivative order of the Gaussian, per axis or one for all, >= 0. Default 0.
-    output : None, optional
-        Only None (the result is returned); an array raises UnsupportedADError. Default
-        None.
-    modes : str or sequence of str, optional
-        How the input is extended past its edges, per axis or one for all (SciPy's
-        modes). Default 'reflect'.
-    cval : float, optional
-        The value past the edges in 'constant' mode. Default 0.0.
-    truncate : float, optional
-        The kernel is cut at truncate standard deviations. Default 4.0.
+    output, modes, cval, truncate
     radius : int or sequence of int, optional
         The kernel's radius; overrides truncate. Default None.
-    axes : int or sequence of int, optional
-        The axes to filter along. Default None: all.
+    axes
 
     Returns
     -------
@@ -821,10 +753,7 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
     Raises
     ------
     ShapeError
-        If the input is 0-d or empty, an axis, mode, size or origin is invalid, or
-        sigma, order, truncate or radius is negative.
     UnsupportedADError
-        If ``output`` is given.
 
     Notes
     -----
@@ -842,9 +771,7 @@ def gaussian_filter(input: ArrayLike, sigma: float | Sequence[float], order: int
     tensor([1., 1., 1., 1., 1.])
     """
     name = "gaussian_filter"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= is not supported; use the returned tensor")
+    x = _input(input, name, output)
     ax = _axes(axes, x._data.ndim, name)
     sigmas = [float(s) for s in _per_axis(sigma, len(ax), name, "sigma")]
     orders = [_int(o, name, "order") for o in _per_axis(order, len(ax), name, "order")]
@@ -936,9 +863,7 @@ def map_coordinates(input: ArrayLike, coordinates: ArrayLike, output: None = Non
             [1.]])
     """
     name = "map_coordinates"
-    x = _input(input, name)
-    if output is not None:
-        raise UnsupportedADError(f"{name}: output= is not supported; use the returned tensor")
+    x = _input(input, name, output)
     if _int(order, name, "order") != 1:
         raise UnsupportedADError(f"{name}: only order=1 (linear) is implemented, got "
                                  f"order={order}; splines of higher order are not")

@@ -44,11 +44,39 @@ import scipy.signal as _ss
 from ._engine import apply1
 from ._errors import ShapeError
 from ._tensor import Tensor
+from ._ops import _docs
 from ._ops._util import axis_index, conj, floating, to_tensor, unbroadcast
 from ._ops.manipulation import flip, take
 from ._ops.structure import broadcast_to, concatenate, moveaxis
 from .linalg.solve import solve as _solve
 from ._ops.registry import defop
+
+
+# ---- the convolutions' and lfilter's shared arguments and errors, described once
+# (``_docs.shared`` fills a bare name in a docstring from here)
+_DOCS = {
+    "a": ("array_like", "The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` "
+                        "(differentiable)."),
+    "axes": ("int or sequence of int, optional",
+             "The axes to convolve along (the others broadcast). Default None: all."),
+    "b": ("array_like", "The numerator coefficients, 1-D, non-empty (differentiable)."),
+    "in1": ("array_like", "The first input, real or complex, of dimension >= 1 (differentiable)."),
+    "in2": ("array_like", "The second input, of in1's dimension (differentiable)."),
+    "mode": ("{'full', 'same', 'valid'}, optional",
+             "The output: the full convolution, the centred part of in1's size, or the part "
+             "without zero padding. Default 'full'."),
+}
+_RAISES = {
+    "ShapeError": "If the inputs differ in dimension, are 0-d or empty, an argument is not one "
+                  "of its choices, or (valid mode) neither input is at least as large as the "
+                  "other.",
+}
+# fftconvolve and oaconvolve also check the axes
+_RAISES_AXES = dict(_RAISES, ShapeError="If the inputs differ in dimension, are 0-d or empty, "
+                                        "an axis is invalid, the sizes along a non-convolved "
+                                        "axis do not broadcast, an argument is not one of its "
+                                        "choices, or (valid mode) neither input is at least "
+                                        "as large as the other.")
 
 __all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "lfilter", "lfilter_zi"]
 
@@ -200,6 +228,7 @@ def _method(method: object, name: str) -> str:
 
 # ---- the public functions ---------------------------------------------------------------------
 
+@_docs.shared(_DOCS, _RAISES)
 def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
              method: str = "auto") -> Tensor:
     r"""n-D convolution of two inputs of the same dimension (scipy.signal.convolve,
@@ -210,13 +239,7 @@ def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
 
     Parameters
     ----------
-    in1 : array_like
-        The first input, real or complex, of dimension >= 1 (differentiable).
-    in2 : array_like
-        The second input, of in1's dimension (differentiable).
-    mode : {'full', 'same', 'valid'}, optional
-        The output: the full convolution, the centred part of in1's size, or the part
-        without zero padding. Default 'full'.
+    in1, in2, mode
     method : {'auto', 'direct', 'fft'}, optional
         The primal's algorithm (the derivative is the same). Default 'auto'.
 
@@ -228,8 +251,6 @@ def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     Raises
     ------
     ShapeError
-        If the inputs differ in dimension, are 0-d or empty, an argument is not one of
-        its choices, or (valid mode) neither input is at least as large as the other.
 
     Notes
     -----
@@ -250,6 +271,7 @@ def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                      _method(method, "convolve"), "convolve")
 
 
+@_docs.shared(_DOCS, _RAISES)
 def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
               method: str = "auto") -> Tensor:
     """n-D cross-correlation ``z[k] = Σ_l in1[l + k] conj(in2[l])`` (scipy.signal.correlate):
@@ -258,13 +280,7 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
 
     Parameters
     ----------
-    in1 : array_like
-        The first input, real or complex, of dimension >= 1 (differentiable).
-    in2 : array_like
-        The second input, of in1's dimension (differentiable).
-    mode : {'full', 'same', 'valid'}, optional
-        The output: the full convolution, the centred part of in1's size, or the part
-        without zero padding. Default 'full'.
+    in1, in2, mode
     method : {'auto', 'direct', 'fft'}, optional
         The primal's algorithm. Default 'auto'.
 
@@ -276,8 +292,6 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     Raises
     ------
     ShapeError
-        If the inputs differ in dimension, are 0-d or empty, an argument is not one of
-        its choices, or (valid mode) neither input is at least as large as the other.
 
     Notes
     -----
@@ -306,6 +320,7 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     return _convolve(a, rb, mode, axes, method, "correlate")
 
 
+@_docs.shared(_DOCS, _RAISES_AXES)
 def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                 axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by FFT along ``axes`` (default all; along the others the inputs
@@ -314,15 +329,7 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
 
     Parameters
     ----------
-    in1 : array_like
-        The first input, real or complex, of dimension >= 1 (differentiable).
-    in2 : array_like
-        The second input, of in1's dimension (differentiable).
-    mode : {'full', 'same', 'valid'}, optional
-        The output: the full convolution, the centred part of in1's size, or the part
-        without zero padding. Default 'full'.
-    axes : int or sequence of int, optional
-        The axes to convolve along (the others broadcast). Default None: all.
+    in1, in2, mode, axes
 
     Returns
     -------
@@ -332,9 +339,6 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     Raises
     ------
     ShapeError
-        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
-        a non-convolved axis do not broadcast, an argument is not one of
-        its choices, or (valid mode) neither input is at least as large as the other.
 
     Notes
     -----
@@ -351,6 +355,7 @@ def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                      "fft", "fftconvolve")
 
 
+@_docs.shared(_DOCS, _RAISES_AXES)
 def oaconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
                axes: int | Sequence[int] | None = None) -> Tensor:
     """Convolution by the overlap-add method (scipy.signal.oaconvolve): the value of
@@ -358,15 +363,7 @@ def oaconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
 
     Parameters
     ----------
-    in1 : array_like
-        The first input, real or complex, of dimension >= 1 (differentiable).
-    in2 : array_like
-        The second input, of in1's dimension (differentiable).
-    mode : {'full', 'same', 'valid'}, optional
-        The output: the full convolution, the centred part of in1's size, or the part
-        without zero padding. Default 'full'.
-    axes : int or sequence of int, optional
-        The axes to convolve along (the others broadcast). Default None: all.
+    in1, in2, mode, axes
 
     Returns
     -------
@@ -376,9 +373,6 @@ def oaconvolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full",
     Raises
     ------
     ShapeError
-        If the inputs differ in dimension, are 0-d or empty, an axis is invalid, the sizes along
-        a non-convolved axis do not broadcast, an argument is not one of
-        its choices, or (valid mode) neither input is at least as large as the other.
 
     Notes
     -----
@@ -491,6 +485,7 @@ def _coefficients(b: ArrayLike, a: ArrayLike, name: str) -> tuple[Tensor, Tensor
     return tb, ta
 
 
+@_docs.shared(_DOCS, _RAISES)
 def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
             zi: ArrayLike | None = None) -> Any:
     r"""IIR/FIR filter along ``axis`` (scipy.signal.lfilter): ``a_0 y[n] = Σ_k b_k x[n-k]
@@ -499,10 +494,7 @@ def lfilter(b: ArrayLike, a: ArrayLike, x: ArrayLike, axis: int = -1,
 
     Parameters
     ----------
-    b : array_like
-        The numerator coefficients, 1-D, non-empty (differentiable).
-    a : array_like
-        The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` (differentiable).
+    b, a
     x : array_like
         The signal, dimension >= 1 (differentiable).
     axis : int, optional
@@ -628,16 +620,14 @@ def _toeplitz(c: Tensor, k: int) -> Tensor:
     return pad[np.where(m >= i, idx, k + 1)]
 
 
+@_docs.shared(_DOCS, _RAISES)
 def lfilter_zi(b: ArrayLike, a: ArrayLike) -> Tensor:
     r"""The initial state for :func:`lfilter` that makes its step response steady from the
     start (scipy.signal.lfilter_zi).
 
     Parameters
     ----------
-    b : array_like
-        The numerator coefficients, 1-D, non-empty (differentiable).
-    a : array_like
-        The denominator coefficients, 1-D, non-empty, ``a[0] != 0`` (differentiable).
+    b, a
 
     Returns
     -------

@@ -5,11 +5,15 @@ distributions), so that each section is written once.
 ``numpydoc(summary, params, returns, ...)`` renders the sections (napoleon's numpy style,
 what scripts/check_docstrings.py asks for); ``describe(f, ...)`` puts them under the prose
 ``f`` already has. The ``>>>`` examples of the families are in ``_doc_examples`` (run as
-doctests by scripts/check_docstrings.py).
+doctests by scripts/check_docstrings.py). ``sections(glossary, ...)`` renders a function's
+sections from a module's glossary of shared arguments (fft.py); ``shared(glossary, raises)``
+keeps a handwritten docstring as written and fills in only the entries it names bare
+(ndimage, signal, the linalg modules, ...).
 """
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -109,3 +113,53 @@ def sections(glossary: dict[str, tuple[str, str]], params: Sequence[str],
                  qualname=f"{f.__module__}.{f.__name__}")
         return f
     return deco
+
+
+_BARE = re.compile(r"\*{0,2}\w+(, \*{0,2}\w+)*")
+
+
+def shared(params: dict[str, tuple[str, str]],
+           raises: dict[str, str] | None = None) -> Callable[[F], F]:
+    """A decorator for a handwritten numpydoc docstring: an entry of its Parameters (or
+    Other Parameters) section written as the bare name (``mode``, or several names on one
+    line: ``input, mode, cval``) is filled in from the module's glossary ``params``
+    ({name: (type, description)}), and a bare exception name under Raises from ``raises``
+    ({exception: description}); the rest of the docstring stays as written. So sibling
+    functions describe a shared argument once, while each keeps its own summary, prose,
+    Notes and Examples in place. A bare name missing from the glossary is an error at
+    import."""
+    def deco(f: F) -> F:
+        if f.__doc__:          # (None under python -OO)
+            f.__doc__ = _fill(inspect.cleandoc(f.__doc__), params, raises or {},
+                              f.__qualname__)
+        return f
+    return deco
+
+
+def _fill(doc: str, params: dict[str, tuple[str, str]], raises: dict[str, str],
+          where: str) -> str:
+    lines = doc.split("\n")
+    out: list[str] = []
+    section = ""
+    for i, ln in enumerate(lines):
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if nxt.strip() and set(nxt.strip()) == {"-"} and len(nxt.strip()) == len(ln.strip()):
+            section = ln.strip()
+            out.append(ln)
+            continue
+        bare = (section in ("Parameters", "Other Parameters", "Raises")
+                and _BARE.fullmatch(ln) is not None and not nxt.startswith(" "))
+        if not bare:
+            out.append(ln)
+            continue
+        for name in ln.split(", "):
+            if section == "Raises":
+                if name not in raises:
+                    raise KeyError(f"{where}: no shared Raises entry for {name!r}")
+                out += [name] + _wrap(raises[name])
+            else:
+                if name.lstrip("*") not in params:
+                    raise KeyError(f"{where}: no shared description of parameter {name!r}")
+                typ, desc = params[name.lstrip("*")]
+                out += [f"{name} : {typ}" if typ else name] + _wrap(desc)
+    return "\n".join(out)

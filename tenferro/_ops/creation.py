@@ -27,10 +27,28 @@ from .. import _dtypes
 from .._engine import apply1
 from .._errors import DTypeError, ShapeError
 from .._tensor import Tensor, _check_device, _find_tracked, _payloads, _to_array
+from . import _docs
 from .elementwise import pow as _pow
 from .registry import defop, register
 from ._util import operands, to_tensor
 from .structure import astype, broadcast_to, stack
+
+
+# ---- what the creation functions say alike of an argument or error, written once
+# (``_docs.shared`` fills a bare name in a docstring from here)
+_DOCS = {
+    "device": ("{None, 'cpu'}, optional", "Only the CPU exists; anything else raises ValueError."),
+    "dtype": ("dtype, optional", "Default float64."),
+    "shape": ("int or tuple of int", "The shape."),
+}
+_RAISES = {
+    "ShapeError": "If ``shape`` is not an int or a sequence of ints, or has a negative entry.",
+}
+# the *_like functions: dtype and shape default to x's
+_LIKE = dict(_DOCS,
+             x=("array_like", "The tensor or array whose shape and dtype are used."),
+             dtype=("dtype, optional", "Overrides ``x``'s dtype."),
+             shape=("int or tuple of int, optional", "Overrides ``x``'s shape."))
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
            "full_like", "linspace", "logspace", "ones", "ones_like", "zeros", "zeros_like"]
@@ -66,6 +84,7 @@ def _copy(x: Tensor) -> Tensor:
     return apply1(_copy_op, (x,), x._data.copy())
 
 
+@_docs.shared(_DOCS, _RAISES)
 def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
             copy: bool | None = None) -> Tensor:
     """``obj`` as a tensor (array API ``asarray``).
@@ -83,8 +102,7 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
         object with ``__array__``/``__dlpack__``.
     dtype : dtype, optional
         The dtype of the result. Default: that of ``obj`` (NumPy's inference).
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    device
     copy : bool, optional
         True: always copy. False: never copy (raise if a copy is needed). Default None:
         copy only when needed.
@@ -147,6 +165,7 @@ def asarray(obj: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | 
     return Tensor._wrap(_to_array(data, dt, copy=builtins.bool(copy)))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def arange(start: float, /, stop: float | None = None, step: float = 1, *,
            dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
     """Evenly spaced values in ``[start, stop)``, like ``numpy.arange``.
@@ -161,8 +180,7 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
         The spacing. Default 1.
     dtype : dtype, optional
         Default int64 when start, stop and step are ints, float64 otherwise.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    device
 
     Returns
     -------
@@ -194,18 +212,14 @@ def arange(start: float, /, stop: float | None = None, step: float = 1, *,
     return _new(np.arange(start, stop, step, dtype=dt))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
           device: str | None = None) -> Tensor:
     """An uninitialized tensor (float64 by default).
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape.
-    dtype : dtype, optional
-        Default float64.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    shape, dtype, device
 
     Returns
     -------
@@ -215,7 +229,6 @@ def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
     Raises
     ------
     ShapeError
-        If ``shape`` is not an int or a sequence of ints, or has a negative entry.
 
     Examples
     --------
@@ -226,18 +239,14 @@ def empty(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
     return _new(np.empty(_shape(shape, "empty"), dtype=_dtype(dtype) or _dtypes.float64))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
           device: str | None = None) -> Tensor:
     """A tensor of zeros (float64 by default).
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape.
-    dtype : dtype, optional
-        Default float64.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    shape, dtype, device
 
     Returns
     -------
@@ -247,7 +256,6 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
     Raises
     ------
     ShapeError
-        If ``shape`` is not an int or a sequence of ints, or has a negative entry.
 
     Examples
     --------
@@ -261,18 +269,14 @@ def zeros(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
     return _new(np.zeros(_shape(shape, "zeros"), dtype=_dtype(dtype) or _dtypes.float64))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
          device: str | None = None) -> Tensor:
     """A tensor of ones (float64 by default).
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape.
-    dtype : dtype, optional
-        Default float64.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    shape, dtype, device
 
     Returns
     -------
@@ -282,7 +286,6 @@ def ones(shape: int | tuple[int, ...], *, dtype: DTypeLike | None = None,
     Raises
     ------
     ShapeError
-        If ``shape`` is not an int or a sequence of ints, or has a negative entry.
 
     Examples
     --------
@@ -300,20 +303,14 @@ def _like(x: ArrayLike, dtype: DTypeLike | None, shape: Any, name: str
             x._data.dtype if dtype is None else _dtypes.as_dtype(dtype))
 
 
+@_docs.shared(_LIKE)
 def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
                shape: int | tuple[int, ...] | None = None) -> Tensor:
     """An uninitialized tensor with x's shape and dtype (constant).
 
     Parameters
     ----------
-    x : array_like
-        The tensor or array whose shape and dtype are used.
-    dtype : dtype, optional
-        Overrides ``x``'s dtype.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
-    shape : int or tuple of int, optional
-        Overrides ``x``'s shape.
+    x, dtype, device, shape
 
     Returns
     -------
@@ -329,20 +326,14 @@ def empty_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str |
     return _new(np.empty(*_like(x, dtype, shape, "empty_like")))
 
 
+@_docs.shared(_LIKE)
 def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
                shape: int | tuple[int, ...] | None = None) -> Tensor:
     """A constant tensor of zeros with x's shape and dtype.
 
     Parameters
     ----------
-    x : array_like
-        The tensor or array whose shape and dtype are used.
-    dtype : dtype, optional
-        Overrides ``x``'s dtype.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
-    shape : int or tuple of int, optional
-        Overrides ``x``'s shape.
+    x, dtype, device, shape
 
     Returns
     -------
@@ -358,20 +349,14 @@ def zeros_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str |
     return _new(np.zeros(*_like(x, dtype, shape, "zeros_like")))
 
 
+@_docs.shared(_LIKE)
 def ones_like(x: ArrayLike, /, *, dtype: DTypeLike | None = None, device: str | None = None,
               shape: int | tuple[int, ...] | None = None) -> Tensor:
     """A constant tensor of ones with x's shape and dtype.
 
     Parameters
     ----------
-    x : array_like
-        The tensor or array whose shape and dtype are used.
-    dtype : dtype, optional
-        Overrides ``x``'s dtype.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
-    shape : int or tuple of int, optional
-        Overrides ``x``'s shape.
+    x, dtype, device, shape
 
     Returns
     -------
@@ -409,6 +394,7 @@ def _full_from_tensor(shape: tuple[int, ...], value: Tensor, dt: np.dtype[Any] |
     return _copy(broadcast_to(value, shape)) if shape else _copy(value)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def full(shape: int | tuple[int, ...], fill_value: ArrayLike, *, dtype: DTypeLike | None = None,
          device: str | None = None) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype from its kind unless given).
@@ -417,14 +403,12 @@ def full(shape: int | tuple[int, ...], fill_value: ArrayLike, *, dtype: DTypeLik
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape.
+    shape
     fill_value : scalar or 0-d Tensor
         The value; a 0-d tensor that requires grad receives the sum of the cotangent.
     dtype : dtype, optional
         Default: bool, int64, float64 or complex128 by the kind of ``fill_value``.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    device
 
     Returns
     -------
@@ -462,22 +446,17 @@ def full(shape: int | tuple[int, ...], fill_value: ArrayLike, *, dtype: DTypeLik
     return _new(np.full(shape, fill_value, dtype=dt))
 
 
+@_docs.shared(_LIKE)
 def full_like(x: ArrayLike, /, fill_value: ArrayLike, *, dtype: DTypeLike | None = None,
               device: str | None = None, shape: int | tuple[int, ...] | None = None) -> Tensor:
     """A tensor with x's shape and dtype filled with ``fill_value``.
 
     Parameters
     ----------
-    x : array_like
-        The tensor or array whose shape and dtype are used.
+    x
     fill_value : scalar or 0-d Tensor
         The value; a 0-d tensor fill value is broadcast differentiably.
-    dtype : dtype, optional
-        Overrides ``x``'s dtype.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
-    shape : int or tuple of int, optional
-        Overrides ``x``'s shape.
+    dtype, device, shape
 
     Returns
     -------
@@ -507,6 +486,7 @@ def full_like(x: ArrayLike, /, fill_value: ArrayLike, *, dtype: DTypeLike | None
     return _new(np.full(shape, fill_value, dtype=dt))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         dtype: DTypeLike | None = None, device: str | None = None) -> Tensor:
     """A 2-D tensor with ones on diagonal ``k`` (float64 by default).
@@ -519,10 +499,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
         Number of columns. Default ``n_rows``.
     k : int, optional
         The diagonal: 0 the main one, positive above, negative below. Default 0.
-    dtype : dtype, optional
-        Default float64.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    dtype, device
 
     Returns
     -------
@@ -542,6 +519,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
     return _new(np.eye(n_rows, n_cols, k=k, dtype=_dtype(dtype) or _dtypes.float64))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | None = None,
              device: str | None = None, endpoint: bool = True) -> Tensor:
     r"""``num`` evenly spaced values from start to stop, like ``numpy.linspace``.
@@ -556,8 +534,7 @@ def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | N
         Number of values (non-negative).
     dtype : dtype, optional
         Default float64 (complex128 for complex endpoints).
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    device
     endpoint : bool, optional
         Whether ``stop`` is the last value. Default True.
 
@@ -609,6 +586,7 @@ def linspace(start: complex, stop: complex, /, num: int, *, dtype: DTypeLike | N
     return _new(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def logspace(start: complex, stop: complex, /, num: int = 50, *, base: complex = 10.0,
              dtype: DTypeLike | None = None, device: str | None = None,
              endpoint: bool = True) -> Tensor:
@@ -628,8 +606,7 @@ def logspace(start: complex, stop: complex, /, num: int = 50, *, base: complex =
         The base. Default 10.0.
     dtype : dtype, optional
         Casts the result.
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    device
     endpoint : bool, optional
         Whether ``base ** stop`` is the last value. Default True.
 
@@ -659,6 +636,7 @@ def logspace(start: complex, stop: complex, /, num: int = 50, *, base: complex =
     return out if dt is None else asarray(out, dtype=dt)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Tensor:
     """A tensor from any object with ``__dlpack__``, sharing memory unless ``copy=True``.
 
@@ -669,8 +647,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> T
     ----------
     x : object
         An object implementing ``__dlpack__`` (and ``__dlpack_device__``).
-    device : {None, 'cpu'}, optional
-        Only the CPU exists; anything else raises ValueError.
+    device
     copy : bool, optional
         True: copy the data. Default None: share memory when possible.
 

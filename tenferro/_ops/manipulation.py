@@ -36,10 +36,23 @@ from .._engine import apply, apply1, as_view
 from .._errors import DTypeError, IndexingError, ShapeError
 from .._sparse import ScatterKind, SparseCotangent
 from .._tensor import Tensor
+from . import _docs
 from .registry import defop, register
 from ._util import broadcast_shape, recorded, to_tensor, unbroadcast
 from .structure import (_axes, _axis, _flat_if_no_axis, broadcast_to, ravel, reshape,
                         transpose)
+
+
+# ---- docstring glossary of the manipulation ops (``_docs.shared`` fills bare names)
+_DOCS = {
+    "k": ("int, optional", "The diagonal: 0 the main one, positive above, negative below. "
+                           "Default 0."),
+    "x": ("array_like", "The input."),
+}
+_RAISES = {
+    "IndexingError": "If an index is out of range.",
+    "ShapeError": "If ``x`` has fewer than 2 dimensions.",
+}
 
 __all__ = ["flip", "roll", "repeat", "tile", "unstack", "broadcast_arrays", "permute_dims",
            "take", "take_along_axis", "tril", "triu", "meshgrid"]
@@ -74,13 +87,13 @@ _flip_op = defop("flip", lambda ctx, needs, gs, xs, ys: (np.flip(gs[0], ctx),),
 _flip_op.replay = lambda axes: lambda x: np.flip(x, axes)     # (tf.compile)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def flip(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` reversed along ``axis`` (an int, a tuple, or None for every axis).
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     axis : int or tuple of int, optional
         The axes to reverse. Default None: every axis.
 
@@ -163,6 +176,7 @@ _roll_op = defop(
     lambda ctx, ts, xs, ys: (_roll(ts[0], ctx),))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int,
          ...] | None = None) -> Tensor:
     """Entries shifted ``shift`` places along ``axis`` (wrapping around), like ``numpy.roll``.
@@ -173,8 +187,7 @@ def roll(x: ArrayLike, /, shift: int | tuple[int, ...], *, axis: int | tuple[int
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     shift : int or tuple of int
         The number of places (negative: backwards).
     axis : int or tuple of int, optional
@@ -278,6 +291,7 @@ def _triangle(x: Any, k: Any, lower: bool, name: str) -> Tensor:
     return apply1(_TRI_OPS[lower], (x,), _tri_np(x._data, k, lower), ctx=k)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def tril(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     """The lower triangle (on and below diagonal ``k``) of each matrix of the last two axes; the
     other entries are zero.
@@ -286,8 +300,7 @@ def tril(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     ----------
     x : array_like
         A matrix or a stack of matrices (ndim >= 2).
-    k : int, optional
-        The diagonal: 0 the main one, positive above, negative below. Default 0.
+    k
 
     Returns
     -------
@@ -297,7 +310,6 @@ def tril(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     Raises
     ------
     ShapeError
-        If ``x`` has fewer than 2 dimensions.
 
     Notes
     -----
@@ -312,6 +324,7 @@ def tril(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     return _triangle(x, k, True, "tril")
 
 
+@_docs.shared(_DOCS, _RAISES)
 def triu(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     """The upper triangle (on and above diagonal ``k``) of each matrix of the last two axes; the
     other entries are zero.
@@ -320,8 +333,7 @@ def triu(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     ----------
     x : array_like
         A matrix or a stack of matrices (ndim >= 2).
-    k : int, optional
-        The diagonal: 0 the main one, positive above, negative below. Default 0.
+    k
 
     Returns
     -------
@@ -331,7 +343,6 @@ def triu(x: ArrayLike, /, *, k: int = 0) -> Tensor:
     Raises
     ------
     ShapeError
-        If ``x`` has fewer than 2 dimensions.
 
     Notes
     -----
@@ -521,6 +532,7 @@ def _take_checked(fname: str, x: Tensor, indices: Any, axis: int, along: bool) -
     return apply1(_take_op, (x,), out, ctx=(idx, axis, shape, along))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Tensor:
     """The entries of ``x`` at integer ``indices`` along ``axis``.
 
@@ -529,8 +541,7 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Ten
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     indices : array_like of int
         The indices (constants).
     axis : int, optional
@@ -546,7 +557,6 @@ def take(x: ArrayLike, indices: ArrayLike, /, *, axis: int | None = None) -> Ten
     ShapeError
         If ``axis`` is omitted for an ``x`` of dimension other than 1.
     IndexingError
-        If an index is out of range.
     DTypeError
         If ``indices`` are not integers.
 
@@ -593,6 +603,7 @@ def _np_take(a: Any, indices: Any, axis: Any = None, out: Any = None,
     return take(a, indices, axis=axis)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> Tensor:
     """``x`` gathered along ``axis`` at ``indices`` of the same rank (other axes broadcast).
 
@@ -600,8 +611,7 @@ def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> T
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     indices : array_like of int
         Indices of ``x``'s rank (constants).
     axis : int, optional
@@ -617,7 +627,6 @@ def take_along_axis(x: ArrayLike, indices: ArrayLike, /, *, axis: int = -1) -> T
     ShapeError
         If the ranks differ or the other axes do not broadcast.
     IndexingError
-        If an index is out of range.
 
     Notes
     -----
@@ -683,6 +692,7 @@ _tile_op = defop(
     lambda ctx, ts, xs, ys: (_copies(ts[0], ctx),))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def tile(x: ArrayLike, repetitions: Sequence[int], /) -> Tensor:
     """``x`` repeated ``repetitions[i]`` times along axis i, like ``numpy.tile``.
 
@@ -690,8 +700,7 @@ def tile(x: ArrayLike, repetitions: Sequence[int], /) -> Tensor:
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     repetitions : sequence of int
         Non-negative counts per axis.
 
@@ -730,13 +739,13 @@ def _np_tile(A: Any, reps: Any) -> Tensor:
     return tile(A, reps)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def repeat(x: ArrayLike, repeats: ArrayLike, /, *, axis: int | None = None) -> Tensor:
     """Each entry of ``x`` repeated ``repeats`` times along ``axis``, like ``numpy.repeat``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     repeats : int or array_like of int
         An int, or 1-D non-negative integer counts of shape (1,) or (len along axis,).
     axis : int, optional
@@ -839,13 +848,13 @@ def _np_broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tensor, ...]:
     return tuple(broadcast_arrays(*args))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def permute_dims(x: ArrayLike, /, axes: Sequence[int]) -> Tensor:
     """``x`` with its axes permuted: axis i of the result is axis ``axes[i]`` of ``x``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     axes : sequence of int
         A permutation of ``range(x.ndim)``.
 

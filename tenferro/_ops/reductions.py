@@ -50,9 +50,23 @@ from .._engine import apply1, note_escape, sum_small
 from .._errors import DTypeError, ShapeError
 from .._kernels import load as _load_kernel
 from .._tensor import Tensor
+from . import _docs
 from .registry import Op, defop, register, register_nondiff
 from ._util import broadcast_to_shape, conj, floating, require_real, to_tensor
 from .structure import _axis, _flat_if_no_axis, astype, broadcast_to, concatenate
+
+
+# ---- numpydoc: the reductions' common arguments and errors (bare names in docstrings
+# are filled in from here by ``_docs.shared``)
+_DOCS = {
+    "axis": ("int or tuple of int, optional", "The axes to reduce. Default None: all."),
+    "keepdims": ("bool, optional", "Keep the reduced axes with length 1. Default False."),
+    "x": ("array_like", "The input."),
+}
+_RAISES = {"ShapeError": "If an axis is out of range or repeated."}
+# the cumulative reductions take one axis
+_RAISES_CUMULATIVE = dict(_RAISES, ShapeError="If ``x`` is 0-d, or ``axis`` is omitted for "
+                                              "``x`` of dimension > 1.")
 
 __all__ = ["sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "logsumexp",
            "cumulative_sum", "cumulative_prod", "diff", "all", "any"]
@@ -176,6 +190,7 @@ def _sum_all(x: Any) -> Any:
     return np.add.reduce(x, None)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
         dtype: DTypeLike | None = None,
         keepdims: bool = False) -> Tensor:
@@ -183,15 +198,11 @@ def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
 
     Parameters
     ----------
-    x : array_like
-        The input.
-    axis : int or tuple of int, optional
-        The axes to reduce. Default None: all.
+    x, axis
     dtype : dtype, optional
         Casts the input first. Default: the input's dtype, except that small integers
         accumulate in int64 (uint64) and bool in int64.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1. Default False.
+    keepdims
 
     Returns
     -------
@@ -201,7 +212,6 @@ def sum(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
     Raises
     ------
     ShapeError
-        If an axis is out of range or repeated.
     DTypeError
         If ``dtype`` cannot hold the (complex) values.
 
@@ -287,6 +297,7 @@ def _replay_mean(ctx: Any) -> Any:
 _mean_op.replay = _replay_mean
 
 
+@_docs.shared(_DOCS, _RAISES)
 def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
          keepdims: bool = False) -> Tensor:
     r"""Arithmetic mean over ``axis`` (all axes by default).
@@ -295,12 +306,7 @@ def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
 
     Parameters
     ----------
-    x : array_like
-        The input.
-    axis : int or tuple of int, optional
-        The axes to reduce. Default None: all.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1. Default False.
+    x, axis, keepdims
 
     Returns
     -------
@@ -310,7 +316,6 @@ def mean(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
     Raises
     ------
     ShapeError
-        If an axis is out of range or repeated.
 
     Notes
     -----
@@ -424,6 +429,7 @@ def _var_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _var_op = defop("var", _var_vjp, _var_jvp)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def var(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correction: float = 0.0,
         keepdims: bool = False,
         ddof: float | None = None) -> Tensor:
@@ -434,14 +440,10 @@ def var(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correctio
 
     Parameters
     ----------
-    x : array_like
-        The input.
-    axis : int or tuple of int, optional
-        The axes to reduce. Default None: all.
+    x, axis
     correction : float, optional
         Subtracted from N (1 for the unbiased estimate). Default 0.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1. Default False.
+    keepdims
     ddof : float, optional
         NumPy's name for ``correction``; with it ``ddof >= N`` raises (NumPy returns inf/nan).
 
@@ -502,6 +504,7 @@ def _std_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _std_op = defop("std", _std_vjp, _std_jvp)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def std(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correction: float = 0.0,
         keepdims: bool = False,
         ddof: float | None = None) -> Tensor:
@@ -512,14 +515,10 @@ def std(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *, correctio
 
     Parameters
     ----------
-    x : array_like
-        The input.
-    axis : int or tuple of int, optional
-        The axes to reduce. Default None: all.
+    x, axis
     correction : float, optional
         Subtracted from N. Default 0.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1. Default False.
+    keepdims
     ddof : float, optional
         NumPy's name for ``correction``.
 
@@ -801,6 +800,7 @@ def _prod_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _prod_op = defop("prod", _prod_vjp, _prod_jvp)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def prod(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
          dtype: DTypeLike | None = None,
          keepdims: bool = False) -> Tensor:
@@ -811,15 +811,11 @@ def prod(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
 
     Parameters
     ----------
-    x : array_like
-        The input.
-    axis : int or tuple of int, optional
-        The axes to reduce. Default None: all.
+    x, axis
     dtype : dtype, optional
         Casts the input first. Default: the input's dtype (small integers accumulate in
         int64/uint64).
-    keepdims : bool, optional
-        Keep the reduced axes with length 1. Default False.
+    keepdims
 
     Returns
     -------
@@ -829,7 +825,6 @@ def prod(x: ArrayLike, /, axis: int | tuple[int, ...] | None = None, *,
     Raises
     ------
     ShapeError
-        If an axis is out of range or repeated.
 
     Notes
     -----
@@ -1001,6 +996,7 @@ def _lse_jvp(ctx: Any, ts: Any, xs: Any, ys: Any) -> Any:
 _lse_op = defop("logsumexp", _lse_vjp, _lse_jvp)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None,
               keepdims: bool = False) -> Tensor:
     r""":math:`\log \sum \exp x` over ``axis``, computed stably (like ``scipy.special.logsumexp``).
@@ -1010,12 +1006,7 @@ def logsumexp(x: ArrayLike, axis: int | tuple[int, ...] | None = None,
 
     Parameters
     ----------
-    x : array_like
-        The input.
-    axis : int or tuple of int, optional
-        The axes to reduce. Default None: all.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1. Default False.
+    x, axis, keepdims
 
     Returns
     -------
@@ -1133,6 +1124,7 @@ def _with_initial(y: Tensor, axis: int, value: int) -> Tensor:
     return concatenate([Tensor._wrap(np.full(shape, value, dtype=y.dtype)), y], axis=axis)
 
 
+@_docs.shared(_DOCS, _RAISES_CUMULATIVE)
 def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    include_initial: bool = False) -> Tensor:
     """Cumulative sum along ``axis``, differentiable.
@@ -1157,7 +1149,6 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike
     Raises
     ------
     ShapeError
-        If ``x`` is 0-d, or ``axis`` is omitted for ``x`` of dimension > 1.
 
     Notes
     -----
@@ -1177,6 +1168,7 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike
     return _with_initial(y, axis, 0) if include_initial else y
 
 
+@_docs.shared(_DOCS, _RAISES_CUMULATIVE)
 def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                     include_initial: bool = False) -> Tensor:
     r"""Cumulative product along ``axis``, differentiable and exact with zeros in ``x`` at every
@@ -1201,7 +1193,6 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLik
     Raises
     ------
     ShapeError
-        If ``x`` is 0-d, or ``axis`` is omitted for ``x`` of dimension > 1.
 
     Notes
     -----

@@ -34,8 +34,19 @@ from .._errors import AxisError, DTypeError, IndexingError, ShapeError
 from .. import _dtypes
 from .._tensor import Tensor, as_tensor
 from .._rule_api import has_node_or_tangent
+from . import _docs
 from .registry import defop, register
 from ._util import conj, operands, to_tensor, unbroadcast
+
+
+# ---- docstring glossary of the structure ops (``_docs.shared`` fills bare names)
+_DOCS = {
+    "x": ("array_like", "The input."),
+}
+_RAISES = {
+    "AxisError": "If an axis is out of range.",
+    "ShapeError": "If ``axes`` is not a permutation of ``x``'s axes.",
+}
 
 __all__ = [
     "reshape", "broadcast_to", "ravel", "flatten", "transpose", "permute", "swapaxes",
@@ -84,6 +95,7 @@ _reshape_op = defop("reshape", lambda ctx, needs, gs, xs, ys: (gs[0].reshape(xs[
 _reshape_op.replay = lambda shape: operator.methodcaller("reshape", shape)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
             copy: bool | None = None) -> Tensor:
     """``x`` with a new shape (one entry may be -1), like ``numpy.reshape``.
@@ -92,8 +104,7 @@ def reshape(x: ArrayLike, /, shape: int | Sequence[int], *more: int,
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     shape : int or sequence of int
         The new shape; one entry may be -1 (inferred). More ints may follow as ``*more``.
     *more : int
@@ -182,13 +193,13 @@ def _np_reshape(a: ArrayLike, shape: Any = None, order: str = "C", *, newshape: 
     return reshape(a, newshape if shape is None else shape)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def ravel(x: ArrayLike, order: str = "C") -> Tensor:
     """``x`` as a 1-D tensor (C order), like ``numpy.ravel``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     order : {'C'}, optional
         Only C order is supported. Default 'C'.
 
@@ -224,13 +235,13 @@ def _flat_if_no_axis(x: Any, axis: Any) -> tuple[Tensor, Any]:
     return (ravel(t), 0) if axis is None else (t, axis)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge axes ``start_dim..end_dim`` (all by default) into one, like ``torch.flatten``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     start_dim : int, optional
         First axis to merge. Default 0.
     end_dim : int, optional
@@ -246,7 +257,6 @@ def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     ShapeError
         If ``start_dim`` comes after ``end_dim``.
     AxisError
-        If an axis is out of range.
 
     Notes
     -----
@@ -269,13 +279,13 @@ def flatten(x: ArrayLike, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return _reshape_to(t, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
 
 
+@_docs.shared(_DOCS, _RAISES)
 def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...] = 0) -> Tensor:
     """``x`` with length-1 axes inserted at ``axis``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     axis : int or tuple of int, optional
         Positions of the new axes in the result. Default 0.
 
@@ -306,13 +316,13 @@ def expand_dims(x: ArrayLike, /, axis: int | tuple[int, ...] = 0) -> Tensor:
     return _reshape_to(t, tuple(1 if i in axes else next(it) for i in range(ndim)))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def unsqueeze(x: ArrayLike, dim: int) -> Tensor:
     """``x`` with a length-1 axis inserted at ``dim`` (PyTorch spelling of expand_dims).
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     dim : int
         Position of the new axis in the result.
 
@@ -338,13 +348,13 @@ def unsqueeze(x: ArrayLike, dim: int) -> Tensor:
     return expand_dims(x, dim)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def squeeze(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` without its length-1 axes (only those in ``axis`` when given).
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     axis : int or tuple of int, optional
         The axes to remove; each must have length 1. Default: all length-1 axes.
 
@@ -358,7 +368,6 @@ def squeeze(x: ArrayLike, axis: int | tuple[int, ...] | None = None) -> Tensor:
     ShapeError
         If an axis in ``axis`` does not have length 1.
     AxisError
-        If an axis is out of range.
 
     Notes
     -----
@@ -406,6 +415,7 @@ _broadcast_op = defop("broadcast_to",
                       lambda ctx, ts, xs, ys: (np.broadcast_to(ts[0], ys[0].shape),))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Tensor:
     """``x`` broadcast to ``shape``, like ``numpy.broadcast_to``.
 
@@ -415,8 +425,7 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Tensor:
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     shape : sequence of int
         The target shape; ``x.shape`` must broadcast to it.
 
@@ -484,13 +493,13 @@ def _permuted(x: Tensor, perm: tuple[int, ...]) -> Tensor:
     return as_view(y, x, ("transpose", perm))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
     """Permute the axes (reverse them by default), like ``numpy.transpose``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     axes : sequence of int, optional
         A permutation of ``range(x.ndim)``. Default: reversed.
 
@@ -502,7 +511,6 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
     Raises
     ------
     ShapeError
-        If ``axes`` is not a permutation of ``x``'s axes.
 
     Notes
     -----
@@ -528,13 +536,13 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Tensor:
     return _permuted(t, perm)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def permute(x: ArrayLike, *axes: int | Sequence[int]) -> Tensor:
     """Permute the axes (PyTorch spelling): ``permute(x, 2, 0, 1)`` or ``permute(x, (2, 0, 1))``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     *axes : int or sequence of int
         A permutation of ``range(x.ndim)``, as separate ints or one sequence.
 
@@ -546,7 +554,6 @@ def permute(x: ArrayLike, *axes: int | Sequence[int]) -> Tensor:
     Raises
     ------
     ShapeError
-        If ``axes`` is not a permutation of ``x``'s axes.
 
     Notes
     -----
@@ -573,13 +580,13 @@ def _transpose_method(self: Tensor, *axes: Any) -> Tensor:
     return transpose(self, perm)
 
 
+@_docs.shared(_DOCS, _RAISES)
 def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Tensor:
     """Exchange two axes, like ``numpy.swapaxes``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     axis1, axis2 : int
         The axes to exchange.
 
@@ -591,7 +598,6 @@ def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Tensor:
     Raises
     ------
     AxisError
-        If an axis is out of range.
 
     Notes
     -----
@@ -610,14 +616,14 @@ def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Tensor:
     return _permuted(t, tuple(perm))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def moveaxis(x: ArrayLike, source: int | tuple[int, ...], destination: int | tuple[int,
              ...]) -> Tensor:
     """Move axes to new positions (the others keep their order), like ``numpy.moveaxis``.
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     source : int or tuple of int
         The axes to move.
     destination : int or tuple of int
@@ -1599,6 +1605,7 @@ _astype_op = defop("astype", lambda ctx, needs, gs, xs, ys: (gs[0],),
                    lambda ctx, ts, xs, ys: (ts[0],))
 
 
+@_docs.shared(_DOCS, _RAISES)
 def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
            device: str | None = None) -> Tensor:
     """``x`` cast to ``dtype`` (array API ``astype``).
@@ -1609,8 +1616,7 @@ def astype(x: ArrayLike, dtype: DTypeLike, /, *, copy: bool = True,
 
     Parameters
     ----------
-    x : array_like
-        The input.
+    x
     dtype : dtype
         The target dtype.
     copy : bool, optional

@@ -34,11 +34,29 @@ import numpy as np
 
 from .._errors import ShapeError
 from .._tensor import Tensor
+from .._ops import _docs
 from .._ops._util import axis_index, floating, to_tensor
 from .._ops.elementwise import where
 from .._ops.manipulation import flip, take
 from .._ops.reductions import cumulative_sum, sum as _sum
 from .._ops.structure import broadcast_to, concatenate, reshape
+
+
+# ---- the quadrature rules' arguments and errors, described once for all of them
+# (``_docs.shared`` fills a bare name in a docstring from here)
+_DOCS = {
+    "axis": ("int, optional", "The axis to integrate along. Default -1."),
+    "dx": ("float or array_like, optional",
+           "The spacing when x is None (differentiable). Default 1.0."),
+    "x": ("array_like, optional", "The sample points, real: 1-D of y's length along ``axis``, "
+                                  "or broadcasting to y (differentiable). Default None: spacing "
+                                  "``dx``."),
+    "y": ("array_like", "The samples, real or complex, dimension >= 1 (differentiable)."),
+}
+_RAISES = {
+    "AxisError": "If ``axis`` is out of bounds.",
+    "ShapeError": "If y is 0-d, x or dx is complex, or x does not match y along ``axis``.",
+}
 
 __all__ = ["trapezoid", "simpson", "cumulative_trapezoid", "cumulative_simpson"]
 
@@ -117,6 +135,7 @@ def _spacing(y: Tensor, x: ArrayLike | None, dx: Any, axis: int, name: str,
 
 # ---- trapezoid ------------------------------------------------------------------------------
 
+@_docs.shared(_DOCS, _RAISES)
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | ArrayLike = 1.0,
               axis: int = -1) -> Tensor:
     r"""Integral of ``y`` along ``axis`` by the trapezoidal rule,
@@ -126,15 +145,7 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | ArrayLike = 
 
     Parameters
     ----------
-    y : array_like
-        The samples, real or complex, dimension >= 1 (differentiable).
-    x : array_like, optional
-        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
-        (differentiable). Default None: spacing ``dx``.
-    dx : float or array_like, optional
-        The spacing when x is None (differentiable). Default 1.0.
-    axis : int, optional
-        The axis to integrate along. Default -1.
+    y, x, dx, axis
 
     Returns
     -------
@@ -143,10 +154,7 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | ArrayLike = 
 
     Raises
     ------
-    ShapeError
-        If y is 0-d, x or dx is complex, or x does not match y along ``axis``.
-    AxisError
-        If ``axis`` is out of bounds.
+    ShapeError, AxisError
 
     Notes
     -----
@@ -168,6 +176,7 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | ArrayLike = 
     return out
 
 
+@_docs.shared(_DOCS, _RAISES)
 def cumulative_trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | ArrayLike = 1.0,
                          axis: int = -1, initial: float | None = None) -> Tensor:
     """Partial sums of :func:`trapezoid` along ``axis`` (N-1 values; with ``initial=0`` a
@@ -176,15 +185,7 @@ def cumulative_trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | A
 
     Parameters
     ----------
-    y : array_like
-        The samples, real or complex, dimension >= 1 (differentiable).
-    x : array_like, optional
-        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
-        (differentiable). Default None: spacing ``dx``.
-    dx : float or array_like, optional
-        The spacing when x is None (differentiable). Default 1.0.
-    axis : int, optional
-        The axis to integrate along. Default -1.
+    y, x, dx, axis
     initial : {None, 0}, optional
         0 puts a leading 0 (N values); SciPy accepts no other value. Default None.
 
@@ -199,7 +200,6 @@ def cumulative_trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: float | A
         If y is 0-d, x or dx is complex, or x does not match y along ``axis``, or
         initial is not None or 0.
     AxisError
-        If ``axis`` is out of bounds.
 
     Notes
     -----
@@ -245,6 +245,7 @@ def _basic_simpson(y: Tensor, stop: int, h: Any, dx: Any, axis: int) -> Tensor:
     return res
 
 
+@_docs.shared(_DOCS, _RAISES)
 def simpson(y: ArrayLike, x: ArrayLike | None = None, *, dx: float | ArrayLike = 1.0,
             axis: int = -1) -> Tensor:
     """Integral of ``y`` along ``axis`` by the composite Simpson rule, for uniform (dx) or
@@ -254,15 +255,7 @@ def simpson(y: ArrayLike, x: ArrayLike | None = None, *, dx: float | ArrayLike =
 
     Parameters
     ----------
-    y : array_like
-        The samples, real or complex, dimension >= 1 (differentiable).
-    x : array_like, optional
-        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
-        (differentiable). Default None: spacing ``dx``.
-    dx : float or array_like, optional
-        The spacing when x is None (differentiable). Default 1.0.
-    axis : int, optional
-        The axis to integrate along. Default -1.
+    y, x, dx, axis
 
     Returns
     -------
@@ -271,10 +264,7 @@ def simpson(y: ArrayLike, x: ArrayLike | None = None, *, dx: float | ArrayLike =
 
     Raises
     ------
-    ShapeError
-        If y is 0-d, x or dx is complex, or x does not match y along ``axis``.
-    AxisError
-        If ``axis`` is out of bounds.
+    ShapeError, AxisError
 
     Notes
     -----
@@ -344,6 +334,7 @@ def _simpson_unequal(y: Tensor, h: Tensor, axis: int) -> Tensor:
     return out
 
 
+@_docs.shared(_DOCS, _RAISES)
 def cumulative_simpson(y: ArrayLike, *, x: ArrayLike | None = None,
                        dx: float | ArrayLike = 1.0, axis: int = -1,
                        initial: ArrayLike | None = None) -> Tensor:
@@ -355,15 +346,7 @@ def cumulative_simpson(y: ArrayLike, *, x: ArrayLike | None = None,
 
     Parameters
     ----------
-    y : array_like
-        The samples, real or complex, dimension >= 1 (differentiable).
-    x : array_like, optional
-        The sample points, real: 1-D of y's length along ``axis``, or broadcasting to y
-        (differentiable). Default None: spacing ``dx``.
-    dx : float or array_like, optional
-        The spacing when x is None (differentiable). Default 1.0.
-    axis : int, optional
-        The axis to integrate along. Default -1.
+    y, x, dx, axis
     initial : array_like, optional
         Added to every value and put first: a scalar or y's shape with 1 along ``axis``
         (differentiable). Default None.
@@ -379,7 +362,6 @@ def cumulative_simpson(y: ArrayLike, *, x: ArrayLike | None = None,
         If y is 0-d, x or dx is complex, or x does not match y along ``axis``, or x is
         not strictly increasing.
     AxisError
-        If ``axis`` is out of bounds.
 
     Notes
     -----

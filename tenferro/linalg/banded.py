@@ -29,6 +29,8 @@ from .._ops.registry import defop
 from .._tensor import Tensor
 from ..builders import builder
 from ._common import batch_index, check_finite_or_raise
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["solve_banded", "solve_banded_ad"]
 
@@ -204,6 +206,7 @@ def _check(l_and_u: Any, abd: Any, bd: Any) -> tuple[int, int, bool]:
     return l, u, bd.ndim == 1
 
 
+@_docs.shared(PARAMS, RAISES)
 def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike, *,
                  check_finite: bool = True) -> Tensor:
     r"""Solve ``a x = b`` for a banded ``a`` with ``l`` sub- and ``u`` superdiagonals, given
@@ -220,8 +223,7 @@ def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike, *,
     b : array_like
         (n,) (one vector for every matrix) or (..., n, k); the batch dimensions of ab and b
         broadcast (SciPy's rule: a stack of vectors is ``b[..., None]``).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------

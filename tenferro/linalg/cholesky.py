@@ -41,6 +41,8 @@ from . import _lapack
 from ._common import batch_index, factorization_replay, matrix_input
 from ._common import mH
 from .triangular import halved, solve_triangular, trsolve
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 _backprop_kernel = load_kernel("triangular_backprop").cholesky_backprop
 
@@ -120,6 +122,7 @@ _cholesky_op.replay = lambda upper: factorization_replay(
     "cholesky", lambda d: _lapack.potrf(d, lower=not upper))
 
 
+@_docs.shared(PARAMS, RAISES)
 def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) -> Tensor:
     r"""Cholesky factor of a Hermitian positive-definite (stack of) matrix, like
     ``numpy.linalg.cholesky``: L lower with A = L Lᴴ, or (``upper=True``) U = Lᴴ upper
@@ -131,8 +134,7 @@ def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) ->
         A Hermitian positive-definite matrix (..., n, n) or a stack of them.
     upper : bool, optional
         Return the upper factor U = L^H (A = U^H U). Default False.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -145,7 +147,6 @@ def cholesky(a: ArrayLike, upper: bool = False, *, check_finite: bool = True) ->
         When a matrix is not positive definite (naming the batch index), or on non-finite
         input.
     ShapeError
-        If the matrices are not square.
 
     Notes
     -----
@@ -184,6 +185,7 @@ register(cholesky, methods=("cholesky",))
 cholesky_ad = builder(cholesky)
 
 
+@_docs.shared(PARAMS, RAISES)
 def cho_factor(a: ArrayLike, lower: bool = False, *,
                check_finite: bool = True) -> tuple[Tensor, bool]:
     """Cholesky factorization for :func:`cho_solve`, like ``scipy.linalg.cho_factor``:
@@ -196,8 +198,7 @@ def cho_factor(a: ArrayLike, lower: bool = False, *,
         A Hermitian positive-definite matrix (*batch, n, n).
     lower : bool, optional
         Return the lower factor L (A = L L^H); default False: the upper U (A = U^H U).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -232,6 +233,7 @@ def cho_factor(a: ArrayLike, lower: bool = False, *,
 _CHO_SOLVE = "tf.linalg.cho_solve"
 
 
+@_docs.shared(PARAMS, RAISES)
 def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, *,
               check_finite: bool = True) -> Tensor:
     r"""Solve A x = b given the Cholesky factor of A, like ``scipy.linalg.cho_solve``.
@@ -243,8 +245,7 @@ def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, *,
         names is read.
     b : array_like
         A vector (n,) or a matrix (*batch, n, k); batch dims broadcast.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------

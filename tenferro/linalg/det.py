@@ -66,6 +66,8 @@ from . import _lapack
 from .._dtypes import EPS, eps_of
 from ._common import batch_index, check_finite_or_raise, mH, matrix_input
 from .solve import _lu_inverse, solve
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 # getrf with the determinant (or sign and log|det|) and the tiny-pivot test in one
 # compiled call: the forward's fixed cost (a dozen NumPy calls otherwise)
@@ -244,15 +246,13 @@ _det_op = defop("det", _det_vjp, _det_jvp,
                 doc="det through getrf; exact (adjugate) gradient at singular matrices")
 
 
+@_docs.shared(PARAMS, RAISES)
 def det(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     r"""Determinant of each square matrix of ``a`` (*batch, n, n), like numpy.linalg.det.
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    a, check_finite
 
     Returns
     -------
@@ -262,7 +262,6 @@ def det(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     Raises
     ------
     ShapeError
-        If the matrices are not square.
     LinAlgError
         On non-finite input (unless ``check_finite=False``).
 
@@ -407,15 +406,13 @@ _slogdet_complex_op = defop("slogdet_complex", _slogdet_vjp, _slogdet_jvp,
                                 "sign is differentiable")
 
 
+@_docs.shared(PARAMS, RAISES)
 def slogdet(a: ArrayLike, *, check_finite: bool = True) -> SlogdetResult:
     r"""Sign and natural log of |det| of each square matrix, like numpy.linalg.slogdet.
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    a, check_finite
 
     Returns
     -------
@@ -429,7 +426,6 @@ def slogdet(a: ArrayLike, *, check_finite: bool = True) -> SlogdetResult:
         On non-finite input; when differentiating through a singular matrix (use
         :func:`det`).
     ShapeError
-        If the matrices are not square.
 
     Notes
     -----

@@ -55,6 +55,8 @@ from ..builders import builder
 from . import _lapack
 from ._common import batch_index, field_aliases, matrix_input, mH
 from .solve import solve_in_rule
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["EigResult", "eig", "eigvals", "eig_ad", "eigvals_ad"]
 
@@ -209,6 +211,7 @@ def _empty(d: Any, vectors: Any) -> Any:
     return (w, np.zeros(d.shape, cdt)) if vectors else w
 
 
+@_docs.shared(PARAMS, RAISES)
 def eig(a: ArrayLike, *, check_finite: bool = True, check_gauge: bool = True) -> EigResult:
     r"""Eigenvalues and right eigenvectors of square matrices, like ``numpy.linalg.eig``.
 
@@ -216,8 +219,7 @@ def eig(a: ArrayLike, *, check_finite: bool = True, check_gauge: bool = True) ->
     ----------
     a : array_like
         Square matrices (*batch, n, n), real or complex.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
     check_gauge : bool, optional
         Raise GaugeError for a loss that depends on the eigenvectors' phases. Default True.
 
@@ -230,10 +232,7 @@ def eig(a: ArrayLike, *, check_finite: bool = True, check_gauge: bool = True) ->
 
     Raises
     ------
-    ShapeError
-        If the matrices are not square.
-    LinAlgError
-        On non-finite input or no convergence.
+    ShapeError, LinAlgError
     GaugeError
         (backward) If the loss depends on the eigenvectors' phases.
     UnsupportedADError
@@ -285,15 +284,13 @@ _eigvals_op = defop("eigvals", _eigvals_vjp, _eigvals_jvp,
                     doc="eigenvalues of a general square matrix (complex output)")
 
 
+@_docs.shared(PARAMS, RAISES)
 def eigvals(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     r"""Eigenvalues (*batch, n) of square matrices, complex, like ``numpy.linalg.eigvals``.
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    a, check_finite
 
     Returns
     -------
@@ -302,10 +299,7 @@ def eigvals(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
 
     Raises
     ------
-    ShapeError
-        If the matrices are not square.
-    LinAlgError
-        On non-finite input or no convergence.
+    ShapeError, LinAlgError
 
     Notes
     -----

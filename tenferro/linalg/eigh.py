@@ -40,6 +40,8 @@ from ._common import factorization_replay, field_aliases, mH, matrix_input
 from .svd import (_check_eps, _check_phase, _data, _eps2, _eps_params, _gap_inverse,
                   _input_tangent, _kernel, _same_block, _values_only_jvp,
                   adapt_degenerate_basis)
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["EighResult", "eigh", "eigen", "eigvalsh", "eigh_ad", "eigen_ad", "eigvalsh_ad"]
 
@@ -189,6 +191,7 @@ _eigh_op.replay = lambda ctx: factorization_replay(
     "eigh", lambda d: tuple(_lapack.eigh(d, lower=ctx[3])))
 
 
+@_docs.shared(PARAMS, RAISES)
 def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | None = None,
          check_gauge: bool = True, check_finite: bool = True) -> EighResult:
     r"""Eigenvalues (ascending, real) and eigenvectors of a Hermitian (stack of) matrix.
@@ -206,8 +209,7 @@ def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | No
         ``n * eps(dtype) * max|λ|`` per matrix.
     check_gauge : bool, optional
         Raise GaugeError when a complex loss depends on eigenvector phases. Default True.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -222,7 +224,6 @@ def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | No
     ValueError
         For a bad ``UPLO``.
     DTypeError
-        For an unsupported dtype.
     LinAlgError
         On non-finite input (unless ``check_finite=False``) or no convergence.
     GaugeError
@@ -275,6 +276,7 @@ def eigh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", *, derivative_eps: float | No
 eigen = eigh
 
 
+@_docs.shared(PARAMS, RAISES)
 def eigvalsh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", check_finite: bool = True) -> Tensor:
     r"""Eigenvalues (ascending, real) of a Hermitian (stack of) matrix, reading its ``UPLO``
     triangle. Differentiable by the exact rule Ā = V diag(λ̄) Vᴴ (finite for repeated
@@ -286,8 +288,7 @@ def eigvalsh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", check_finite: bool = True
         A Hermitian matrix (..., n, n) or a stack of them.
     UPLO : {'L', 'U'}, optional
         The triangle read. Default 'L'.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -296,10 +297,7 @@ def eigvalsh(a: ArrayLike | Tensor, UPLO: _UPLO = "L", check_finite: bool = True
 
     Raises
     ------
-    ShapeError
-        If the matrices are not square.
-    LinAlgError
-        On non-finite input or no convergence.
+    ShapeError, LinAlgError
 
     Notes
     -----

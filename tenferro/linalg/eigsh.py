@@ -39,6 +39,8 @@ from ._iterative import (LinearMap, arpack_call, check_k, fn_jvp, fn_jvp_graph, 
                          fn_vjp_graph, function_dtype, guarded_tangent, params_input,
                          projected_solve, start_vector)
 from .svd import _check_phase, _data, _gap_inverse, _same_block
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["EigshResult", "eigsh"]
 
@@ -204,6 +206,7 @@ def _hermitian_or_raise(d: Any) -> None:
             f"(a + a.mH) / 2, or use tf.linalg.eig for a general matrix")
 
 
+@_docs.shared(PARAMS, RAISES)
 def eigsh(a: ArrayLike | Tensor | Callable[..., Any], k: int = 6,
           which: Literal["LA", "SA", "LM", "SM"] = "LM", *, n: int | None = None,
           params: Sequence[ArrayLike | Tensor] = (), v0: ArrayLike | None = None,
@@ -237,8 +240,7 @@ def eigsh(a: ArrayLike | Tensor | Callable[..., Any], k: int = 6,
         As in ``scipy.sparse.linalg.eigsh``.
     check_gauge : bool, optional
         Raise GaugeError for a phase-dependent loss of complex vectors. Default True.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------

@@ -62,6 +62,8 @@ from . import _lapack
 from .._dtypes import EPS, eps_of
 from ._common import matrix_input, mH, right_hand_side
 from .svd import svd as _svd
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["pinv", "lstsq", "LstsqResult", "pinv_ad", "lstsq_ad"]
 
@@ -221,6 +223,7 @@ def _rtol_array(rtol: Any, d: Any, name: str) -> Any:
     return r
 
 
+@_docs.shared(PARAMS, RAISES)
 def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
          check_finite: bool = True) -> Tensor:
     r"""Moore–Penrose pseudo-inverse of each matrix of ``a`` (..., m, n) -> (..., n, m).
@@ -235,8 +238,7 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
     hermitian : bool, optional
         Square a, only its lower triangle read; uses eigh, cutting |λ| <= rtol * max|λ|.
         Default False.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -249,7 +251,6 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
         If ``a.ndim < 2``, a is not square with ``hermitian=True``, or ``rtol`` does not
         match the batch.
     DTypeError
-        For an unsupported dtype.
     LinAlgError
         On non-finite input (unless ``check_finite=False``) or no convergence.
 
@@ -625,6 +626,7 @@ def _residuals(a: Any, b: Any, x: Any, vector: Any, value: Any = None, cache: An
 _LSTSQ = "tf.linalg.lstsq"
 
 
+@_docs.shared(PARAMS, RAISES)
 def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
           check_finite: bool = True) -> LstsqResult:
     r"""Least-squares solution of ``a @ x ≈ b``, like ``numpy.linalg.lstsq``.
@@ -640,8 +642,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     rcond : float, optional
         Singular values s <= rcond * s_max count as zero. Default ``eps(dtype) * max(m, n)``
         (NumPy 2's; float32 input is computed in float32, so its eps is float32's).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -659,7 +660,6 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     ShapeError
         For a wrong ndim, mismatched rows or batches.
     DTypeError
-        For an unsupported dtype.
     LinAlgError
         On non-finite input (unless ``check_finite=False``) or no convergence.
 

@@ -39,6 +39,8 @@ from ._common import matrix_input
 from .._dtypes import eps_of
 from ._common import mH
 from .triangular import check_nonsingular, tri_part, trsolve
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 # Ā from L, U and their cotangents in one compiled call (square; P applied when given)
 _backprop_kernel = load_kernel("triangular_backprop").lu_backprop
@@ -240,6 +242,7 @@ def _empty_lu(d: Any) -> Any:
     return p, l, np.zeros(batch + (k, n), d.dtype)
 
 
+@_docs.shared(PARAMS, RAISES)
 def lu(a: ArrayLike, *, check_finite: bool = True) -> LUResult:
     r"""LU decomposition with partial pivoting A = P L U, like ``scipy.linalg.lu``.
 
@@ -247,8 +250,7 @@ def lu(a: ArrayLike, *, check_finite: bool = True) -> LUResult:
     ----------
     a : array_like
         Matrices (*batch, m, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------

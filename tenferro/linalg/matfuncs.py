@@ -79,6 +79,8 @@ from ..builders import builder
 from . import _lapack
 from ._common import _all_finite, check_finite_or_raise, matrix_input, mH
 from .svd import svd, svdvals
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 expm_frechet = load_kernel("expm").expm_frechet
 expm_pade = load_kernel("expm").expm_pade
@@ -161,14 +163,14 @@ _expm_op = defop("matrix_exp", _expm_vjp, _expm_jvp,
                  doc="exp(A) by scaling and squaring; rules by the Fréchet derivative")
 
 
+@_docs.shared(PARAMS, RAISES)
 def matrix_exp(a: ArrayLike, *, check_finite: bool = False) -> Tensor:
     r"""Matrix exponential of each square matrix of ``a`` (*batch, n, n) (alias ``expm``),
     like ``scipy.linalg.expm``.
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
+    a
     check_finite : bool, optional
         Raise LinAlgError for NaN/Inf entries instead of returning NaN. Default False.
 
@@ -182,7 +184,6 @@ def matrix_exp(a: ArrayLike, *, check_finite: bool = False) -> Tensor:
     LinAlgError
         With ``check_finite=True``, for non-finite input.
     ShapeError
-        If the matrices are not square.
 
     Notes
     -----

@@ -57,6 +57,8 @@ from . import _lapack
 from ._common import matrix_input, mH
 from .lstsq import _rtol_array
 from .solve import inv
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["cross", "outer", "vecdot", "matrix_power", "matrix_rank", "diagonal", "trace",
            "matmul", "matrix_transpose", "tensordot",
@@ -379,6 +381,7 @@ _mpow_op = defop("matrix_power", _mpow_vjp, _mpow_jvp,
                  doc="A^n (n >= 2) by repeated squaring; rules through the same products")
 
 
+@_docs.shared(PARAMS, RAISES)
 def matrix_power(x: ArrayLike, n: int, /, *, check_finite: bool = True) -> Tensor:
     r"""``x`` (*batch, M, M) raised to the integer power ``n`` (array API
     ``linalg.matrix_power``, ``numpy.linalg.matrix_power``).
@@ -404,7 +407,6 @@ def matrix_power(x: ArrayLike, n: int, /, *, check_finite: bool = True) -> Tenso
     LinAlgError
         For n < 0 and a singular (or, with ``check_finite``, non-finite) matrix.
     ShapeError
-        If the matrices are not square.
 
     Notes
     -----

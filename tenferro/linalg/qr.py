@@ -35,6 +35,8 @@ from ._common import field_aliases, matrix_input
 from .._dtypes import eps_of
 from ._common import mH
 from .triangular import check_nonsingular, halved, trsolve
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 _backprop_kernel = load_kernel("triangular_backprop").qr_backprop
 
@@ -217,6 +219,7 @@ def qr(a: ArrayLike, mode: Literal["reduced", "complete"] = "reduced", *,
 def qr(a: ArrayLike, mode: Literal["r"], *, check_finite: bool = True) -> Tensor: ...
 
 
+@_docs.shared(PARAMS, RAISES)
 def qr(a: ArrayLike, mode: _Mode = "reduced", *,
        check_finite: bool = True) -> QRResult | Tensor:
     r"""QR decomposition A = Q R of a (stack of) m×n matrix, like ``numpy.linalg.qr``.
@@ -228,8 +231,7 @@ def qr(a: ArrayLike, mode: _Mode = "reduced", *,
     mode : {'reduced', 'complete', 'r'}, optional
         'reduced': q (m x k), r (k x n), k = min(m, n); 'complete': q (m x m), r (m x n);
         'r': r alone (k x n), as a Tensor. Default 'reduced'.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------

@@ -76,6 +76,8 @@ from .eigh import eigh
 from .matfuncs import block_frechet, matrix_exp, norm1, wide_dtype
 from .solve import solve
 from .sylvester import schur_stack, solve_sylvester, sylvester_schur
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["sqrtm", "logm", "funm", "sqrtm_ad", "logm_ad", "funm_ad"]
 
@@ -158,16 +160,14 @@ def _sqrt1(m: Any) -> Any:
         return _sla.sqrtm(m)
 
 
+@_docs.shared(PARAMS, RAISES)
 def sqrtm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     r"""Principal square root X (X @ X = A, eigenvalues in the open right half-plane) of
     each square matrix of ``a`` (*batch, n, n), like ``scipy.linalg.sqrtm``.
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    a, check_finite
 
     Returns
     -------
@@ -363,16 +363,14 @@ _logm_op = defop("logm", _logm_vjp, _logm_jvp,
                      "the block logarithm log [[A, E], [0, A]]")
 
 
+@_docs.shared(PARAMS, RAISES)
 def logm(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     r"""Principal logarithm (eigenvalues with imaginary part in (−π, π]) of each square
     matrix of ``a`` (*batch, n, n), like ``scipy.linalg.logm``.
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    a, check_finite
 
     Returns
     -------
@@ -445,6 +443,7 @@ def _named(name: str, a: Tensor) -> Tensor:
 _NAMES = ("exp", "log", "sqrt", "sin", "cos", "sinh", "cosh")
 
 
+@_docs.shared(PARAMS, RAISES)
 def funm(a: ArrayLike, func: str | Callable[[Tensor], Tensor], *,
          hermitian: bool = False) -> Tensor:
     r"""The matrix function f(A) of each square matrix of ``a`` (*batch, n, n), like
@@ -452,8 +451,7 @@ def funm(a: ArrayLike, func: str | Callable[[Tensor], Tensor], *,
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
+    a
     func : str or callable
         One of 'exp', 'log', 'sqrt', 'sin', 'cos', 'sinh', 'cosh' (through matrix_exp, logm
         and sqrtm: accurate, derivatives exact to every order), or a callable applied

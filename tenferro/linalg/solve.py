@@ -29,6 +29,8 @@ from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import _all_finite, batch_index, matrix_input, mH, right_hand_side
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["solve", "inv", "solve_ad", "inv_ad"]
 
@@ -186,18 +188,17 @@ _solve_op = defop("solve", _solve_vjp, _solve_jvp,
 _SOLVE = "tf.linalg.solve"
 
 
+@_docs.shared(PARAMS, RAISES)
 def solve(a: ArrayLike, b: ArrayLike, *, check_finite: bool = True) -> Tensor:
     r"""Solve ``a @ x = b`` for square ``a``, like ``numpy.linalg.solve`` (NumPy 2 rules).
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
+    a
     b : array_like
         A vector (n,) when ``b.ndim == 1`` (x is then (*batch, n)), otherwise a stack of
         matrices (*batch, n, k); the batch dimensions broadcast.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -298,15 +299,13 @@ _inv_op = defop("inv", _inv_vjp, _inv_jvp, doc="Y = A⁻¹ from getrf's factors 
 _INV = "tf.linalg.inv"
 
 
+@_docs.shared(PARAMS, RAISES)
 def inv(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     r"""Inverse of each square matrix of ``a`` (*batch, n, n), like ``numpy.linalg.inv``.
 
     Parameters
     ----------
-    a : array_like
-        Square matrices (*batch, n, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    a, check_finite
 
     Returns
     -------
@@ -318,7 +317,6 @@ def inv(a: ArrayLike, *, check_finite: bool = True) -> Tensor:
     LinAlgError
         For an exactly singular matrix (naming its batch index), or non-finite input.
     ShapeError
-        If the matrices are not square.
 
     Notes
     -----

@@ -53,6 +53,8 @@ from .._tensor import Tensor
 from ..builders import builder
 from . import _lapack
 from ._common import batch_index, factorization_replay, field_aliases, mH, matrix_input
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 _kernel = load_kernel("spectral")
 
@@ -618,6 +620,7 @@ def _svd(a: Any, full_matrices: Any, derivative_eps: Any, check_gauge: Any,
     return apply(_svd_op, (a,), outs, ctx)
 
 
+@_docs.shared(PARAMS, RAISES)
 def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | None = None,
         rtol: float | None = None, atol: float | None = None,
         derivative_eps: float | None = None, check_gauge: bool = True,
@@ -639,8 +642,7 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
         Default ``max(m, n) * eps(dtype) * s_max**2`` per matrix.
     check_gauge : bool, optional
         Raise GaugeError when a complex loss depends on the free phases. Default True.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -660,7 +662,6 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
     ValueError, TypeError
         If ``rtol`` or ``atol`` is negative, NaN, infinite or not a number.
     DTypeError
-        For an unsupported dtype.
     LinAlgError
         On non-finite input (unless ``check_finite=False``) or no convergence.
     GaugeError
@@ -758,6 +759,7 @@ def svd(a: ArrayLike | Tensor, full_matrices: bool = False, *, max_rank: int | N
     return SVDResult(*_svd(a, full_matrices, eps, check_gauge, False))
 
 
+@_docs.shared(PARAMS, RAISES)
 def svdvals(a: ArrayLike | Tensor, check_finite: bool = True) -> Tensor:
     r"""Singular values (..., k), descending, k = min(m, n), like numpy's
     ``svd(a, compute_uv=False)``. Differentiable by the exact rule Ā = U diag(s̄) Vᴴ
@@ -768,8 +770,7 @@ def svdvals(a: ArrayLike | Tensor, check_finite: bool = True) -> Tensor:
     ----------
     a : array_like
         A matrix (..., m, n) or a stack of them.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -781,7 +782,6 @@ def svdvals(a: ArrayLike | Tensor, check_finite: bool = True) -> Tensor:
     ShapeError
         If ``a.ndim < 2``.
     LinAlgError
-        On non-finite input or no convergence.
 
     Notes
     -----

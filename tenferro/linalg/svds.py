@@ -36,6 +36,8 @@ from ._iterative import (LinearMap, arpack_call, check_k, fn_jvp, fn_jvp_graph, 
                          fn_vjp_graph, function_dtype, guarded_tangent, params_input,
                          projected_solve, start_vector)
 from .svd import _check_phase, _core_tensor, _gap_inverse, _poles, _same_block
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["SvdsResult", "svds"]
 
@@ -229,6 +231,7 @@ _svds_op = defop("svds", _vjp, _jvp, complex=True, batched=False, second_order=F
                      "truncated-SVD coupling solved with MINRES (second order: values only)")
 
 
+@_docs.shared(PARAMS, RAISES)
 def svds(a: ArrayLike | Tensor | tuple[Callable[..., Any], Callable[..., Any]], k: int = 6,
          which: Literal["LM", "SM"] = "LM", *, shape: tuple[int, int] | None = None,
          params: Sequence[ArrayLike | Tensor] = (), v0: ArrayLike | None = None,
@@ -259,8 +262,7 @@ def svds(a: ArrayLike | Tensor | tuple[Callable[..., Any], Callable[..., Any]], 
         As in ``scipy.sparse.linalg.svds`` (solver 'arpack').
     check_gauge : bool, optional
         Raise GaugeError for a phase-dependent loss of complex vectors. Default True.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------

@@ -35,6 +35,8 @@ from .._ops.registry import defop
 from .._tensor import Tensor
 from ..builders import builder
 from ._common import batch_index, check_finite_or_raise, mH
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 __all__ = ["solve_sylvester", "solve_continuous_lyapunov", "solve_sylvester_ad",
            "solve_continuous_lyapunov_ad"]
@@ -149,6 +151,7 @@ def _square(t: Tensor, what: str, name: str) -> None:
                          f"matrices, got shape {d.shape}")
 
 
+@_docs.shared(PARAMS, RAISES)
 def solve_sylvester(a: ArrayLike, b: ArrayLike, q: ArrayLike, *,
                     check_finite: bool = True) -> Tensor:
     r"""The solution X of ``A X + X B = Q``, like ``scipy.linalg.solve_sylvester``.
@@ -161,8 +164,7 @@ def solve_sylvester(a: ArrayLike, b: ArrayLike, q: ArrayLike, *,
         (*batch, m, m).
     q : array_like
         (*batch, n, m); the batch dimensions broadcast.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
@@ -237,6 +239,7 @@ _sylvester_op.replay_ctx = True
 _LYAP = "tf.linalg.solve_continuous_lyapunov"
 
 
+@_docs.shared(PARAMS, RAISES)
 def solve_continuous_lyapunov(a: ArrayLike, q: ArrayLike, *,
                               check_finite: bool = True) -> Tensor:
     """The solution X of ``A X + X Aᴴ = Q``, like ``scipy.linalg.solve_continuous_lyapunov``.
@@ -247,8 +250,7 @@ def solve_continuous_lyapunov(a: ArrayLike, q: ArrayLike, *,
         (*batch, n, n).
     q : array_like
         (*batch, n, n).
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------

@@ -36,6 +36,8 @@ from .._ops.manipulation import tril as _tril, triu as _triu
 from .._ops.registry import Op, defop, register
 from ..builders import builder
 from ._common import _all_finite, check_finite_or_raise, mH, matrix_input
+from .._ops import _docs
+from ._glossary import PARAMS, RAISES
 
 _backprop_kernel = load_kernel("triangular_backprop").solve_triangular_backprop
 _trsm = load_kernel("triangular_backprop").trsm
@@ -261,6 +263,7 @@ def _replay(ctx: Any) -> Any:
 _solve_op.replay = _replay
 
 
+@_docs.shared(PARAMS, RAISES)
 def solve_triangular(a: ArrayLike, b: ArrayLike, lower: bool = False, trans: int | str = 0,
                      unit_diagonal: bool = False, left: bool = True, *,
                      check_finite: bool = True) -> Tensor:
@@ -284,8 +287,7 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, lower: bool = False, trans: int
         Take the diagonal as ones. Default False.
     left : bool, optional
         Solve ``op(a) @ x = b`` (True) or ``x @ op(a) = b`` (False). Default True.
-    check_finite : bool, optional
-        Raise LinAlgError on non-finite input. Default True.
+    check_finite
 
     Returns
     -------
