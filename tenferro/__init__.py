@@ -66,3 +66,9 @@ __version__ = "0.1.0"
 __array_api_version__ = "2024.12"   # the namespace is this module (Tensor.__array_namespace__)
 e, inf, nan, pi = _math.e, _math.inf, _math.nan, _math.pi
 newaxis = None
+
+# NumPy's and SciPy's OpenBLAS are loaded now: make their idle threads sleep sooner, or the
+# two pools take the cores from each other (tenferro/_threads.py, "Two OpenBLAS thread pools")
+from ._threads import _shorten_blas_spin  # noqa: E402
+_shorten_blas_spin()
+del _shorten_blas_spin

@@ -34,6 +34,26 @@ Threads are used only where they pay:
 
 The default is ``OMP_NUM_THREADS`` when set (the usual knob of threadpoolctl-aware
 tools), else ``os.cpu_count()``; 1 means serial.
+
+**Two OpenBLAS thread pools.** The pip wheels of NumPy and SciPy each bundle their own
+OpenBLAS (NumPy's with 64-bit integers; SciPy's, which tenferro's LAPACK drivers call
+through ``scipy.linalg.cython_lapack``), each with its own pool of threads. After a call,
+OpenBLAS's idle threads spin for 2^28 cycles (~0.1 s) before they sleep, so in a program
+that alternates NumPy's BLAS (matmul, einsum) and SciPy's LAPACK (svd, eigh, qr,
+cholesky) — every tensor-network or Gaussian-process loop — one pool's spinning threads
+take the cores from the other's. Measured on 2 idle cores (scripts/bench_blas_pools.py):
+an einsum + svd loop of 200 x 200 ran 4-5x slower on 2 threads than on one, and
+examples/trg_ising.py 1.9x slower. At import tenferro therefore shortens the spin of every
+OpenBLAS loaded in the process to 2^20 cycles (~0.4 ms: still longer than the gaps
+between the BLAS calls inside one LAPACK routine): it sets ``OPENBLAS_THREAD_TIMEOUT=20``,
+has each library re-read its environment (``openblas_read_env``) and restarts its idle
+pool (``blas_thread_shutdown_``; the next threaded call starts it again), then restores
+the environment. The thread counts and the results are unchanged (no arithmetic moves).
+Then the same loop ran at 1.0-1.4x the one-thread time at 200 x 200 and 0.8x at
+600 x 600, and trg_ising as fast as on one thread. It is skipped when
+``OPENBLAS_THREAD_TIMEOUT`` is already set (the user's choice: set it to 28 to keep
+OpenBLAS's default), where ``/proc/self/maps`` is missing (not Linux), and for BLAS
+libraries that are not OpenBLAS.
 """
 from __future__ import annotations
 
@@ -88,6 +108,54 @@ def _default() -> int:
 
 
 _num_threads = _default()
+
+BLAS_SPIN = 20           # log2 of the cycles an idle OpenBLAS thread spins (OpenBLAS: 28)
+
+
+def _openblas_libraries() -> list[str]:
+    """Paths of the OpenBLAS shared libraries loaded in this process (Linux)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            lines = maps.readlines()
+    except OSError:
+        return []
+    paths: list[str] = []
+    for line in lines:
+        path = line.rsplit(" ", 1)[-1].strip()
+        name = os.path.basename(path).lower()
+        if "openblas" in name and ".so" in name and path not in paths:
+            paths.append(path)
+    return paths
+
+
+def _shorten_blas_spin(spin: int = BLAS_SPIN) -> list[str]:
+    """Make the idle threads of every loaded OpenBLAS sleep after 2^spin cycles instead
+    of 2^28 (see the module docstring); the libraries changed. Not when the user has set
+    OPENBLAS_THREAD_TIMEOUT."""
+    if "OPENBLAS_THREAD_TIMEOUT" in os.environ or "GOTO_THREAD_TIMEOUT" in os.environ:
+        return []
+    import ctypes
+    changed = []
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = str(spin)
+    try:
+        for path in _openblas_libraries():
+            try:
+                lib = ctypes.CDLL(path)
+                read_env, shutdown = lib.openblas_read_env, lib.blas_thread_shutdown_
+            except (OSError, AttributeError):
+                continue                       # not an OpenBLAS with these entry points
+            read_env()
+            shutdown()
+            changed.append(path)
+    finally:
+        del os.environ["OPENBLAS_THREAD_TIMEOUT"]
+    BLAS_SPIN_SHORTENED[:] = changed
+    return changed
+
+
+# the OpenBLAS libraries whose spin tenferro shortened (set at the end of tenferro's import,
+# once NumPy's and SciPy's are loaded)
+BLAS_SPIN_SHORTENED: list[str] = []
 
 
 def set_num_threads(n: int) -> None:

@@ -1,6 +1,8 @@
 """tenferro._threads: the thread-count API, and the batched kernels split over threads
 give bit-identical results and the same first failing matrix as the serial loop, for
 every threaded kernel and dtype, odd chunkings (nb = 1, 7) included."""
+import os
+import sys
 import numpy as np
 import pytest
 
@@ -335,3 +337,46 @@ def test_concurrent_callers_and_changing_thread_counts(split_always):
         results = list(users.map(work, range(24)))
     assert all(r == ref for r in results)
     assert split_always
+
+
+# ---- the two OpenBLAS pools: idle threads sleep sooner ---------------------------------
+
+_SPIN_PROBE = r"""
+import ctypes, os, sys
+import numpy as np, scipy.linalg        # loaded (with their spin) before tenferro
+import tenferro as tf
+from tenferro import _threads
+libs = _threads._openblas_libraries()
+print(len(libs), len(_threads.BLAS_SPIN_SHORTENED),
+      ",".join(str(ctypes.CDLL(p).openblas_thread_timeout()) for p in libs),
+      os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
+a = np.random.default_rng(0).standard_normal((300, 300))
+x = tf.tensor(a)
+u, s, vt = tf.linalg.svd(tf.einsum("ij,jk->ik", x, x))   # both pools run after the restart
+np.testing.assert_allclose(s.numpy(), np.linalg.svd(a @ a, compute_uv=False), rtol=1e-10)
+"""
+
+
+def _probe(env):
+    import subprocess
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")}
+    out = subprocess.run([sys.executable, "-c", _SPIN_PROBE], env={**base, **env},
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_import_shortens_the_spin_of_numpys_and_scipys_openblas():
+    n_libs, n_changed, spins, env_after = _probe({"OPENBLAS_NUM_THREADS": "2"})
+    # the pip wheels: NumPy's and SciPy's own OpenBLAS (a build against one system BLAS
+    # would list one; a non-OpenBLAS build none, and nothing is changed)
+    assert n_libs == n_changed and int(n_libs) >= 1
+    assert spins == ",".join([str(_threads.BLAS_SPIN)] * int(n_libs))
+    assert env_after == "None"                     # the environment is restored
+
+
+def test_a_spin_the_user_set_is_kept():
+    n_libs, n_changed, spins, env_after = _probe({"OPENBLAS_NUM_THREADS": "2",
+                                                  "OPENBLAS_THREAD_TIMEOUT": "25"})
+    assert n_changed == "0" and spins == ",".join(["25"] * int(n_libs)) and env_after == "25"
