@@ -30,7 +30,7 @@ Size-1 dimensions broadcast against any size for every label, as in ``numpy.eins
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple, Sequence, TypeAlias, cast
+from typing import Any, Iterable, NamedTuple, Sequence, TypeAlias
 
 from numpy.typing import ArrayLike, NDArray
 
@@ -693,7 +693,8 @@ def einsum(subscripts: str, *operands: ArrayLike, optimize: Any = "auto") -> Ten
     return ops[0]
 
 
-einsum.__doc__ = cast(str, einsum.__doc__).format(optimize=_OPTIMIZE_DOC.strip())
+if einsum.__doc__ is not None:          # (None under python -OO)
+    einsum.__doc__ = einsum.__doc__.format(optimize=_OPTIMIZE_DOC.strip())
 
 
 def _prepare(subscripts: Any, operands: Any, optimize: Any) -> tuple[_Plan, list[Tensor]]:
@@ -770,7 +771,8 @@ def einsum_path(subscripts: str, *operands: ArrayLike,
     return list(plan.path), info
 
 
-einsum_path.__doc__ = cast(str, einsum_path.__doc__).format(optimize=_OPTIMIZE_DOC.strip())
+if einsum_path.__doc__ is not None:     # (None under python -OO)
+    einsum_path.__doc__ = einsum_path.__doc__.format(optimize=_OPTIMIZE_DOC.strip())
 
 
 einsum_ad = builder(einsum)

@@ -115,3 +115,16 @@ def test_no_public_docstring_keeps_a_bare_entry():
     assert {k: v for k, v in found.items() if v} == {}
     assert _bare_entries(inspect.cleandoc(_DOC)) == [
         "x, axis", "keepdims", "ShapeError"]   # (the check sees them)
+
+
+def test_import_and_einsum_work_without_docstrings():
+    # python -OO strips docstrings (None); code that fills or formats them must not fail
+    import subprocess
+    import sys
+    code = ("import numpy as np, tenferro as tf\n"
+            "from tenferro import distributed, special, stats, signal, ndimage, integrate, fft\n"
+            "assert tf.einsum.__doc__ is None\n"
+            "print(tf.einsum('ij,jk->ik', np.eye(2), np.eye(2)).numpy().sum())\n")
+    out = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "2.0"
