@@ -173,21 +173,37 @@ def _shard_token(shard: Any, i: int) -> tuple[str, int]:
     return h.hexdigest()[:32], len(data)
 
 
+def _map_arrays(piece: Any, array: Callable[[NDArray[Any]], Any],
+                other: Callable[[Any], Any]) -> Any:
+    """``piece`` rebuilt with ``array(a)`` for each ndarray it holds (inside tuples,
+    namedtuples, lists and dicts) and ``other(x)`` for anything else."""
+    if isinstance(piece, np.ndarray):
+        return array(piece)
+    if isinstance(piece, (tuple, list)):
+        items = [_map_arrays(x, array, other) for x in piece]
+        if isinstance(piece, tuple) and type(piece) is not tuple:
+            return type(piece)(*items)            # a namedtuple
+        return type(piece)(items)
+    if isinstance(piece, dict):
+        return type(piece)((k, _map_arrays(x, array, other)) for k, x in piece.items())
+    return other(piece)
+
+
+def _read_only_copy(a: NDArray[Any]) -> NDArray[Any]:
+    out = np.array(a, copy=True)
+    out.setflags(write=False)
+    return out
+
+
 def _frozen_copy(piece: Any, i: int) -> Any:
     """A copy of ``piece`` whose arrays are read-only (containers copied, arrays copied
-    and frozen, anything else copied by a pickle round trip)."""
-    if isinstance(piece, np.ndarray):
-        out = np.array(piece, copy=True)
-        out.setflags(write=False)
-        return out
-    if isinstance(piece, (tuple, list)):
-        return type(piece)(_frozen_copy(x, i) for x in piece)
-    if isinstance(piece, dict):
-        return {k: _frozen_copy(x, i) for k, x in piece.items()}
-    if isinstance(piece, (int, float, complex, str, bytes, type(None))):
-        return piece
-    _shard_token(piece, i)         # DistributedError when it cannot be pickled
-    return pickle.loads(pickle.dumps(piece, protocol=5))
+    and frozen, other objects copied by a pickle round trip)."""
+    def other(x: Any) -> Any:
+        if isinstance(x, (int, float, complex, str, bytes, type(None))):
+            return x
+        _shard_token(x, i)         # DistributedError when it cannot be pickled
+        return pickle.loads(pickle.dumps(x, protocol=5))
+    return _map_arrays(piece, _read_only_copy, other)
 
 
 class Shards(collections.abc.Sequence):  # type: ignore[type-arg]
@@ -263,25 +279,16 @@ _CACHE_LOCK = threading.Lock()
 def _aligned(piece: Any) -> Any:
     """``piece`` with every array it holds aligned for its dtype (misaligned ones copied).
     A Dask worker can hand over a scattered array at any byte offset of the message it
-    came in; NumPy computes on a misaligned array through buffered loops whose reductions
-    round differently, so the worker's bits would differ from the driver's (found by a
-    test: a gradient differed in the last bit from the serial one)."""
-    if isinstance(piece, np.ndarray):
-        if piece.flags.aligned:
-            return piece
-        out = np.array(piece, copy=True)
-        out.setflags(write=piece.flags.writeable)
+    came in; NumPy's matmul does not call BLAS on a misaligned array and rounds
+    differently, so the worker's bits would differ from the driver's (found by a test: a
+    gradient differed in the last bit from the serial one)."""
+    def align(a: NDArray[Any]) -> NDArray[Any]:
+        if a.flags.aligned:
+            return a
+        out = np.array(a, copy=True)
+        out.setflags(write=a.flags.writeable)
         return out
-    if isinstance(piece, (tuple, list)):
-        items = [_aligned(x) for x in piece]
-        if all(x is y for x, y in zip(items, piece)):
-            return piece
-        return type(piece)(items) if isinstance(piece, list) or type(piece) is tuple \
-            else type(piece)(*items)          # (a namedtuple)
-    if isinstance(piece, dict):
-        d = {k: _aligned(x) for k, x in piece.items()}
-        return piece if all(d[k] is piece[k] for k in piece) else type(piece)(d)
-    return piece
+    return _map_arrays(piece, align, lambda x: x)
 
 
 def _cached_shard(token: str, payload: Any, nbytes: int, has_payload: bool) -> Any:
@@ -486,7 +493,9 @@ def _run(executor: Any, tasks: Sequence[tuple[Callable[..., Any], tuple[Any, ...
                     _cancel(futures)
                     raise
                 first, label = _failed_labels(futures, k, labels)
-                e = cast(BaseException, cast(Any, futures[first]).exception(timeout=0)) or e
+                first_future = futures[first]
+                if first_future is not None:       # (the first failure in task order)
+                    e = first_future.exception(timeout=0) or e
                 raise _failure(e, label) from e
             again = retry(k, r) if retry is not None else None
             if again is None:

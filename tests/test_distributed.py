@@ -4,6 +4,7 @@ of the sums, shards sent once, a worker dying mid-run, bad input, and the sliced
 contraction (values, gradients, the plan's largest intermediate)."""
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import multiprocessing
 import os
@@ -320,6 +321,9 @@ def test_a_misaligned_shard_is_aligned_on_the_worker():
 
 # ---- Shards: hashed once ------------------------------------------------------------------
 
+Pair = collections.namedtuple("Pair", "x y")
+
+
 def test_shards_handle_is_a_read_only_copy_hashed_once(monkeypatch):
     x = RNG.standard_normal(50)
     pieces = [x, (x[:10], {"y": np.arange(3.0), "n": 3}), 2.5, "label"]
@@ -333,6 +337,8 @@ def test_shards_handle_is_a_read_only_copy_hashed_once(monkeypatch):
     before = x[0]
     x[0] += 1.0                          # the caller's array is not the handle's
     assert handle[0][0] == before
+    named = td.Shards([Pair(x, 1.0)])[0]
+    assert type(named) is Pair and not named.x.flags.writeable and named.y == 1.0
     sub = handle[1:3]
     assert isinstance(sub, td.Shards) and len(sub) == 2 and sub[1] == 2.5
     assert td.Shards(handle)._tokens == handle._tokens
